@@ -1,0 +1,138 @@
+//! Statistics of the positions reachable from the start.
+//!
+//! Reachability is swept tier by tier from the start's tier downward, with one
+//! bit per index: every move leads to a lower tier, so when a tier is swept all
+//! of its reachable positions are already marked.
+
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::reader::Tablebase;
+use crate::value::{Outcome, Value};
+use bitvec::prelude::*;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicU64;
+
+/// Statistics of the reachable positions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Analysis {
+    /// Positions reachable from the start (start and game-over positions included).
+    pub reachable: u64,
+    /// Reachable positions by value (win, lose, tie, draw), primitives included.
+    pub counts: [u64; 4],
+    /// Reachable game-over positions.
+    pub primitive: u64,
+    /// Remoteness histograms per value: `histograms[v][r]` positions.
+    pub histograms: [Vec<u64>; 4],
+    /// Reachable positions per tier.
+    pub tiers: BTreeMap<u32, u64>,
+    /// Total number of moves over all reachable positions.
+    pub total_moves: u64,
+    /// The start's value and remoteness.
+    pub start: Option<Outcome>,
+}
+
+impl Analysis {
+    /// Total moves over reachable positions ÷ reachable positions.
+    pub fn average_moves(&self) -> f64 {
+        if self.reachable == 0 {
+            0.0
+        } else {
+            self.total_moves as f64 / self.reachable as f64
+        }
+    }
+
+    fn merge(mut self, o: Analysis) -> Analysis {
+        self.reachable += o.reachable;
+        self.primitive += o.primitive;
+        self.total_moves += o.total_moves;
+        for v in 0..4 {
+            self.counts[v] += o.counts[v];
+            let h = &mut self.histograms[v];
+            if h.len() < o.histograms[v].len() {
+                h.resize(o.histograms[v].len(), 0);
+            }
+            for (i, c) in o.histograms[v].iter().enumerate() {
+                h[i] += c;
+            }
+        }
+        for (t, c) in o.tiers {
+            *self.tiers.entry(t).or_default() += c;
+        }
+        self
+    }
+}
+
+/// Analyses the positions reachable from the game's start in `tb`.
+pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Analysis> {
+    let size = game.size();
+    let start = game.start();
+    let reached: BitVec<AtomicU64, Lsb0> = BitVec::repeat(false, size as usize);
+    reached.set_aliased(game.encode(&start) as usize, true);
+    let start_tier = game.tier(&start);
+    let mut total = Analysis {
+        start: Some(tb.probe(game, &start)?),
+        ..Analysis::default()
+    };
+    for tier in (0..=start_tier).rev() {
+        let units = game.tier_units(tier);
+        let part = (0..units)
+            .into_par_iter()
+            .map(|unit| {
+                let mut a = Analysis::default();
+                let mut err = None;
+                game.for_each_in_unit(tier, unit, |index, pos| {
+                    if !reached[index as usize] || err.is_some() {
+                        return;
+                    }
+                    let outcome = match tb.probe_index(index) {
+                        Ok(Some(o)) => o,
+                        Ok(None) => {
+                            err = Some(Error::GameInvariant(format!(
+                                "reachable position {} has no value in the table",
+                                game.format_position(pos)
+                            )));
+                            return;
+                        }
+                        Err(e) => {
+                            err = Some(e);
+                            return;
+                        }
+                    };
+                    a.reachable += 1;
+                    *a.tiers.entry(tier).or_default() += 1;
+                    let v = outcome.value.ordinal();
+                    a.counts[v] += 1;
+                    let r = outcome.remoteness.unwrap_or(0) as usize;
+                    if a.histograms[v].len() <= r {
+                        a.histograms[v].resize(r + 1, 0);
+                    }
+                    a.histograms[v][r] += 1;
+                    if game.primitive(pos).is_some() {
+                        a.primitive += 1;
+                        return;
+                    }
+                    a.total_moves += game.move_count(pos);
+                    game.for_each_child_index(pos, |c| {
+                        reached.set_aliased(c as usize, true);
+                    });
+                });
+                match err {
+                    Some(e) => Err(e),
+                    None => Ok(a),
+                }
+            })
+            .try_reduce(Analysis::default, |a, b| Ok(a.merge(b)))?;
+        let start = total.start;
+        total = total.merge(part);
+        total.start = start;
+    }
+    Ok(total)
+}
+
+/// Counts of non-primitive wins and losses, the way the published figures
+/// quote them.
+pub fn non_primitive(a: &Analysis, v: Value) -> u64 {
+    let primitive_of_value = a.histograms[v.ordinal()].first().copied().unwrap_or(0);
+    a.counts[v.ordinal()] - primitive_of_value
+}

@@ -1,0 +1,470 @@
+//! One function per subcommand: open, call the library, print.
+
+mod progress;
+
+use anyhow::{bail, Context, Result};
+use retrograde::analyze::{analyze as analyze_tb, Analysis};
+use retrograde::format::Header;
+use retrograde::games::GAMES;
+use retrograde::solve::solve_to_file;
+use retrograde::verify::{manifest, rederive};
+use retrograde::{with_game, AnyGame, Outcome, PositionInfo, Tablebase, Value};
+use serde_json::{json, Value as Json};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Runs `f` on a rayon pool of `threads` threads (default: all cores).
+pub fn with_threads<T>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send) -> Result<T>
+where
+    T: Send,
+{
+    match threads {
+        None => f(),
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .context("cannot start worker threads")?
+            .install(f),
+    }
+}
+
+fn open(file: &Path) -> Result<Tablebase> {
+    Tablebase::open(file).with_context(|| format!("{}", file.display()))
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn outcome_json(o: Outcome) -> (Json, Json) {
+    (json!(o.value.name()), json!(o.remoteness))
+}
+
+pub fn solve(spec: &str, output: Option<PathBuf>, as_json: bool) -> Result<ExitCode> {
+    let game = AnyGame::parse(spec)?;
+    let path = output
+        .unwrap_or_else(|| PathBuf::from("tablebases").join(format!("{}.rtb", game.file_stem())));
+    if path.is_dir() {
+        bail!("{}: is a directory; give a file name with -o", path.display());
+    }
+    let threads = rayon::current_num_threads();
+    let bar = progress::Bar::new(game.size());
+    let started = Instant::now();
+    let report = with_game!(&game, g => solve_to_file(g, &path, &bar))
+        .with_context(|| format!("solving {}", game.spec()))?;
+    bar.finish();
+    let wall = started.elapsed().as_secs_f64();
+    let tb = open(&path)?;
+    let start = tb.probe_text(None, false)?;
+    let h = &report.header;
+    if as_json {
+        let mut j = header_json(h, &path);
+        j["seconds"] = json!(wall);
+        j["threads"] = json!(threads);
+        j["start"] = position_json(&start);
+        println!("{j}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let solved = h.entries - h.summary.non_positions;
+    println!(
+        "solved {} in {:.2} s with {} thread{} ({} positions, {:.1} M positions/s)",
+        h.spec,
+        wall,
+        threads,
+        if threads == 1 { "" } else { "s" },
+        thousands(solved),
+        solved as f64 / report.solve_time.as_secs_f64().max(1e-9) / 1e6
+    );
+    print_counts(h);
+    println!(
+        "wrote {} ({:.2} MiB, data CRC32 {:08x})",
+        path.display(),
+        h.file_len() as f64 / (1 << 20) as f64,
+        h.data_crc
+    );
+    println!("start {}", describe(&start));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe(p: &PositionInfo) -> String {
+    format!(
+        "{}: player {} to move, {}{}",
+        p.position,
+        p.to_move,
+        p.outcome,
+        if p.primitive { " (game over)" } else { "" }
+    )
+}
+
+fn print_counts(h: &Header) {
+    let s = &h.summary;
+    for v in Value::ALL {
+        let c = s.counts[v.ordinal()];
+        let max = match v {
+            Value::Draw => String::new(),
+            _ if c == 0 => String::new(),
+            _ => format!(" (largest remoteness {})", s.max_remoteness[v.ordinal()]),
+        };
+        println!("  {:<13} {:>16}{}", v.name(), thousands(c), max);
+    }
+    if s.non_positions > 0 {
+        println!("  {:<13} {:>16}", "non-positions", thousands(s.non_positions));
+    }
+}
+
+fn header_json(h: &Header, path: &Path) -> Json {
+    let s = &h.summary;
+    json!({
+        "file": path.display().to_string(),
+        "game": h.spec,
+        "format_version": h.version,
+        "index_scheme": h.index_scheme,
+        "cell_width": h.cell_width,
+        "cell_encoding": "value+remoteness",
+        "entries": h.entries,
+        "data_offset": h.data_offset,
+        "file_size": h.file_len(),
+        "data_crc32": format!("{:08x}", h.data_crc),
+        "generator": h.generator,
+        "counts": {
+            "win": s.counts[0], "lose": s.counts[1], "tie": s.counts[2], "draw": s.counts[3],
+            "non_positions": s.non_positions,
+        },
+        "max_remoteness": {
+            "win": s.max_remoteness[0], "lose": s.max_remoteness[1], "tie": s.max_remoteness[2],
+        },
+    })
+}
+
+pub fn info(file: &Path, as_json: bool) -> Result<ExitCode> {
+    let tb = open(file)?;
+    let h = tb.header();
+    if as_json {
+        println!("{}", header_json(h, file));
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("file          {}", file.display());
+    println!("game          {}", h.spec);
+    println!(
+        "format        version {}, index scheme {}, {}-byte cells (value in top 2 bits, remoteness below)",
+        h.version, h.index_scheme, h.cell_width
+    );
+    println!(
+        "entries       {} ({:.2} MiB of data at offset {})",
+        thousands(h.entries),
+        h.data_len() as f64 / (1 << 20) as f64,
+        h.data_offset
+    );
+    println!("data CRC32    {:08x}", h.data_crc);
+    println!("generator     {}", h.generator);
+    println!("counts by value:");
+    print_counts(h);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn position_json(p: &PositionInfo) -> Json {
+    let (value, remoteness) = outcome_json(p.outcome);
+    json!({
+        "position": p.position,
+        "index": p.index,
+        "to_move": p.to_move,
+        "value": value,
+        "remoteness": remoteness,
+        "primitive": p.primitive,
+    })
+}
+
+fn moves_json(p: &PositionInfo) -> Json {
+    Json::Array(
+        p.moves
+            .iter()
+            .map(|m| {
+                let (value, remoteness) = outcome_json(m.for_mover());
+                json!({
+                    "move": m.mv,
+                    "position": m.position,
+                    "value": value,
+                    "remoteness": remoteness,
+                    "best": m.best,
+                })
+            })
+            .collect(),
+    )
+}
+
+pub fn probe(file: &Path, positions: &[String], with_moves: bool, as_json: bool) -> Result<ExitCode> {
+    let tb = open(file)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failures = 0usize;
+    let mut one = |text: Option<&str>, out: &mut dyn Write| -> Result<()> {
+        match tb.probe_text(text, with_moves) {
+            Ok(p) => {
+                if as_json {
+                    let mut j = position_json(&p);
+                    if with_moves {
+                        j["moves"] = moves_json(&p);
+                    }
+                    writeln!(out, "{j}")?;
+                } else {
+                    writeln!(out, "{}", describe(&p))?;
+                    if with_moves {
+                        print_moves(&p, out)?;
+                    }
+                }
+            }
+            Err(e) => {
+                failures += 1;
+                if as_json {
+                    writeln!(out, "{}", json!({"position": text, "error": e.to_string()}))?;
+                } else {
+                    eprintln!("retrograde: error: {e}");
+                }
+            }
+        }
+        Ok(())
+    };
+    if positions.is_empty() {
+        one(None, &mut out)?;
+    }
+    for p in positions {
+        if p == "-" {
+            for line in std::io::stdin().lock().lines() {
+                let line = line.context("reading positions from stdin")?;
+                let line = line.trim();
+                if !line.is_empty() {
+                    one(Some(line), &mut out)?;
+                }
+            }
+        } else {
+            one(Some(p), &mut out)?;
+        }
+    }
+    out.flush()?;
+    Ok(if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_moves(p: &PositionInfo, out: &mut dyn Write) -> Result<()> {
+    if p.moves.is_empty() {
+        writeln!(out, "  no moves")?;
+        return Ok(());
+    }
+    let w = p.moves.iter().map(|m| m.mv.len()).max().unwrap_or(4).max(4);
+    let pw = p.moves[0].position.len().max(8);
+    writeln!(out, "  {:<w$}  {:<pw$}  for the mover", "move", "position")?;
+    for m in &p.moves {
+        writeln!(
+            out,
+            "  {:<w$}  {:<pw$}  {}{}",
+            m.mv,
+            m.position,
+            m.for_mover(),
+            if m.best { "  best" } else { "" }
+        )?;
+    }
+    Ok(())
+}
+
+fn analysis_json(a: &Analysis, tb: &Tablebase) -> Json {
+    let start = a.start.map(|o| {
+        let (value, remoteness) = outcome_json(o);
+        json!({"value": value, "remoteness": remoteness})
+    });
+    let hist = |v: Value| json!(a.histograms[v.ordinal()]);
+    json!({
+        "game": tb.header().spec,
+        "reachable": a.reachable,
+        "win": a.counts[0],
+        "lose": a.counts[1],
+        "tie": a.counts[2],
+        "draw": a.counts[3],
+        "primitive": a.primitive,
+        "win_not_primitive": retrograde::analyze::non_primitive(a, Value::Win),
+        "lose_not_primitive": retrograde::analyze::non_primitive(a, Value::Lose),
+        "total_moves": a.total_moves,
+        "average_moves": a.average_moves(),
+        "remoteness": {
+            "win": hist(Value::Win), "lose": hist(Value::Lose), "tie": hist(Value::Tie),
+        },
+        "tiers": a.tiers.iter().map(|(t, c)| (t.to_string(), json!(c))).collect::<serde_json::Map<_, _>>(),
+        "start": start,
+    })
+}
+
+pub fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
+    let tb = open(file)?;
+    let a = with_game!(tb.game(), g => analyze_tb(g, &tb))
+        .with_context(|| format!("analyzing {}", file.display()))?;
+    if as_json {
+        println!("{}", analysis_json(&a, &tb));
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("game              {}", tb.header().spec);
+    println!("reachable         {}", thousands(a.reachable));
+    println!("primitive         {}", thousands(a.primitive));
+    for v in Value::ALL {
+        let c = a.counts[v.ordinal()];
+        let np = retrograde::analyze::non_primitive(&a, v);
+        println!(
+            "{:<17} {} ({} not primitive)",
+            v.name(),
+            thousands(c),
+            thousands(np)
+        );
+    }
+    println!("average moves     {:.3}", a.average_moves());
+    if let Some(o) = a.start {
+        println!("start             {o}");
+    }
+    println!("remoteness histogram (reachable positions):");
+    let longest = a.histograms.iter().map(Vec::len).max().unwrap_or(0);
+    println!("  {:>4}  {:>14}  {:>14}  {:>14}", "r", "win", "lose", "tie");
+    for r in 0..longest {
+        let at = |v: Value| a.histograms[v.ordinal()].get(r).copied().unwrap_or(0);
+        println!(
+            "  {:>4}  {:>14}  {:>14}  {:>14}",
+            r,
+            thousands(at(Value::Win)),
+            thousands(at(Value::Lose)),
+            thousands(at(Value::Tie))
+        );
+    }
+    println!("positions per tier:");
+    for (t, c) in &a.tiers {
+        println!("  tier {t:>3}  {:>14}", thousands(*c));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
+    let tb = open(file)?;
+    let h = tb.header();
+    let mut ok = true;
+    let mut report = serde_json::Map::new();
+    let say = |line: String| {
+        if !as_json {
+            println!("{line}");
+        }
+    };
+    say(format!("file        {}", file.display()));
+    say(format!("game        {}", h.spec));
+    say("header      ok (magic, version, sizes, header CRC32)".to_string());
+    let crc = tb.verify();
+    match &crc {
+        Ok(()) => say(format!("data CRC32  ok ({:08x})", h.data_crc)),
+        Err(e) => {
+            ok = false;
+            say(format!("data CRC32  FAILED: {e}"));
+        }
+    }
+    report.insert("data_crc_ok".into(), json!(crc.is_ok()));
+    let known = manifest().into_iter().find(|m| m.spec == h.spec);
+    let manifest_ok = match &known {
+        None => {
+            say("manifest    no entry for this game (nothing to compare)".to_string());
+            None
+        }
+        Some(m) if m.entries == h.entries && m.data_crc == h.data_crc => {
+            say(format!(
+                "manifest    ok (entries {}, data CRC32 {:08x})",
+                thousands(m.entries),
+                m.data_crc
+            ));
+            Some(true)
+        }
+        Some(m) => {
+            ok = false;
+            say(format!(
+                "manifest    MISMATCH: expected entries {} and data CRC32 {:08x}, file has {} and {:08x}",
+                thousands(m.entries),
+                m.data_crc,
+                thousands(h.entries),
+                h.data_crc
+            ));
+            Some(false)
+        }
+    };
+    report.insert("manifest_ok".into(), json!(manifest_ok));
+    if !crc_only && crc.is_ok() {
+        let started = Instant::now();
+        let r = with_game!(tb.game(), g => rederive(g, &tb))?;
+        let secs = started.elapsed().as_secs_f64();
+        report.insert("checked".into(), json!(r.checked));
+        report.insert("mismatches".into(), json!(r.mismatches));
+        if r.mismatches == 0 {
+            say(format!(
+                "re-derived  ok: {} entries agree with the rules ({secs:.1} s)",
+                thousands(r.checked)
+            ));
+        } else {
+            ok = false;
+            say(format!(
+                "re-derived  FAILED: {} of {} entries disagree with the rules; first:",
+                thousands(r.mismatches),
+                thousands(r.checked)
+            ));
+            for m in &r.first {
+                let show = |o: Option<Outcome>| o.map_or("nothing".to_string(), |o| o.to_string());
+                say(format!(
+                    "  index {} {}: stored {}, rules give {}",
+                    m.index,
+                    m.position.as_deref().unwrap_or("(not a position)"),
+                    show(m.stored),
+                    show(m.expected)
+                ));
+            }
+            report.insert(
+                "first_mismatches".into(),
+                json!(r.first.iter().map(|m| json!({"index": m.index, "position": m.position})).collect::<Vec<_>>()),
+            );
+        }
+    }
+    report.insert("ok".into(), json!(ok));
+    if as_json {
+        println!("{}", Json::Object(report));
+    }
+    if !ok {
+        if !as_json {
+            eprintln!("retrograde: error: {}: verification failed", file.display());
+        }
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn games(as_json: bool) -> Result<ExitCode> {
+    if as_json {
+        let list: Vec<Json> = GAMES
+            .iter()
+            .map(|g| {
+                json!({"name": g.name, "parameters": g.params, "notation": g.notation,
+                       "example_spec": g.example_spec, "example_position": g.example_position})
+            })
+            .collect();
+        println!("{}", Json::Array(list));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for g in GAMES {
+        println!("{}", g.name);
+        println!("  parameters  {}", g.params);
+        println!("  notation    {}", g.notation);
+        println!("  example     {}  {}", g.example_spec, g.example_position);
+    }
+    Ok(ExitCode::SUCCESS)
+}

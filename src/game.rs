@@ -1,0 +1,100 @@
+//! The `Game` trait: what a game must tell the generator and the reader.
+//!
+//! A game is a perfect hash over its positions (an index space `0..size()`),
+//! its rules (primitive values and children), and a tier function that orders
+//! the solve so every move leads to a position solved earlier. The generator
+//! is generic over this trait and never names a game.
+
+use crate::value::Value;
+use std::fmt::Debug;
+
+/// A game the generator can solve and the reader can probe.
+///
+/// Methods taking closures are generic rather than object-safe on purpose:
+/// the solver is monomorphised per game so the child enumeration inlines into
+/// its hot loop.
+pub trait Game: Send + Sync + Sized {
+    /// A decoded position, side to move included.
+    type Position: Clone + Debug + PartialEq + Send + Sync;
+    /// A move, as shown to users.
+    type Move: Clone + Debug + PartialEq;
+
+    /// Canonical spec naming the game and every rule parameter,
+    /// e.g. `isolation:4x4:a=1,b=14`. Parsing it gives back an equal game.
+    fn spec(&self) -> String;
+
+    /// A short name usable in file names, e.g. `isolation-4x4`.
+    fn file_stem(&self) -> String;
+
+    /// Version of the index scheme; a file written with another scheme must
+    /// not be read with this one.
+    fn index_scheme(&self) -> u16;
+
+    /// Size of the index space.
+    fn size(&self) -> u64;
+
+    /// Index of a position.
+    fn encode(&self, p: &Self::Position) -> u64;
+
+    /// The position at an index, or `None` if the index names no legal position.
+    fn decode(&self, index: u64) -> Option<Self::Position>;
+
+    /// The starting position.
+    fn start(&self) -> Self::Position;
+
+    /// The value of a game-over position for the player to move, or `None`
+    /// if the game goes on.
+    fn primitive(&self, p: &Self::Position) -> Option<Value>;
+
+    /// Every legal move with the position it leads to. Used by probing,
+    /// analysis and verification; the solver uses [`Game::for_each_child_index`].
+    fn moves(&self, p: &Self::Position) -> Vec<(Self::Move, Self::Position)>;
+
+    /// Calls `f` with the index of every child of a non-primitive position.
+    /// Games override this with a direct computation for speed.
+    #[inline]
+    fn for_each_child_index(&self, p: &Self::Position, mut f: impl FnMut(u64)) {
+        for (_, c) in self.moves(p) {
+            f(self.encode(&c));
+        }
+    }
+
+    /// Number of moves from a position (for statistics). Games may override.
+    #[inline]
+    fn move_count(&self, p: &Self::Position) -> u64 {
+        let mut n = 0;
+        self.for_each_child_index(p, |_| n += 1);
+        n
+    }
+
+    /// Number of tiers; tiers are solved in order `0..tier_count()`, and every
+    /// move from a position of tier `t` leads to a tier below `t`.
+    fn tier_count(&self) -> u32;
+
+    /// The tier of a position.
+    fn tier(&self, p: &Self::Position) -> u32;
+
+    /// Number of independent work units in a tier: the solver hands units to
+    /// threads. Each unit's positions are disjoint from every other unit's.
+    fn tier_units(&self, tier: u32) -> u64;
+
+    /// Calls `f(index, position)` for each legal position of `tier` that
+    /// belongs to work unit `unit`, in a fixed order.
+    fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &Self::Position));
+
+    /// An upper bound on any remoteness in the game, used to choose the cell
+    /// width before solving.
+    fn max_remoteness(&self) -> u32;
+
+    /// Which player is to move (0 or 1), for display.
+    fn player_to_move(&self, p: &Self::Position) -> u8;
+
+    /// Parses a position in the game's notation.
+    fn parse_position(&self, s: &str) -> Result<Self::Position, String>;
+
+    /// Writes a position in the game's notation.
+    fn format_position(&self, p: &Self::Position) -> String;
+
+    /// Writes a move in the game's notation.
+    fn format_move(&self, m: &Self::Move) -> String;
+}

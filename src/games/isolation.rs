@@ -1,0 +1,554 @@
+//! Isolation on an R×C board (R, C ≥ 2, R·C ≤ 25): rules, index, notation.
+//!
+//! Rules (REFERENCE.md, after Gao & Li's solver): two pieces; a turn is a king
+//! step of the mover's piece onto a present square not occupied by the other
+//! piece, then the removal of any present square no piece stands on (the
+//! square just vacated included). A player with no step loses. Player 0 moves
+//! when the number of removed squares is even.
+//!
+//! Index (scheme 1), mixed radix with the board bits lowest:
+//!
+//! ```text
+//! index = (p0 · (n−1) + rank(p1)) · 2^(n−2) + board
+//! ```
+//!
+//! where n = R·C, `p0`, `p1` are the pieces' squares, `rank(p1)` is `p1` with
+//! `p0` skipped (`p1 − [p1 > p0]`), and bit j of `board` is 1 when the j-th
+//! square other than the two pieces' (in square order) is removed. Every index
+//! is a legal position: n·(n−1)·2^(n−2) entries. Keeping the board bits low
+//! means the children reached by one step all lie in one block of 2^(n−2)
+//! entries, and differ from a common base in one bit.
+
+use crate::game::Game;
+use crate::value::Value;
+
+/// Largest board: 25 squares keeps masks in a `u32` and the index in a `u64`.
+const MAX_SQUARES: u32 = 25;
+
+/// Isolation with given board size and start squares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Isolation {
+    rows: u32,
+    cols: u32,
+    n: u32,
+    start: [u8; 2],
+    /// King-step neighbours of each square, as masks.
+    neighbours: [u32; MAX_SQUARES as usize],
+}
+
+/// An Isolation position: the pieces' squares and the removed squares.
+/// The player to move follows from the parity of the removed count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IsolationPosition {
+    /// Squares of player 0's and player 1's pieces.
+    pub pieces: [u8; 2],
+    /// Bit s set when square s is removed. Never includes a piece's square.
+    pub removed: u32,
+}
+
+/// A move: step the mover's piece to `to`, then remove square `remove`.
+/// Written `TOxREMOVE` with square numbers, e.g. `2x10`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IsolationMove {
+    /// Square the mover's piece steps to.
+    pub to: u8,
+    /// Square removed after the step.
+    pub remove: u8,
+}
+
+/// Removes bit `i` from `x`, shifting the bits above it down.
+#[inline(always)]
+fn squeeze(x: u32, i: u32) -> u32 {
+    let low = (1u32 << i) - 1;
+    (x & low) | ((x >> 1) & !low)
+}
+
+/// Inserts a zero bit at position `i` of `x`, shifting the bits above it up.
+#[inline(always)]
+fn insert_zero(x: u32, i: u32) -> u32 {
+    let low = (1u32 << i) - 1;
+    (x & low) | ((x & !low) << 1)
+}
+
+impl Isolation {
+    /// Isolation on `rows`×`cols` with the default start squares (player 0 on
+    /// row 0, column ⌊(C−1)/2⌋; player 1 on row R−1, column ⌊C/2⌋).
+    pub fn new(rows: u32, cols: u32) -> Result<Isolation, String> {
+        Self::with_start(rows, cols, None)
+    }
+
+    /// Isolation with explicit start squares `[a, b]` for players 0 and 1.
+    pub fn with_start(rows: u32, cols: u32, start: Option<[u32; 2]>) -> Result<Isolation, String> {
+        if rows < 2 || cols < 2 {
+            return Err(format!(
+                "board {rows}x{cols} is too small: rows and columns must be at least 2"
+            ));
+        }
+        if rows * cols > MAX_SQUARES {
+            return Err(format!(
+                "board {rows}x{cols} has {} squares; at most {MAX_SQUARES} are supported",
+                rows * cols
+            ));
+        }
+        let n = rows * cols;
+        let [a, b] = start.unwrap_or([(cols - 1) / 2, (rows - 1) * cols + cols / 2]);
+        for (name, s) in [("a", a), ("b", b)] {
+            if s >= n {
+                return Err(format!(
+                    "start square {name}={s} is off the board (squares are 0..{})",
+                    n - 1
+                ));
+            }
+        }
+        if a == b {
+            return Err(format!("start squares a and b are both {a}: they must differ"));
+        }
+        let mut neighbours = [0u32; MAX_SQUARES as usize];
+        for s in 0..n {
+            let (r, c) = ((s / cols) as i32, (s % cols) as i32);
+            for dr in -1..=1 {
+                for dc in -1..=1 {
+                    let (rr, cc) = (r + dr, c + dc);
+                    if (dr, dc) != (0, 0)
+                        && (0..rows as i32).contains(&rr)
+                        && (0..cols as i32).contains(&cc)
+                    {
+                        neighbours[s as usize] |= 1 << (rr as u32 * cols + cc as u32);
+                    }
+                }
+            }
+        }
+        Ok(Isolation {
+            rows,
+            cols,
+            n,
+            start: [a as u8, b as u8],
+            neighbours,
+        })
+    }
+
+    /// Parses the parameters after `isolation:`, e.g. `4x4` or `4x4:a=1,b=14`.
+    pub fn from_params(params: &str) -> Result<Isolation, String> {
+        let (size, rest) = match params.split_once(':') {
+            Some((s, r)) => (s, Some(r)),
+            None => (params, None),
+        };
+        let (rows, cols) = crate::games::parse_dims(size)?;
+        let mut start = None;
+        if let Some(rest) = rest {
+            let mut a = None;
+            let mut b = None;
+            for kv in rest.split(',') {
+                let (k, v) = kv
+                    .split_once('=')
+                    .ok_or_else(|| format!("expected key=value, found '{kv}'"))?;
+                let v: u32 = v.trim().parse().map_err(|_| {
+                    format!("start square {k}='{v}' is not a square number")
+                })?;
+                match k.trim() {
+                    "a" => a = Some(v),
+                    "b" => b = Some(v),
+                    other => {
+                        return Err(format!(
+                            "unknown parameter '{other}' (isolation takes a=SQUARE,b=SQUARE)"
+                        ))
+                    }
+                }
+            }
+            let default = Isolation::new(rows, cols)?;
+            start = Some([
+                a.unwrap_or(default.start[0] as u32),
+                b.unwrap_or(default.start[1] as u32),
+            ]);
+        }
+        Isolation::with_start(rows, cols, start)
+    }
+
+    /// Rows of the board.
+    pub fn rows(&self) -> u32 {
+        self.rows
+    }
+
+    /// Columns of the board.
+    pub fn cols(&self) -> u32 {
+        self.cols
+    }
+
+    /// Start squares of players 0 and 1.
+    pub fn start_squares(&self) -> [u8; 2] {
+        self.start
+    }
+
+    fn is_default_start(&self) -> bool {
+        Isolation::new(self.rows, self.cols).map(|d| d.start) == Ok(self.start)
+    }
+
+    #[inline(always)]
+    fn board_bits(&self) -> u32 {
+        self.n - 2
+    }
+
+    #[inline(always)]
+    fn block(&self, p0: u32, p1: u32) -> u64 {
+        (p0 * (self.n - 1) + p1 - u32::from(p1 > p0)) as u64
+    }
+
+    #[inline(always)]
+    fn mover(p: &IsolationPosition) -> usize {
+        (p.removed.count_ones() & 1) as usize
+    }
+
+    /// Squares the mover can step to.
+    #[inline(always)]
+    fn steps(&self, p: &IsolationPosition) -> u32 {
+        let m = Self::mover(p);
+        let from = p.pieces[m] as usize;
+        let other = p.pieces[1 - m];
+        self.neighbours[from] & !p.removed & !(1 << other)
+    }
+
+    /// The board bits of `removed` in the layout of the block whose pieces
+    /// stand on `x` and `y` (the pieces' own bits of `removed` are zero).
+    #[inline(always)]
+    fn compress(removed: u32, x: u32, y: u32) -> u32 {
+        let (lo, hi) = if x < y { (x, y) } else { (y, x) };
+        squeeze(squeeze(removed, hi), lo)
+    }
+}
+
+impl Game for Isolation {
+    type Position = IsolationPosition;
+    type Move = IsolationMove;
+
+    fn spec(&self) -> String {
+        format!(
+            "isolation:{}x{}:a={},b={}",
+            self.rows, self.cols, self.start[0], self.start[1]
+        )
+    }
+
+    fn file_stem(&self) -> String {
+        if self.is_default_start() {
+            format!("isolation-{}x{}", self.rows, self.cols)
+        } else {
+            format!(
+                "isolation-{}x{}-a{}-b{}",
+                self.rows, self.cols, self.start[0], self.start[1]
+            )
+        }
+    }
+
+    fn index_scheme(&self) -> u16 {
+        1
+    }
+
+    fn size(&self) -> u64 {
+        let n = self.n as u64;
+        n * (n - 1) << (n - 2)
+    }
+
+    #[inline]
+    fn encode(&self, p: &IsolationPosition) -> u64 {
+        let [p0, p1] = [p.pieces[0] as u32, p.pieces[1] as u32];
+        self.block(p0, p1) << self.board_bits() | Self::compress(p.removed, p0, p1) as u64
+    }
+
+    #[inline]
+    fn decode(&self, index: u64) -> Option<IsolationPosition> {
+        if index >= self.size() {
+            return None;
+        }
+        let bits = self.board_bits();
+        let board = (index & ((1u64 << bits) - 1)) as u32;
+        let block = (index >> bits) as u32;
+        let p0 = block / (self.n - 1);
+        let r = block % (self.n - 1);
+        let p1 = r + u32::from(r >= p0);
+        let (lo, hi) = if p0 < p1 { (p0, p1) } else { (p1, p0) };
+        Some(IsolationPosition {
+            pieces: [p0 as u8, p1 as u8],
+            removed: insert_zero(insert_zero(board, lo), hi),
+        })
+    }
+
+    fn start(&self) -> IsolationPosition {
+        IsolationPosition {
+            pieces: self.start,
+            removed: 0,
+        }
+    }
+
+    #[inline]
+    fn primitive(&self, p: &IsolationPosition) -> Option<Value> {
+        (self.steps(p) == 0).then_some(Value::Lose)
+    }
+
+    fn moves(&self, p: &IsolationPosition) -> Vec<(IsolationMove, IsolationPosition)> {
+        let m = Self::mover(p);
+        let other = p.pieces[1 - m];
+        let mut out = Vec::new();
+        let mut steps = self.steps(p);
+        while steps != 0 {
+            let to = steps.trailing_zeros();
+            steps &= steps - 1;
+            let mut pieces = p.pieces;
+            pieces[m] = to as u8;
+            for r in 0..self.n {
+                let bit = 1 << r;
+                if p.removed & bit == 0 && r != to && r != other as u32 {
+                    out.push((
+                        IsolationMove {
+                            to: to as u8,
+                            remove: r as u8,
+                        },
+                        IsolationPosition {
+                            pieces,
+                            removed: p.removed | bit,
+                        },
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn for_each_child_index(&self, p: &IsolationPosition, mut f: impl FnMut(u64)) {
+        let m = Self::mover(p);
+        let other = p.pieces[1 - m] as u32;
+        let bits = self.board_bits();
+        let all = (1u32 << bits) - 1;
+        let mut steps = self.steps(p);
+        while steps != 0 {
+            let to = steps.trailing_zeros();
+            steps &= steps - 1;
+            let block = if m == 0 {
+                self.block(to, other)
+            } else {
+                self.block(other, to)
+            };
+            // The child's board in its own block's layout, before the removal;
+            // the vacated square is present there, so it is a removal candidate.
+            let base = Self::compress(p.removed, to, other);
+            let first = block << bits | base as u64;
+            let mut free = !base & all;
+            while free != 0 {
+                let j = free.trailing_zeros();
+                free &= free - 1;
+                f(first | 1u64 << j);
+            }
+        }
+    }
+
+    #[inline]
+    fn move_count(&self, p: &IsolationPosition) -> u64 {
+        // Every step leaves the same number of removable squares: the present
+        // squares minus the two now occupied.
+        let free = self.n - 2 - p.removed.count_ones();
+        u64::from(self.steps(p).count_ones() * free)
+    }
+
+    fn tier_count(&self) -> u32 {
+        self.n - 1
+    }
+
+    /// Tier = present squares no piece stands on; each move removes one.
+    #[inline]
+    fn tier(&self, p: &IsolationPosition) -> u32 {
+        self.n - 2 - p.removed.count_ones()
+    }
+
+    fn tier_units(&self, _tier: u32) -> u64 {
+        u64::from(self.n * (self.n - 1))
+    }
+
+    /// A unit is one block (one placement of the two pieces); within it the
+    /// boards with the tier's number of removed squares, in increasing order.
+    #[inline]
+    fn for_each_in_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &IsolationPosition)) {
+        let bits = self.board_bits();
+        let k = bits - tier;
+        let block = unit as u32;
+        let p0 = block / (self.n - 1);
+        let r = block % (self.n - 1);
+        let p1 = r + u32::from(r >= p0);
+        let (lo, hi) = if p0 < p1 { (p0, p1) } else { (p1, p0) };
+        let base = unit << bits;
+        let limit = 1u64 << bits;
+        let mut board: u64 = (1u64 << k) - 1;
+        loop {
+            let pos = IsolationPosition {
+                pieces: [p0 as u8, p1 as u8],
+                removed: insert_zero(insert_zero(board as u32, lo), hi),
+            };
+            f(base | board, &pos);
+            if board == 0 {
+                break;
+            }
+            // Next board with the same number of bits (Gosper's hack).
+            let c = board & board.wrapping_neg();
+            let next = board + c;
+            board = (((next ^ board) >> 2) / c) | next;
+            if board >= limit {
+                break;
+            }
+        }
+    }
+
+    fn max_remoteness(&self) -> u32 {
+        self.n - 2
+    }
+
+    fn player_to_move(&self, p: &IsolationPosition) -> u8 {
+        Self::mover(p) as u8
+    }
+
+    fn parse_position(&self, s: &str) -> Result<IsolationPosition, String> {
+        let rows: Vec<&str> = s.trim().split('/').collect();
+        if rows.len() != self.rows as usize {
+            return Err(format!(
+                "expected {} rows separated by '/', found {}",
+                self.rows,
+                rows.len()
+            ));
+        }
+        let mut pieces = [None::<u8>; 2];
+        let mut removed = 0u32;
+        for (r, row) in rows.iter().enumerate() {
+            let len = row.chars().count();
+            if len != self.cols as usize {
+                return Err(format!(
+                    "row {} has {len} squares, expected {}",
+                    r + 1,
+                    self.cols
+                ));
+            }
+            for (c, ch) in row.chars().enumerate() {
+                let sq = r as u32 * self.cols + c as u32;
+                match ch {
+                    '.' => {}
+                    'x' | 'X' => removed |= 1 << sq,
+                    '0' | '1' => {
+                        let p = usize::from(ch == '1');
+                        if pieces[p].is_some() {
+                            return Err(format!("player {p}'s piece appears twice"));
+                        }
+                        pieces[p] = Some(sq as u8);
+                    }
+                    other => {
+                        return Err(format!(
+                            "unexpected '{other}' (use '.' present, 'x' removed, '0' and '1' the pieces)"
+                        ))
+                    }
+                }
+            }
+        }
+        match pieces {
+            [Some(a), Some(b)] => Ok(IsolationPosition {
+                pieces: [a, b],
+                removed,
+            }),
+            [None, _] => Err("player 0's piece ('0') is missing".into()),
+            [_, None] => Err("player 1's piece ('1') is missing".into()),
+        }
+    }
+
+    fn format_position(&self, p: &IsolationPosition) -> String {
+        let mut s = String::with_capacity((self.n + self.rows) as usize);
+        for sq in 0..self.n {
+            if sq > 0 && sq % self.cols == 0 {
+                s.push('/');
+            }
+            s.push(if sq == p.pieces[0] as u32 {
+                '0'
+            } else if sq == p.pieces[1] as u32 {
+                '1'
+            } else if p.removed & (1 << sq) != 0 {
+                'x'
+            } else {
+                '.'
+            });
+        }
+        s
+    }
+
+    fn format_move(&self, m: &IsolationMove) -> String {
+        format!("{}x{}", m.to, m.remove)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_start_squares_match_the_reference() {
+        let g = Isolation::new(4, 4).unwrap();
+        assert_eq!(g.format_position(&g.start()), ".0../..../..../..1.");
+        let g = Isolation::new(5, 5).unwrap();
+        assert_eq!(g.start_squares(), [2, 22]);
+        let g = Isolation::new(4, 5).unwrap();
+        assert_eq!(g.start_squares(), [2, 17]);
+    }
+
+    #[test]
+    fn sizes_match_the_tight_index() {
+        assert_eq!(Isolation::new(5, 5).unwrap().size(), 5_033_164_800);
+        assert_eq!(Isolation::new(4, 4).unwrap().size(), 16 * 15 * (1 << 14));
+    }
+
+    #[test]
+    fn reference_example_hash_board_bits() {
+        // `0.../...x/.x../...1`: squares 7 and 9 removed.
+        let g = Isolation::new(4, 4).unwrap();
+        let p = g.parse_position("0.../...x/.x../...1").unwrap();
+        assert_eq!(p.removed, (1 << 7) | (1 << 9));
+        assert_eq!(g.player_to_move(&p), 0);
+        assert_eq!(g.decode(g.encode(&p)), Some(p));
+    }
+
+    #[test]
+    fn child_indices_agree_with_moves() {
+        let g = Isolation::new(3, 4).unwrap();
+        for i in (0..g.size()).step_by(7) {
+            let p = g.decode(i).unwrap();
+            let mut fast = Vec::new();
+            g.for_each_child_index(&p, |c| fast.push(c));
+            let mut slow: Vec<u64> = g.moves(&p).iter().map(|(_, c)| g.encode(c)).collect();
+            fast.sort_unstable();
+            slow.sort_unstable();
+            assert_eq!(fast, slow, "position {}", g.format_position(&p));
+            assert_eq!(g.move_count(&p), slow.len() as u64);
+        }
+    }
+
+    #[test]
+    fn units_cover_every_index_once() {
+        let g = Isolation::new(3, 3).unwrap();
+        let mut seen = vec![0u8; g.size() as usize];
+        for t in 0..g.tier_count() {
+            for u in 0..g.tier_units(t) {
+                g.for_each_in_unit(t, u, |i, p| {
+                    assert_eq!(g.encode(p), i);
+                    assert_eq!(g.tier(p), t);
+                    seen[i as usize] += 1;
+                });
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
+    }
+
+    #[test]
+    fn bad_params_are_refused() {
+        assert!(Isolation::from_params("1x5").is_err());
+        assert!(Isolation::from_params("5x6").is_err());
+        assert!(Isolation::from_params("4x4:a=3,b=3").is_err());
+        assert!(Isolation::from_params("4x4:a=16").is_err());
+        assert!(Isolation::from_params("4x4:c=1").is_err());
+        let g = Isolation::from_params("4x4:a=1,b=14").unwrap();
+        assert_eq!(g.spec(), "isolation:4x4:a=1,b=14");
+        assert_eq!(g.file_stem(), "isolation-4x4");
+        let g = Isolation::from_params("4x4:a=0").unwrap();
+        assert_eq!(g.file_stem(), "isolation-4x4-a0-b14");
+    }
+}

@@ -1,0 +1,139 @@
+//! The registry: game names, their specs, and dispatch to the concrete game.
+//!
+//! Adding a game means adding its file here, a variant of [`AnyGame`], a line
+//! in [`AnyGame::parse`], [`GAMES`] and the [`with_game!`] macro. Nothing in
+//! the solver or the reader changes.
+
+pub mod isolation;
+
+pub use isolation::{Isolation, IsolationMove, IsolationPosition};
+
+use crate::error::Error;
+
+/// Descriptions of the known games, for `retrograde games` and error messages.
+pub struct GameInfo {
+    /// Name before the first `:` of a spec.
+    pub name: &'static str,
+    /// Parameter syntax.
+    pub params: &'static str,
+    /// Position notation.
+    pub notation: &'static str,
+    /// An example spec.
+    pub example_spec: &'static str,
+    /// An example position in that game.
+    pub example_position: &'static str,
+}
+
+/// Every game this build knows.
+pub const GAMES: &[GameInfo] = &[GameInfo {
+    name: "isolation",
+    params: "RxC[:a=SQUARE,b=SQUARE]  (R,C >= 2, R*C <= 25; a, b: start squares of players 0 and 1)",
+    notation: "rows top to bottom separated by '/': '.' present, 'x' removed, '0' and '1' the pieces; moves TOxREMOVE with square = row*C + col",
+    example_spec: "isolation:4x4",
+    example_position: "0.../...x/.x../...1",
+}];
+
+/// A game chosen at run time by its spec.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyGame {
+    /// Isolation.
+    Isolation(Isolation),
+}
+
+/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`],
+/// so generic code is monomorphised per game.
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::games::AnyGame::Isolation($g) => $body,
+        }
+    };
+}
+
+impl AnyGame {
+    /// Parses a spec such as `isolation:4x4` or `isolation:4x4:a=1,b=14`.
+    pub fn parse(spec: &str) -> Result<AnyGame, Error> {
+        let spec = spec.trim();
+        let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+        let bad = |reason: String| Error::BadGame {
+            spec: spec.to_string(),
+            reason,
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "isolation" => Isolation::from_params(params)
+                .map(AnyGame::Isolation)
+                .map_err(bad),
+            _ => Err(Error::UnknownGame {
+                name: name.to_string(),
+                known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// Canonical spec with every rule parameter.
+    pub fn spec(&self) -> String {
+        with_game!(self, g => crate::game::Game::spec(g))
+    }
+
+    /// Default file stem, e.g. `isolation-4x4`.
+    pub fn file_stem(&self) -> String {
+        with_game!(self, g => crate::game::Game::file_stem(g))
+    }
+
+    /// Size of the index space.
+    pub fn size(&self) -> u64 {
+        with_game!(self, g => crate::game::Game::size(g))
+    }
+
+    /// Index scheme version.
+    pub fn index_scheme(&self) -> u16 {
+        with_game!(self, g => crate::game::Game::index_scheme(g))
+    }
+
+    /// Bound on remoteness.
+    pub fn max_remoteness(&self) -> u32 {
+        with_game!(self, g => crate::game::Game::max_remoteness(g))
+    }
+}
+
+/// Parses `RxC` board dimensions.
+pub(crate) fn parse_dims(s: &str) -> Result<(u32, u32), String> {
+    let (r, c) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected a board size like 4x4, found '{s}'"))?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("expected a board size like 4x4, found '{s}'"))
+    };
+    Ok((num(r)?, num(c)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_round_trips() {
+        let g = AnyGame::parse("isolation:4x5").unwrap();
+        assert_eq!(g.spec(), "isolation:4x5:a=2,b=17");
+        assert_eq!(AnyGame::parse(&g.spec()).unwrap(), g);
+    }
+
+    #[test]
+    fn unknown_and_bad_games_are_errors() {
+        assert!(matches!(
+            AnyGame::parse("chess"),
+            Err(Error::UnknownGame { .. })
+        ));
+        assert!(matches!(
+            AnyGame::parse("isolation"),
+            Err(Error::BadGame { .. })
+        ));
+        assert!(matches!(
+            AnyGame::parse("isolation:axb"),
+            Err(Error::BadGame { .. })
+        ));
+    }
+}

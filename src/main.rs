@@ -1,0 +1,124 @@
+//! The `retrograde` command: a thin shell over the library. Each subcommand
+//! parses its arguments with clap and calls one function in `cli/`.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Generate complete game tablebases by retrograde analysis, and query them.
+#[derive(Parser)]
+#[command(name = "retrograde", version, about, long_about = None)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve a game: label every position and write the tablebase file.
+    Solve {
+        /// Game spec, e.g. `isolation:4x4` or `isolation:4x4:a=1,b=14`.
+        game: String,
+        /// Output file (default: tablebases/<game>.rtb).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a tablebase's header: game, format, counts by value, largest remoteness.
+    Info {
+        /// Tablebase file.
+        file: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Value and remoteness of positions (default: the start).
+    Probe {
+        /// Tablebase file.
+        file: PathBuf,
+        /// Positions in the game's notation; `-` reads one per line from stdin.
+        positions: Vec<String>,
+        /// List every legal move with its result, best first.
+        #[arg(long)]
+        moves: bool,
+        /// Print JSON (one object per line).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Statistics of the positions reachable from the start.
+    Analyze {
+        /// Tablebase file.
+        file: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Check the data CRC and re-derive every entry from the game's rules.
+    Verify {
+        /// Tablebase file.
+        file: PathBuf,
+        /// Only check the checksums and the manifest, not the re-derivation.
+        #[arg(long)]
+        crc_only: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// List the games this build knows, with parameters and notation.
+    Games {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.command {
+        Command::Solve {
+            game,
+            output,
+            threads,
+            json,
+        } => cli::with_threads(threads, || cli::solve(&game, output, json)),
+        Command::Info { file, json } => cli::info(&file, json),
+        Command::Probe {
+            file,
+            positions,
+            moves,
+            json,
+        } => cli::probe(&file, &positions, moves, json),
+        Command::Analyze {
+            file,
+            json,
+            threads,
+        } => cli::with_threads(threads, || cli::analyze(&file, json)),
+        Command::Verify {
+            file,
+            crc_only,
+            json,
+            threads,
+        } => cli::with_threads(threads, || cli::verify(&file, crc_only, json)),
+        Command::Games { json } => cli::games(json),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("retrograde: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! Every memory map in the crate is made here, so the `unsafe` lives in one
+//! place with its contract.
+//!
+//! # Safety contract (for the whole crate)
+//!
+//! A memory map turns the file into memory that the process does not own:
+//! if another process truncates or rewrites the file while it is mapped, reads
+//! may see changed bytes or fault with SIGBUS. The crate relies on these rules:
+//!
+//! * A finished tablebase is never written in place: the generator writes a
+//!   `.partial` file and renames it over the destination, so a reader's map
+//!   keeps the old inode. Users must not edit `.rtb` files in place while
+//!   something reads them.
+//! * A writable map is only made of a `.partial` file the generator itself
+//!   created, and nothing else maps it while the solve runs.
+//! * I/O errors on a mapped file (a failing disk) arrive as SIGBUS, not as
+//!   `Err` values; that is the price of zero-copy reads.
+
+use memmap2::{Mmap, MmapMut, MmapOptions};
+use std::fs::File;
+use std::io;
+
+/// Maps a whole file read-only.
+pub fn map_read(file: &File) -> io::Result<Mmap> {
+    // Safety: see the module's contract: finished files are replaced by
+    // rename, never modified in place, so the mapped bytes stay valid.
+    unsafe { MmapOptions::new().map(file) }
+}
+
+/// Maps `len` bytes of a file starting at `offset` (page aligned) for writing.
+pub fn map_write(file: &File, offset: u64, len: usize) -> io::Result<MmapMut> {
+    // Safety: see the module's contract: only the generator's own `.partial`
+    // file is mapped writable, and no other map of it exists meanwhile.
+    unsafe { MmapOptions::new().offset(offset).len(len).map_mut(file) }
+}

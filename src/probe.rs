@@ -1,0 +1,96 @@
+//! Probing by text: parse a position in the tablebase's game notation, read
+//! its value, and rank its moves. What the command line and embedding programs
+//! that do not know the game at compile time use.
+
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::reader::Tablebase;
+use crate::value::Outcome;
+
+/// One legal move and what it leads to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveInfo {
+    /// The move in the game's notation.
+    pub mv: String,
+    /// The resulting position in the game's notation.
+    pub position: String,
+    /// The resulting position's outcome for the player who moves next.
+    pub child: Outcome,
+    /// True for every move as good as the best.
+    pub best: bool,
+}
+
+impl MoveInfo {
+    /// The outcome for the player making the move: the child's value flipped,
+    /// with the child's remoteness.
+    pub fn for_mover(&self) -> Outcome {
+        Outcome {
+            value: self.child.value.flip(),
+            remoteness: self.child.remoteness,
+        }
+    }
+}
+
+/// A probed position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionInfo {
+    /// The position in canonical notation.
+    pub position: String,
+    /// Its index in the table.
+    pub index: u64,
+    /// The player to move (0 or 1).
+    pub to_move: u8,
+    /// Value and remoteness for the player to move.
+    pub outcome: Outcome,
+    /// Whether the game is over here.
+    pub primitive: bool,
+    /// Legal moves, best first (filled when asked for).
+    pub moves: Vec<MoveInfo>,
+}
+
+impl<D: AsRef<[u8]>> Tablebase<D> {
+    /// Probes a position given in the game's notation (`None`: the start).
+    /// With `with_moves`, also every legal move ranked best first: the
+    /// shortest win, then the shortest tie, then draws, then the longest loss.
+    pub fn probe_text(&self, position: Option<&str>, with_moves: bool) -> Result<PositionInfo> {
+        crate::with_game!(self.game(), g => self.probe_game(g, position, with_moves))
+    }
+
+    fn probe_game<G: Game>(&self, g: &G, text: Option<&str>, with_moves: bool) -> Result<PositionInfo> {
+        let p = match text {
+            None => g.start(),
+            Some(s) => g.parse_position(s).map_err(|reason| Error::BadPosition {
+                input: s.to_string(),
+                reason,
+            })?,
+        };
+        let outcome = self.probe(g, &p)?;
+        let primitive = g.primitive(&p).is_some();
+        let mut moves = Vec::new();
+        if with_moves && !primitive {
+            for (m, c) in g.moves(&p) {
+                moves.push(MoveInfo {
+                    mv: g.format_move(&m),
+                    position: g.format_position(&c),
+                    child: self.probe(g, &c)?,
+                    best: false,
+                });
+            }
+            // Stable sort keeps the game's move order among equals.
+            moves.sort_by_key(|m| m.child.child_rank());
+            if let Some(top) = moves.first().map(|m| m.child.child_rank()) {
+                for m in &mut moves {
+                    m.best = m.child.child_rank() == top;
+                }
+            }
+        }
+        Ok(PositionInfo {
+            position: g.format_position(&p),
+            index: g.encode(&p),
+            to_move: g.player_to_move(&p),
+            outcome,
+            primitive,
+            moves,
+        })
+    }
+}

@@ -1,0 +1,169 @@
+//! The reader: open a tablebase, check it, probe it. No solver dependencies.
+//!
+//! `open` checks the header (magic, version, lengths, header CRC, the game's
+//! spec and index size) without scanning the data; `verify` checks the data
+//! CRC. A probe reads one cell.
+
+use crate::error::{Error, Result};
+use crate::format::Header;
+use crate::game::Game;
+use crate::games::AnyGame;
+use crate::value::{CellCodec, Outcome};
+use std::fs::File;
+use std::path::Path;
+
+/// An open tablebase over any byte container: a memory map for files, a
+/// `Vec<u8>` in tests.
+pub struct Tablebase<D = memmap2::Mmap> {
+    data: D,
+    header: Header,
+    game: AnyGame,
+    codec: CellCodec,
+}
+
+impl Tablebase<memmap2::Mmap> {
+    /// Opens and checks a tablebase file (header only; see [`Tablebase::verify`]).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let shown = path.display();
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Error::io(format!("cannot open {shown}"), e))?;
+        if meta.is_dir() {
+            return Err(Error::IsDirectory);
+        }
+        if meta.len() == 0 {
+            return Err(Error::Empty);
+        }
+        let file = File::open(path).map_err(|e| Error::io(format!("cannot open {shown}"), e))?;
+        let map = crate::mmap::map_read(&file)
+            .map_err(|e| Error::io(format!("cannot map {shown}"), e))?;
+        Tablebase::from_bytes(map)
+    }
+}
+
+impl<D: AsRef<[u8]>> Tablebase<D> {
+    /// Checks the header of a whole tablebase image held in `data`.
+    pub fn from_bytes(data: D) -> Result<Self> {
+        let bytes = data.as_ref();
+        let header = Header::decode(bytes, bytes.len() as u64)?;
+        let game = AnyGame::parse(&header.spec).map_err(|e| {
+            Error::CorruptHeader(format!("game spec '{}' is not usable: {e}", header.spec))
+        })?;
+        if game.spec() != header.spec {
+            return Err(Error::GameMismatch {
+                spec: header.spec.clone(),
+                reason: format!("is not in canonical form ({})", game.spec()),
+            });
+        }
+        if game.index_scheme() != header.index_scheme {
+            return Err(Error::GameMismatch {
+                spec: header.spec.clone(),
+                reason: format!(
+                    "uses index scheme {}, but this build has scheme {}",
+                    header.index_scheme,
+                    game.index_scheme()
+                ),
+            });
+        }
+        if game.size() != header.entries {
+            return Err(Error::GameMismatch {
+                spec: header.spec.clone(),
+                reason: format!(
+                    "has {} positions, but the file holds {} entries",
+                    game.size(),
+                    header.entries
+                ),
+            });
+        }
+        let codec = CellCodec::new(header.cell_width);
+        Ok(Tablebase {
+            data,
+            header,
+            game,
+            codec,
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The game this tablebase solves.
+    pub fn game(&self) -> &AnyGame {
+        &self.game
+    }
+
+    /// The cell codec (width and layout).
+    pub fn codec(&self) -> CellCodec {
+        self.codec
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> u64 {
+        self.header.entries
+    }
+
+    /// True if the table has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.header.entries == 0
+    }
+
+    /// The data bytes (cells), without the header.
+    pub fn data(&self) -> &[u8] {
+        &self.data.as_ref()[self.header.data_offset as usize..]
+    }
+
+    /// Checks the data CRC (reads every byte).
+    pub fn verify(&self) -> Result<()> {
+        let computed = crate::format::data_crc(self.data());
+        if computed != self.header.data_crc {
+            return Err(Error::DataChecksum {
+                stored: self.header.data_crc,
+                computed,
+            });
+        }
+        Ok(())
+    }
+
+    /// The raw cell at `index`.
+    #[inline]
+    pub fn cell(&self, index: u64) -> Result<u32> {
+        if index >= self.header.entries {
+            return Err(Error::IndexOutOfRange {
+                index,
+                size: self.header.entries,
+            });
+        }
+        let data = self.data();
+        Ok(match self.codec.width() {
+            1 => u32::from(data[index as usize]),
+            _ => {
+                let at = index as usize * 2;
+                u32::from(u16::from_le_bytes([data[at], data[at + 1]]))
+            }
+        })
+    }
+
+    /// Value and remoteness at `index`; `Ok(None)` if the index is not a position.
+    #[inline]
+    pub fn probe_index(&self, index: u64) -> Result<Option<Outcome>> {
+        Ok(self.codec.decode(self.cell(index)?))
+    }
+
+    /// Value and remoteness of a position of `game`, which must be this
+    /// tablebase's game (`self.game()`).
+    pub fn probe<G: Game>(&self, game: &G, p: &G::Position) -> Result<Outcome> {
+        if game.size() != self.header.entries {
+            return Err(Error::GameMismatch {
+                spec: self.header.spec.clone(),
+                reason: format!("is not the game probed ({})", game.spec()),
+            });
+        }
+        let index = game.encode(p);
+        self.probe_index(index)?.ok_or_else(|| Error::BadPosition {
+            input: game.format_position(p),
+            reason: "not a legal position (its index holds no value)".into(),
+        })
+    }
+}

@@ -1,0 +1,283 @@
+//! Game values, remoteness, and the cell encoding that stores them on disk.
+//!
+//! A cell is a little-endian unsigned integer of 1 or 2 bytes (the width is in
+//! the file header). Its top two bits hold the value code, the rest the
+//! remoteness:
+//!
+//! | top bits | meaning | low bits |
+//! |---|---|---|
+//! | `00` | no value: low bits `0` = not a position (or not yet solved), `1` = draw | 0 or 1 |
+//! | `01` | win for the player to move  | remoteness |
+//! | `10` | lose for the player to move | remoteness |
+//! | `11` | tie                          | remoteness |
+//!
+//! So a one-byte cell holds remoteness 0..=63 and a two-byte cell 0..=16383.
+//! Zero means "nothing here", which is what a freshly created (sparse, zeroed)
+//! file contains, so an unsolved entry can never be mistaken for a value.
+
+use std::fmt;
+
+/// The game-theoretic value of a position for the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    /// The player to move can force a win.
+    Win,
+    /// The player to move loses against perfect play.
+    Lose,
+    /// Perfect play ends the game with neither player winning.
+    Tie,
+    /// Perfect play never ends the game (loopy games only).
+    Draw,
+}
+
+impl Value {
+    /// All values, in the order used by counts and reports.
+    pub const ALL: [Value; 4] = [Value::Win, Value::Lose, Value::Tie, Value::Draw];
+
+    /// The value the same result has for the other player.
+    #[must_use]
+    pub const fn flip(self) -> Value {
+        match self {
+            Value::Win => Value::Lose,
+            Value::Lose => Value::Win,
+            v => v,
+        }
+    }
+
+    /// Lower-case name used in JSON and text output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Value::Win => "win",
+            Value::Lose => "lose",
+            Value::Tie => "tie",
+            Value::Draw => "draw",
+        }
+    }
+
+    /// Position of this value in [`Value::ALL`].
+    pub const fn ordinal(self) -> usize {
+        match self {
+            Value::Win => 0,
+            Value::Lose => 1,
+            Value::Tie => 2,
+            Value::Draw => 3,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A value together with its remoteness (moves to the end under perfect play).
+///
+/// Remoteness rules (as in GamesmanClassic): a game-over position has
+/// remoteness 0; a win is 1 + the smallest remoteness among losing children; a
+/// tie (no losing child, some tying child) is 1 + the smallest remoteness among
+/// tying children; a loss is 1 + the largest remoteness among its children. A
+/// draw has no remoteness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// Win, lose, tie or draw for the player to move.
+    pub value: Value,
+    /// Moves to the end of the game under perfect play; `None` for a draw.
+    pub remoteness: Option<u32>,
+}
+
+impl Outcome {
+    /// A game-over position with the given value.
+    pub const fn primitive(value: Value) -> Outcome {
+        Outcome {
+            value,
+            remoteness: Some(0),
+        }
+    }
+
+    /// A drawn position.
+    pub const DRAW: Outcome = Outcome {
+        value: Value::Draw,
+        remoteness: None,
+    };
+
+    /// Orders outcomes of *children* from the point of view of the player
+    /// choosing among them: smaller is better for the chooser. A losing child
+    /// (a win for the chooser) with small remoteness comes first, then tying
+    /// children by smallest remoteness, then draws, then winning children by
+    /// largest remoteness (the longest resistance).
+    pub fn child_rank(self) -> (u8, i64) {
+        let r = i64::from(self.remoteness.unwrap_or(0));
+        match self.value {
+            Value::Lose => (0, r),
+            Value::Tie => (1, r),
+            Value::Draw => (2, 0),
+            Value::Win => (3, -r),
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.remoteness {
+            Some(r) => write!(f, "{} in {}", self.value, r),
+            None => write!(f, "{}", self.value),
+        }
+    }
+}
+
+/// Cell code for "not a position / not solved".
+pub const CELL_NONE: u32 = 0;
+/// Cell code for a draw.
+pub const CELL_DRAW: u32 = 1;
+
+/// Cell layout for a given width in bytes: where the value bits sit and how
+/// large a remoteness fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellCodec {
+    shift: u32,
+}
+
+impl CellCodec {
+    /// The codec for cells of `width` bytes (1 or 2).
+    pub const fn new(width: u8) -> CellCodec {
+        CellCodec {
+            shift: width as u32 * 8 - 2,
+        }
+    }
+
+    /// Width of a cell in bytes.
+    pub const fn width(self) -> u8 {
+        ((self.shift + 2) / 8) as u8
+    }
+
+    /// Largest remoteness a cell of this width can hold.
+    pub const fn max_remoteness(self) -> u32 {
+        (1 << self.shift) - 1
+    }
+
+    /// Encodes a win/lose/tie with remoteness `r`, or `None` if `r` does not fit.
+    #[inline]
+    pub const fn encode(self, value: Value, r: u32) -> Option<u32> {
+        if r > self.max_remoteness() {
+            return None;
+        }
+        let code = match value {
+            Value::Win => 1,
+            Value::Lose => 2,
+            Value::Tie => 3,
+            Value::Draw => return Some(CELL_DRAW),
+        };
+        Some(code << self.shift | r)
+    }
+
+    /// Encodes an outcome, or `None` if its remoteness does not fit.
+    pub fn encode_outcome(self, o: Outcome) -> Option<u32> {
+        match o.remoteness {
+            None => Some(CELL_DRAW),
+            Some(r) => self.encode(o.value, r),
+        }
+    }
+
+    /// Decodes a cell; `None` for "not a position". An impossible cell (a
+    /// code-00 cell other than 0 or 1) also decodes to `None`.
+    #[inline]
+    pub fn decode(self, cell: u32) -> Option<Outcome> {
+        let r = cell & self.max_remoteness();
+        let value = match cell >> self.shift {
+            1 => Value::Win,
+            2 => Value::Lose,
+            3 => Value::Tie,
+            _ => {
+                return (cell == CELL_DRAW).then_some(Outcome::DRAW);
+            }
+        };
+        Some(Outcome {
+            value,
+            remoteness: Some(r),
+        })
+    }
+
+    /// The value code (0..=3) of a cell.
+    #[inline]
+    pub const fn code(self, cell: u32) -> u32 {
+        cell >> self.shift
+    }
+
+    /// The remoteness bits of a cell.
+    #[inline]
+    pub const fn remoteness(self, cell: u32) -> u32 {
+        cell & self.max_remoteness()
+    }
+
+    /// Smallest cell width (1 or 2 bytes) whose remoteness range covers `bound`.
+    pub const fn width_for(bound: u32) -> Option<u8> {
+        if bound <= CellCodec::new(1).max_remoteness() {
+            Some(1)
+        } else if bound <= CellCodec::new(2).max_remoteness() {
+            Some(2)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_every_cell_code() {
+        for width in [1u8, 2] {
+            let c = CellCodec::new(width);
+            for v in [Value::Win, Value::Lose, Value::Tie] {
+                for r in [0, 1, 7, c.max_remoteness()] {
+                    let cell = c.encode(v, r).unwrap();
+                    assert_ne!(cell, CELL_NONE);
+                    assert_eq!(
+                        c.decode(cell),
+                        Some(Outcome {
+                            value: v,
+                            remoteness: Some(r)
+                        })
+                    );
+                }
+                assert_eq!(c.encode(v, c.max_remoteness() + 1), None);
+            }
+            assert_eq!(c.decode(CELL_DRAW), Some(Outcome::DRAW));
+            assert_eq!(c.decode(CELL_NONE), None);
+            assert_eq!(c.decode(2), None);
+        }
+        assert_eq!(CellCodec::new(1).max_remoteness(), 63);
+        assert_eq!(CellCodec::width_for(63), Some(1));
+        assert_eq!(CellCodec::width_for(64), Some(2));
+        assert_eq!(CellCodec::width_for(1 << 20), None);
+    }
+
+    #[test]
+    fn child_rank_prefers_quick_wins_then_ties_then_long_losses() {
+        let lose1 = Outcome {
+            value: Value::Lose,
+            remoteness: Some(1),
+        };
+        let lose5 = Outcome {
+            value: Value::Lose,
+            remoteness: Some(5),
+        };
+        let tie = Outcome {
+            value: Value::Tie,
+            remoteness: Some(3),
+        };
+        let win2 = Outcome {
+            value: Value::Win,
+            remoteness: Some(2),
+        };
+        let win9 = Outcome {
+            value: Value::Win,
+            remoteness: Some(9),
+        };
+        let mut v = vec![win2, tie, lose5, Outcome::DRAW, win9, lose1];
+        v.sort_by_key(|o| o.child_rank());
+        assert_eq!(v, vec![lose1, lose5, tie, Outcome::DRAW, win9, win2]);
+    }
+}

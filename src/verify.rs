@@ -1,0 +1,160 @@
+//! Re-derivation: every entry recomputed from its children with the game's
+//! rules, independently of the generator.
+//!
+//! The generator walks tiers and uses the game's fast child-index path; this
+//! walks plain index order, uses the game's `moves` (position objects,
+//! re-encoded), checks that indices round-trip, and applies the value rules
+//! to decoded outcomes. A disagreement between the two paths shows up here.
+
+use crate::error::Result;
+use crate::game::Game;
+use crate::reader::Tablebase;
+use crate::value::{Outcome, Value};
+use rayon::prelude::*;
+
+/// Known tablebases: spec, entry count, data CRC32 (tablebases/MANIFEST.tsv).
+pub const MANIFEST: &str = include_str!("../tablebases/MANIFEST.tsv");
+
+/// A manifest line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestEntry {
+    /// Canonical game spec.
+    pub spec: String,
+    /// Entry count.
+    pub entries: u64,
+    /// Data CRC32.
+    pub data_crc: u32,
+}
+
+/// Parses the embedded manifest (comment lines start with `#`).
+pub fn manifest() -> Vec<ManifestEntry> {
+    MANIFEST
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Some(ManifestEntry {
+                spec: f.first()?.to_string(),
+                entries: f.get(1)?.parse().ok()?,
+                data_crc: u32::from_str_radix(f.get(2)?.trim_start_matches("0x"), 16).ok()?,
+            })
+        })
+        .collect()
+}
+
+/// One entry that does not re-derive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// Its index.
+    pub index: u64,
+    /// The position, in the game's notation, if the index is a position.
+    pub position: Option<String>,
+    /// What the table holds.
+    pub stored: Option<Outcome>,
+    /// What the rules give.
+    pub expected: Option<Outcome>,
+}
+
+/// Result of re-deriving a table.
+#[derive(Clone, Debug, Default)]
+pub struct Rederivation {
+    /// Entries checked.
+    pub checked: u64,
+    /// Entries that disagree.
+    pub mismatches: u64,
+    /// The first few (lowest-index) disagreements.
+    pub first: Vec<Mismatch>,
+}
+
+const KEEP: usize = 10;
+
+/// The value rule on plain outcomes of children (see [`Outcome`]).
+pub fn expected_from_children(children: &[Outcome]) -> Option<Outcome> {
+    if children.is_empty() {
+        return None;
+    }
+    let best = |v: Value, pick: fn(u32, u32) -> u32| {
+        children
+            .iter()
+            .filter(|o| o.value == v)
+            .filter_map(|o| o.remoteness)
+            .reduce(pick)
+    };
+    let outcome = |value, r: u32| Outcome {
+        value,
+        remoteness: Some(r + 1),
+    };
+    if let Some(r) = best(Value::Lose, u32::min) {
+        Some(outcome(Value::Win, r))
+    } else if let Some(r) = best(Value::Tie, u32::min) {
+        Some(outcome(Value::Tie, r))
+    } else if children.iter().any(|o| o.value == Value::Draw) {
+        Some(Outcome::DRAW)
+    } else {
+        best(Value::Win, u32::max).map(|r| outcome(Value::Lose, r))
+    }
+}
+
+/// Re-derives every entry of `tb` from its children.
+pub fn rederive<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Rederivation> {
+    const CHUNK: u64 = 1 << 16;
+    let size = game.size();
+    let chunks = size.div_ceil(CHUNK);
+    let parts: Vec<Rederivation> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut out = Rederivation::default();
+            let mut kids = Vec::new();
+            for index in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                out.checked += 1;
+                let stored = tb.probe_index(index).ok().flatten();
+                let pos = game.decode(index);
+                let expected = match &pos {
+                    None => None,
+                    Some(p) if game.encode(p) != index => None,
+                    Some(p) => match game.primitive(p) {
+                        Some(v) => Some(Outcome::primitive(v)),
+                        None => {
+                            kids.clear();
+                            let mut missing = false;
+                            for (_, child) in game.moves(p) {
+                                match tb.probe_index(game.encode(&child)).ok().flatten() {
+                                    Some(o) => kids.push(o),
+                                    None => missing = true,
+                                }
+                            }
+                            if missing {
+                                None
+                            } else {
+                                expected_from_children(&kids)
+                            }
+                        }
+                    },
+                };
+                if stored != expected {
+                    out.mismatches += 1;
+                    if out.first.len() < KEEP {
+                        out.first.push(Mismatch {
+                            index,
+                            position: pos.as_ref().map(|p| game.format_position(p)),
+                            stored,
+                            expected,
+                        });
+                    }
+                }
+            }
+            out
+        })
+        .collect();
+    let mut total = Rederivation::default();
+    for p in parts {
+        total.checked += p.checked;
+        total.mismatches += p.mismatches;
+        for m in p.first {
+            if total.first.len() < KEEP {
+                total.first.push(m);
+            }
+        }
+    }
+    Ok(total)
+}
