@@ -176,7 +176,11 @@ impl Header {
         let mut strings = Vec::with_capacity(2);
         for what in ["game spec", "generator"] {
             let ok = at + 2 <= len;
-            let n = if ok { LE::read_u16(&h[at..]) as usize } else { 0 };
+            let n = if ok {
+                LE::read_u16(&h[at..]) as usize
+            } else {
+                0
+            };
             if !ok || at + 2 + n > len {
                 return Err(Error::CorruptHeader(format!("{what} runs past the header")));
             }
@@ -231,7 +235,12 @@ impl Header {
                 found: file_len,
             });
         }
-        let total: u128 = header.summary.counts.iter().map(|&c| c as u128).sum::<u128>()
+        let total: u128 = header
+            .summary
+            .counts
+            .iter()
+            .map(|&c| c as u128)
+            .sum::<u128>()
             + header.summary.non_positions as u128;
         if total != header.entries as u128 {
             return Err(Error::CorruptHeader(format!(

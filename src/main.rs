@@ -86,6 +86,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let args = Args::parse();
     let result = match args.command {
         Command::Solve {
@@ -120,5 +121,17 @@ fn main() -> ExitCode {
             eprintln!("retrograde: error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so writing to a closed pipe (`retrograde ... | head`)
+/// would be an error or a panic in `println!`; the default action ends the
+/// process quietly as Unix tools do.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // Safety: called first in main, before any thread starts; SIG_DFL is a
+    // valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -56,7 +56,12 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
         crate::with_game!(self.game(), g => self.probe_game(g, position, with_moves))
     }
 
-    fn probe_game<G: Game>(&self, g: &G, text: Option<&str>, with_moves: bool) -> Result<PositionInfo> {
+    fn probe_game<G: Game>(
+        &self,
+        g: &G,
+        text: Option<&str>,
+        with_moves: bool,
+    ) -> Result<PositionInfo> {
         let p = match text {
             None => g.start(),
             Some(s) => g.parse_position(s).map_err(|reason| Error::BadPosition {

@@ -26,8 +26,8 @@ impl Tablebase<memmap2::Mmap> {
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let shown = path.display();
-        let meta = std::fs::metadata(path)
-            .map_err(|e| Error::io(format!("cannot open {shown}"), e))?;
+        let meta =
+            std::fs::metadata(path).map_err(|e| Error::io(format!("cannot open {shown}"), e))?;
         if meta.is_dir() {
             return Err(Error::IsDirectory);
         }

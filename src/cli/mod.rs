@@ -57,7 +57,10 @@ pub fn solve(spec: &str, output: Option<PathBuf>, as_json: bool) -> Result<ExitC
     let path = output
         .unwrap_or_else(|| PathBuf::from("tablebases").join(format!("{}.rtb", game.file_stem())));
     if path.is_dir() {
-        bail!("{}: is a directory; give a file name with -o", path.display());
+        bail!(
+            "{}: is a directory; give a file name with -o",
+            path.display()
+        );
     }
     let threads = rayon::current_num_threads();
     let bar = progress::Bar::new(game.size());
@@ -120,7 +123,11 @@ fn print_counts(h: &Header) {
         println!("  {:<13} {:>16}{}", v.name(), thousands(c), max);
     }
     if s.non_positions > 0 {
-        println!("  {:<13} {:>16}", "non-positions", thousands(s.non_positions));
+        println!(
+            "  {:<13} {:>16}",
+            "non-positions",
+            thousands(s.non_positions)
+        );
     }
 }
 
@@ -204,7 +211,12 @@ fn moves_json(p: &PositionInfo) -> Json {
     )
 }
 
-pub fn probe(file: &Path, positions: &[String], with_moves: bool, as_json: bool) -> Result<ExitCode> {
+pub fn probe(
+    file: &Path,
+    positions: &[String],
+    with_moves: bool,
+    as_json: bool,
+) -> Result<ExitCode> {
     let tb = open(file)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -431,7 +443,11 @@ pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
             }
             report.insert(
                 "first_mismatches".into(),
-                json!(r.first.iter().map(|m| json!({"index": m.index, "position": m.position})).collect::<Vec<_>>()),
+                json!(r
+                    .first
+                    .iter()
+                    .map(|m| json!({"index": m.index, "position": m.position}))
+                    .collect::<Vec<_>>()),
             );
         }
     }

@@ -101,7 +101,9 @@ impl Isolation {
             }
         }
         if a == b {
-            return Err(format!("start squares a and b are both {a}: they must differ"));
+            return Err(format!(
+                "start squares a and b are both {a}: they must differ"
+            ));
         }
         let mut neighbours = [0u32; MAX_SQUARES as usize];
         for s in 0..n {
@@ -142,9 +144,10 @@ impl Isolation {
                 let (k, v) = kv
                     .split_once('=')
                     .ok_or_else(|| format!("expected key=value, found '{kv}'"))?;
-                let v: u32 = v.trim().parse().map_err(|_| {
-                    format!("start square {k}='{v}' is not a square number")
-                })?;
+                let v: u32 = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("start square {k}='{v}' is not a square number"))?;
                 match k.trim() {
                     "a" => a = Some(v),
                     "b" => b = Some(v),

@@ -40,7 +40,11 @@ pub fn partial_path(path: &Path) -> PathBuf {
 }
 
 /// Solves `game` into the tablebase file `path`.
-pub fn solve_to_file<G: Game>(game: &G, path: &Path, progress: &dyn Progress) -> Result<SolveReport> {
+pub fn solve_to_file<G: Game>(
+    game: &G,
+    path: &Path,
+    progress: &dyn Progress,
+) -> Result<SolveReport> {
     let codec = codec_for(game)?;
     let spec = game.spec();
     let mut header = Header {
@@ -57,8 +61,9 @@ pub fn solve_to_file<G: Game>(game: &G, path: &Path, progress: &dyn Progress) ->
         generator: generator(),
     };
     header.data_offset = Header::data_offset_for(header.encoded_len());
-    let data_len = usize::try_from(header.data_len())
-        .map_err(|_| Error::GameInvariant("table too large for this machine's address space".into()))?;
+    let data_len = usize::try_from(header.data_len()).map_err(|_| {
+        Error::GameInvariant("table too large for this machine's address space".into())
+    })?;
 
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir)
