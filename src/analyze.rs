@@ -24,6 +24,8 @@ pub struct Analysis {
     pub primitive: u64,
     /// Remoteness histograms per value: `histograms[v][r]` positions.
     pub histograms: [Vec<u64>; 4],
+    /// Nimber histogram (nimber tables): `nimbers[k]` positions of nimber k.
+    pub nimbers: Vec<u64>,
     /// Reachable positions per tier.
     pub tiers: BTreeMap<u32, u64>,
     /// Total number of moves over all reachable positions.
@@ -55,6 +57,12 @@ impl Analysis {
             for (i, c) in o.histograms[v].iter().enumerate() {
                 h[i] += c;
             }
+        }
+        if self.nimbers.len() < o.nimbers.len() {
+            self.nimbers.resize(o.nimbers.len(), 0);
+        }
+        for (i, c) in o.nimbers.iter().enumerate() {
+            self.nimbers[i] += c;
         }
         for (t, c) in o.tiers {
             *self.tiers.entry(t).or_default() += c;
@@ -103,11 +111,17 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
                     *a.tiers.entry(tier).or_default() += 1;
                     let v = outcome.value.ordinal();
                     a.counts[v] += 1;
-                    let r = outcome.remoteness.unwrap_or(0) as usize;
-                    if a.histograms[v].len() <= r {
-                        a.histograms[v].resize(r + 1, 0);
+                    let (hist, r) = match tb.nimber_index(index) {
+                        Ok(Some(k)) => (&mut a.nimbers, k as usize),
+                        _ => (
+                            &mut a.histograms[v],
+                            outcome.remoteness.unwrap_or(0) as usize,
+                        ),
+                    };
+                    if hist.len() <= r {
+                        hist.resize(r + 1, 0);
                     }
-                    a.histograms[v][r] += 1;
+                    hist[r] += 1;
                     if game.primitive(pos).is_some() {
                         a.primitive += 1;
                         return;
@@ -131,7 +145,8 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
 }
 
 /// Counts of non-primitive wins and losses, the way the published figures
-/// quote them.
+/// quote them (value tables: the game-over positions are those of
+/// remoteness 0).
 pub fn non_primitive(a: &Analysis, v: Value) -> u64 {
     let primitive_of_value = a.histograms[v.ordinal()].first().copied().unwrap_or(0);
     a.counts[v.ordinal()] - primitive_of_value

@@ -108,6 +108,24 @@ pub enum Error {
         /// Largest remoteness the cell holds.
         max: u32,
     },
+    /// A nimber too large for the cell width.
+    #[error("nimber {nimber} does not fit in a {width}-byte cell (max {max})")]
+    NimberOverflow {
+        /// The nimber computed.
+        nimber: u32,
+        /// Cell width in bytes.
+        width: u8,
+        /// Largest nimber the cell holds.
+        max: u32,
+    },
+    /// A nimber table was asked of a game that has none.
+    #[error("no nimber table for {spec}: {reason}")]
+    NimbersUnsupported {
+        /// The game.
+        spec: String,
+        /// Why.
+        reason: String,
+    },
     /// The game's rules broke an invariant the solver relies on.
     #[error("game rules inconsistent: {0}")]
     GameInvariant(String),

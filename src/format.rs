@@ -11,19 +11,20 @@
 //!     20    4 CRC32 of the data
 //!     24    8 data offset (a multiple of 4096, >= H)
 //!     32    8 entry count
-//!     40    1 cell width in bytes (1 or 2)
-//!     41    1 cell encoding (1 = value in top 2 bits, remoteness below)
+//!     40    1 cell width in bytes (1, 2 or 4)
+//!     41    1 cell encoding (1 = value + remoteness, 2 = nimber + 1)
 //!     42    2 index scheme version of the game
 //!     44    4 flags (0; reserved)
 //!     48   32 counts of win, lose, tie, draw entries (4 × u64)
 //!     80    8 count of indices that are not positions
 //!     88   12 largest remoteness of win, lose, tie entries (3 × u32)
-//!    100    4 reserved (0)
+//!    100    4 largest nimber (nimber tables; 0 otherwise)
 //!    104    2 length S of the game spec; S bytes of UTF-8 spec
 //!  106+S    2 length G of the generator string; G bytes of UTF-8
 //! ```
 
 use crate::error::{Error, Result};
+use crate::value::{CellCodec, TableKind};
 use byteorder::{ByteOrder, LittleEndian as LE};
 
 /// File magic: non-ASCII first byte and CR/LF/EOF bytes catch text-mode damage.
@@ -32,8 +33,6 @@ pub const MAGIC: [u8; 8] = *b"\x89RTB\r\n\x1a\n";
 pub const FORMAT_VERSION: u32 = 1;
 /// Data starts on a page boundary so it can be mapped and read aligned.
 pub const PAGE: u64 = 4096;
-/// Cell encoding 1: value code in the top two bits, remoteness below.
-pub const CELL_ENCODING_VALUE_REMOTENESS: u8 = 1;
 /// Size of the fixed part of the header.
 const FIXED: usize = 104;
 /// Headers larger than this are refused without reading further.
@@ -46,8 +45,10 @@ pub struct Summary {
     pub counts: [u64; 4],
     /// Indices that are not legal positions.
     pub non_positions: u64,
-    /// Largest remoteness among win, lose and tie entries.
+    /// Largest remoteness among win, lose and tie entries (value tables).
     pub max_remoteness: [u32; 3],
+    /// Largest nimber (nimber tables).
+    pub max_nimber: u32,
 }
 
 /// A parsed tablebase header.
@@ -78,6 +79,16 @@ pub struct Header {
 }
 
 impl Header {
+    /// The table kind (from the cell encoding).
+    pub fn kind(&self) -> TableKind {
+        TableKind::from_id(self.cell_encoding).unwrap_or(TableKind::Value)
+    }
+
+    /// The codec for this file's cells.
+    pub fn codec(&self) -> CellCodec {
+        CellCodec::of(self.kind(), self.cell_width)
+    }
+
     /// Length of the data in bytes.
     pub fn data_len(&self) -> u64 {
         self.entries * u64::from(self.cell_width)
@@ -119,6 +130,7 @@ impl Header {
         for (i, r) in self.summary.max_remoteness.iter().enumerate() {
             LE::write_u32(&mut b[88 + 4 * i..], *r);
         }
+        LE::write_u32(&mut b[100..], self.summary.max_nimber);
         let mut at = FIXED;
         for s in [&self.spec, &self.generator] {
             LE::write_u16(&mut b[at..], s.len() as u16);
@@ -202,17 +214,18 @@ impl Header {
                 counts: std::array::from_fn(|i| LE::read_u64(&h[48 + 8 * i..])),
                 non_positions: LE::read_u64(&h[80..]),
                 max_remoteness: std::array::from_fn(|i| LE::read_u32(&h[88 + 4 * i..])),
+                max_nimber: LE::read_u32(&h[100..]),
             },
             generator: strings.pop().unwrap_or_default(),
             spec: strings.pop().unwrap_or_default(),
         };
-        if !matches!(header.cell_width, 1 | 2) {
+        if !matches!(header.cell_width, 1 | 2 | 4) {
             return Err(Error::CorruptHeader(format!(
                 "cell width {} is not supported",
                 header.cell_width
             )));
         }
-        if header.cell_encoding != CELL_ENCODING_VALUE_REMOTENESS {
+        if TableKind::from_id(header.cell_encoding).is_none() {
             return Err(Error::CorruptHeader(format!(
                 "cell encoding {} is not supported",
                 header.cell_encoding
@@ -290,7 +303,7 @@ mod tests {
             spec,
             index_scheme: 1,
             cell_width: 1,
-            cell_encoding: CELL_ENCODING_VALUE_REMOTENESS,
+            cell_encoding: TableKind::Value.id(),
             flags: 0,
             entries: 100,
             data_offset: Header::data_offset_for(len),
@@ -299,6 +312,7 @@ mod tests {
                 counts: [60, 30, 0, 0],
                 non_positions: 10,
                 max_remoteness: [5, 4, 0],
+                max_nimber: 0,
             },
             generator,
         }

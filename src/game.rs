@@ -8,6 +8,9 @@
 use crate::value::Value;
 use std::fmt::Debug;
 
+/// Indices per work unit in the default tier scan.
+pub const SCAN_CHUNK: u64 = 1 << 16;
+
 /// A game the generator can solve and the reader can probe.
 ///
 /// Methods taking closures are generic rather than object-safe on purpose:
@@ -76,15 +79,46 @@ pub trait Game: Send + Sync + Sized {
 
     /// Number of independent work units in a tier: the solver hands units to
     /// threads. Each unit's positions are disjoint from every other unit's.
-    fn tier_units(&self, tier: u32) -> u64;
+    ///
+    /// The default splits the index space into chunks of [`SCAN_CHUNK`]
+    /// indices and [`Game::for_each_in_unit`] scans a chunk for the tier's
+    /// positions: correct for any game, at the cost of decoding every index
+    /// once per tier. Games with many tiers enumerate a tier directly.
+    fn tier_units(&self, _tier: u32) -> u64 {
+        self.size().div_ceil(SCAN_CHUNK)
+    }
 
     /// Calls `f(index, position)` for each legal position of `tier` that
     /// belongs to work unit `unit`, in a fixed order.
-    fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &Self::Position));
+    fn for_each_in_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &Self::Position)) {
+        let end = ((unit + 1) * SCAN_CHUNK).min(self.size());
+        for index in unit * SCAN_CHUNK..end {
+            if let Some(p) = self.decode(index) {
+                if self.tier(&p) == tier {
+                    f(index, &p);
+                }
+            }
+        }
+    }
+
+    /// Whether a nimber (Sprague–Grundy) table can be built: `Ok` only for
+    /// impartial games under normal play, where a game-over position is a
+    /// loss for the player to move and has nimber 0.
+    fn nimbers(&self) -> Result<(), String> {
+        Err("nimber tables need an impartial game (both players have the same moves)".into())
+    }
 
     /// An upper bound on any remoteness in the game, used to choose the cell
     /// width before solving.
     fn max_remoteness(&self) -> u32;
+
+    /// An upper bound on any nimber, used to choose the nimber cell width.
+    /// A mex never exceeds the number of children, so the largest number of
+    /// moves from one position is always a bound; the default claims none
+    /// (four-byte cells).
+    fn max_nimber(&self) -> u32 {
+        u32::MAX
+    }
 
     /// Which player is to move (0 or 1), for display.
     fn player_to_move(&self, p: &Self::Position) -> u8;

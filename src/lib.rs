@@ -38,4 +38,4 @@ pub use crate::game::Game;
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
 pub use crate::reader::Tablebase;
-pub use crate::value::{CellCodec, Outcome, Value};
+pub use crate::value::{CellCodec, Outcome, TableKind, Value};

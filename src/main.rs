@@ -27,6 +27,10 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Build a nimber (Sprague-Grundy) table instead of values with
+        /// remoteness (impartial games under normal play).
+        #[arg(long)]
+        nimbers: bool,
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
@@ -93,8 +97,9 @@ fn main() -> ExitCode {
             game,
             output,
             threads,
+            nimbers,
             json,
-        } => cli::with_threads(threads, || cli::solve(&game, output, json)),
+        } => cli::with_threads(threads, || cli::solve(&game, output, nimbers, json)),
         Command::Info { file, json } => cli::info(&file, json),
         Command::Probe {
             file,

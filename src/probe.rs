@@ -16,6 +16,8 @@ pub struct MoveInfo {
     pub position: String,
     /// The resulting position's outcome for the player who moves next.
     pub child: Outcome,
+    /// The resulting position's nimber (nimber tables only).
+    pub nimber: Option<u32>,
     /// True for every move as good as the best.
     pub best: bool,
 }
@@ -42,6 +44,8 @@ pub struct PositionInfo {
     pub to_move: u8,
     /// Value and remoteness for the player to move.
     pub outcome: Outcome,
+    /// Its nimber (nimber tables only).
+    pub nimber: Option<u32>,
     /// Whether the game is over here.
     pub primitive: bool,
     /// Legal moves, best first (filled when asked for).
@@ -78,6 +82,7 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
                     mv: g.format_move(&m),
                     position: g.format_position(&c),
                     child: self.probe(g, &c)?,
+                    nimber: self.nimber_index(g.encode(&c))?,
                     best: false,
                 });
             }
@@ -94,6 +99,7 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
             index: g.encode(&p),
             to_move: g.player_to_move(&p),
             outcome,
+            nimber: self.nimber_index(g.encode(&p))?,
             primitive,
             moves,
         })

@@ -9,6 +9,7 @@ use crate::format::Header;
 use crate::game::Game;
 use crate::games::AnyGame;
 use crate::value::{CellCodec, Outcome};
+
 use std::fs::File;
 use std::path::Path;
 
@@ -75,7 +76,7 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
                 ),
             });
         }
-        let codec = CellCodec::new(header.cell_width);
+        let codec = header.codec();
         Ok(Tablebase {
             data,
             header,
@@ -136,12 +137,16 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
             });
         }
         let data = self.data();
+        let i = index as usize;
         Ok(match self.codec.width() {
-            1 => u32::from(data[index as usize]),
-            _ => {
-                let at = index as usize * 2;
-                u32::from(u16::from_le_bytes([data[at], data[at + 1]]))
-            }
+            1 => u32::from(data[i]),
+            2 => u32::from(u16::from_le_bytes([data[2 * i], data[2 * i + 1]])),
+            _ => u32::from_le_bytes([
+                data[4 * i],
+                data[4 * i + 1],
+                data[4 * i + 2],
+                data[4 * i + 3],
+            ]),
         })
     }
 
@@ -149,6 +154,13 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
     #[inline]
     pub fn probe_index(&self, index: u64) -> Result<Option<Outcome>> {
         Ok(self.codec.decode(self.cell(index)?))
+    }
+
+    /// The nimber at `index` of a nimber table; `Ok(None)` if the index is
+    /// not a position or the table holds values rather than nimbers.
+    #[inline]
+    pub fn nimber_index(&self, index: u64) -> Result<Option<u32>> {
+        Ok(self.codec.nimber(self.cell(index)?))
     }
 
     /// Value and remoteness of a position of `game`, which must be this

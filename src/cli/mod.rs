@@ -6,9 +6,9 @@ use anyhow::{bail, Context, Result};
 use retrograde::analyze::{analyze as analyze_tb, Analysis};
 use retrograde::format::Header;
 use retrograde::games::GAMES;
-use retrograde::solve::solve_to_file;
+use retrograde::solve::{solve_file, SolveOptions};
 use retrograde::verify::{manifest, rederive};
-use retrograde::{with_game, AnyGame, Outcome, PositionInfo, Tablebase, Value};
+use retrograde::{with_game, AnyGame, Outcome, PositionInfo, TableKind, Tablebase, Value};
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -52,10 +52,24 @@ fn outcome_json(o: Outcome) -> (Json, Json) {
     (json!(o.value.name()), json!(o.remoteness))
 }
 
-pub fn solve(spec: &str, output: Option<PathBuf>, as_json: bool) -> Result<ExitCode> {
+pub fn solve(
+    spec: &str,
+    output: Option<PathBuf>,
+    nimbers: bool,
+    as_json: bool,
+) -> Result<ExitCode> {
     let game = AnyGame::parse(spec)?;
-    let path = output
-        .unwrap_or_else(|| PathBuf::from("tablebases").join(format!("{}.rtb", game.file_stem())));
+    let options = SolveOptions {
+        kind: if nimbers {
+            TableKind::Nimber
+        } else {
+            TableKind::Value
+        },
+    };
+    let suffix = if nimbers { "-nimbers" } else { "" };
+    let path = output.unwrap_or_else(|| {
+        PathBuf::from("tablebases").join(format!("{}{suffix}.rtb", game.file_stem()))
+    });
     if path.is_dir() {
         bail!(
             "{}: is a directory; give a file name with -o",
@@ -65,7 +79,7 @@ pub fn solve(spec: &str, output: Option<PathBuf>, as_json: bool) -> Result<ExitC
     let threads = rayon::current_num_threads();
     let bar = progress::Bar::new(game.size());
     let started = Instant::now();
-    let report = with_game!(&game, g => solve_to_file(g, &path, &bar))
+    let report = with_game!(&game, g => solve_file(g, &path, &options, &bar))
         .with_context(|| format!("solving {}", game.spec()))?;
     bar.finish();
     let wall = started.elapsed().as_secs_f64();
@@ -103,10 +117,11 @@ pub fn solve(spec: &str, output: Option<PathBuf>, as_json: bool) -> Result<ExitC
 
 fn describe(p: &PositionInfo) -> String {
     format!(
-        "{}: player {} to move, {}{}",
+        "{}: player {} to move, {}{}{}",
         p.position,
         p.to_move,
         p.outcome,
+        p.nimber.map_or(String::new(), |k| format!(" (nimber {k})")),
         if p.primitive { " (game over)" } else { "" }
     )
 }
@@ -117,7 +132,7 @@ fn print_counts(h: &Header) {
         let c = s.counts[v.ordinal()];
         let max = match v {
             Value::Draw => String::new(),
-            _ if c == 0 => String::new(),
+            _ if c == 0 || h.kind() == TableKind::Nimber => String::new(),
             _ => format!(" (largest remoteness {})", s.max_remoteness[v.ordinal()]),
         };
         println!("  {:<13} {:>16}{}", v.name(), thousands(c), max);
@@ -139,7 +154,7 @@ fn header_json(h: &Header, path: &Path) -> Json {
         "format_version": h.version,
         "index_scheme": h.index_scheme,
         "cell_width": h.cell_width,
-        "cell_encoding": "value+remoteness",
+        "table": h.kind().name(),
         "entries": h.entries,
         "data_offset": h.data_offset,
         "file_size": h.file_len(),
@@ -152,6 +167,7 @@ fn header_json(h: &Header, path: &Path) -> Json {
         "max_remoteness": {
             "win": s.max_remoteness[0], "lose": s.max_remoteness[1], "tie": s.max_remoteness[2],
         },
+        "max_nimber": (h.kind() == TableKind::Nimber).then_some(s.max_nimber),
     })
 }
 
@@ -165,8 +181,14 @@ pub fn info(file: &Path, as_json: bool) -> Result<ExitCode> {
     println!("file          {}", file.display());
     println!("game          {}", h.spec);
     println!(
-        "format        version {}, index scheme {}, {}-byte cells (value in top 2 bits, remoteness below)",
-        h.version, h.index_scheme, h.cell_width
+        "format        version {}, index scheme {}, {}-byte cells ({})",
+        h.version,
+        h.index_scheme,
+        h.cell_width,
+        match h.kind() {
+            TableKind::Value => "value in the top 2 bits, remoteness below",
+            TableKind::Nimber => "nimber + 1; 0 = not a position",
+        }
     );
     println!(
         "entries       {} ({:.2} MiB of data at offset {})",
@@ -189,6 +211,7 @@ fn position_json(p: &PositionInfo) -> Json {
         "to_move": p.to_move,
         "value": value,
         "remoteness": remoteness,
+        "nimber": p.nimber,
         "primitive": p.primitive,
     })
 }
@@ -204,6 +227,7 @@ fn moves_json(p: &PositionInfo) -> Json {
                     "position": m.position,
                     "value": value,
                     "remoteness": remoteness,
+                    "nimber": m.nimber,
                     "best": m.best,
                 })
             })
@@ -314,6 +338,7 @@ fn analysis_json(a: &Analysis, tb: &Tablebase) -> Json {
         "remoteness": {
             "win": hist(Value::Win), "lose": hist(Value::Lose), "tie": hist(Value::Tie),
         },
+        "nimbers": (!a.nimbers.is_empty()).then(|| json!(a.nimbers)),
         "tiers": a.tiers.iter().map(|(t, c)| (t.to_string(), json!(c))).collect::<serde_json::Map<_, _>>(),
         "start": start,
     })
@@ -356,6 +381,12 @@ pub fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
             thousands(at(Value::Lose)),
             thousands(at(Value::Tie))
         );
+    }
+    if !a.nimbers.is_empty() {
+        println!("nimber histogram (reachable positions):");
+        for (k, c) in a.nimbers.iter().enumerate() {
+            println!("  {k:>4}  {:>14}", thousands(*c));
+        }
     }
     println!("positions per tier:");
     for (t, c) in &a.tiers {

@@ -5,9 +5,9 @@
 //! an interrupted run leaves a `.partial` file whose first bytes are zero and
 //! which `open` refuses, never a file that looks complete.
 
-use super::{codec_for, solve_into, Progress};
+use super::{codec_for, solve_into, Progress, SolveOptions};
 use crate::error::{Error, Result};
-use crate::format::{self, Header, Summary, CELL_ENCODING_VALUE_REMOTENESS, FORMAT_VERSION};
+use crate::format::{self, Header, Summary, FORMAT_VERSION};
 use crate::game::Game;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -39,20 +39,30 @@ pub fn partial_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Solves `game` into the tablebase file `path`.
+/// Solves `game` into the tablebase file `path` (values and remoteness).
 pub fn solve_to_file<G: Game>(
     game: &G,
     path: &Path,
     progress: &dyn Progress,
 ) -> Result<SolveReport> {
-    let codec = codec_for(game)?;
+    solve_file(game, path, &SolveOptions::default(), progress)
+}
+
+/// Solves `game` into the tablebase file `path` with `options`.
+pub fn solve_file<G: Game>(
+    game: &G,
+    path: &Path,
+    options: &SolveOptions,
+    progress: &dyn Progress,
+) -> Result<SolveReport> {
+    let codec = codec_for(game, options.kind)?;
     let spec = game.spec();
     let mut header = Header {
         version: FORMAT_VERSION,
         spec,
         index_scheme: game.index_scheme(),
         cell_width: codec.width(),
-        cell_encoding: CELL_ENCODING_VALUE_REMOTENESS,
+        cell_encoding: codec.kind().id(),
         flags: 0,
         entries: game.size(),
         data_offset: 0,

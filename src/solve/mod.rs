@@ -7,14 +7,14 @@
 
 mod file;
 
-pub use file::{solve_to_file, SolveReport};
+pub use file::{partial_path, solve_file, solve_to_file, SolveReport};
 
 use crate::error::{Error, Result};
 use crate::format::Summary;
 use crate::game::Game;
-use crate::value::{CellCodec, Value, CELL_DRAW, CELL_NONE};
+use crate::value::{CellCodec, TableKind, Value, CELL_DRAW, CELL_NONE};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
 /// Receives progress reports; the command line draws a bar from them.
 pub trait Progress: Sync {
@@ -52,6 +52,17 @@ impl Slot for AtomicU8 {
     }
 }
 
+impl Slot for AtomicU32 {
+    #[inline(always)]
+    fn get(&self) -> u32 {
+        self.load(Relaxed)
+    }
+    #[inline(always)]
+    fn put(&self, v: u32) {
+        self.store(v, Relaxed)
+    }
+}
+
 impl Slot for AtomicU16 {
     #[inline(always)]
     fn get(&self) -> u32 {
@@ -69,6 +80,7 @@ struct Tally {
     positions: u64,
     counts: [u64; 4],
     max_remoteness: [u32; 3],
+    max_nimber: u32,
 }
 
 impl Tally {
@@ -80,6 +92,7 @@ impl Tally {
         for i in 0..3 {
             self.max_remoteness[i] = self.max_remoteness[i].max(o.max_remoteness[i]);
         }
+        self.max_nimber = self.max_nimber.max(o.max_nimber);
         self
     }
 }
@@ -99,29 +112,44 @@ pub fn solve_into<G: Game>(
             data.len()
         )));
     }
-    match codec.width() {
-        1 => {
-            // Safety: AtomicU8 has the size and alignment of u8, and the
-            // exclusive borrow of `data` guarantees no other access for the
-            // lifetime of the view.
-            let cells = unsafe { &*(data as *mut [u8] as *const [AtomicU8]) };
-            solve_cells(game, cells, codec, progress)
-        }
-        2 => {
-            if data.as_ptr() as usize % 2 != 0 {
-                return Err(Error::GameInvariant(
-                    "two-byte cells need an even buffer address".into(),
-                ));
-            }
-            // Safety: the address is even (checked above), the length is a
-            // multiple of 2 (checked above), AtomicU16 has u16's layout, and
-            // the exclusive borrow rules out other access. Cells are stored in
-            // native order, which is little-endian on every supported target.
-            let cells = unsafe {
-                std::slice::from_raw_parts(data.as_mut_ptr() as *const AtomicU16, data.len() / 2)
-            };
-            solve_cells(game, cells, codec, progress)
-        }
+    if codec.kind() == TableKind::Nimber {
+        game.nimbers().map_err(|reason| Error::NimbersUnsupported {
+            spec: game.spec(),
+            reason,
+        })?;
+    }
+    let width = usize::from(codec.width());
+    if data.as_ptr() as usize % width != 0 {
+        return Err(Error::GameInvariant(format!(
+            "{width}-byte cells need a buffer aligned to {width} bytes"
+        )));
+    }
+    let len = data.len() / width;
+    let ptr = data.as_mut_ptr();
+    // Safety (all three arms): the buffer is aligned for the atomic type
+    // (checked above; AtomicUN has uN's size and alignment), holds exactly
+    // `len` cells (checked above), and the exclusive borrow of `data` rules
+    // out any other access while the view lives. Cells are stored in native
+    // order, which is little-endian on every supported target (see lib.rs).
+    match width {
+        1 => solve_cells(
+            game,
+            unsafe { std::slice::from_raw_parts(ptr as *const AtomicU8, len) },
+            codec,
+            progress,
+        ),
+        2 => solve_cells(
+            game,
+            unsafe { std::slice::from_raw_parts(ptr as *const AtomicU16, len) },
+            codec,
+            progress,
+        ),
+        4 => solve_cells(
+            game,
+            unsafe { std::slice::from_raw_parts(ptr as *const AtomicU32, len) },
+            codec,
+            progress,
+        ),
         w => Err(Error::GameInvariant(format!("unsupported cell width {w}"))),
     }
 }
@@ -140,7 +168,10 @@ fn solve_cells<G: Game, S: Slot>(
         let tally = (0..units)
             .into_par_iter()
             .map(|unit| {
-                let t = solve_unit(game, cells, codec, tier, unit);
+                let t = match codec.kind() {
+                    TableKind::Value => solve_unit(game, cells, codec, tier, unit),
+                    TableKind::Nimber => nimber_unit(game, cells, codec, tier, unit),
+                };
                 if let Ok(t) = &t {
                     progress.advance(t.positions);
                 }
@@ -154,6 +185,7 @@ fn solve_cells<G: Game, S: Slot>(
         counts: total.counts,
         non_positions: size - total.positions,
         max_remoteness: total.max_remoteness,
+        max_nimber: total.max_nimber,
     })
 }
 
@@ -241,24 +273,136 @@ fn solve_unit<G: Game, S: Slot>(
     }
 }
 
+/// Solves one work unit of a nimber table: each position's nimber is the
+/// mex (least excluded value) of its children's nimbers.
+#[inline(never)]
+fn nimber_unit<G: Game, S: Slot>(
+    game: &G,
+    cells: &[S],
+    codec: CellCodec,
+    tier: u32,
+    unit: u64,
+) -> Result<Tally> {
+    let mut tally = Tally::default();
+    let mut failure: Option<Error> = None;
+    let mut kids: Vec<u32> = Vec::new();
+    game.for_each_in_unit(tier, unit, |index, pos| {
+        if failure.is_some() {
+            return;
+        }
+        let k = match game.primitive(pos) {
+            Some(Value::Lose) => 0,
+            Some(v) => {
+                failure = Some(Error::GameInvariant(format!(
+                    "game-over position {} is a {v} for the player to move; nimbers need normal play",
+                    game.format_position(pos)
+                )));
+                return;
+            }
+            None => {
+                kids.clear();
+                let mut unsolved = None;
+                game.for_each_child_index(pos, |child| {
+                    match codec.nimber(cells[child as usize].get()) {
+                        Some(k) => kids.push(k),
+                        None => unsolved = Some(child),
+                    }
+                });
+                if let Some(child) = unsolved {
+                    failure = Some(Error::GameInvariant(format!(
+                        "position {} (index {index}, tier {tier}) has child index {child} that was not solved first",
+                        game.format_position(pos)
+                    )));
+                    return;
+                }
+                mex(&mut kids)
+            }
+        };
+        let Some(cell) = codec.encode_nimber(k) else {
+            failure = Some(Error::NimberOverflow {
+                nimber: k,
+                width: codec.width(),
+                max: codec.max_nimber(),
+            });
+            return;
+        };
+        cells[index as usize].put(cell);
+        tally.positions += 1;
+        let value = if k == 0 { Value::Lose } else { Value::Win };
+        tally.counts[value.ordinal()] += 1;
+        tally.max_nimber = tally.max_nimber.max(k);
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(tally),
+    }
+}
+
+/// The least non-negative integer not in `values` (which it sorts).
+pub fn mex(values: &mut [u32]) -> u32 {
+    values.sort_unstable();
+    let mut m = 0;
+    for &v in values.iter() {
+        if v == m {
+            m += 1;
+        } else if v > m {
+            break;
+        }
+    }
+    m
+}
+
+/// What to build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// Values with remoteness, or nimbers.
+    pub kind: TableKind,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            kind: TableKind::Value,
+        }
+    }
+}
+
 /// Solves `game` into a new in-memory buffer of one-byte or two-byte cells
 /// (whichever the game's remoteness bound needs). For tests and embedding;
 /// the command line writes files with [`solve_to_file`].
 pub fn solve_in_memory<G: Game>(game: &G) -> Result<(Vec<u8>, CellCodec, Summary)> {
-    let codec = codec_for(game)?;
+    solve_in_memory_with(game, &SolveOptions::default())
+}
+
+/// [`solve_in_memory`] with options (e.g. a nimber table).
+pub fn solve_in_memory_with<G: Game>(
+    game: &G,
+    options: &SolveOptions,
+) -> Result<(Vec<u8>, CellCodec, Summary)> {
+    let codec = codec_for(game, options.kind)?;
     let mut data = vec![0u8; game.size() as usize * usize::from(codec.width())];
     let summary = solve_into(game, &mut data, codec, &NoProgress)?;
     Ok((data, codec, summary))
 }
 
-/// The narrowest cell whose remoteness range covers the game's bound.
-pub fn codec_for<G: Game>(game: &G) -> Result<CellCodec> {
+/// The narrowest cell for the table: for values, one whose remoteness range
+/// covers the game's bound; for nimbers, one byte (the solver refuses a
+/// larger nimber rather than truncate it).
+pub fn codec_for<G: Game>(game: &G, kind: TableKind) -> Result<CellCodec> {
+    if kind == TableKind::Nimber {
+        let width = match game.max_nimber() {
+            k if k <= CellCodec::nimbers(1).max_nimber() => 1,
+            k if k <= CellCodec::nimbers(2).max_nimber() => 2,
+            _ => 4,
+        };
+        return Ok(CellCodec::nimbers(width));
+    }
     let bound = game.max_remoteness();
     CellCodec::width_for(bound)
         .map(CellCodec::new)
         .ok_or(Error::RemotenessOverflow {
             remoteness: bound,
-            width: 2,
-            max: CellCodec::new(2).max_remoteness(),
+            width: 4,
+            max: CellCodec::new(4).max_remoteness(),
         })
 }
