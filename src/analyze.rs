@@ -22,6 +22,8 @@ pub struct Analysis {
     pub counts: [u64; 4],
     /// Reachable game-over positions.
     pub primitive: u64,
+    /// Reachable game-over positions by value.
+    pub primitive_counts: [u64; 4],
     /// Remoteness histograms per value: `histograms[v][r]` positions.
     pub histograms: [Vec<u64>; 4],
     /// Nimber histogram (nimber tables): `nimbers[k]` positions of nimber k.
@@ -50,6 +52,7 @@ impl Analysis {
         self.total_moves += o.total_moves;
         for v in 0..4 {
             self.counts[v] += o.counts[v];
+            self.primitive_counts[v] += o.primitive_counts[v];
             let h = &mut self.histograms[v];
             if h.len() < o.histograms[v].len() {
                 h.resize(o.histograms[v].len(), 0);
@@ -124,6 +127,7 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
                     hist[r] += 1;
                     if game.primitive(pos).is_some() {
                         a.primitive += 1;
+                        a.primitive_counts[v] += 1;
                         return;
                     }
                     a.total_moves += game.move_count(pos);
@@ -144,10 +148,8 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
     Ok(total)
 }
 
-/// Counts of non-primitive wins and losses, the way the published figures
-/// quote them (value tables: the game-over positions are those of
-/// remoteness 0).
+/// Counts of non-primitive positions of a value, the way the published
+/// figures quote wins and losses.
 pub fn non_primitive(a: &Analysis, v: Value) -> u64 {
-    let primitive_of_value = a.histograms[v.ordinal()].first().copied().unwrap_or(0);
-    a.counts[v.ordinal()] - primitive_of_value
+    a.counts[v.ordinal()] - a.primitive_counts[v.ordinal()]
 }

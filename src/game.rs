@@ -120,8 +120,9 @@ pub trait Game: Send + Sync + Sized {
         u32::MAX
     }
 
-    /// Which player is to move (0 or 1), for display.
-    fn player_to_move(&self, p: &Self::Position) -> u8;
+    /// Which player is to move (0 or 1), for display; `None` for impartial
+    /// games whose positions do not record it.
+    fn player_to_move(&self, p: &Self::Position) -> Option<u8>;
 
     /// Parses a position in the game's notation.
     fn parse_position(&self, s: &str) -> Result<Self::Position, String>;

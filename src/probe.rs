@@ -40,8 +40,8 @@ pub struct PositionInfo {
     pub position: String,
     /// Its index in the table.
     pub index: u64,
-    /// The player to move (0 or 1).
-    pub to_move: u8,
+    /// The player to move (0 or 1); `None` in impartial games.
+    pub to_move: Option<u8>,
     /// Value and remoteness for the player to move.
     pub outcome: Outcome,
     /// Its nimber (nimber tables only).

@@ -117,9 +117,10 @@ pub fn solve(
 
 fn describe(p: &PositionInfo) -> String {
     format!(
-        "{}: player {} to move, {}{}{}",
+        "{}: {}, {}{}{}",
         p.position,
-        p.to_move,
+        p.to_move
+            .map_or("to move".to_string(), |m| format!("player {m} to move")),
         p.outcome,
         p.nimber.map_or(String::new(), |k| format!(" (nimber {k})")),
         if p.primitive { " (game over)" } else { "" }
@@ -369,9 +370,11 @@ pub fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
     if let Some(o) = a.start {
         println!("start             {o}");
     }
-    println!("remoteness histogram (reachable positions):");
     let longest = a.histograms.iter().map(Vec::len).max().unwrap_or(0);
-    println!("  {:>4}  {:>14}  {:>14}  {:>14}", "r", "win", "lose", "tie");
+    if longest > 0 {
+        println!("remoteness histogram (reachable positions):");
+        println!("  {:>4}  {:>14}  {:>14}  {:>14}", "r", "win", "lose", "tie");
+    }
     for r in 0..longest {
         let at = |v: Value| a.histograms[v.ordinal()].get(r).copied().unwrap_or(0);
         println!(

@@ -402,8 +402,8 @@ impl Game for Isolation {
         self.n - 2
     }
 
-    fn player_to_move(&self, p: &IsolationPosition) -> u8 {
-        Self::mover(p) as u8
+    fn player_to_move(&self, p: &IsolationPosition) -> Option<u8> {
+        Some(Self::mover(p) as u8)
     }
 
     fn parse_position(&self, s: &str) -> Result<IsolationPosition, String> {
@@ -506,7 +506,7 @@ mod tests {
         let g = Isolation::new(4, 4).unwrap();
         let p = g.parse_position("0.../...x/.x../...1").unwrap();
         assert_eq!(p.removed, (1 << 7) | (1 << 9));
-        assert_eq!(g.player_to_move(&p), 0);
+        assert_eq!(g.player_to_move(&p), Some(0));
         assert_eq!(g.decode(g.encode(&p)), Some(p));
     }
 

@@ -4,9 +4,13 @@
 //! in [`AnyGame::parse`], [`GAMES`] and the [`with_game!`] macro. Nothing in
 //! the solver or the reader changes.
 
+pub mod digits;
 pub mod isolation;
+pub mod subtraction;
 
+pub use digits::Digits;
 pub use isolation::{Isolation, IsolationMove, IsolationPosition};
+pub use subtraction::Subtraction;
 
 use crate::error::Error;
 
@@ -31,6 +35,20 @@ pub const GAMES: &[GameInfo] = &[GameInfo {
     notation: "rows top to bottom separated by '/': '.' present, 'x' removed, '0' and '1' the pieces; moves TOxREMOVE with square = row*C + col",
     example_spec: "isolation:4x4",
     example_position: "0.../...x/.x../...1",
+},
+GameInfo {
+    name: "subtraction",
+    params: "N:S[:misere]  (piles 0..=N; S: comma-separated amounts a move may take)",
+    notation: "a position is the pile size; a move is the number of chips taken",
+    example_spec: "subtraction:1000:1,3,4",
+    example_position: "17",
+},
+GameInfo {
+    name: "digits",
+    params: "N[:misere]  (numbers 0..=N; a move subtracts a non-zero digit; reaching 0 wins)",
+    notation: "a position is the number; a move is the digit subtracted",
+    example_spec: "digits:1000",
+    example_position: "42",
 }];
 
 /// A game chosen at run time by its spec.
@@ -38,6 +56,10 @@ pub const GAMES: &[GameInfo] = &[GameInfo {
 pub enum AnyGame {
     /// Isolation.
     Isolation(Isolation),
+    /// A subtraction game.
+    Subtraction(Subtraction),
+    /// The digit game.
+    Digits(Digits),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`],
@@ -47,6 +69,8 @@ macro_rules! with_game {
     ($any:expr, $g:ident => $body:expr) => {
         match $any {
             $crate::games::AnyGame::Isolation($g) => $body,
+            $crate::games::AnyGame::Subtraction($g) => $body,
+            $crate::games::AnyGame::Digits($g) => $body,
         }
     };
 }
@@ -63,6 +87,12 @@ impl AnyGame {
         match name.to_ascii_lowercase().as_str() {
             "isolation" => Isolation::from_params(params)
                 .map(AnyGame::Isolation)
+                .map_err(bad),
+            "subtraction" => Subtraction::from_params(params)
+                .map(AnyGame::Subtraction)
+                .map_err(bad),
+            "digits" => Digits::from_params(params)
+                .map(AnyGame::Digits)
                 .map_err(bad),
             _ => Err(Error::UnknownGame {
                 name: name.to_string(),
@@ -94,6 +124,19 @@ impl AnyGame {
     /// Bound on remoteness.
     pub fn max_remoteness(&self) -> u32 {
         with_game!(self, g => crate::game::Game::max_remoteness(g))
+    }
+}
+
+/// Parses the optional play-convention parameter: absent or `normal` for
+/// normal play, `misere` (or `misère`) for misère play. Returns `true` for misère.
+pub(crate) fn parse_play(param: Option<&str>) -> Result<bool, String> {
+    match param.map(|p| p.trim().to_ascii_lowercase()) {
+        None => Ok(false),
+        Some(p) if p == "normal" => Ok(false),
+        Some(p) if p == "misere" || p == "misère" => Ok(true),
+        Some(p) => Err(format!(
+            "unknown parameter '{p}' (expected 'misere' or 'normal')"
+        )),
     }
 }
 

@@ -165,19 +165,26 @@ fn solve_cells<G: Game, S: Slot>(
     for tier in 0..tiers {
         let units = game.tier_units(tier);
         progress.tier(tier, tiers, units);
-        let tally = (0..units)
-            .into_par_iter()
-            .map(|unit| {
-                let t = match codec.kind() {
-                    TableKind::Value => solve_unit(game, cells, codec, tier, unit),
-                    TableKind::Nimber => nimber_unit(game, cells, codec, tier, unit),
-                };
-                if let Ok(t) = &t {
-                    progress.advance(t.positions);
-                }
-                t
-            })
-            .try_reduce(Tally::default, |a, b| Ok(a.add(&b)))?;
+        let run = |unit: u64| -> Result<Tally> {
+            let t = match codec.kind() {
+                TableKind::Value => solve_unit(game, cells, codec, tier, unit),
+                TableKind::Nimber => nimber_unit(game, cells, codec, tier, unit),
+            };
+            if let Ok(t) = &t {
+                progress.advance(t.positions);
+            }
+            t
+        };
+        // Games with tiny tiers (take-away games: one position each) skip the
+        // thread pool's dispatch cost.
+        let tally = if units == 1 {
+            run(0)?
+        } else {
+            (0..units)
+                .into_par_iter()
+                .map(run)
+                .try_reduce(Tally::default, |a, b| Ok(a.add(&b)))?
+        };
         total = total.add(&tally);
     }
     let size = game.size();
