@@ -37,14 +37,14 @@ pub enum Error {
         /// Entries in the table.
         size: u64,
     },
-    /// An I/O error, with what was being done.
-    #[error("{what}: {source}")]
+    /// An I/O error, with what was being done. The cause is part of the
+    /// message rather than a `source()`, so chained printing names it once.
+    #[error("{what}: {error}")]
     Io {
         /// What was being done, e.g. "cannot open tablebases/x.rtb".
         what: String,
         /// The underlying error.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     /// The file does not start with the tablebase magic.
     #[error("not a retrograde tablebase (bad magic bytes)")]
@@ -136,10 +136,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Wraps an I/O error with what was being done.
-    pub fn io(what: impl Into<String>, source: io::Error) -> Error {
+    pub fn io(what: impl Into<String>, error: io::Error) -> Error {
         Error::Io {
             what: what.into(),
-            source,
+            error,
         }
     }
 }

@@ -175,7 +175,7 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
         let index = game.encode(p);
         self.probe_index(index)?.ok_or_else(|| Error::BadPosition {
             input: game.format_position(p),
-            reason: "not a legal position (its index holds no value)".into(),
+            reason: "the table holds no value for it: not a legal position, or a damaged file (run `retrograde verify`)".into(),
         })
     }
 }

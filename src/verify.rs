@@ -126,7 +126,7 @@ pub fn rederive<G: Game, D: AsRef<[u8]> + Sync>(
                                     index,
                                     position: Some(game.format_position(p)),
                                     stored,
-                                    expected: expected.map(|k| tb.codec().decode(k + 1)).flatten(),
+                                    expected: expected.and_then(|k| tb.codec().decode(k + 1)),
                                 });
                             }
                         }

@@ -32,7 +32,11 @@ where
 }
 
 fn open(file: &Path) -> Result<Tablebase> {
-    Tablebase::open(file).with_context(|| format!("{}", file.display()))
+    Tablebase::open(file).map_err(|e| match e {
+        // I/O errors already name the path.
+        retrograde::Error::Io { .. } => anyhow::Error::new(e),
+        e => anyhow::Error::new(e).context(file.display().to_string()),
+    })
 }
 
 /// `1234567` → `1,234,567`.

@@ -247,13 +247,13 @@ impl Game for Isolation {
 
     fn size(&self) -> u64 {
         let n = self.n as u64;
-        n * (n - 1) << (n - 2)
+        (n * (n - 1)) << (n - 2)
     }
 
     #[inline]
     fn encode(&self, p: &IsolationPosition) -> u64 {
         let [p0, p1] = [p.pieces[0] as u32, p.pieces[1] as u32];
-        self.block(p0, p1) << self.board_bits() | Self::compress(p.removed, p0, p1) as u64
+        (self.block(p0, p1) << self.board_bits()) | Self::compress(p.removed, p0, p1) as u64
     }
 
     #[inline]
