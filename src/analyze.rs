@@ -75,28 +75,35 @@ impl Analysis {
 }
 
 /// Analyses the positions reachable from the game's start in `tb`.
+///
+/// With a symmetry-folded table the walk still runs over the plain index, so
+/// symmetric positions count separately and the figures equal those of the
+/// unfolded table; only the values are read through the folded index.
 pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Analysis> {
-    let size = game.size();
-    let start = game.start();
+    let walk = game.unfolded();
+    let size = walk.size();
+    let start = walk.start();
     let reached: BitVec<AtomicU64, Lsb0> = BitVec::repeat(false, size as usize);
-    reached.set_aliased(game.encode(&start) as usize, true);
-    let start_tier = game.tier(&start);
+    reached.set_aliased(walk.encode(&start) as usize, true);
+    let start_tier = walk.tier(&start);
+    let folded = game.is_folded();
     let mut total = Analysis {
         start: Some(tb.probe(game, &start)?),
         ..Analysis::default()
     };
     for tier in (0..=start_tier).rev() {
-        let units = game.tier_units(tier);
+        let units = walk.tier_units(tier);
         let part = (0..units)
             .into_par_iter()
             .map(|unit| {
                 let mut a = Analysis::default();
                 let mut err = None;
-                game.for_each_in_unit(tier, unit, |index, pos| {
+                walk.for_each_in_unit(tier, unit, |index, pos| {
                     if !reached[index as usize] || err.is_some() {
                         return;
                     }
-                    let outcome = match tb.probe_index(index) {
+                    let stored_at = if folded { game.encode(pos) } else { index };
+                    let outcome = match tb.probe_index(stored_at) {
                         Ok(Some(o)) => o,
                         Ok(None) => {
                             err = Some(Error::GameInvariant(format!(
@@ -114,7 +121,7 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
                     *a.tiers.entry(tier).or_default() += 1;
                     let v = outcome.value.ordinal();
                     a.counts[v] += 1;
-                    let (hist, r) = match tb.nimber_index(index) {
+                    let (hist, r) = match tb.nimber_index(stored_at) {
                         Ok(Some(k)) => (&mut a.nimbers, k as usize),
                         _ => (
                             &mut a.histograms[v],
@@ -130,8 +137,8 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
                         a.primitive_counts[v] += 1;
                         return;
                     }
-                    a.total_moves += game.move_count(pos);
-                    game.for_each_child_index(pos, |c| {
+                    a.total_moves += walk.move_count(pos);
+                    walk.for_each_child_index(pos, |c| {
                         reached.set_aliased(c as usize, true);
                     });
                 });

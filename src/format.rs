@@ -14,7 +14,7 @@
 //!     40    1 cell width in bytes (1, 2 or 4)
 //!     41    1 cell encoding (1 = value + remoteness, 2 = nimber + 1)
 //!     42    2 index scheme version of the game
-//!     44    4 flags (0; reserved)
+//!     44    4 flags (bit 0: symmetries folded into the index)
 //!     48   32 counts of win, lose, tie, draw entries (4 × u64)
 //!     80    8 count of indices that are not positions
 //!     88   12 largest remoteness of win, lose, tie entries (3 × u32)
@@ -33,6 +33,10 @@ pub const MAGIC: [u8; 8] = *b"\x89RTB\r\n\x1a\n";
 pub const FORMAT_VERSION: u32 = 1;
 /// Data starts on a page boundary so it can be mapped and read aligned.
 pub const PAGE: u64 = 4096;
+/// Header flag: the game's symmetries are folded into the index.
+pub const FLAG_FOLDED: u32 = 1;
+/// Flags this build understands.
+const KNOWN_FLAGS: u32 = FLAG_FOLDED;
 /// Size of the fixed part of the header.
 const FIXED: usize = 104;
 /// Headers larger than this are refused without reading further.
@@ -219,6 +223,12 @@ impl Header {
             generator: strings.pop().unwrap_or_default(),
             spec: strings.pop().unwrap_or_default(),
         };
+        if header.flags & !KNOWN_FLAGS != 0 {
+            return Err(Error::CorruptHeader(format!(
+                "unknown flags {:#x}",
+                header.flags & !KNOWN_FLAGS
+            )));
+        }
         if !matches!(header.cell_width, 1 | 2 | 4) {
             return Err(Error::CorruptHeader(format!(
                 "cell width {} is not supported",

@@ -16,7 +16,7 @@ pub const SCAN_CHUNK: u64 = 1 << 16;
 /// Methods taking closures are generic rather than object-safe on purpose:
 /// the solver is monomorphised per game so the child enumeration inlines into
 /// its hot loop.
-pub trait Game: Send + Sync + Sized {
+pub trait Game: Clone + Send + Sync + Sized {
     /// A decoded position, side to move included.
     type Position: Clone + Debug + PartialEq + Send + Sync;
     /// A move, as shown to users.
@@ -123,6 +123,22 @@ pub trait Game: Send + Sync + Sized {
     /// Which player is to move (0 or 1), for display; `None` for impartial
     /// games whose positions do not record it.
     fn player_to_move(&self, p: &Self::Position) -> Option<u8>;
+
+    /// The same game with its board symmetries folded into the index (a
+    /// different index scheme, recorded in the header's flags), or why not.
+    fn folded(&self) -> Result<Self, String> {
+        Err("this game has no symmetry folding".into())
+    }
+
+    /// The same game with the plain index (the identity for unfolded games).
+    fn unfolded(&self) -> Self {
+        self.clone()
+    }
+
+    /// Whether the index folds symmetries: several positions share an index.
+    fn is_folded(&self) -> bool {
+        false
+    }
 
     /// Parses a position in the game's notation.
     fn parse_position(&self, s: &str) -> Result<Self::Position, String>;

@@ -27,6 +27,10 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Fold the board's symmetries into the index (a smaller file; every
+        /// position still probes).
+        #[arg(long)]
+        fold: bool,
         /// Build a nimber (Sprague-Grundy) table instead of values with
         /// remoteness (impartial games under normal play).
         #[arg(long)]
@@ -97,9 +101,10 @@ fn main() -> ExitCode {
             game,
             output,
             threads,
+            fold,
             nimbers,
             json,
-        } => cli::with_threads(threads, || cli::solve(&game, output, nimbers, json)),
+        } => cli::with_threads(threads, || cli::solve(&game, output, fold, nimbers, json)),
         Command::Info { file, json } => cli::info(&file, json),
         Command::Probe {
             file,

@@ -47,9 +47,15 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
     pub fn from_bytes(data: D) -> Result<Self> {
         let bytes = data.as_ref();
         let header = Header::decode(bytes, bytes.len() as u64)?;
-        let game = AnyGame::parse(&header.spec).map_err(|e| {
+        let mut game = AnyGame::parse(&header.spec).map_err(|e| {
             Error::CorruptHeader(format!("game spec '{}' is not usable: {e}", header.spec))
         })?;
+        if header.flags & crate::format::FLAG_FOLDED != 0 {
+            game = game.folded().map_err(|e| Error::GameMismatch {
+                spec: header.spec.clone(),
+                reason: format!("is marked symmetry-folded, but {e}"),
+            })?;
+        }
         if game.spec() != header.spec {
             return Err(Error::GameMismatch {
                 spec: header.spec.clone(),

@@ -12,7 +12,8 @@ use crate::reader::Tablebase;
 use crate::value::{Outcome, TableKind, Value};
 use rayon::prelude::*;
 
-/// Known tablebases: spec, entry count, data CRC32 (tablebases/MANIFEST.tsv).
+/// Known tablebases: spec, index scheme, table kind, entry count, data CRC32
+/// (tablebases/MANIFEST.tsv).
 pub const MANIFEST: &str = include_str!("../tablebases/MANIFEST.tsv");
 
 /// A manifest line.
@@ -20,10 +21,21 @@ pub const MANIFEST: &str = include_str!("../tablebases/MANIFEST.tsv");
 pub struct ManifestEntry {
     /// Canonical game spec.
     pub spec: String,
+    /// Index scheme (e.g. Isolation 1 plain, 2 symmetry-folded).
+    pub index_scheme: u16,
+    /// Table kind (`value` or `nimber`).
+    pub kind: String,
     /// Entry count.
     pub entries: u64,
     /// Data CRC32.
     pub data_crc: u32,
+}
+
+/// The manifest line for a header's game, index scheme and table kind.
+pub fn manifest_entry(h: &crate::format::Header) -> Option<ManifestEntry> {
+    manifest().into_iter().find(|m| {
+        m.spec == h.spec && m.index_scheme == h.index_scheme && m.kind == h.kind().name()
+    })
 }
 
 /// Parses the embedded manifest (comment lines start with `#`).
@@ -35,8 +47,10 @@ pub fn manifest() -> Vec<ManifestEntry> {
             let f: Vec<&str> = l.split('\t').collect();
             Some(ManifestEntry {
                 spec: f.first()?.to_string(),
-                entries: f.get(1)?.parse().ok()?,
-                data_crc: u32::from_str_radix(f.get(2)?.trim_start_matches("0x"), 16).ok()?,
+                index_scheme: f.get(1)?.parse().ok()?,
+                kind: f.get(2)?.to_string(),
+                entries: f.get(3)?.parse().ok()?,
+                data_crc: u32::from_str_radix(f.get(4)?.trim_start_matches("0x"), 16).ok()?,
             })
         })
         .collect()

@@ -7,7 +7,7 @@ use retrograde::analyze::{analyze as analyze_tb, Analysis};
 use retrograde::format::Header;
 use retrograde::games::GAMES;
 use retrograde::solve::{solve_file, SolveOptions};
-use retrograde::verify::{manifest, rederive};
+use retrograde::verify::{manifest_entry, rederive};
 use retrograde::{with_game, AnyGame, Outcome, PositionInfo, TableKind, Tablebase, Value};
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, Write};
@@ -59,10 +59,16 @@ fn outcome_json(o: Outcome) -> (Json, Json) {
 pub fn solve(
     spec: &str,
     output: Option<PathBuf>,
+    fold: bool,
     nimbers: bool,
     as_json: bool,
 ) -> Result<ExitCode> {
-    let game = AnyGame::parse(spec)?;
+    let mut game = AnyGame::parse(spec)?;
+    if fold {
+        game = game
+            .folded()
+            .map_err(|e| anyhow::anyhow!("cannot fold {}: {e}", game.spec()))?;
+    }
     let options = SolveOptions {
         kind: if nimbers {
             TableKind::Nimber
@@ -424,10 +430,10 @@ pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
         }
     }
     report.insert("data_crc_ok".into(), json!(crc.is_ok()));
-    let known = manifest().into_iter().find(|m| m.spec == h.spec);
+    let known = manifest_entry(h);
     let manifest_ok = match &known {
         None => {
-            say("manifest    no entry for this game (nothing to compare)".to_string());
+            say("manifest    no entry for this game and index (nothing to compare)".to_string());
             None
         }
         Some(m) if m.entries == h.entries && m.data_crc == h.data_crc => {

@@ -20,13 +20,15 @@
 //! entries, and differ from a common base in one bit.
 
 use crate::game::Game;
+use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
+use std::sync::Arc;
 
 /// Largest board: 25 squares keeps masks in a `u32` and the index in a `u64`.
 const MAX_SQUARES: u32 = 25;
 
 /// Isolation with given board size and start squares.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Isolation {
     rows: u32,
     cols: u32,
@@ -34,6 +36,74 @@ pub struct Isolation {
     start: [u8; 2],
     /// King-step neighbours of each square, as masks.
     neighbours: [u32; MAX_SQUARES as usize],
+    /// The symmetry-folded index (scheme 2), when chosen.
+    folding: Option<Arc<Folding>>,
+}
+
+impl PartialEq for Isolation {
+    fn eq(&self, o: &Isolation) -> bool {
+        // The folding tables follow from the rest.
+        (self.rows, self.cols, self.start, self.folding.is_some())
+            == (o.rows, o.cols, o.start, o.folding.is_some())
+    }
+}
+
+impl Eq for Isolation {}
+
+/// Index scheme 2: the board's symmetries folded into the piece placement.
+///
+/// The ordered piece pairs fall into orbits under the board's symmetries (8
+/// for a square, 4 for a rectangle; both pieces move together, so player 0's
+/// piece stays player 0's). Each orbit keeps one representative pair, the
+/// smallest by scheme-1 block number, and a block of 2^(n−2) board entries.
+/// A position is stored at its image under the first symmetry that takes its
+/// pair to the representative. Pairs fixed by a symmetry (e.g. both pieces on
+/// a diagonal) keep both mirror images of a board, each solved on its own: a
+/// few percent of space for a much simpler index.
+#[derive(Debug)]
+struct Folding {
+    sym: BoardSymmetries,
+    /// Representative pair of each slot.
+    reps: Vec<[u8; 2]>,
+    /// For pair (p0, p1) at `p0 * n + p1`: its slot and the symmetry to apply.
+    slot_of: Vec<(u16, u8)>,
+}
+
+impl Folding {
+    fn new(rows: u32, cols: u32) -> Folding {
+        let n = rows * cols;
+        let sym = BoardSymmetries::grid(rows, cols);
+        let mut reps: Vec<[u8; 2]> = Vec::new();
+        let mut slot_of = vec![(u16::MAX, 0u8); (n * n) as usize];
+        for p0 in 0..n {
+            for p1 in (0..n).filter(|&q| q != p0) {
+                let images = (0..sym.len()).map(|g| (sym.square(g, p0), sym.square(g, p1), g));
+                let (r0, r1, g) = images.min_by_key(|&(a, b, _)| (a, b)).unwrap_or((p0, p1, 0));
+                let rep = [r0 as u8, r1 as u8];
+                let slot = match reps.iter().position(|&r| r == rep) {
+                    Some(i) => i,
+                    None => {
+                        reps.push(rep);
+                        reps.len() - 1
+                    }
+                };
+                slot_of[(p0 * n + p1) as usize] = (slot as u16, g as u8);
+            }
+        }
+        // Slots in order of their representative's scheme-1 block, so the
+        // layout does not depend on the loop above.
+        let mut order: Vec<usize> = (0..reps.len()).collect();
+        order.sort_by_key(|&i| reps[i]);
+        let mut renumber = vec![0u16; reps.len()];
+        for (new, &old) in order.iter().enumerate() {
+            renumber[old] = new as u16;
+        }
+        for e in slot_of.iter_mut().filter(|e| e.0 != u16::MAX) {
+            e.0 = renumber[e.0 as usize];
+        }
+        let reps = order.iter().map(|&i| reps[i]).collect();
+        Folding { sym, reps, slot_of }
+    }
 }
 
 /// An Isolation position: the pieces' squares and the removed squares.
@@ -126,6 +196,7 @@ impl Isolation {
             n,
             start: [a as u8, b as u8],
             neighbours,
+            folding: None,
         })
     }
 
@@ -182,6 +253,11 @@ impl Isolation {
         self.start
     }
 
+    /// Whether the symmetry-folded index is in use.
+    pub fn is_folded(&self) -> bool {
+        self.folding.is_some()
+    }
+
     fn is_default_start(&self) -> bool {
         Isolation::new(self.rows, self.cols).map(|d| d.start) == Ok(self.start)
     }
@@ -194,6 +270,51 @@ impl Isolation {
     #[inline(always)]
     fn block(&self, p0: u32, p1: u32) -> u64 {
         (p0 * (self.n - 1) + p1 - u32::from(p1 > p0)) as u64
+    }
+
+    /// The index of a position whose pieces are `q` (by player) and whose
+    /// removed squares are `removed`, before any removal bit is added: the
+    /// block's first index plus the board bits, in the block's own layout.
+    #[inline(always)]
+    fn block_base(&self, q: [u32; 2], removed: u32) -> u64 {
+        let bits = self.board_bits();
+        match &self.folding {
+            None => (self.block(q[0], q[1]) << bits) | u64::from(Self::compress(removed, q[0], q[1])),
+            Some(f) => {
+                let (slot, g) = f.slot_of[(q[0] * self.n + q[1]) as usize];
+                let rep = f.reps[slot as usize];
+                let board = Self::compress(
+                    f.sym.mask(g as usize, removed),
+                    u32::from(rep[0]),
+                    u32::from(rep[1]),
+                );
+                (u64::from(slot) << bits) | u64::from(board)
+            }
+        }
+    }
+
+    /// Number of blocks (piece placements) in the index.
+    fn blocks(&self) -> u64 {
+        match &self.folding {
+            None => u64::from(self.n * (self.n - 1)),
+            Some(f) => f.reps.len() as u64,
+        }
+    }
+
+    /// The pieces of a block.
+    #[inline(always)]
+    fn block_pieces(&self, block: u32) -> [u32; 2] {
+        match &self.folding {
+            None => {
+                let p0 = block / (self.n - 1);
+                let r = block % (self.n - 1);
+                [p0, r + u32::from(r >= p0)]
+            }
+            Some(f) => {
+                let rep = f.reps[block as usize];
+                [u32::from(rep[0]), u32::from(rep[1])]
+            }
+        }
     }
 
     #[inline(always)]
@@ -231,29 +352,33 @@ impl Game for Isolation {
     }
 
     fn file_stem(&self) -> String {
+        let fold = if self.is_folded() { "-folded" } else { "" };
         if self.is_default_start() {
-            format!("isolation-{}x{}", self.rows, self.cols)
+            format!("isolation-{}x{}{fold}", self.rows, self.cols)
         } else {
             format!(
-                "isolation-{}x{}-a{}-b{}",
+                "isolation-{}x{}-a{}-b{}{fold}",
                 self.rows, self.cols, self.start[0], self.start[1]
             )
         }
     }
 
+    /// Scheme 1: the plain index; scheme 2: symmetry-folded.
     fn index_scheme(&self) -> u16 {
-        1
+        if self.is_folded() {
+            2
+        } else {
+            1
+        }
     }
 
     fn size(&self) -> u64 {
-        let n = self.n as u64;
-        (n * (n - 1)) << (n - 2)
+        self.blocks() << self.board_bits()
     }
 
     #[inline]
     fn encode(&self, p: &IsolationPosition) -> u64 {
-        let [p0, p1] = [p.pieces[0] as u32, p.pieces[1] as u32];
-        (self.block(p0, p1) << self.board_bits()) | Self::compress(p.removed, p0, p1) as u64
+        self.block_base([p.pieces[0] as u32, p.pieces[1] as u32], p.removed)
     }
 
     #[inline]
@@ -263,15 +388,28 @@ impl Game for Isolation {
         }
         let bits = self.board_bits();
         let board = (index & ((1u64 << bits) - 1)) as u32;
-        let block = (index >> bits) as u32;
-        let p0 = block / (self.n - 1);
-        let r = block % (self.n - 1);
-        let p1 = r + u32::from(r >= p0);
+        let [p0, p1] = self.block_pieces((index >> bits) as u32);
         let (lo, hi) = if p0 < p1 { (p0, p1) } else { (p1, p0) };
         Some(IsolationPosition {
             pieces: [p0 as u8, p1 as u8],
             removed: insert_zero(insert_zero(board, lo), hi),
         })
+    }
+
+    fn folded(&self) -> Result<Isolation, String> {
+        let mut g = self.clone();
+        g.folding = Some(Arc::new(Folding::new(self.rows, self.cols)));
+        Ok(g)
+    }
+
+    fn unfolded(&self) -> Isolation {
+        let mut g = self.clone();
+        g.folding = None;
+        g
+    }
+
+    fn is_folded(&self) -> bool {
+        self.folding.is_some()
     }
 
     fn start(&self) -> IsolationPosition {
@@ -325,16 +463,11 @@ impl Game for Isolation {
         while steps != 0 {
             let to = steps.trailing_zeros();
             steps &= steps - 1;
-            let block = if m == 0 {
-                self.block(to, other)
-            } else {
-                self.block(other, to)
-            };
+            let q = if m == 0 { [to, other] } else { [other, to] };
             // The child's board in its own block's layout, before the removal;
             // the vacated square is present there, so it is a removal candidate.
-            let base = Self::compress(p.removed, to, other);
-            let first = block << bits | base as u64;
-            let mut free = !base & all;
+            let first = self.block_base(q, p.removed);
+            let mut free = !(first as u32) & all;
             while free != 0 {
                 let j = free.trailing_zeros();
                 free &= free - 1;
@@ -362,7 +495,7 @@ impl Game for Isolation {
     }
 
     fn tier_units(&self, _tier: u32) -> u64 {
-        u64::from(self.n * (self.n - 1))
+        self.blocks()
     }
 
     /// A unit is one block (one placement of the two pieces); within it the
@@ -371,10 +504,7 @@ impl Game for Isolation {
     fn for_each_in_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &IsolationPosition)) {
         let bits = self.board_bits();
         let k = bits - tier;
-        let block = unit as u32;
-        let p0 = block / (self.n - 1);
-        let r = block % (self.n - 1);
-        let p1 = r + u32::from(r >= p0);
+        let [p0, p1] = self.block_pieces(unit as u32);
         let (lo, hi) = if p0 < p1 { (p0, p1) } else { (p1, p0) };
         let base = unit << bits;
         let limit = 1u64 << bits;

@@ -4,12 +4,23 @@
 //! in [`AnyGame::parse`], [`GAMES`] and the [`with_game!`] macro. Nothing in
 //! the solver or the reader changes.
 
+pub mod connect;
+pub mod cram;
 pub mod digits;
 pub mod isolation;
+pub mod mnk;
+pub mod pattern;
+pub mod sogo;
 pub mod subtraction;
+pub mod symmetry;
 
+pub use connect::{Connect, Gravity, GravityIndex, GravityPosition};
+pub use cram::{Cram, CramMove, CramPosition};
 pub use digits::Digits;
 pub use isolation::{Isolation, IsolationMove, IsolationPosition};
+pub use mnk::Mnk;
+pub use pattern::{PatternBoard, PatternGame, PatternPosition};
+pub use sogo::Sogo;
 pub use subtraction::Subtraction;
 
 use crate::error::Error;
@@ -49,6 +60,41 @@ GameInfo {
     notation: "a position is the number; a move is the digit subtracted",
     example_spec: "digits:1000",
     example_position: "42",
+},
+GameInfo {
+    name: "mnk",
+    params: "RxCxK  (K in a row on R rows x C columns, 1 <= K <= max(R,C), R*C <= 25; alias tictactoe = mnk:3x3x3)",
+    notation: "rows top to bottom separated by '/' (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square row*C + col",
+    example_spec: "mnk:4x4x4",
+    example_position: "x.o./.x../..o./....",
+},
+GameInfo {
+    name: "pattern",
+    params: "PATH  (a pattern file: name, squares/rows, one winning pattern per line; see games/*.txt) or the canonical NAME:squares=N[:rows=R.R..]:lines=A.B.C,...",
+    notation: "one character per square in square order, '/' between the file's rows (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square number",
+    example_spec: "pattern:games/tictactoe.txt",
+    example_position: "x.o/.x./...",
+},
+GameInfo {
+    name: "connect",
+    params: "WxH[xK][:misere]  (Connect-Four family: W columns, H rows, K in a row, default 4; W*H <= 63, index (2^(H+1)-1)^W <= 2^40)",
+    notation: "rows top to bottom separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played, 1-based (4453; '-' = empty board); a move is a column number 1..W",
+    example_spec: "connect:4x4x4",
+    example_position: "..../..../.o../oxx.",
+},
+GameInfo {
+    name: "sogo",
+    params: "N[:misere]  (N x N x N cube with gravity, N in a row on any line of the cube wins; N = 1..3)",
+    notation: "layers bottom first separated by '|', each N rows (rank N to 1) separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played as squares (a1b2) or numbers x+N*y+1; a move is a square like b2",
+    example_spec: "sogo:3",
+    example_position: ".../.o./x..|.../.x./...|.../.../...",
+},
+GameInfo {
+    name: "cram",
+    params: "RxC[:misere]  (R rows, C columns, R*C <= 30; place dominoes; who cannot move loses, or wins under misere)",
+    notation: "rows top to bottom separated by '/': '.' empty, '#' covered (or Glop's B000*0GG000000E: '0' empty, 'G' covered, '*' after the first row); moves A-B, the two squares covered, square = row*C + col",
+    example_spec: "cram:5x5",
+    example_position: "...../.##../...../...../.....",
 }];
 
 /// A game chosen at run time by its spec.
@@ -60,6 +106,16 @@ pub enum AnyGame {
     Subtraction(Subtraction),
     /// The digit game.
     Digits(Digits),
+    /// The Connect-Four family.
+    Connect(Connect),
+    /// Sogo (3-D Connect Four).
+    Sogo(Sogo),
+    /// Cram.
+    Cram(Cram),
+    /// An m,n,k-game (tic-tac-toe is 3,3,3).
+    Mnk(Mnk),
+    /// A pattern game read from a pattern file.
+    Pattern(PatternGame),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`],
@@ -71,6 +127,11 @@ macro_rules! with_game {
             $crate::games::AnyGame::Isolation($g) => $body,
             $crate::games::AnyGame::Subtraction($g) => $body,
             $crate::games::AnyGame::Digits($g) => $body,
+            $crate::games::AnyGame::Connect($g) => $body,
+            $crate::games::AnyGame::Sogo($g) => $body,
+            $crate::games::AnyGame::Cram($g) => $body,
+            $crate::games::AnyGame::Mnk($g) => $body,
+            $crate::games::AnyGame::Pattern($g) => $body,
         }
     };
 }
@@ -93,6 +154,18 @@ impl AnyGame {
                 .map_err(bad),
             "digits" => Digits::from_params(params)
                 .map(AnyGame::Digits)
+                .map_err(bad),
+            "connect" => Connect::from_params(params)
+                .map(AnyGame::Connect)
+                .map_err(bad),
+            "sogo" => Sogo::from_params(params).map(AnyGame::Sogo).map_err(bad),
+            "cram" => Cram::from_params(params).map(AnyGame::Cram).map_err(bad),
+            "mnk" => Mnk::from_params(params).map(AnyGame::Mnk).map_err(bad),
+            "tictactoe" => Mnk::from_tictactoe_params(params)
+                .map(AnyGame::Mnk)
+                .map_err(bad),
+            "pattern" => PatternGame::from_params(params)
+                .map(AnyGame::Pattern)
                 .map_err(bad),
             _ => Err(Error::UnknownGame {
                 name: name.to_string(),
@@ -119,6 +192,18 @@ impl AnyGame {
     /// Index scheme version.
     pub fn index_scheme(&self) -> u16 {
         with_game!(self, g => crate::game::Game::index_scheme(g))
+    }
+
+    /// The same game with its symmetries folded into the index.
+    pub fn folded(&self) -> Result<AnyGame, String> {
+        let mut g = self.clone();
+        with_game!(&mut g, x => *x = crate::game::Game::folded(x)?);
+        Ok(g)
+    }
+
+    /// Whether the index folds symmetries.
+    pub fn is_folded(&self) -> bool {
+        with_game!(self, g => crate::game::Game::is_folded(g))
     }
 
     /// Bound on remoteness.

@@ -63,7 +63,11 @@ pub fn solve_file<G: Game>(
         index_scheme: game.index_scheme(),
         cell_width: codec.width(),
         cell_encoding: codec.kind().id(),
-        flags: 0,
+        flags: if game.is_folded() {
+            format::FLAG_FOLDED
+        } else {
+            0
+        },
         entries: game.size(),
         data_offset: 0,
         data_crc: 0,

@@ -1,0 +1,1381 @@
+//! Gravity games, and the Connect-Four family `connect:WxH[xK]`.
+//!
+//! # The gravity board ([`Gravity`])
+//!
+//! A gravity game is played on vertical columns of height H standing on an
+//! `nx × ny` floor (Connect-Four: `ny = 1`; Sogo: an N×N floor). A move drops
+//! the mover's piece into a column that is not full; it lands on the lowest
+//! empty cell. Player 0 (`x`) moves first, so player 0 is to move exactly when
+//! both players have the same number of pieces. Whoever first completes one of
+//! the game's winning lines (K cells in a row along any of the 13 directions
+//! of the box that fit: horizontal, vertical, diagonal) wins; a full board
+//! with no line is a tie. Both games share this module's board, index, move
+//! generation and tier enumeration; they differ in geometry and notation.
+//!
+//! Cells: column `c = x + nx·y`, level `z` (0 = bottom); cell bit `c·H + z` of
+//! a `u64` mask ([`GravityPosition::pieces`]), so at most 64 cells.
+//!
+//! Legal positions (what `decode` accepts): any board respecting gravity in
+//! which `#x − #o ∈ {0, 1}` and the player to move has no line (so never
+//! both players). If the player who just moved has a line the position is a
+//! primitive loss in 0 for the player to move (a win under `:misere`, where
+//! completing a line loses). A full board without a line is a tie in 0.
+//!
+//! Tier = number of empty cells; every move fills one, so children are one
+//! tier lower. `max_remoteness` = number of cells.
+//!
+//! ## Index scheme "mixed radix" (connect, scheme 1)
+//!
+//! A column of height `h` with player 1's pieces at the bits `b` of its `h`
+//! lowest levels is the digit `d = (2^h − 1) + b`, i.e. the classic
+//! "1 followed by the pieces" pattern `(1 << h) | b` minus 1. Digits run over
+//! `0 ..= 2^(H+1) − 2`, so the radix is `R = 2^(H+1) − 1` and
+//!
+//! ```text
+//! index = Σ_c d_c · R^c        size = R^W
+//! ```
+//!
+//! (column 1, the leftmost, is the least significant digit). 4×4: 31^4 =
+//! 923,521 entries; 5×4: 31^5 = 28,629,151. Dropping a piece on a column of
+//! height `h` adds `2^h · R^c` (player 0) or `2^(h+1) · R^c` (player 1) to the
+//! index. A work unit of a tier fixes the digits of the top columns (enough
+//! of them for at least 256 units); within it the remaining columns' heights
+//! and colourings are chosen recursively with exactly the tier's piece counts,
+//! in increasing index order.
+//!
+//! ## Index scheme "tight" (sogo, scheme 1)
+//!
+//! Positions with k pieces form one block, blocks in increasing k. Within
+//! block k the height vector `(h_0, …, h_{C−1})` (column 0 first) is ranked
+//! among the vectors with `Σ h = k` in increasing order of `Σ h_c·(H+1)^c`,
+//! and the colouring is ranked among the `B_k = C(k, ⌊k/2⌋)` ways to give
+//! ⌊k/2⌋ of the k pieces to player 1:
+//!
+//! ```text
+//! index = offset_k + rank(h) · B_k + colex(s)
+//! ```
+//!
+//! where `s` is the k-bit string of the pieces in column-major order (column
+//! 0 bottom to top, then column 1, …), bit set for player 1, and
+//! `colex(s) = Σ_i C(p_i, i)` over its set bits `p_1 < p_2 < …` (i from 1),
+//! the rank of `s` among k-bit strings with the same number of set bits in
+//! increasing numeric order. Size `Σ_k N_k · B_k` with `N_k` the number of
+//! height vectors summing to k. Only the player-to-move-has-a-line positions
+//! are holes. A work unit is a run of 2^16 consecutive indices of a tier.
+//!
+//! # Connect: spec and notation
+//!
+//! Spec `connect:WxH[xK][:misere]`: W columns, H rows, K in a row (default
+//! 4; canonical spec always includes K, e.g. `connect:4x4x4`).
+//!
+//! A position is written either as the columns played from the empty board,
+//! 1-based as Connect-Four solvers write them (`4453`; `-` or the empty
+//! string for the empty board; separate numbers by spaces or commas when a
+//! column number has two digits, e.g. `10,3,3`), or as a picture: rows top to
+//! bottom separated by `/`, `.` empty, `x` player 0, `o` player 1, e.g.
+//! `..../..../.o../oxx.` (= `2231` on 4×4). Positions are always printed as
+//! pictures. A move is a column number 1..=W.
+
+use crate::game::Game;
+use crate::value::Value;
+use std::fmt;
+
+/// Largest index space the gravity games accept (a one-byte-per-entry table
+/// of this size is a terabyte).
+pub const MAX_ENTRIES: u64 = 1 << 40;
+
+/// Largest number of height vectors for which the tight index keeps its
+/// rank tables ((H+1)^C entries).
+const MAX_HEIGHT_TABLE: u64 = 1 << 22;
+
+/// Indices per work unit of the tight index.
+const TIGHT_CHUNK: u64 = 1 << 16;
+
+/// A position of a gravity game: the cells of each player's pieces.
+///
+/// Cell (column c, level z, 0 = bottom) is bit `c·H + z`. Player 0 is to move
+/// when both players have the same number of pieces, player 1 otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GravityPosition {
+    /// Masks of player 0's (`x`) and player 1's (`o`) pieces.
+    pub pieces: [u64; 2],
+}
+
+impl GravityPosition {
+    /// The empty board.
+    pub const EMPTY: GravityPosition = GravityPosition { pieces: [0, 0] };
+
+    /// Every occupied cell.
+    #[inline(always)]
+    pub fn occupied(&self) -> u64 {
+        self.pieces[0] | self.pieces[1]
+    }
+
+    /// The player to move: 0 when the piece counts are equal.
+    #[inline(always)]
+    pub fn mover(&self) -> usize {
+        (self.occupied().count_ones() & 1) as usize
+    }
+}
+
+/// How a [`Gravity`] board numbers its positions (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GravityIndex {
+    /// One mixed-radix digit of `2^(H+1) − 1` values per column.
+    MixedRadix,
+    /// Tier-major: rank of the height vector times the colourings with the
+    /// right piece counts, ranked combinatorially.
+    Tight,
+}
+
+/// What a mixed-radix digit (one column's state) holds.
+#[derive(Clone, Copy, Debug)]
+struct Digit {
+    /// Player 0's and player 1's cells in the column (levels from bit 0).
+    masks: [u64; 2],
+    /// Their piece counts.
+    counts: [u32; 2],
+}
+
+/// Tables of the tight index.
+#[derive(Clone)]
+struct Tight {
+    /// `(H+1)^c` per column.
+    hpow: Vec<u64>,
+    /// Rank of each height code among the codes with the same piece count.
+    hrank: Vec<u32>,
+    /// Height codes with k pieces, increasing.
+    hlist: Vec<Vec<u32>>,
+    /// `binom[i][p] = C(p, i)` for i ≤ 32, p ≤ 64.
+    binom: Vec<[u64; 65]>,
+    /// `B_k = C(k, ⌊k/2⌋)`.
+    colourings: Vec<u64>,
+    /// First index of block k (length cells + 2).
+    offset: Vec<u64>,
+}
+
+/// A gravity board: geometry, winning lines, index. Connect-Four and Sogo
+/// are this board with their own line lists and notations.
+#[derive(Clone)]
+pub struct Gravity {
+    nx: u32,
+    ny: u32,
+    height: u32,
+    line: u32,
+    misere: bool,
+    cols: u32,
+    cells: u32,
+    col_mask: u64,
+    lines: Vec<u64>,
+    scheme: GravityIndex,
+    size: u64,
+    // Mixed radix.
+    radix: u64,
+    pow: Vec<u64>,
+    prefix_cols: u32,
+    digits: Vec<Digit>,
+    // Tight.
+    tight: Option<Box<Tight>>,
+}
+
+impl fmt::Debug for Gravity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gravity")
+            .field("nx", &self.nx)
+            .field("ny", &self.ny)
+            .field("height", &self.height)
+            .field("line", &self.line)
+            .field("misere", &self.misere)
+            .field("scheme", &self.scheme)
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Gravity {
+    fn eq(&self, o: &Gravity) -> bool {
+        (self.nx, self.ny, self.height, self.line, self.misere, self.scheme)
+            == (o.nx, o.ny, o.height, o.line, o.misere, o.scheme)
+    }
+}
+
+/// `C(n, r)` in `u128` (n ≤ 64).
+fn binom128(n: u32, r: u32) -> u128 {
+    if r > n {
+        return 0;
+    }
+    let r = r.min(n - r);
+    let mut v: u128 = 1;
+    for i in 0..r {
+        v = v * u128::from(n - i) / u128::from(i + 1);
+    }
+    v
+}
+
+/// Next integer with the same number of set bits (Gosper's hack); `x > 0`.
+#[inline(always)]
+fn next_combination(x: u64) -> u64 {
+    let c = x & x.wrapping_neg();
+    let r = x + c;
+    (((r ^ x) >> 2) >> c.trailing_zeros()) | r
+}
+
+impl Gravity {
+    /// A gravity board on an `nx × ny` floor of columns of height `height`,
+    /// won by `line` in a row, indexed by `scheme`.
+    pub fn new(
+        nx: u32,
+        ny: u32,
+        height: u32,
+        line: u32,
+        misere: bool,
+        scheme: GravityIndex,
+    ) -> Result<Gravity, String> {
+        if nx == 0 || ny == 0 || height == 0 {
+            return Err("the board needs at least one column and one row".into());
+        }
+        if line == 0 {
+            return Err("the line length must be at least 1".into());
+        }
+        let cols = nx * ny;
+        let cells = u64::from(cols) * u64::from(height);
+        if cells > 63 {
+            return Err(format!(
+                "the board has {cells} cells; at most 63 are supported"
+            ));
+        }
+        let cells = cells as u32;
+        let col_mask = (1u64 << height) - 1;
+        let lines = Self::lines_of(nx, ny, height, line);
+        if lines.is_empty() {
+            return Err(format!(
+                "no line of {line} fits on the board: the line length must not exceed its largest side"
+            ));
+        }
+        let mut g = Gravity {
+            nx,
+            ny,
+            height,
+            line,
+            misere,
+            cols,
+            cells,
+            col_mask,
+            lines,
+            scheme,
+            size: 0,
+            radix: 0,
+            pow: Vec::new(),
+            prefix_cols: 0,
+            digits: Vec::new(),
+            tight: None,
+        };
+        match scheme {
+            GravityIndex::MixedRadix => g.init_mixed()?,
+            GravityIndex::Tight => g.init_tight()?,
+        }
+        Ok(g)
+    }
+
+    fn too_large(entries: u128) -> String {
+        format!(
+            "the index would have {entries} entries ({:.1e}); at most 2^40 = {MAX_ENTRIES} are supported",
+            entries as f64
+        )
+    }
+
+    fn init_mixed(&mut self) -> Result<(), String> {
+        let radix = (1u64 << (self.height + 1)) - 1;
+        let entries = (0..self.cols).try_fold(1u128, |a, _| a.checked_mul(u128::from(radix)));
+        match entries {
+            Some(e) if e <= u128::from(MAX_ENTRIES) => self.size = e as u64,
+            Some(e) => return Err(Self::too_large(e)),
+            None => return Err(Self::too_large(u128::MAX)),
+        }
+        self.radix = radix;
+        self.pow = (0..self.cols).map(|c| radix.pow(c)).collect();
+        let mut p = 0;
+        while p + 1 < self.cols && radix.pow(p) < 256 {
+            p += 1;
+        }
+        self.prefix_cols = p;
+        self.digits = (0..radix)
+            .map(|d| {
+                let h = (d + 1).ilog2();
+                let occ = (1u64 << h) - 1;
+                let p1 = d - occ;
+                let masks = [occ & !p1, p1];
+                Digit {
+                    masks,
+                    counts: [masks[0].count_ones(), masks[1].count_ones()],
+                }
+            })
+            .collect();
+        Ok(())
+    }
+
+    fn init_tight(&mut self) -> Result<(), String> {
+        let base = u64::from(self.height) + 1;
+        let codes = (0..self.cols).try_fold(1u64, |a, _| a.checked_mul(base));
+        let codes = match codes {
+            Some(n) if n <= MAX_HEIGHT_TABLE => n,
+            _ => {
+                // Report the size the index would have.
+                let mut ways = vec![0u128; self.cells as usize + 1];
+                ways[0] = 1;
+                for _ in 0..self.cols {
+                    let mut next = vec![0u128; ways.len()];
+                    for (s, &w) in ways.iter().enumerate() {
+                        for h in 0..=self.height as usize {
+                            if s + h < next.len() {
+                                next[s + h] += w;
+                            }
+                        }
+                    }
+                    ways = next;
+                }
+                let total: u128 = ways
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &w)| w * binom128(k as u32, k as u32 / 2))
+                    .sum();
+                return Err(Self::too_large(total));
+            }
+        };
+        let hpow: Vec<u64> = (0..self.cols).map(|c| base.pow(c)).collect();
+        let mut hlist = vec![Vec::new(); self.cells as usize + 1];
+        let mut hrank = vec![0u32; codes as usize];
+        for code in 0..codes {
+            let mut k = 0;
+            let mut x = code;
+            for _ in 0..self.cols {
+                k += x % base;
+                x /= base;
+            }
+            let list = &mut hlist[k as usize];
+            hrank[code as usize] = list.len() as u32;
+            list.push(code as u32);
+        }
+        let mut binom = vec![[0u64; 65]; 33];
+        for (i, row) in binom.iter_mut().enumerate() {
+            for (p, v) in row.iter_mut().enumerate() {
+                *v = binom128(p as u32, i as u32) as u64;
+            }
+        }
+        let colourings: Vec<u64> = (0..=self.cells)
+            .map(|k| binom128(k, k / 2) as u64)
+            .collect();
+        let mut offset = vec![0u64; self.cells as usize + 2];
+        let mut total: u128 = 0;
+        for k in 0..=self.cells as usize {
+            offset[k] = total.min(u128::from(u64::MAX)) as u64;
+            total += hlist[k].len() as u128 * u128::from(colourings[k]);
+        }
+        if total > u128::from(MAX_ENTRIES) {
+            return Err(Self::too_large(total));
+        }
+        offset[self.cells as usize + 1] = total as u64;
+        self.size = total as u64;
+        self.tight = Some(Box::new(Tight {
+            hpow,
+            hrank,
+            hlist,
+            binom,
+            colourings,
+            offset,
+        }));
+        Ok(())
+    }
+
+    /// Every line of `k` cells along one of the 13 directions of the box.
+    fn lines_of(nx: u32, ny: u32, h: u32, k: u32) -> Vec<u64> {
+        let mut out = Vec::new();
+        let dims = [nx as i64, ny as i64, h as i64];
+        for dx in -1i64..=1 {
+            for dy in -1i64..=1 {
+                for dz in -1i64..=1 {
+                    // One direction of each opposite pair.
+                    if (dx, dy, dz) <= (0, 0, 0) {
+                        continue;
+                    }
+                    for x in 0..dims[0] {
+                        for y in 0..dims[1] {
+                            for z in 0..dims[2] {
+                                let mut mask = 0u64;
+                                let mut ok = true;
+                                for i in 0..k as i64 {
+                                    let (a, b, c) = (x + i * dx, y + i * dy, z + i * dz);
+                                    if !(0..dims[0]).contains(&a)
+                                        || !(0..dims[1]).contains(&b)
+                                        || !(0..dims[2]).contains(&c)
+                                    {
+                                        ok = false;
+                                        break;
+                                    }
+                                    mask |= 1 << (((a + b * dims[0]) * dims[2] + c) as u32);
+                                }
+                                if ok {
+                                    out.push(mask);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Columns along x.
+    pub fn nx(&self) -> u32 {
+        self.nx
+    }
+
+    /// Columns along y.
+    pub fn ny(&self) -> u32 {
+        self.ny
+    }
+
+    /// Height of every column.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Pieces in a row needed to win.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// Whether completing a line loses instead of wins.
+    pub fn misere(&self) -> bool {
+        self.misere
+    }
+
+    /// Number of columns.
+    pub fn columns(&self) -> u32 {
+        self.cols
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> u32 {
+        self.cells
+    }
+
+    /// The winning lines as cell masks.
+    pub fn lines(&self) -> &[u64] {
+        &self.lines
+    }
+
+    /// The index scheme.
+    pub fn scheme(&self) -> GravityIndex {
+        self.scheme
+    }
+
+    /// Bit of the cell at column `c`, level `z`.
+    #[inline(always)]
+    pub fn cell(&self, c: u32, z: u32) -> u64 {
+        1u64 << (c * self.height + z)
+    }
+
+    /// Pieces in column `c`.
+    #[inline(always)]
+    pub fn column_height(&self, p: &GravityPosition, c: u32) -> u32 {
+        ((p.occupied() >> (c * self.height)) & self.col_mask).count_ones()
+    }
+
+    /// Whether `mask` contains a whole line.
+    #[inline(always)]
+    pub fn has_line(&self, mask: u64) -> bool {
+        self.lines.iter().any(|&l| mask & l == l)
+    }
+
+    /// Drops the mover's piece into column `c`, or explains why it cannot
+    /// (column out of range or full, game over).
+    pub fn play(&self, p: &GravityPosition, c: u32) -> Result<GravityPosition, String> {
+        if c >= self.cols {
+            return Err(format!("there is no column {}", c + 1));
+        }
+        if let Some(v) = self.primitive(p) {
+            return Err(match v {
+                Value::Tie => "the board is full".to_string(),
+                _ => format!(
+                    "the game is over: {} has {} in a row",
+                    ['x', 'o'][1 - p.mover()],
+                    self.line
+                ),
+            });
+        }
+        let h = self.column_height(p, c);
+        if h == self.height {
+            return Err("the column is full".into());
+        }
+        let mut q = *p;
+        q.pieces[p.mover()] |= self.cell(c, h);
+        Ok(q)
+    }
+
+    /// Checks a board built from a picture: gravity, piece counts, and that
+    /// the player to move has no line. Columns are named by `name`.
+    pub fn check(&self, p: &GravityPosition, name: impl Fn(u32) -> String) -> Result<(), String> {
+        if p.pieces[0] & p.pieces[1] != 0 {
+            return Err("a cell holds two pieces".into());
+        }
+        for c in 0..self.cols {
+            let col = (p.occupied() >> (c * self.height)) & self.col_mask;
+            if col & (col + 1) != 0 {
+                return Err(format!(
+                    "column {} has a piece above an empty cell (pieces fall to the lowest empty cell)",
+                    name(c)
+                ));
+            }
+        }
+        let (a, b) = (p.pieces[0].count_ones(), p.pieces[1].count_ones());
+        if a != b && a != b + 1 {
+            return Err(format!(
+                "x has {a} pieces and o has {b}: x (who moves first) must have as many as o or one more"
+            ));
+        }
+        let m = p.mover();
+        if self.has_line(p.pieces[m]) {
+            return Err(format!(
+                "{} is to move but already has {} in a row: not a legal position",
+                ['x', 'o'][m],
+                self.line
+            ));
+        }
+        Ok(())
+    }
+
+    /// Index of a position (see the module docs).
+    #[inline]
+    pub fn encode(&self, p: &GravityPosition) -> u64 {
+        match &self.tight {
+            None => {
+                let occ = p.occupied();
+                let mut index = 0u64;
+                for c in (0..self.cols).rev() {
+                    let s = c * self.height;
+                    let d = ((occ >> s) & self.col_mask) + ((p.pieces[1] >> s) & self.col_mask);
+                    index = index * self.radix + d;
+                }
+                index
+            }
+            Some(t) => {
+                let occ = p.occupied();
+                let k = occ.count_ones() as usize;
+                let (code, s) = self.compress(t, p);
+                t.offset[k]
+                    + u64::from(t.hrank[code as usize]) * t.colourings[k]
+                    + Self::colex(t, s)
+            }
+        }
+    }
+
+    /// Height code and column-major colouring string of a position.
+    #[inline(always)]
+    fn compress(&self, t: &Tight, p: &GravityPosition) -> (u64, u64) {
+        let occ = p.occupied();
+        let mut code = 0u64;
+        let mut s = 0u64;
+        let mut at = 0u32;
+        for c in 0..self.cols {
+            let sh = c * self.height;
+            let h = ((occ >> sh) & self.col_mask).count_ones();
+            code += u64::from(h) * t.hpow[c as usize];
+            s |= ((p.pieces[1] >> sh) & self.col_mask) << at;
+            at += h;
+        }
+        (code, s)
+    }
+
+    /// Colex rank of a bit string among those with as many set bits.
+    #[inline(always)]
+    fn colex(t: &Tight, mut s: u64) -> u64 {
+        let mut r = 0;
+        let mut i = 1;
+        while s != 0 {
+            r += t.binom[i][s.trailing_zeros() as usize];
+            s &= s - 1;
+            i += 1;
+        }
+        r
+    }
+
+    /// The string of `k` bits with `m` set bits of colex rank `r`.
+    fn colex_unrank(t: &Tight, mut r: u64, m: u32, k: u32) -> u64 {
+        let mut s = 0u64;
+        let mut top = k;
+        for i in (1..=m as usize).rev() {
+            let mut p = top;
+            loop {
+                p -= 1;
+                if t.binom[i][p as usize] <= r {
+                    break;
+                }
+            }
+            s |= 1 << p;
+            r -= t.binom[i][p as usize];
+            top = p;
+        }
+        s
+    }
+
+    /// Heights of a height code, and the occupied mask.
+    #[inline]
+    fn heights_of(&self, code: u64) -> ([u8; 64], u64) {
+        let base = u64::from(self.height) + 1;
+        let mut hs = [0u8; 64];
+        let mut occ = 0u64;
+        let mut x = code;
+        for c in 0..self.cols {
+            let h = (x % base) as u32;
+            x /= base;
+            hs[c as usize] = h as u8;
+            occ |= ((1u64 << h) - 1) << (c * self.height);
+        }
+        (hs, occ)
+    }
+
+    /// Spreads a column-major colouring string over the columns.
+    #[inline(always)]
+    fn expand(&self, hs: &[u8; 64], s: u64) -> u64 {
+        let mut p1 = 0u64;
+        let mut at = 0u32;
+        for c in 0..self.cols {
+            let h = u32::from(hs[c as usize]);
+            p1 |= ((s >> at) & ((1u64 << h) - 1)) << (c * self.height);
+            at += h;
+        }
+        p1
+    }
+
+    /// Whether a board with valid counts is legal: the mover has no line.
+    #[inline(always)]
+    fn mover_free(&self, p: &GravityPosition) -> bool {
+        !self.has_line(p.pieces[p.mover()])
+    }
+
+    /// The position at an index, or `None` for a hole.
+    pub fn decode(&self, index: u64) -> Option<GravityPosition> {
+        if index >= self.size {
+            return None;
+        }
+        let p = match &self.tight {
+            None => {
+                let mut x = index;
+                let mut pieces = [0u64; 2];
+                for c in 0..self.cols {
+                    let d = &self.digits[(x % self.radix) as usize];
+                    x /= self.radix;
+                    pieces[0] |= d.masks[0] << (c * self.height);
+                    pieces[1] |= d.masks[1] << (c * self.height);
+                }
+                let (a, b) = (pieces[0].count_ones(), pieces[1].count_ones());
+                if a != b && a != b + 1 {
+                    return None;
+                }
+                GravityPosition { pieces }
+            }
+            Some(t) => {
+                let k = t.offset.partition_point(|&o| o <= index) - 1;
+                let r = index - t.offset[k];
+                let b = t.colourings[k];
+                let code = t.hlist[k][(r / b) as usize];
+                let (hs, occ) = self.heights_of(u64::from(code));
+                let s = Self::colex_unrank(t, r % b, k as u32 / 2, k as u32);
+                let p1 = self.expand(&hs, s);
+                GravityPosition {
+                    pieces: [occ & !p1, p1],
+                }
+            }
+        };
+        self.mover_free(&p).then_some(p)
+    }
+
+    /// Size of the index space.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Value of a game-over position for the player to move.
+    #[inline]
+    pub fn primitive(&self, p: &GravityPosition) -> Option<Value> {
+        if self.has_line(p.pieces[1 - p.mover()]) {
+            Some(if self.misere { Value::Win } else { Value::Lose })
+        } else if p.occupied().count_ones() == self.cells {
+            Some(Value::Tie)
+        } else {
+            None
+        }
+    }
+
+    /// Every move (0-based column) with its child, columns in order.
+    pub fn moves(&self, p: &GravityPosition) -> Vec<(u8, GravityPosition)> {
+        if self.primitive(p).is_some() {
+            return Vec::new();
+        }
+        (0..self.cols)
+            .filter_map(|c| self.play(p, c).ok().map(|q| (c as u8, q)))
+            .collect()
+    }
+
+    /// Calls `f` with each child's index, straight from the parent's index.
+    #[inline(always)]
+    pub fn for_each_child_index(&self, p: &GravityPosition, mut f: impl FnMut(u64)) {
+        let occ = p.occupied();
+        let mover = p.mover() as u64;
+        match &self.tight {
+            None => {
+                let base = self.encode(p);
+                for c in 0..self.cols {
+                    let h = ((occ >> (c * self.height)) & self.col_mask).count_ones();
+                    if h < self.height {
+                        f(base + ((1u64 << h) << mover) * self.pow[c as usize]);
+                    }
+                }
+            }
+            Some(t) => {
+                let k = occ.count_ones() as usize;
+                let (code, s) = self.compress(t, p);
+                let first = t.offset[k + 1];
+                let b = t.colourings[k + 1];
+                let mut at = 0u32;
+                for c in 0..self.cols {
+                    let h = ((occ >> (c * self.height)) & self.col_mask).count_ones();
+                    at += h;
+                    if h < self.height {
+                        let child = code + t.hpow[c as usize];
+                        let low = s & ((1u64 << at) - 1);
+                        let s2 = low | (mover << at) | ((s >> at) << (at + 1));
+                        f(first + u64::from(t.hrank[child as usize]) * b + Self::colex(t, s2));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Number of children of a non-primitive position.
+    #[inline]
+    pub fn move_count(&self, p: &GravityPosition) -> u64 {
+        let occ = p.occupied();
+        (0..self.cols)
+            .filter(|&c| (occ >> (c * self.height)) & self.col_mask != self.col_mask)
+            .count() as u64
+    }
+
+    /// Tier = empty cells.
+    #[inline]
+    pub fn tier(&self, p: &GravityPosition) -> u32 {
+        self.cells - p.occupied().count_ones()
+    }
+
+    /// Tiers: 0 (full board) to the number of cells (empty board).
+    pub fn tier_count(&self) -> u32 {
+        self.cells + 1
+    }
+
+    /// Work units of a tier.
+    pub fn tier_units(&self, tier: u32) -> u64 {
+        match &self.tight {
+            None => self.radix.pow(self.prefix_cols),
+            Some(t) => {
+                let k = (self.cells - tier) as usize;
+                (t.offset[k + 1] - t.offset[k]).div_ceil(TIGHT_CHUNK)
+            }
+        }
+    }
+
+    /// The legal positions of a tier in a unit, in increasing index order.
+    pub fn for_each_in_unit(
+        &self,
+        tier: u32,
+        unit: u64,
+        mut f: impl FnMut(u64, &GravityPosition),
+    ) {
+        let k = self.cells - tier;
+        match &self.tight {
+            None => {
+                // Fix the top `prefix_cols` columns from the unit number.
+                let free = self.cols - self.prefix_cols;
+                let mut pieces = [0u64; 2];
+                let mut x = unit;
+                for c in free..self.cols {
+                    let d = &self.digits[(x % self.radix) as usize];
+                    x /= self.radix;
+                    pieces[0] |= d.masks[0] << (c * self.height);
+                    pieces[1] |= d.masks[1] << (c * self.height);
+                }
+                let have = [pieces[0].count_ones(), pieces[1].count_ones()];
+                let want = [k - k / 2, k / 2];
+                if have[0] > want[0] || have[1] > want[1] {
+                    return;
+                }
+                let need = [want[0] - have[0], want[1] - have[1]];
+                if need[0] + need[1] > free * self.height {
+                    return;
+                }
+                let base = unit * self.pow.get(free as usize).copied().unwrap_or(self.size);
+                let mover = (k & 1) as usize;
+                self.fill(free, base, pieces, need, mover, &mut f);
+            }
+            Some(t) => {
+                let k = k as usize;
+                let b = t.colourings[k];
+                let count = t.offset[k + 1] - t.offset[k];
+                let start = unit * TIGHT_CHUNK;
+                let end = (start + TIGHT_CHUNK).min(count);
+                if start >= end {
+                    return;
+                }
+                let m = (k / 2) as u32;
+                let mover = k & 1;
+                // The mover's pieces as a k-bit string: the colouring string
+                // itself for o, its complement for x.
+                let flip = if mover == 1 { 0 } else { (1u64 << k) - 1 };
+                let mut hr = start / b;
+                let mut cr = start % b;
+                let mut s = Self::colex_unrank(t, cr, m, k as u32);
+                let mut live = Vec::with_capacity(self.lines.len());
+                let (mut hs, mut occ) =
+                    self.height_setup(u64::from(t.hlist[k][hr as usize]), &mut live);
+                for r in start..end {
+                    // Lines lying on occupied cells, in the string's bits:
+                    // cheaper than spreading every colouring over the board.
+                    let mine = s ^ flip;
+                    if !live.iter().any(|&l| mine & l == l) {
+                        let p1 = self.expand(&hs, s);
+                        let p = GravityPosition {
+                            pieces: [occ & !p1, p1],
+                        };
+                        f(t.offset[k] + r, &p);
+                    }
+                    cr += 1;
+                    if cr == b {
+                        cr = 0;
+                        hr += 1;
+                        s = (1u64 << m) - 1;
+                        if r + 1 < end {
+                            (hs, occ) = self
+                                .height_setup(u64::from(t.hlist[k][hr as usize]), &mut live);
+                        }
+                    } else {
+                        s = next_combination(s);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Heights and occupied mask of a height code, and in `live` the lines
+    /// whose cells are all occupied, as masks over the column-major string
+    /// of the pieces.
+    fn height_setup(&self, code: u64, live: &mut Vec<u64>) -> ([u8; 64], u64) {
+        let (hs, occ) = self.heights_of(code);
+        live.clear();
+        for &l in &self.lines {
+            if l & occ != l {
+                continue;
+            }
+            let mut m = 0u64;
+            let mut at = 0u32;
+            for c in 0..self.cols {
+                let h = u32::from(hs[c as usize]);
+                m |= ((l >> (c * self.height)) & ((1u64 << h) - 1)) << at;
+                at += h;
+            }
+            live.push(m);
+        }
+        (hs, occ)
+    }
+
+    /// Chooses the states of columns `cols-1 ..= 0` (of those still free)
+    /// with exactly `need` more pieces of each player, in increasing order.
+    fn fill(
+        &self,
+        cols: u32,
+        index: u64,
+        pieces: [u64; 2],
+        need: [u32; 2],
+        mover: usize,
+        f: &mut impl FnMut(u64, &GravityPosition),
+    ) {
+        if cols == 0 {
+            let p = GravityPosition { pieces };
+            if !self.has_line(pieces[mover]) {
+                f(index, &p);
+            }
+            return;
+        }
+        let c = cols - 1;
+        let room = c * self.height;
+        let total = need[0] + need[1];
+        let shift = c * self.height;
+        let weight = self.pow[c as usize];
+        for (d, digit) in self.digits.iter().enumerate() {
+            let [a, b] = digit.counts;
+            if a + b > total {
+                // Digits come in increasing height.
+                break;
+            }
+            if a > need[0] || b > need[1] || total - a - b > room {
+                continue;
+            }
+            self.fill(
+                c,
+                index + d as u64 * weight,
+                [
+                    pieces[0] | digit.masks[0] << shift,
+                    pieces[1] | digit.masks[1] << shift,
+                ],
+                [need[0] - a, need[1] - b],
+                mover,
+                f,
+            );
+        }
+    }
+
+    /// Parses one picture of `rows` rows separated by `/`, each `width`
+    /// characters of `.`, `x`, `o`; `cell(row, i)` names the cell's bit.
+    /// Returns the masks of `x` and `o`. `what` prefixes error messages.
+    pub(crate) fn parse_cells(
+        text: &str,
+        rows: u32,
+        width: u32,
+        what: &str,
+        mut cell: impl FnMut(u32, u32) -> u64,
+    ) -> Result<[u64; 2], String> {
+        let lines: Vec<&str> = text.split('/').map(str::trim).collect();
+        if lines.len() != rows as usize {
+            return Err(format!(
+                "{what}: expected {rows} rows separated by '/', found {}",
+                lines.len()
+            ));
+        }
+        let mut pieces = [0u64; 2];
+        for (r, line) in lines.iter().enumerate() {
+            let n = line.chars().count();
+            if n != width as usize {
+                return Err(format!(
+                    "{what}: row {} has {n} cells, expected {width}",
+                    r + 1
+                ));
+            }
+            for (i, ch) in line.chars().enumerate() {
+                let bit = cell(r as u32, i as u32);
+                match ch {
+                    '.' => {}
+                    'x' | 'X' => pieces[0] |= bit,
+                    'o' | 'O' => pieces[1] |= bit,
+                    other => {
+                        return Err(format!(
+                            "{what}: unexpected '{other}' (use '.' empty, 'x' player 0, 'o' player 1)"
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// The character of a cell: `.`, `x` or `o`.
+    pub(crate) fn cell_char(p: &GravityPosition, bit: u64) -> char {
+        if p.pieces[0] & bit != 0 {
+            'x'
+        } else if p.pieces[1] & bit != 0 {
+            'o'
+        } else {
+            '.'
+        }
+    }
+
+    /// Plays a list of moves (0-based columns) from the empty board.
+    pub(crate) fn play_all(
+        &self,
+        moves: &[u32],
+        name: impl Fn(u32) -> String,
+    ) -> Result<GravityPosition, String> {
+        let mut p = GravityPosition::EMPTY;
+        for (i, &c) in moves.iter().enumerate() {
+            p = self
+                .play(&p, c)
+                .map_err(|e| format!("move {} ({}): {e}", i + 1, name(c)))?;
+        }
+        Ok(p)
+    }
+}
+
+/// Implements the rule methods of [`Game`] for a game struct with a `board:
+/// Gravity` field; the game adds spec, notation and index scheme number.
+macro_rules! gravity_rules {
+    () => {
+        fn size(&self) -> u64 {
+            self.board.size()
+        }
+
+        #[inline]
+        fn encode(&self, p: &$crate::games::connect::GravityPosition) -> u64 {
+            self.board.encode(p)
+        }
+
+        #[inline]
+        fn decode(&self, index: u64) -> Option<$crate::games::connect::GravityPosition> {
+            self.board.decode(index)
+        }
+
+        fn start(&self) -> $crate::games::connect::GravityPosition {
+            $crate::games::connect::GravityPosition::EMPTY
+        }
+
+        #[inline]
+        fn primitive(
+            &self,
+            p: &$crate::games::connect::GravityPosition,
+        ) -> Option<$crate::value::Value> {
+            self.board.primitive(p)
+        }
+
+        fn moves(&self, p: &$crate::games::connect::GravityPosition) -> Vec<(u8, $crate::games::connect::GravityPosition)> {
+            self.board.moves(p)
+        }
+
+        #[inline(always)]
+        fn for_each_child_index(&self, p: &$crate::games::connect::GravityPosition, f: impl FnMut(u64)) {
+            self.board.for_each_child_index(p, f)
+        }
+
+        #[inline]
+        fn move_count(&self, p: &$crate::games::connect::GravityPosition) -> u64 {
+            self.board.move_count(p)
+        }
+
+        fn tier_count(&self) -> u32 {
+            self.board.tier_count()
+        }
+
+        #[inline]
+        fn tier(&self, p: &$crate::games::connect::GravityPosition) -> u32 {
+            self.board.tier(p)
+        }
+
+        fn tier_units(&self, tier: u32) -> u64 {
+            self.board.tier_units(tier)
+        }
+
+        #[inline]
+        fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &$crate::games::connect::GravityPosition)) {
+            self.board.for_each_in_unit(tier, unit, f)
+        }
+
+        fn max_remoteness(&self) -> u32 {
+            self.board.cells()
+        }
+
+        fn player_to_move(&self, p: &$crate::games::connect::GravityPosition) -> Option<u8> {
+            Some(p.mover() as u8)
+        }
+    };
+}
+pub(crate) use gravity_rules;
+
+/// Parses the parameters after a gravity game's size: nothing, `normal` or
+/// `misere`.
+pub(crate) fn parse_rest(rest: Option<&str>) -> Result<bool, String> {
+    crate::games::parse_play(rest)
+}
+
+/// Splits a move list into tokens: on spaces and commas if it has any, else
+/// one token per character.
+fn move_tokens(s: &str) -> Vec<String> {
+    if s.contains(|c: char| c.is_whitespace() || c == ',') {
+        s.split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
+    } else {
+        s.chars().map(String::from).collect()
+    }
+}
+
+/// The Connect-Four family: W columns of H rows, K in a row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Connect {
+    board: Gravity,
+}
+
+impl Connect {
+    /// Connect on `width` columns of `height` rows, `line` in a row.
+    pub fn new(width: u32, height: u32, line: u32, misere: bool) -> Result<Connect, String> {
+        Ok(Connect {
+            board: Gravity::new(width, 1, height, line, misere, GravityIndex::MixedRadix)?,
+        })
+    }
+
+    /// Parses the parameters after `connect:`, e.g. `4x4`, `5x4x3`,
+    /// `4x4x4:misere`.
+    pub fn from_params(params: &str) -> Result<Connect, String> {
+        let (size, rest) = match params.split_once(':') {
+            Some((s, r)) => (s, Some(r)),
+            None => (params, None),
+        };
+        let usage = "expected connect:WxH or connect:WxHxK, e.g. connect:4x4 or connect:5x4x3";
+        let nums = size
+            .split(['x', 'X'])
+            .map(|t| t.trim().parse::<u32>())
+            .collect::<Result<Vec<u32>, _>>()
+            .map_err(|_| format!("bad board size '{size}' ({usage})"))?;
+        let (w, h, k) = match nums.as_slice() {
+            [w, h] => (*w, *h, 4),
+            [w, h, k] => (*w, *h, *k),
+            _ => return Err(format!("bad board size '{size}' ({usage})")),
+        };
+        let misere = parse_rest(rest)?;
+        Connect::new(w, h, k, misere)
+    }
+
+    /// The shared gravity board.
+    pub fn board(&self) -> &Gravity {
+        &self.board
+    }
+
+    /// Number of columns (W).
+    pub fn width(&self) -> u32 {
+        self.board.nx()
+    }
+
+    /// Number of rows (H).
+    pub fn height(&self) -> u32 {
+        self.board.height()
+    }
+
+    fn parse_moves(&self, s: &str) -> Result<GravityPosition, String> {
+        let w = self.width();
+        let mut moves = Vec::new();
+        for (i, t) in move_tokens(s).iter().enumerate() {
+            match t.parse::<u32>() {
+                Ok(c) if (1..=w).contains(&c) => moves.push(c - 1),
+                _ => {
+                    return Err(format!(
+                        "move {} '{t}' is not a column number 1..={w}",
+                        i + 1
+                    ))
+                }
+            }
+        }
+        self.board
+            .play_all(&moves, |c| format!("column {}", c + 1))
+    }
+
+    fn parse_picture(&self, s: &str) -> Result<GravityPosition, String> {
+        let (w, h) = (self.width(), self.height());
+        let pieces = Gravity::parse_cells(s, h, w, "picture", |r, c| {
+            self.board.cell(c, h - 1 - r)
+        })?;
+        let p = GravityPosition { pieces };
+        self.board.check(&p, |c| (c + 1).to_string())?;
+        Ok(p)
+    }
+}
+
+impl Game for Connect {
+    type Position = GravityPosition;
+    type Move = u8;
+
+    fn spec(&self) -> String {
+        format!(
+            "connect:{}x{}x{}{}",
+            self.width(),
+            self.height(),
+            self.board.line(),
+            if self.board.misere() { ":misere" } else { "" }
+        )
+    }
+
+    fn file_stem(&self) -> String {
+        format!(
+            "connect-{}x{}x{}{}",
+            self.width(),
+            self.height(),
+            self.board.line(),
+            if self.board.misere() { "-misere" } else { "" }
+        )
+    }
+
+    fn index_scheme(&self) -> u16 {
+        1
+    }
+
+    gravity_rules!();
+
+    /// Moves (`4453`, `10,3,3`, `-` or empty) or a picture (`..../.o../oxx.`).
+    fn parse_position(&self, s: &str) -> Result<GravityPosition, String> {
+        let s = s.trim();
+        if s.is_empty() || s == "-" {
+            return Ok(GravityPosition::EMPTY);
+        }
+        if s.chars()
+            .all(|c| c.is_ascii_digit() || c.is_whitespace() || c == ',')
+        {
+            self.parse_moves(s)
+        } else {
+            self.parse_picture(s)
+        }
+    }
+
+    fn format_position(&self, p: &GravityPosition) -> String {
+        let (w, h) = (self.width(), self.height());
+        let mut s = String::with_capacity(((w + 1) * h) as usize);
+        for r in (0..h).rev() {
+            if r + 1 < h {
+                s.push('/');
+            }
+            for c in 0..w {
+                s.push(Gravity::cell_char(p, self.board.cell(c, r)));
+            }
+        }
+        s
+    }
+
+    fn format_move(&self, m: &u8) -> String {
+        (u32::from(*m) + 1).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(spec: &str) -> Connect {
+        Connect::from_params(spec).unwrap()
+    }
+
+    #[test]
+    fn sizes_and_specs() {
+        assert_eq!(g("4x4").size(), 923_521);
+        assert_eq!(g("5x4").size(), 28_629_151);
+        assert_eq!(g("4x4").spec(), "connect:4x4x4");
+        assert_eq!(g("4x4").file_stem(), "connect-4x4x4");
+        assert_eq!(g("5x4x3:misere").spec(), "connect:5x4x3:misere");
+        for spec in ["4x4", "3x3x3", "5x4x3:misere"] {
+            let a = g(spec);
+            let b = Connect::from_params(a.spec().split_once(':').unwrap().1).unwrap();
+            assert_eq!(a, b);
+        }
+        // 4x4x4: 4 rows + 4 columns + 2 diagonals.
+        assert_eq!(g("4x4").board().lines().len(), 10);
+        assert_eq!(g("5x4").board().lines().len(), 8 + 5 + 4);
+    }
+
+    #[test]
+    fn bad_params_are_refused() {
+        for p in [
+            "", "4", "4x", "axb", "4x4x4x4", "0x4", "4x0", "4x4x0", "4x4x5", "7x6", "8x8",
+            "4x4:sideways", "-1x4",
+        ] {
+            assert!(Connect::from_params(p).is_err(), "{p}");
+        }
+        assert!(Connect::from_params("6x5").is_ok());
+    }
+
+    #[test]
+    fn column_digits_are_one_followed_by_the_pieces_minus_one() {
+        let c = g("4x4");
+        // Column 1 holds x (bottom) then o: pattern 1·o·x = 0b110, digit 5.
+        let p = c.parse_position("11").unwrap();
+        assert_eq!(c.encode(&p), 0b110 - 1);
+        let p = c.parse_position("2").unwrap();
+        assert_eq!(c.encode(&p), (0b10 - 1) * 31);
+        assert_eq!(c.encode(&GravityPosition::EMPTY), 0);
+    }
+
+    #[test]
+    fn index_round_trips_and_holes() {
+        for spec in ["3x3x3", "4x3x3", "3x4x3", "4x2x2"] {
+            let c = g(spec);
+            for i in 0..c.size() {
+                if let Some(p) = c.decode(i) {
+                    assert_eq!(c.encode(&p), i, "{spec}");
+                    let (a, b) = (p.pieces[0].count_ones(), p.pieces[1].count_ones());
+                    assert!(a == b || a == b + 1);
+                    assert!(!c.board.has_line(p.pieces[p.mover()]));
+                }
+            }
+            assert_eq!(c.decode(c.size()), None);
+        }
+    }
+
+    #[test]
+    fn children_agree_with_moves() {
+        let c = g("4x4");
+        for i in (0..c.size()).step_by(3) {
+            let Some(p) = c.decode(i) else { continue };
+            if c.primitive(&p).is_some() {
+                assert!(c.moves(&p).is_empty());
+                continue;
+            }
+            let mut fast = Vec::new();
+            c.for_each_child_index(&p, |x| fast.push(x));
+            let slow: Vec<u64> = c.moves(&p).iter().map(|(_, q)| c.encode(q)).collect();
+            assert_eq!(fast, slow, "{}", c.format_position(&p));
+            assert_eq!(c.move_count(&p), slow.len() as u64);
+            for (_, q) in c.moves(&p) {
+                assert_eq!(c.tier(&q) + 1, c.tier(&p));
+                assert_eq!(c.decode(c.encode(&q)), Some(q));
+            }
+        }
+    }
+
+    #[test]
+    fn units_cover_every_legal_index_once() {
+        for spec in ["4x4", "3x3x3", "1x3x2", "2x1x1"] {
+            let c = g(spec);
+            let mut seen = vec![0u8; c.size() as usize];
+            for t in 0..c.tier_count() {
+                let mut last = None;
+                for u in 0..c.tier_units(t) {
+                    c.for_each_in_unit(t, u, |i, p| {
+                        assert_eq!(c.encode(p), i);
+                        assert_eq!(c.tier(p), t);
+                        assert!(last < Some(i), "increasing order");
+                        last = Some(i);
+                        seen[i as usize] += 1;
+                    });
+                }
+            }
+            for (i, &n) in seen.iter().enumerate() {
+                assert_eq!(n, u8::from(c.decode(i as u64).is_some()), "{spec} index {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn notation() {
+        let c = g("4x4");
+        let p = c.parse_position("2231").unwrap();
+        assert_eq!(c.format_position(&p), "..../..../.o../oxx.");
+        assert_eq!(c.parse_position("..../..../.o../oxx.").unwrap(), p);
+        assert_eq!(c.parse_position("2 2,3 1").unwrap(), p);
+        assert_eq!(c.parse_position("-").unwrap(), GravityPosition::EMPTY);
+        assert_eq!(c.parse_position("").unwrap(), GravityPosition::EMPTY);
+        assert_eq!(c.player_to_move(&p), Some(0));
+        assert_eq!(c.format_move(&0), "1");
+        for bad in [
+            "5", "0", "11111", "a", "..../..../..../xx..", "..../..../x.../....",
+            "..../..../..../...", "..../..../..../..x.x", "12121212",
+            "o.../o.../o.../o...", "ox/../", "x..,", "x.../x.../x.../xooo/",
+            "x.../x.../x.../x.oo", "..../..../..../xq..",
+        ] {
+            assert!(c.parse_position(bad).is_err(), "{bad}");
+        }
+        // Four x in a row with o to move: a lost position for o.
+        let p = c.parse_position("1212121").unwrap();
+        assert_eq!(c.primitive(&p), Some(Value::Lose));
+        assert_eq!(c.moves(&p), vec![]);
+        assert_eq!(c.parse_position("x.../xo../xo../xo..").unwrap(), p);
+        // Wide boards take separated column numbers.
+        let w = g("10x2x2");
+        let p = w.parse_position("10,10").unwrap();
+        assert_eq!(w.format_position(&p), ".........o/.........x");
+    }
+}

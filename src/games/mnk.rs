@@ -1,0 +1,208 @@
+//! m,n,k-games: K in a row on an R×C board, horizontally, vertically or
+//! diagonally; tic-tac-toe is `mnk:3x3x3`.
+//!
+//! Spec `mnk:RxCxK` (1 ≤ R, C; 1 ≤ K ≤ max(R, C); R·C ≤ 25), and the alias
+//! `tictactoe` for `mnk:3x3x3` (its canonical spec). Player 0 (`x`) moves
+//! first; the first to own K squares in a line wins; a full board without
+//! one is a tie.
+//!
+//! An m,n,k-game is a pattern game whose patterns are the K-square segments
+//! of the board's lines: this file only lists them and builds a
+//! [`PatternBoard`], which holds the rules, the index (scheme 1, see
+//! [`crate::games::pattern`]), the tier walk and the notation.
+//!
+//! Notation: rows top to bottom separated by `/`, `.` empty, `x` player 0,
+//! `o` player 1, e.g. `x.o/.x./...` (the `/` may be left out on input). A move
+//! is the square number row·C + col, 0-based.
+
+use super::pattern::{impl_pattern_game, PatternBoard, MAX_SQUARES};
+
+/// An m,n,k-game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mnk {
+    rows: u32,
+    cols: u32,
+    k: u32,
+    board: PatternBoard,
+}
+
+impl_pattern_game!(Mnk);
+
+impl Mnk {
+    /// K in a row on `rows`×`cols`.
+    pub fn new(rows: u32, cols: u32, k: u32) -> Result<Mnk, String> {
+        if rows == 0 || cols == 0 {
+            return Err(format!(
+                "board {rows}x{cols} is empty: rows and columns must be at least 1"
+            ));
+        }
+        if rows.saturating_mul(cols) > MAX_SQUARES {
+            return Err(format!(
+                "board {rows}x{cols} has {} squares; at most {MAX_SQUARES} are supported",
+                u64::from(rows) * u64::from(cols)
+            ));
+        }
+        if k == 0 || k > rows.max(cols) {
+            return Err(format!(
+                "k = {k} in a row does not fit: on {rows}x{cols} k must be 1 to {}",
+                rows.max(cols)
+            ));
+        }
+        let (r, c, k) = (rows as i32, cols as i32, k as i32);
+        let mut lines = Vec::new();
+        for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+            for r0 in 0..r {
+                for c0 in 0..c {
+                    let (r1, c1) = (r0 + dr * (k - 1), c0 + dc * (k - 1));
+                    if !(0..r).contains(&r1) || !(0..c).contains(&c1) {
+                        continue;
+                    }
+                    let line = (0..k).fold(0u32, |m, i| m | 1 << ((r0 + dr * i) * c + c0 + dc * i));
+                    lines.push(line);
+                }
+            }
+        }
+        let board = PatternBoard::new(rows * cols, &lines, &vec![cols; rows as usize])?;
+        Ok(Mnk {
+            rows,
+            cols,
+            k: k as u32,
+            board,
+        })
+    }
+
+    /// Tic-tac-toe: `mnk:3x3x3`.
+    pub fn tictactoe() -> Mnk {
+        Mnk::new(3, 3, 3).expect("3x3x3 is a valid m,n,k-game")
+    }
+
+    /// Parses the parameters after `mnk:`, e.g. `4x4x4`.
+    pub fn from_params(params: &str) -> Result<Mnk, String> {
+        let usage =
+            || format!("expected a board and line length like 3x3x3 (RxCxK), found '{params}'");
+        let parts: Vec<&str> = params.trim().split(['x', 'X']).collect();
+        let [r, c, k] = parts.as_slice() else {
+            return Err(usage());
+        };
+        let num = |t: &str| t.trim().parse::<u32>().map_err(|_| usage());
+        Mnk::new(num(r)?, num(c)?, num(k)?)
+    }
+
+    /// Parses the parameters after the alias `tictactoe`: there are none.
+    pub fn from_tictactoe_params(params: &str) -> Result<Mnk, String> {
+        if params.trim().is_empty() {
+            Ok(Mnk::tictactoe())
+        } else {
+            Err(format!(
+                "tictactoe takes no parameters, found '{params}' (use mnk:RxCxK for other boards)"
+            ))
+        }
+    }
+
+    /// Rows of the board.
+    pub fn rows(&self) -> u32 {
+        self.rows
+    }
+
+    /// Columns of the board.
+    pub fn cols(&self) -> u32 {
+        self.cols
+    }
+
+    /// Squares in a row needed to win.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// The pattern board (the lines as patterns).
+    pub fn board(&self) -> &PatternBoard {
+        &self.board
+    }
+
+    fn canonical_spec(&self) -> String {
+        format!("mnk:{}x{}x{}", self.rows, self.cols, self.k)
+    }
+
+    fn stem(&self) -> String {
+        format!("mnk-{}x{}x{}", self.rows, self.cols, self.k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::value::Value;
+
+    #[test]
+    fn line_counts() {
+        // Tic-tac-toe: 3 rows, 3 columns, 2 diagonals.
+        assert_eq!(Mnk::tictactoe().board().patterns().len(), 8);
+        // 4x4x4: 4 + 4 + 2; 4x4x3: 8 + 8 + 4 + 4.
+        assert_eq!(Mnk::new(4, 4, 4).unwrap().board().patterns().len(), 10);
+        assert_eq!(Mnk::new(4, 4, 3).unwrap().board().patterns().len(), 24);
+        // 2x4x3: only rows (2 per row); no column or diagonal has 3 squares.
+        assert_eq!(Mnk::new(2, 4, 3).unwrap().board().patterns().len(), 4);
+        // k = 1: every square.
+        assert_eq!(Mnk::new(2, 3, 1).unwrap().board().patterns().len(), 6);
+        assert_eq!(Mnk::tictactoe().size(), 6_046);
+    }
+
+    #[test]
+    fn specs_and_bad_params() {
+        let g = Mnk::from_params("4x4x4").unwrap();
+        assert_eq!(g.spec(), "mnk:4x4x4");
+        assert_eq!(g.file_stem(), "mnk-4x4x4");
+        assert_eq!(Mnk::from_tictactoe_params("").unwrap().spec(), "mnk:3x3x3");
+        for bad in [
+            "", "3x3", "3x3x4", "0x3x1", "3x0x1", "5x6x3", "3x3x0", "axbxc", "3x3x3x3",
+        ] {
+            let e = Mnk::from_params(bad).unwrap_err();
+            assert!(!e.contains('\n'), "{e}");
+        }
+        assert!(Mnk::from_tictactoe_params("3x3").is_err());
+        assert!(Mnk::new(1, 5, 5).is_ok());
+        assert!(Mnk::new(5, 5, 5).is_ok());
+    }
+
+    #[test]
+    fn notation() {
+        let g = Mnk::new(2, 4, 3).unwrap();
+        let p = g.parse_position("xx../oo..").unwrap();
+        assert_eq!(g.format_position(&p), "xx../oo..");
+        assert_eq!(g.player_to_move(&p), Some(0));
+        assert_eq!(g.primitive(&p), None);
+        let moves: Vec<String> = g.moves(&p).iter().map(|(m, _)| g.format_move(m)).collect();
+        assert_eq!(moves, ["2", "3", "6", "7"]);
+        let won = g.parse_position("xxx./oo..").unwrap();
+        assert_eq!(g.primitive(&won), Some(Value::Lose));
+        assert!(g.parse_position("xxx./ooo.").is_err());
+        assert!(g.parse_position("xx./oo..").is_err());
+    }
+
+    #[test]
+    fn units_cover_every_index_once_and_children_agree() {
+        for g in [Mnk::new(3, 4, 3).unwrap(), Mnk::new(1, 5, 2).unwrap()] {
+            let mut seen = vec![0u8; g.size() as usize];
+            for t in 0..g.tier_count() {
+                for u in 0..g.tier_units(t) {
+                    g.for_each_in_unit(t, u, |i, p| {
+                        assert_eq!(g.encode(p), i);
+                        assert_eq!(g.tier(p), t);
+                        seen[i as usize] += 1;
+                        if g.primitive(p).is_none() {
+                            let mut fast = Vec::new();
+                            g.for_each_child_index(p, |c| fast.push(c));
+                            let slow: Vec<u64> =
+                                g.moves(p).iter().map(|(_, c)| g.encode(c)).collect();
+                            assert_eq!(fast, slow);
+                        }
+                    });
+                }
+            }
+            for (i, &c) in seen.iter().enumerate() {
+                assert_eq!(u64::from(c), u64::from(g.decode(i as u64).is_some()));
+            }
+        }
+    }
+}

@@ -1,0 +1,1412 @@
+//! Pattern games: two players alternately occupy empty squares; whoever
+//! first owns every square of one winning pattern wins; a full board with no
+//! owned pattern is a tie. Player 0 (`x`) moves first. Tic-tac-toe, the
+//! m,n,k-games ([`crate::games::Mnk`]), Qango-like boards and patterns on a
+//! cube are all of this class.
+//!
+//! This file owns the machinery every pattern game shares — [`PatternBoard`]:
+//! the winning patterns, the index, the tier walk, the child-index
+//! generator, the position notation — and the general game read from a
+//! pattern file, [`PatternGame`] (spec `pattern:PATH`).
+//!
+//! # Rules as the solver sees them
+//!
+//! A position is the pair of square sets (X, O). The player to move is `x`
+//! when #X = #O and `o` when #X = #O + 1. If the player who just moved owns
+//! a pattern the game is over: a loss in 0 for the player to move. Otherwise
+//! a full board is a tie in 0. A board where the player *to move* owns a
+//! pattern (both players owning one included) cannot arise — the game ended
+//! the move that pattern was completed — and is not a position: `decode`
+//! returns `None`, its cell stays empty, and the notation refuses it.
+//!
+//! # Index (scheme 1)
+//!
+//! Tight and combinatorial, laid out tier by tier. With n squares and k
+//! pieces on the board, x = ⌈k/2⌉ of them are `x`'s. Writing S = X ∪ O:
+//!
+//! ```text
+//! index = offset(k) + rank(S) · C(k, x) + rank(X within S)
+//! offset(k) = Σ_{j<k} C(n, j) · C(j, ⌈j/2⌉)          size = offset(n + 1)
+//! ```
+//!
+//! `rank` is the colexicographic rank of a set in the combinatorial number
+//! system: for elements s₀ < s₁ < … of a set, rank = Σᵢ C(sᵢ, i + 1). For
+//! S the elements are square numbers; for "X within S" they are the
+//! positions (0-based, in square order) of X's squares among S's. Colex
+//! order is the numeric order of bit masks, so walking a tier's index range
+//! is Gosper's next-combination step on S and a masked version of it on X.
+//! Sizes: 6,046 entries for 9 squares, 10,165,779 for 16, 741,365,049 for 20
+//! (against 3ⁿ = 19,683, 43,046,721 and 3,486,784,401).
+//!
+//! Tier t holds the positions with n − t empty squares (k = n − t pieces):
+//! every move fills a square, so it leads to the tier below. The tier is one
+//! contiguous index range, cut into work units of [`UNIT`] indices.
+//!
+//! A child's index costs O(1) after an O(n) pass over the parent: inserting
+//! square e into S shifts the rank terms of the elements above e by one, so
+//! the ranks of all children come from running prefix and suffix sums.
+//!
+//! # Notation
+//!
+//! A position is one character per square in square order: `.` empty, `x`
+//! player 0, `o` player 1 (upper case accepted). The board's layout (row
+//! lengths) groups the squares into rows written with `/` between them, e.g.
+//! `x.o/.x./...` on a 3×3 board; on input the `/` may be left out (`x.o.x....`),
+//! but if present the rows must have the layout's lengths. A move is the
+//! number (0-based) of the square occupied.
+//!
+//! # Pattern files
+//!
+//! A pattern file is plain text, one item per line; `#` starts a comment
+//! that runs to the end of the line, and blank lines are ignored:
+//!
+//! ```text
+//! # Tic-tac-toe as a pattern game.
+//! name tictactoe        # required: 1-32 letters, digits, '-' or '_'
+//! rows 3 3 3            # optional layout: squares per display row, in order
+//! squares 9             # optional when rows is given (must then agree)
+//! 0 1 2                 # a pattern: its square numbers (0-based), separated
+//! 3 4 5                 # by spaces or commas; one pattern per line
+//! 0,4,8
+//! ```
+//!
+//! Squares are numbered 0..n−1 (at most [`MAX_SQUARES`]); a file may list up
+//! to [`MAX_PATTERNS`] patterns. Without `rows` the board is shown as one
+//! row. A pattern that contains another pattern can never decide the game
+//! (owning it means owning the smaller one first), so such patterns are
+//! dropped, as are repeated patterns; the rest are kept sorted.
+//!
+//! # Specs
+//!
+//! `pattern:PATH` reads a pattern file. The canonical spec — the one stored
+//! in a tablebase header — does not name the file; it carries the board
+//! itself, and `pattern:` accepts it back:
+//!
+//! ```text
+//! pattern:NAME:squares=N[:rows=R1.R2...]:lines=A.B.C,D.E.F,...
+//! ```
+//!
+//! e.g. `pattern:tictactoe:squares=9:rows=3.3.3:lines=0.1.2,0.3.6,...`:
+//! `rows` only when the layout has more than one row, `lines` the patterns
+//! in canonical order, squares joined by `.`, patterns by `,`.
+
+use crate::value::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// Most squares on a pattern board: masks fit a `u32`, the ownership table
+/// 2ⁿ bits (4 MiB at 25).
+pub const MAX_SQUARES: u32 = 25;
+
+/// Most patterns a board may have (after dropping repeats and supersets).
+pub const MAX_PATTERNS: usize = 10_000;
+
+/// Longest canonical spec: it must fit a tablebase header (64 KiB).
+pub const MAX_SPEC_LEN: usize = 60_000;
+
+/// Indices per work unit of a tier.
+pub const UNIT: u64 = 1 << 15;
+
+/// The index scheme documented in this module.
+pub const INDEX_SCHEME: u16 = 1;
+
+/// Binomial coefficients C(a, b) for a, b < 32 (only ≤ 26 are used); zero
+/// when b > a. Sized 32 so masked indices need no bounds checks.
+const BINOM: [[u64; 32]; 32] = {
+    let mut t = [[0u64; 32]; 32];
+    let mut a = 0;
+    while a < 32 {
+        t[a][0] = 1;
+        let mut b = 1;
+        while b <= a {
+            t[a][b] = t[a - 1][b - 1] + t[a - 1][b];
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn binom(a: u32, b: u32) -> u64 {
+    BINOM[(a & 31) as usize][(b & 31) as usize]
+}
+
+/// The `k`-subset of 0..`universe` with colex rank `r`.
+#[inline]
+fn unrank(mut r: u64, k: u32, universe: u32) -> u32 {
+    let mut mask = 0;
+    let mut hi = universe;
+    for i in (1..=k).rev() {
+        // The largest c < hi with C(c, i) ≤ r; C(i − 1, i) = 0 stops the scan.
+        let mut c = hi - 1;
+        while binom(c, i) > r {
+            c -= 1;
+        }
+        mask |= 1 << c;
+        r -= binom(c, i);
+        hi = c;
+    }
+    mask
+}
+
+/// The bits of `compact` moved onto the set bits of `within`, in order:
+/// bit i of `compact` becomes the i-th lowest set bit of `within`.
+#[inline(always)]
+fn deposit(mut compact: u32, mut within: u32) -> u32 {
+    let mut out = 0;
+    while compact != 0 {
+        if compact & 1 != 0 {
+            out |= within & within.wrapping_neg();
+        }
+        compact >>= 1;
+        within &= within.wrapping_sub(1);
+    }
+    out
+}
+
+/// `low[m]`: the lowest `m` squares of `set`.
+#[inline(always)]
+fn low_table(set: u32) -> [u32; 27] {
+    let mut low = [0u32; 27];
+    let mut rest = set;
+    let mut i = 1;
+    while rest != 0 {
+        low[i] = low[i - 1] | (rest & rest.wrapping_neg());
+        rest &= rest - 1;
+        i += 1;
+    }
+    low
+}
+
+/// The next set with as many elements, in numeric (colex) order (Gosper).
+#[inline(always)]
+fn next_combination(set: u32) -> u32 {
+    let s = u64::from(set);
+    let c = s & s.wrapping_neg();
+    let r = s + c;
+    ((((r ^ s) >> 2) / c) | r) as u32
+}
+
+/// The square numbers of a mask, in order, joined by `sep`.
+fn squares_of(mask: u32, sep: &str) -> String {
+    let mut out = String::new();
+    let mut m = mask;
+    while m != 0 {
+        if !out.is_empty() {
+            out.push_str(sep);
+        }
+        out.push_str(&m.trailing_zeros().to_string());
+        m &= m - 1;
+    }
+    out
+}
+
+/// A position on a pattern board: the squares each player owns. The player
+/// to move follows from the counts (`x` when they are equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct PatternPosition {
+    /// Squares of player 0 (`x`), bit s for square s.
+    pub x: u32,
+    /// Squares of player 1 (`o`). Disjoint from `x`.
+    pub o: u32,
+}
+
+impl PatternPosition {
+    /// Occupied squares.
+    #[inline(always)]
+    pub fn occupied(&self) -> u32 {
+        self.x | self.o
+    }
+
+    /// The player to move: 0 when both own as many squares, else 1.
+    #[inline(always)]
+    pub fn mover(&self) -> u8 {
+        (self.occupied().count_ones() & 1) as u8
+    }
+}
+
+/// The ownership table: bit m set when the square set m contains a pattern.
+struct Owns {
+    words: Vec<u64>,
+}
+
+impl Owns {
+    /// Builds the table for `n` squares by marking every pattern and closing
+    /// the marks upward (a superset of an owning set owns too): one pass per
+    /// square, on whole words.
+    fn build(n: u32, patterns: &[u32]) -> Owns {
+        let bits = 1usize << n;
+        let mut words = vec![0u64; bits.div_ceil(64)];
+        for &p in patterns {
+            words[p as usize >> 6] |= 1 << (p & 63);
+        }
+        const SPREAD: [u64; 6] = [
+            0x5555_5555_5555_5555,
+            0x3333_3333_3333_3333,
+            0x0f0f_0f0f_0f0f_0f0f,
+            0x00ff_00ff_00ff_00ff,
+            0x0000_ffff_0000_ffff,
+            0x0000_0000_ffff_ffff,
+        ];
+        for b in 0..n.min(6) {
+            for w in words.iter_mut() {
+                *w |= (*w & SPREAD[b as usize]) << (1 << b);
+            }
+        }
+        for b in 6..n {
+            let step = 1usize << (b - 6);
+            for i in 0..words.len() {
+                if i & step != 0 {
+                    words[i] |= words[i ^ step];
+                }
+            }
+        }
+        if bits < 64 {
+            words[0] &= (1u64 << bits) - 1;
+        }
+        Owns { words }
+    }
+
+    #[inline(always)]
+    fn get(&self, mask: u32) -> bool {
+        self.words[mask as usize >> 6] >> (mask & 63) & 1 != 0
+    }
+}
+
+/// The shared machinery of pattern games: squares, winning patterns, the
+/// index, the tier walk, child indices and the position notation. Games
+/// ([`PatternGame`], [`crate::games::Mnk`]) wrap one and add their spec.
+#[derive(Clone)]
+pub struct PatternBoard {
+    n: u32,
+    /// Minimal patterns as masks, in canonical order.
+    patterns: Vec<u32>,
+    /// Squares per display row; they sum to `n`.
+    rows: Vec<u32>,
+    /// `offsets[k]`: first index of the positions with k pieces (k ≤ n + 1).
+    offsets: [u64; 27],
+    owns: Arc<Owns>,
+}
+
+impl PartialEq for PatternBoard {
+    fn eq(&self, o: &Self) -> bool {
+        self.n == o.n && self.patterns == o.patterns && self.rows == o.rows
+    }
+}
+
+impl Eq for PatternBoard {}
+
+impl fmt::Debug for PatternBoard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PatternBoard")
+            .field("squares", &self.n)
+            .field("rows", &self.rows)
+            .field("patterns", &self.pattern_lists(".").join(","))
+            .finish()
+    }
+}
+
+impl PatternBoard {
+    /// A board of `squares` squares with winning `patterns` (bit masks) and
+    /// display `rows` (squares per row, summing to `squares`; empty for one
+    /// row). Repeated patterns and patterns containing another are dropped.
+    pub fn new(squares: u32, patterns: &[u32], rows: &[u32]) -> Result<PatternBoard, String> {
+        if squares == 0 || squares > MAX_SQUARES {
+            return Err(format!(
+                "a board has 1 to {MAX_SQUARES} squares, not {squares}"
+            ));
+        }
+        let rows = if rows.is_empty() {
+            vec![squares]
+        } else {
+            rows.to_vec()
+        };
+        if rows.contains(&0) {
+            return Err("every display row needs at least one square".into());
+        }
+        let sum: u64 = rows.iter().map(|&r| u64::from(r)).sum();
+        if sum != u64::from(squares) {
+            return Err(format!(
+                "the rows hold {sum} squares but the board has {squares}"
+            ));
+        }
+        if patterns.is_empty() {
+            return Err("there are no winning patterns".into());
+        }
+        for &p in patterns {
+            if p == 0 {
+                return Err("a pattern is empty".into());
+            }
+            if p >> squares != 0 {
+                return Err(format!(
+                    "pattern {} uses square {} but the board has squares 0..{}",
+                    squares_of(p, "."),
+                    31 - p.leading_zeros(),
+                    squares - 1
+                ));
+            }
+        }
+        let owns = Owns::build(squares, patterns);
+        // Minimal patterns only: a pattern is redundant when dropping one of
+        // its squares still leaves an owning set.
+        let mut minimal: Vec<u32> = patterns
+            .iter()
+            .copied()
+            .filter(|&p| {
+                let mut m = p;
+                while m != 0 {
+                    let bit = m & m.wrapping_neg();
+                    m &= m - 1;
+                    if owns.get(p & !bit) {
+                        return false;
+                    }
+                }
+                true
+            })
+            .collect();
+        minimal.sort_by_cached_key(|&p| squares_list(p));
+        minimal.dedup();
+        if minimal.len() > MAX_PATTERNS {
+            return Err(format!(
+                "{} patterns; at most {MAX_PATTERNS} are supported",
+                minimal.len()
+            ));
+        }
+        let mut offsets = [0u64; 27];
+        for k in 0..=squares {
+            offsets[k as usize + 1] =
+                offsets[k as usize] + binom(squares, k) * binom(k, k.div_ceil(2));
+        }
+        Ok(PatternBoard {
+            n: squares,
+            patterns: minimal,
+            rows,
+            offsets,
+            owns: Arc::new(owns),
+        })
+    }
+
+    /// Number of squares.
+    pub fn squares(&self) -> u32 {
+        self.n
+    }
+
+    /// The winning patterns (minimal ones, canonical order) as bit masks.
+    pub fn patterns(&self) -> &[u32] {
+        &self.patterns
+    }
+
+    /// Squares per display row.
+    pub fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+
+    /// The patterns as square lists, squares joined by `sep`.
+    pub fn pattern_lists(&self, sep: &str) -> Vec<String> {
+        self.patterns.iter().map(|&p| squares_of(p, sep)).collect()
+    }
+
+    /// Whether the square set `mask` contains a winning pattern.
+    #[inline(always)]
+    pub fn owns(&self, mask: u32) -> bool {
+        self.owns.get(mask)
+    }
+
+    /// A pattern contained in `mask`, if any.
+    pub fn owned_pattern(&self, mask: u32) -> Option<u32> {
+        self.patterns.iter().copied().find(|&p| p & mask == p)
+    }
+
+    /// Number of positions with `k` pieces on the board.
+    #[inline(always)]
+    fn tier_len(&self, k: u32) -> u64 {
+        self.offsets[k as usize + 1] - self.offsets[k as usize]
+    }
+
+    /// Size of the index space: Σₖ C(n, k) · C(k, ⌈k/2⌉).
+    pub fn size(&self) -> u64 {
+        self.offsets[self.n as usize + 1]
+    }
+
+    /// Index of a position with legal piece counts (see the module docs).
+    #[inline]
+    pub fn encode(&self, p: &PatternPosition) -> u64 {
+        let s = p.occupied();
+        let k = s.count_ones();
+        let mut rs = 0;
+        let mut rx = 0;
+        let mut rest = s;
+        let (mut j, mut t) = (0, 0);
+        while rest != 0 {
+            let sq = rest.trailing_zeros();
+            rest &= rest - 1;
+            rs += binom(sq, j + 1);
+            if p.x >> sq & 1 != 0 {
+                rx += binom(j, t + 1);
+                t += 1;
+            }
+            j += 1;
+        }
+        self.offsets[k as usize] + rs * binom(k, k.div_ceil(2)) + rx
+    }
+
+    /// The position with `k` pieces at offset `local` within its tier,
+    /// whether or not it is legal.
+    #[inline]
+    fn unrank_position(&self, k: u32, local: u64) -> PatternPosition {
+        let cx = binom(k, k.div_ceil(2));
+        let s = unrank(local / cx, k, self.n);
+        let x = deposit(unrank(local % cx, k.div_ceil(2), k), s);
+        PatternPosition { x, o: s & !x }
+    }
+
+    /// Whether the player to move owns a pattern (an unreachable board).
+    #[inline(always)]
+    fn mover_owns(&self, p: &PatternPosition) -> bool {
+        self.owns(if p.mover() == 0 { p.x } else { p.o })
+    }
+
+    /// The position at `index`, or `None` past the end or when the player to
+    /// move owns a pattern.
+    #[inline]
+    pub fn decode(&self, index: u64) -> Option<PatternPosition> {
+        if index >= self.size() {
+            return None;
+        }
+        let k = (0..=self.n)
+            .rev()
+            .find(|&k| self.offsets[k as usize] <= index)?;
+        let p = self.unrank_position(k, index - self.offsets[k as usize]);
+        (!self.mover_owns(&p)).then_some(p)
+    }
+
+    /// The empty board.
+    pub fn start(&self) -> PatternPosition {
+        PatternPosition::default()
+    }
+
+    /// Lose in 0 when the player who just moved owns a pattern, tie in 0 on
+    /// a full board, otherwise `None`.
+    #[inline]
+    pub fn primitive(&self, p: &PatternPosition) -> Option<Value> {
+        let last = if p.mover() == 0 { p.o } else { p.x };
+        if self.owns(last) {
+            Some(Value::Lose)
+        } else if p.occupied().count_ones() == self.n {
+            Some(Value::Tie)
+        } else {
+            None
+        }
+    }
+
+    /// Every move (the square occupied) and its position; none when the
+    /// game is over.
+    pub fn moves(&self, p: &PatternPosition) -> Vec<(u8, PatternPosition)> {
+        if self.primitive(p).is_some() {
+            return Vec::new();
+        }
+        let x_moves = p.mover() == 0;
+        (0..self.n)
+            .filter(|&sq| p.occupied() >> sq & 1 == 0)
+            .map(|sq| {
+                let bit = 1 << sq;
+                let child = if x_moves {
+                    PatternPosition {
+                        x: p.x | bit,
+                        o: p.o,
+                    }
+                } else {
+                    PatternPosition {
+                        x: p.x,
+                        o: p.o | bit,
+                    }
+                };
+                (sq as u8, child)
+            })
+            .collect()
+    }
+
+    /// Calls `f` with the index of every child, in square order, from the
+    /// parent's rank terms (see the module docs): for the child that fills
+    /// square e, with j occupied squares below e and t of them `x`'s,
+    ///
+    /// ```text
+    /// rank(S')  = Σ_{i<j} C(sᵢ, i+1) + C(e, j+1) + Σ_{i≥j} C(sᵢ, i+2)
+    /// rank(X'|S') = Σ_{X, i<j} C(i, tᵢ+1) + [x moves] C(j, t+1)
+    ///             + Σ_{X, i≥j} C(i+1, tᵢ+1+[x moves])
+    /// ```
+    ///
+    /// where i is an occupied square's position in S and tᵢ its position
+    /// among X's squares.
+    #[inline]
+    pub fn for_each_child_index(&self, p: &PatternPosition, mut f: impl FnMut(u64)) {
+        let s = p.occupied();
+        let k = s.count_ones();
+        let dm = u32::from(k & 1 == 0);
+        let base = self.offsets[k as usize + 1];
+        let cx1 = binom(k + 1, (k + 1).div_ceil(2));
+        // Suffix sums over all of S first; the walk moves terms to the prefix.
+        let (mut suffix_s, mut suffix_x) = (0u64, 0u64);
+        let mut rest = s;
+        let (mut j, mut t) = (0, 0);
+        while rest != 0 {
+            let sq = rest.trailing_zeros();
+            rest &= rest - 1;
+            suffix_s += binom(sq, j + 2);
+            if p.x >> sq & 1 != 0 {
+                suffix_x += binom(j + 1, t + 1 + dm);
+                t += 1;
+            }
+            j += 1;
+        }
+        // Then S's elements in order; before each (and after the last) the
+        // empty squares of the gap share j, t and every sum but C(e, j+1).
+        let (mut prefix_s, mut prefix_x) = (0u64, 0u64);
+        let mut empty = !s & ((1u32 << self.n) - 1);
+        let mut rest = s;
+        let (mut j, mut t) = (0, 0);
+        loop {
+            let gap_end = if rest == 0 {
+                empty
+            } else {
+                empty & (rest & rest.wrapping_neg()).wrapping_sub(1)
+            };
+            if gap_end != 0 {
+                let new_x = if dm == 1 { binom(j, t + 1) } else { 0 };
+                let at = base + (prefix_s + suffix_s) * cx1 + prefix_x + suffix_x + new_x;
+                let mut gap = gap_end;
+                while gap != 0 {
+                    let e = gap.trailing_zeros();
+                    gap &= gap - 1;
+                    f(at + binom(e, j + 1) * cx1);
+                }
+                empty &= !gap_end;
+            }
+            if rest == 0 {
+                break;
+            }
+            let sq = rest.trailing_zeros();
+            rest &= rest - 1;
+            prefix_s += binom(sq, j + 1);
+            suffix_s -= binom(sq, j + 2);
+            if p.x >> sq & 1 != 0 {
+                prefix_x += binom(j, t + 1);
+                suffix_x -= binom(j + 1, t + 1 + dm);
+                t += 1;
+            }
+            j += 1;
+        }
+    }
+
+    /// Number of moves of a non-primitive position: its empty squares.
+    #[inline]
+    pub fn move_count(&self, p: &PatternPosition) -> u64 {
+        u64::from(self.n - p.occupied().count_ones())
+    }
+
+    /// Tiers 0..=n.
+    pub fn tier_count(&self) -> u32 {
+        self.n + 1
+    }
+
+    /// Tier = empty squares.
+    #[inline]
+    pub fn tier(&self, p: &PatternPosition) -> u32 {
+        self.n - p.occupied().count_ones()
+    }
+
+    /// Units of [`UNIT`] indices covering the tier's index range.
+    pub fn tier_units(&self, tier: u32) -> u64 {
+        self.tier_len(self.n - tier).div_ceil(UNIT).max(1)
+    }
+
+    /// Walks unit `unit` of `tier`, an index range, calling `f` on each
+    /// legal position: S advances by Gosper's step, X within S by the same
+    /// step done in S's bits (the holes of S filled with ones so the carry
+    /// skips them).
+    #[inline]
+    pub fn for_each_in_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &PatternPosition)) {
+        let k = self.n - tier;
+        let x_count = k.div_ceil(2) as usize;
+        let x_moves = k & 1 == 0;
+        let start = unit * UNIT;
+        let end = (start + UNIT).min(self.tier_len(k));
+        if start >= end {
+            return;
+        }
+        let base = self.offsets[k as usize];
+        let first = self.unrank_position(k, start);
+        let mut s = first.occupied();
+        let mut x = first.x;
+        let mut low = low_table(s);
+        let mut local = start;
+        loop {
+            let o = s & !x;
+            if !self.owns(if x_moves { x } else { o }) {
+                f(base + local, &PatternPosition { x, o });
+            }
+            local += 1;
+            if local == end {
+                break;
+            }
+            let t = x & x.wrapping_neg();
+            let r = (x | !s).wrapping_add(t) & s;
+            if r == 0 {
+                s = next_combination(s);
+                low = low_table(s);
+                x = low[x_count];
+            } else {
+                x = r | low[(x.count_ones() - r.count_ones()) as usize];
+            }
+        }
+    }
+
+    /// The number of squares bounds any game's length.
+    pub fn max_remoteness(&self) -> u32 {
+        self.n
+    }
+
+    /// Parses a position (see the module docs), refusing impossible piece
+    /// counts and boards where the player to move owns a pattern.
+    pub fn parse_position(&self, s: &str) -> Result<PatternPosition, String> {
+        let s = s.trim();
+        let groups: Vec<&str> = s.split('/').collect();
+        let layout = self
+            .rows
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("+");
+        if groups.len() > 1 {
+            if groups.len() != self.rows.len() {
+                return Err(format!(
+                    "expected {} rows separated by '/' ({layout} squares), found {}",
+                    self.rows.len(),
+                    groups.len()
+                ));
+            }
+            for (r, (g, &want)) in groups.iter().zip(&self.rows).enumerate() {
+                let len = g.chars().count();
+                if len != want as usize {
+                    return Err(format!("row {} has {len} squares, expected {want}", r + 1));
+                }
+            }
+        } else {
+            let len = s.chars().count();
+            if len != self.n as usize {
+                return Err(format!(
+                    "expected {} squares ('.', 'x' or 'o' each{}), found {len}",
+                    self.n,
+                    if self.rows.len() > 1 {
+                        format!("; rows of {layout} separated by '/' optional")
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+        }
+        let mut p = PatternPosition::default();
+        for (sq, ch) in s.chars().filter(|&c| c != '/').enumerate() {
+            match ch {
+                '.' => {}
+                'x' | 'X' => p.x |= 1 << sq,
+                'o' | 'O' => p.o |= 1 << sq,
+                other => {
+                    return Err(format!(
+                        "unexpected '{other}' at square {sq} (use '.' empty, 'x' player 0, 'o' player 1)"
+                    ))
+                }
+            }
+        }
+        let (nx, no) = (p.x.count_ones(), p.o.count_ones());
+        if nx != no && nx != no + 1 {
+            return Err(format!(
+                "x has {nx} squares and o has {no}: x moves first, so x has as many as o or one more"
+            ));
+        }
+        let owned = |mask: u32| self.owned_pattern(mask).map(|m| squares_of(m, "."));
+        match (owned(p.x), owned(p.o)) {
+            (Some(a), Some(b)) => Err(format!(
+                "both players own a pattern (x {a}, o {b}): the game ends at the first one"
+            )),
+            (Some(a), None) if p.mover() == 0 => Err(format!(
+                "x owns pattern {a} but it is x's turn: the game ended when x completed it"
+            )),
+            (None, Some(b)) if p.mover() == 1 => Err(format!(
+                "o owns pattern {b} but it is o's turn: the game ended when o completed it"
+            )),
+            _ => Ok(p),
+        }
+    }
+
+    /// Writes a position: a character per square, `/` between rows.
+    pub fn format_position(&self, p: &PatternPosition) -> String {
+        let mut out = String::with_capacity((self.n as usize) + self.rows.len());
+        let mut sq = 0;
+        for (r, &len) in self.rows.iter().enumerate() {
+            if r > 0 {
+                out.push('/');
+            }
+            for _ in 0..len {
+                out.push(if p.x >> sq & 1 != 0 {
+                    'x'
+                } else if p.o >> sq & 1 != 0 {
+                    'o'
+                } else {
+                    '.'
+                });
+                sq += 1;
+            }
+        }
+        out
+    }
+}
+
+/// The squares of a mask as a list, for sorting patterns.
+fn squares_list(mask: u32) -> Vec<u32> {
+    let mut v = Vec::with_capacity(mask.count_ones() as usize);
+    let mut m = mask;
+    while m != 0 {
+        v.push(m.trailing_zeros());
+        m &= m - 1;
+    }
+    v
+}
+
+/// Implements [`crate::game::Game`] for a type holding a [`PatternBoard`]
+/// by delegating to it. The type provides inherent `fn board(&self) ->
+/// &PatternBoard`, `fn canonical_spec(&self) -> String` and `fn stem(&self)
+/// -> String`; everything else is the board's.
+macro_rules! impl_pattern_game {
+    ($ty:ty) => {
+        impl $crate::game::Game for $ty {
+            type Position = $crate::games::pattern::PatternPosition;
+            /// The square occupied.
+            type Move = u8;
+
+            fn spec(&self) -> String {
+                self.canonical_spec()
+            }
+
+            fn file_stem(&self) -> String {
+                self.stem()
+            }
+
+            fn index_scheme(&self) -> u16 {
+                $crate::games::pattern::INDEX_SCHEME
+            }
+
+            fn size(&self) -> u64 {
+                self.board().size()
+            }
+
+            #[inline]
+            fn encode(&self, p: &Self::Position) -> u64 {
+                self.board().encode(p)
+            }
+
+            #[inline]
+            fn decode(&self, index: u64) -> Option<Self::Position> {
+                self.board().decode(index)
+            }
+
+            fn start(&self) -> Self::Position {
+                self.board().start()
+            }
+
+            #[inline]
+            fn primitive(&self, p: &Self::Position) -> Option<$crate::value::Value> {
+                self.board().primitive(p)
+            }
+
+            fn moves(&self, p: &Self::Position) -> Vec<(u8, Self::Position)> {
+                self.board().moves(p)
+            }
+
+            #[inline(always)]
+            fn for_each_child_index(&self, p: &Self::Position, f: impl FnMut(u64)) {
+                self.board().for_each_child_index(p, f)
+            }
+
+            #[inline]
+            fn move_count(&self, p: &Self::Position) -> u64 {
+                self.board().move_count(p)
+            }
+
+            fn tier_count(&self) -> u32 {
+                self.board().tier_count()
+            }
+
+            #[inline]
+            fn tier(&self, p: &Self::Position) -> u32 {
+                self.board().tier(p)
+            }
+
+            fn tier_units(&self, tier: u32) -> u64 {
+                self.board().tier_units(tier)
+            }
+
+            #[inline]
+            fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &Self::Position)) {
+                self.board().for_each_in_unit(tier, unit, f)
+            }
+
+            fn max_remoteness(&self) -> u32 {
+                self.board().max_remoteness()
+            }
+
+            fn player_to_move(&self, p: &Self::Position) -> Option<u8> {
+                Some(p.mover())
+            }
+
+            fn parse_position(&self, s: &str) -> Result<Self::Position, String> {
+                self.board().parse_position(s)
+            }
+
+            fn format_position(&self, p: &Self::Position) -> String {
+                self.board().format_position(p)
+            }
+
+            fn format_move(&self, m: &u8) -> String {
+                m.to_string()
+            }
+        }
+    };
+}
+pub(crate) use impl_pattern_game;
+
+/// A pattern game described by a pattern file or an inline spec (see the
+/// module docs for both formats).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternGame {
+    name: String,
+    board: PatternBoard,
+}
+
+impl_pattern_game!(PatternGame);
+
+/// Checks a game name: 1 to 32 letters, digits, `-` or `_`.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 32 {
+        return Err(format!("name '{name}' must have 1 to 32 characters"));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+    {
+        return Err(format!(
+            "name '{name}' contains '{c}': use letters, digits, '-' and '_'"
+        ));
+    }
+    Ok(())
+}
+
+/// Parses a square number.
+fn parse_square(t: &str) -> Result<u32, String> {
+    t.trim()
+        .parse::<u32>()
+        .map_err(|_| format!("'{t}' is not a square number"))
+}
+
+/// Builds a pattern mask from square numbers, refusing squares off the board
+/// and repeats.
+fn pattern_mask(squares: &[u32], n: u32) -> Result<u32, String> {
+    let mut mask = 0u32;
+    for &sq in squares {
+        if sq >= n {
+            return Err(format!(
+                "square {sq} is off the board (squares are 0..{})",
+                n - 1
+            ));
+        }
+        if mask >> sq & 1 != 0 {
+            return Err(format!("square {sq} appears twice in the pattern"));
+        }
+        mask |= 1 << sq;
+    }
+    if mask == 0 {
+        return Err("the pattern is empty".into());
+    }
+    Ok(mask)
+}
+
+impl PatternGame {
+    /// A pattern game named `name` on `board`.
+    pub fn new(name: &str, board: PatternBoard) -> Result<PatternGame, String> {
+        check_name(name)?;
+        let g = PatternGame {
+            name: name.to_string(),
+            board,
+        };
+        let len = g.canonical_spec().len();
+        if len > MAX_SPEC_LEN {
+            return Err(format!(
+                "the patterns take {len} bytes as a spec; at most {MAX_SPEC_LEN} fit a tablebase header"
+            ));
+        }
+        Ok(g)
+    }
+
+    /// Parses what follows `pattern:`: the inline canonical form
+    /// `NAME:squares=N[:rows=..]:lines=..` when a field after the first is
+    /// `squares=`, `rows=` or `lines=`, otherwise a pattern file's path.
+    pub fn from_params(params: &str) -> Result<PatternGame, String> {
+        let params = params.trim();
+        if params.is_empty() {
+            return Err(
+                "expected pattern:PATH (a pattern file) or pattern:NAME:squares=N:lines=A.B.C,..."
+                    .into(),
+            );
+        }
+        let fields: Vec<&str> = params.split(':').collect();
+        let inline = fields.len() > 1
+            && fields[1..].iter().all(|f| {
+                ["squares=", "rows=", "lines="]
+                    .iter()
+                    .any(|k| f.trim_start().starts_with(k))
+            });
+        if inline {
+            Self::from_inline(fields[0], &fields[1..])
+        } else {
+            Self::from_file(params)
+        }
+    }
+
+    /// Parses the inline form's fields after the name.
+    fn from_inline(name: &str, fields: &[&str]) -> Result<PatternGame, String> {
+        let (mut squares, mut rows, mut lines) = (None, None, None);
+        for f in fields {
+            let (k, v) = f.split_once('=').unwrap_or((f, ""));
+            let slot = match k.trim() {
+                "squares" => &mut squares,
+                "rows" => &mut rows,
+                _ => &mut lines,
+            };
+            if slot.is_some() {
+                return Err(format!("'{}' is given twice", k.trim()));
+            }
+            *slot = Some(v.trim());
+        }
+        let rows: Vec<u32> = match rows {
+            None => Vec::new(),
+            Some(r) => r
+                .split('.')
+                .map(|t| {
+                    t.trim()
+                        .parse::<u32>()
+                        .map_err(|_| format!("rows: '{t}' is not a number of squares"))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let n = match squares {
+            Some(s) => s
+                .parse::<u32>()
+                .map_err(|_| format!("squares: '{s}' is not a number"))?,
+            None if !rows.is_empty() => rows.iter().sum(),
+            None => return Err("missing squares=N".into()),
+        };
+        if n == 0 || n > MAX_SQUARES {
+            return Err(format!("a board has 1 to {MAX_SQUARES} squares, not {n}"));
+        }
+        let lines = lines.ok_or("missing lines=A.B.C,D.E.F,...")?;
+        let mut masks = Vec::new();
+        for (i, l) in lines.split(',').enumerate() {
+            let squares = l
+                .split('.')
+                .map(parse_square)
+                .collect::<Result<Vec<u32>, String>>()
+                .and_then(|sq| pattern_mask(&sq, n))
+                .map_err(|e| format!("lines: pattern {} ('{l}'): {e}", i + 1))?;
+            masks.push(squares);
+        }
+        PatternGame::new(name.trim(), PatternBoard::new(n, &masks, &rows)?)
+    }
+
+    /// Reads a pattern file.
+    pub fn from_file(path: &str) -> Result<PatternGame, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read pattern file '{path}': {e}"))?;
+        Self::from_text(&text, path)
+    }
+
+    /// Parses the text of a pattern file; `source` names it in errors,
+    /// which read `SOURCE line N: ...`.
+    pub fn from_text(text: &str, source: &str) -> Result<PatternGame, String> {
+        let mut name: Option<(usize, String)> = None;
+        let mut squares: Option<(usize, u32)> = None;
+        let mut rows: Option<(usize, Vec<u32>)> = None;
+        let mut patterns: Vec<(usize, Vec<u32>)> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let at = i + 1;
+            let err = |m: String| format!("{source} line {at}: {m}");
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let tokens: Vec<&str> = line
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .filter(|t| !t.is_empty())
+                .collect();
+            let key = tokens[0];
+            let args = &tokens[1..];
+            let twice = |prev: Option<usize>| match prev {
+                Some(l) => Err(err(format!("'{key}' is given twice (also line {l})"))),
+                None => Ok(()),
+            };
+            match key {
+                "name" => {
+                    twice(name.as_ref().map(|n| n.0))?;
+                    let [v] = args else {
+                        return Err(err("expected 'name NAME'".into()));
+                    };
+                    check_name(v).map_err(err)?;
+                    name = Some((at, v.to_string()));
+                }
+                "squares" => {
+                    twice(squares.map(|s| s.0))?;
+                    let [v] = args else {
+                        return Err(err("expected 'squares N'".into()));
+                    };
+                    let n = v
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|n| (1..=MAX_SQUARES).contains(n))
+                        .ok_or_else(|| {
+                            err(format!("squares must be 1 to {MAX_SQUARES}, not '{v}'"))
+                        })?;
+                    squares = Some((at, n));
+                }
+                "rows" => {
+                    twice(rows.as_ref().map(|r| r.0))?;
+                    if args.is_empty() {
+                        return Err(err("expected 'rows N N ...' (squares per row)".into()));
+                    }
+                    let r = args
+                        .iter()
+                        .map(|t| {
+                            t.parse::<u32>()
+                                .ok()
+                                .filter(|&v| (1..=MAX_SQUARES).contains(&v))
+                                .ok_or_else(|| err(format!("row length '{t}' is not 1 to {MAX_SQUARES}")))
+                        })
+                        .collect::<Result<Vec<u32>, String>>()?;
+                    rows = Some((at, r));
+                }
+                k if k.starts_with(|c: char| c.is_ascii_digit()) => {
+                    let sq = tokens
+                        .iter()
+                        .map(|t| parse_square(t))
+                        .collect::<Result<Vec<u32>, String>>()
+                        .map_err(err)?;
+                    patterns.push((at, sq));
+                }
+                other => {
+                    return Err(err(format!(
+                        "unknown keyword '{other}' (expected name, squares, rows, or a pattern: square numbers)"
+                    )))
+                }
+            }
+        }
+        let top = |m: String| format!("{source}: {m}");
+        let (_, name) = name.ok_or_else(|| top("no 'name' line".into()))?;
+        let row_sum: Option<u32> = rows.as_ref().map(|r| r.1.iter().sum());
+        let n = match (squares, row_sum) {
+            (Some((at, n)), Some(sum)) if n != sum => {
+                return Err(format!(
+                    "{source} line {at}: squares {n} disagrees with the rows, which hold {sum}"
+                ))
+            }
+            (Some((_, n)), _) => n,
+            (None, Some(sum)) if (1..=MAX_SQUARES).contains(&sum) => sum,
+            (None, Some(sum)) => {
+                return Err(top(format!(
+                    "the rows hold {sum} squares; a board has 1 to {MAX_SQUARES}"
+                )))
+            }
+            (None, None) => return Err(top("neither 'squares' nor 'rows' is given".into())),
+        };
+        if patterns.is_empty() {
+            return Err(top(
+                "no patterns (a pattern line lists square numbers)".into()
+            ));
+        }
+        if patterns.len() > 4 * MAX_PATTERNS {
+            return Err(top(format!(
+                "{} patterns; at most {MAX_PATTERNS} are supported",
+                patterns.len()
+            )));
+        }
+        let masks = patterns
+            .iter()
+            .map(|(at, sq)| pattern_mask(sq, n).map_err(|e| format!("{source} line {at}: {e}")))
+            .collect::<Result<Vec<u32>, String>>()?;
+        let rows = rows.map(|r| r.1).unwrap_or_default();
+        let board = PatternBoard::new(n, &masks, &rows).map_err(top)?;
+        PatternGame::new(&name, board).map_err(top)
+    }
+
+    /// The game's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The board: squares, patterns, layout.
+    pub fn board(&self) -> &PatternBoard {
+        &self.board
+    }
+
+    /// `pattern:NAME:squares=N[:rows=..]:lines=..`.
+    fn canonical_spec(&self) -> String {
+        let b = &self.board;
+        let rows = if b.rows.len() > 1 {
+            let r: Vec<String> = b.rows.iter().map(u32::to_string).collect();
+            format!(":rows={}", r.join("."))
+        } else {
+            String::new()
+        };
+        format!(
+            "pattern:{}:squares={}{rows}:lines={}",
+            self.name,
+            b.n,
+            b.pattern_lists(".").join(",")
+        )
+    }
+
+    /// `pattern-NAME`.
+    fn stem(&self) -> String {
+        format!("pattern-{}", self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+
+    const TTT: &str = "# tic-tac-toe\nname ttt\nrows 3 3 3\n0 1 2\n3 4 5\n6 7 8\n0 3 6\n1,4,7\n2 5 8 # col\n0 4 8\n2 4 6\n";
+
+    fn ttt() -> PatternGame {
+        PatternGame::from_text(TTT, "ttt.txt").unwrap()
+    }
+
+    /// A small irregular board: 7 squares, patterns of sizes 1 to 3 that
+    /// overlap, one redundant (a superset).
+    fn odd() -> PatternGame {
+        PatternGame::from_text(
+            "name odd\nsquares 7\nrows 3 4\n0 1\n1 2 3\n2 4 6\n5 6\n0 1 5\n3 5\n",
+            "odd",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn sizes_follow_the_formula() {
+        let size = |n: u32| PatternBoard::new(n, &[1], &[]).unwrap().size();
+        assert_eq!(size(9), 6_046);
+        assert_eq!(size(16), 10_165_779);
+        assert_eq!(size(20), 741_365_049);
+        assert_eq!(size(1), 2);
+    }
+
+    #[test]
+    fn ownership_table_matches_the_patterns() {
+        for g in [ttt(), odd()] {
+            let b = g.board();
+            for m in 0..1u32 << b.squares() {
+                let direct = b.patterns().iter().any(|&p| p & m == p);
+                assert_eq!(b.owns(m), direct, "mask {m:b}");
+            }
+        }
+    }
+
+    #[test]
+    fn supersets_and_repeats_are_dropped() {
+        let g = odd();
+        assert_eq!(
+            g.board().pattern_lists("."),
+            ["0.1", "1.2.3", "2.4.6", "3.5", "5.6"]
+        );
+        assert_eq!(
+            g.spec(),
+            "pattern:odd:squares=7:rows=3.4:lines=0.1,1.2.3,2.4.6,3.5,5.6"
+        );
+    }
+
+    #[test]
+    fn index_round_trips_and_units_cover_every_index_once() {
+        for g in [ttt(), odd()] {
+            let mut seen = vec![0u8; g.size() as usize];
+            for t in 0..g.tier_count() {
+                for u in 0..g.tier_units(t) {
+                    g.for_each_in_unit(t, u, |i, p| {
+                        assert_eq!(g.encode(p), i);
+                        assert_eq!(g.decode(i), Some(*p));
+                        assert_eq!(g.tier(p), t);
+                        seen[i as usize] += 1;
+                    });
+                }
+            }
+            for (i, &c) in seen.iter().enumerate() {
+                assert!(c <= 1);
+                assert_eq!(c == 1, g.decode(i as u64).is_some(), "index {i}");
+            }
+            assert_eq!(g.decode(g.size()), None);
+        }
+    }
+
+    #[test]
+    fn units_split_big_tiers() {
+        // 16 squares: tiers are larger than a unit, so units start mid-tier.
+        let b = PatternBoard::new(16, &[0xf, 0xf0, 0x1111], &[4, 4, 4, 4]).unwrap();
+        let tier = 8; // 8 pieces
+        assert!(b.tier_units(tier) > 1);
+        let mut last = None;
+        let mut count = 0u64;
+        let mut illegal = 0u64;
+        for u in 0..b.tier_units(tier) {
+            b.for_each_in_unit(tier, u, |i, p| {
+                assert!(last < Some(i));
+                last = Some(i);
+                assert_eq!(b.encode(p), i);
+                count += 1;
+            });
+        }
+        let lo = b.offsets[8];
+        let hi = b.offsets[9];
+        for i in lo..hi {
+            if b.decode(i).is_none() {
+                illegal += 1;
+            }
+        }
+        assert_eq!(count + illegal, hi - lo);
+    }
+
+    #[test]
+    fn child_indices_agree_with_moves() {
+        for g in [ttt(), odd()] {
+            for i in 0..g.size() {
+                let Some(p) = g.decode(i) else { continue };
+                if g.primitive(&p).is_some() {
+                    assert!(g.moves(&p).is_empty());
+                    continue;
+                }
+                let mut fast = Vec::new();
+                g.for_each_child_index(&p, |c| fast.push(c));
+                let slow: Vec<u64> = g.moves(&p).iter().map(|(_, c)| g.encode(c)).collect();
+                assert_eq!(fast, slow, "{}", g.format_position(&p));
+                assert_eq!(g.move_count(&p), slow.len() as u64);
+                for c in fast {
+                    let child = g.decode(c).expect("a child is a position");
+                    assert_eq!(g.tier(&child) + 1, g.tier(&p));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn primitive_values() {
+        let g = ttt();
+        let p = g.parse_position("xxx/oo./...").unwrap();
+        assert_eq!(g.primitive(&p), Some(Value::Lose));
+        let p = g.parse_position("xox/xoo/oxx").unwrap();
+        assert_eq!(g.primitive(&p), Some(Value::Tie));
+        let p = g.parse_position("xox/xoo/ox.").unwrap();
+        assert_eq!(g.primitive(&p), None);
+    }
+
+    #[test]
+    fn notation_round_trips_and_refuses_bad_input() {
+        let g = ttt();
+        let p = g.parse_position("x.o/.x./...").unwrap();
+        assert_eq!(p, g.parse_position("X.O.X....").unwrap());
+        assert_eq!(g.format_position(&p), "x.o/.x./...");
+        assert_eq!(g.player_to_move(&p), Some(1));
+        for bad in [
+            "",
+            "x.o/.x.",
+            "x.o/.x./..",
+            "x.o/.x./....",
+            "x.o.x...",
+            "x.o/.x./..z",
+            "xx./.../...",
+            "o../.../...",
+            "xxx/oo./..o",
+            "xxx/ooo/x..",
+            "ooo/xx./xx.",
+            "x.o/.x./..é",
+            "////",
+        ] {
+            let e = g.parse_position(bad).unwrap_err();
+            assert!(!e.contains('\n'), "{e}");
+        }
+        assert_eq!(g.format_move(&4), "4");
+    }
+
+    #[test]
+    fn file_errors_name_the_line() {
+        let cases = [
+            ("name t\nsquares 4\n0 1\n0 5\n", "f line 4: square 5 is off"),
+            (
+                "name t\nsquares 4\n0 1 1\n",
+                "f line 3: square 1 appears twice",
+            ),
+            (
+                "name t\nsquares 4\n\n0 a\n",
+                "f line 4: 'a' is not a square",
+            ),
+            (
+                "name t\nsquares 4\nfoo 1\n",
+                "f line 3: unknown keyword 'foo'",
+            ),
+            (
+                "name t\nname u\nsquares 4\n0\n",
+                "f line 2: 'name' is given twice",
+            ),
+            ("name t:u\nsquares 4\n0\n", "f line 1: name 't:u'"),
+            ("name t\nsquares 26\n0\n", "f line 2: squares must be"),
+            (
+                "name t\nsquares 5\nrows 2 2\n0\n",
+                "f line 2: squares 5 disagrees",
+            ),
+            ("squares 4\n0 1\n", "f: no 'name' line"),
+            ("name t\n0 1\n", "f: neither 'squares' nor 'rows'"),
+            ("name t\nsquares 3\n", "f: no patterns"),
+        ];
+        for (text, want) in cases {
+            let e = PatternGame::from_text(text, "f").unwrap_err();
+            assert!(e.starts_with(want), "{e} (wanted {want})");
+            assert!(!e.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn specs_round_trip_through_the_registry() {
+        for g in [ttt(), odd()] {
+            let spec = g.spec();
+            let again = crate::games::AnyGame::parse(&spec).unwrap();
+            assert_eq!(again.spec(), spec);
+            assert_eq!(again, crate::games::AnyGame::Pattern(g.clone()), "{spec}");
+        }
+        assert_eq!(ttt().file_stem(), "pattern-ttt");
+        for bad in [
+            "",
+            "t:squares=3",
+            "t:squares=3:lines=",
+            "t:squares=3:lines=0.3",
+            "t:squares=3:lines=0.0",
+            "t:squares=x:lines=0",
+            "t:squares=30:lines=0",
+            "t:rows=2.x:lines=0",
+            "t:squares=3:rows=1.1:lines=0",
+            "t!:squares=3:lines=0",
+            "t:squares=3:squares=3:lines=0",
+            "/nonexistent/file.txt",
+        ] {
+            let e = PatternGame::from_params(bad).unwrap_err();
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let g = PatternGame::from_params("t:rows=2.1:lines=0.1,2").unwrap();
+        assert_eq!(g.spec(), "pattern:t:squares=3:rows=2.1:lines=0.1,2");
+    }
+}

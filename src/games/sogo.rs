@@ -1,0 +1,339 @@
+//! Sogo (3-D Connect Four, "Score Four" family): `sogo:N[:misere]`.
+//!
+//! An N×N×N cube with gravity: N² vertical columns (pegs) of height N. A
+//! move drops the mover's piece onto a column that is not full. Whoever first
+//! has N in a row along any of the cube's lines wins: rows, columns and
+//! pillars, the diagonals of every axis-parallel plane, and the 4 space
+//! diagonals ((N+2)³ − N³)/2 lines: 28 for N = 2, 49 for N = 3). Player 0
+//! (`x`) moves first; a full cube without a line is a tie. N is 1..=3.
+//!
+//! The board, move generation, tiers and index are the shared gravity board
+//! of [`crate::games::connect`], with its tight index (scheme 1, documented
+//! there): positions with k pieces in one block, the column-height vector
+//! ranked among those with k pieces, times the `C(k, ⌊k/2⌋)` colourings
+//! ranked in colex order. Sizes: sogo:2 757 entries, sogo:3 6,676,791,201
+//! (one byte each).
+//!
+//! Notation. Columns are named like chess squares: file letter `a`.. for x
+//! (left to right) and rank number `1`.. for y (bottom to top of a diagram),
+//! so `a1` is column 1, `b1` column 2, …, `a2` column N+1: column number
+//! `x + N·y + 1`. A move is written `b2`; a position is the list of columns
+//! played from the empty cube, either as squares (`a1b2b2`, separators
+//! allowed) or as 1-based column numbers (`155`; with spaces or commas
+//! between numbers above 9), `-` or empty for the empty cube. Positions are
+//! printed as a picture of the N layers, bottom layer first, separated by
+//! `|`; each layer is N rows from rank N (top) down to rank 1, separated by
+//! `/`, cells `.` empty, `x` player 0, `o` player 1. For sogo:2 the position
+//! `a1b2b2` (= `144`) is `.o/x.|.x/..`.
+
+use super::connect::{gravity_rules, parse_rest, Gravity, GravityIndex, GravityPosition};
+use crate::game::Game;
+
+/// Sogo on an N×N×N cube.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sogo {
+    board: Gravity,
+}
+
+impl Sogo {
+    /// Sogo with side `n` (1..=3).
+    pub fn new(n: u32, misere: bool) -> Result<Sogo, String> {
+        if n == 0 {
+            return Err("the cube side must be at least 1".into());
+        }
+        if n > 3 {
+            return Err(format!(
+                "sogo:{n} is too large to tabulate: {} cells and far more than 2^40 positions (N is 1..=3)",
+                n * n * n
+            ));
+        }
+        Ok(Sogo {
+            board: Gravity::new(n, n, n, n, misere, GravityIndex::Tight)?,
+        })
+    }
+
+    /// Parses the parameters after `sogo:`, e.g. `3` or `2:misere`.
+    pub fn from_params(params: &str) -> Result<Sogo, String> {
+        let (size, rest) = match params.split_once(':') {
+            Some((s, r)) => (s, Some(r)),
+            None => (params, None),
+        };
+        let n: u32 = size
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad cube side '{size}' (expected sogo:N, e.g. sogo:3)"))?;
+        let misere = parse_rest(rest)?;
+        Sogo::new(n, misere)
+    }
+
+    /// The shared gravity board.
+    pub fn board(&self) -> &Gravity {
+        &self.board
+    }
+
+    /// Side of the cube.
+    pub fn side(&self) -> u32 {
+        self.board.nx()
+    }
+
+    /// Name of column `c` (0-based), e.g. `b1`.
+    pub fn column_name(&self, c: u32) -> String {
+        let n = self.side();
+        format!("{}{}", char::from(b'a' + (c % n) as u8), c / n + 1)
+    }
+
+    fn parse_moves(&self, s: &str) -> Result<Vec<u32>, String> {
+        let n = self.side();
+        let cols = n * n;
+        let mut moves = Vec::new();
+        if s.chars().any(|c| c.is_ascii_alphabetic()) {
+            // Squares: a letter then a rank number, optional separators.
+            let chars: Vec<char> = s.chars().collect();
+            let mut i = 0;
+            while i < chars.len() {
+                let ch = chars[i];
+                if ch.is_whitespace() || ch == ',' {
+                    i += 1;
+                    continue;
+                }
+                let which = moves.len() + 1;
+                let file = ch.to_ascii_lowercase();
+                if !file.is_ascii_lowercase() || (file as u32 - 'a' as u32) >= n {
+                    return Err(format!(
+                        "move {which}: expected a file letter a..{} at '{ch}'",
+                        char::from(b'a' + (n - 1) as u8)
+                    ));
+                }
+                i += 1;
+                let start = i;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let rank: String = chars[start..i].iter().collect();
+                match rank.parse::<u32>() {
+                    Ok(r) if (1..=n).contains(&r) => {
+                        moves.push((r - 1) * n + (file as u32 - 'a' as u32));
+                    }
+                    _ => {
+                        return Err(format!(
+                            "move {which}: '{file}{rank}' needs a rank number 1..={n}"
+                        ))
+                    }
+                }
+            }
+        } else {
+            let tokens: Vec<&str> = if s.contains(|c: char| c.is_whitespace() || c == ',') {
+                s.split(|c: char| c.is_whitespace() || c == ',')
+                    .filter(|t| !t.is_empty())
+                    .collect()
+            } else {
+                s.split("").filter(|t| !t.is_empty()).collect()
+            };
+            for (i, t) in tokens.iter().enumerate() {
+                match t.parse::<u32>() {
+                    Ok(c) if (1..=cols).contains(&c) => moves.push(c - 1),
+                    _ => {
+                        return Err(format!(
+                            "move {} '{t}' is not a column number 1..={cols}",
+                            i + 1
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(moves)
+    }
+
+    fn parse_picture(&self, s: &str) -> Result<GravityPosition, String> {
+        let n = self.side();
+        let layers: Vec<&str> = s.split('|').collect();
+        if layers.len() != n as usize {
+            return Err(format!(
+                "expected {n} layers separated by '|' (bottom layer first), found {}",
+                layers.len()
+            ));
+        }
+        let mut pieces = [0u64; 2];
+        for (z, layer) in layers.iter().enumerate() {
+            let what = format!("layer {}", z + 1);
+            let [a, b] = Gravity::parse_cells(layer.trim(), n, n, &what, |r, x| {
+                self.board.cell((n - 1 - r) * n + x, z as u32)
+            })?;
+            pieces[0] |= a;
+            pieces[1] |= b;
+        }
+        let p = GravityPosition { pieces };
+        self.board.check(&p, |c| self.column_name(c))?;
+        Ok(p)
+    }
+}
+
+impl Game for Sogo {
+    type Position = GravityPosition;
+    type Move = u8;
+
+    fn spec(&self) -> String {
+        format!(
+            "sogo:{}{}",
+            self.side(),
+            if self.board.misere() { ":misere" } else { "" }
+        )
+    }
+
+    fn file_stem(&self) -> String {
+        format!(
+            "sogo-{}{}",
+            self.side(),
+            if self.board.misere() { "-misere" } else { "" }
+        )
+    }
+
+    fn index_scheme(&self) -> u16 {
+        1
+    }
+
+    gravity_rules!();
+
+    /// Squares (`a1b2b2`), column numbers (`155`), `-`/empty, or a layer
+    /// picture (`../x.|../..`).
+    fn parse_position(&self, s: &str) -> Result<GravityPosition, String> {
+        let s = s.trim();
+        if s.is_empty() || s == "-" {
+            return Ok(GravityPosition::EMPTY);
+        }
+        if s.contains(['|', '/', '.']) {
+            return self.parse_picture(s);
+        }
+        let moves = self.parse_moves(s)?;
+        self.board
+            .play_all(&moves, |c| format!("column {}", self.column_name(c)))
+    }
+
+    fn format_position(&self, p: &GravityPosition) -> String {
+        let n = self.side();
+        let mut s = String::new();
+        for z in 0..n {
+            if z > 0 {
+                s.push('|');
+            }
+            for y in (0..n).rev() {
+                if y + 1 < n {
+                    s.push('/');
+                }
+                for x in 0..n {
+                    s.push(Gravity::cell_char(p, self.board.cell(y * n + x, z)));
+                }
+            }
+        }
+        s
+    }
+
+    fn format_move(&self, m: &u8) -> String {
+        self.column_name(u32::from(*m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    fn g(spec: &str) -> Sogo {
+        Sogo::from_params(spec).unwrap()
+    }
+
+    #[test]
+    fn sizes_lines_and_specs() {
+        assert_eq!(g("2").size(), 757);
+        assert_eq!(g("3").size(), 6_676_791_201);
+        assert_eq!(g("2").board().lines().len(), 28);
+        assert_eq!(g("3").board().lines().len(), 49);
+        assert_eq!(g("1").board().lines().len(), 1);
+        assert_eq!(g("3").spec(), "sogo:3");
+        assert_eq!(g("2:misere").spec(), "sogo:2:misere");
+        assert_eq!(g("2:misere").file_stem(), "sogo-2-misere");
+        for bad in ["", "0", "4", "x", "3:sideways", "3x3"] {
+            assert!(Sogo::from_params(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn index_round_trips_and_units_cover_each_legal_index_once() {
+        for spec in ["1", "2"] {
+            let s = g(spec);
+            let mut seen = vec![0u8; s.size() as usize];
+            for t in 0..s.tier_count() {
+                let mut last = None;
+                for u in 0..s.tier_units(t) {
+                    s.for_each_in_unit(t, u, |i, p| {
+                        assert_eq!(s.encode(p), i);
+                        assert_eq!(s.tier(p), t);
+                        assert!(last < Some(i));
+                        last = Some(i);
+                        seen[i as usize] += 1;
+                    });
+                }
+            }
+            for i in 0..s.size() {
+                let d = s.decode(i);
+                assert_eq!(seen[i as usize], u8::from(d.is_some()), "{spec} {i}");
+                if let Some(p) = d {
+                    assert_eq!(s.encode(&p), i);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sogo3_samples_round_trip_and_children_agree_with_moves() {
+        let s = g("3");
+        let mut checked = 0;
+        for i in (0..s.size()).step_by(999_983) {
+            let Some(p) = s.decode(i) else { continue };
+            assert_eq!(s.encode(&p), i);
+            checked += 1;
+            if s.primitive(&p).is_some() {
+                continue;
+            }
+            let mut fast = Vec::new();
+            s.for_each_child_index(&p, |x| fast.push(x));
+            let slow: Vec<u64> = s.moves(&p).iter().map(|(_, q)| s.encode(q)).collect();
+            assert_eq!(fast, slow);
+            for x in fast {
+                assert!(s.decode(x).is_some());
+            }
+        }
+        assert!(checked > 300, "{checked}");
+        // A tier's units start where the previous tier ends.
+        let t = s.tier_count() - 1 - 13;
+        let mut first = None;
+        s.for_each_in_unit(t, 0, |i, _| {
+            first.get_or_insert(i);
+        });
+        assert!(first.is_some());
+    }
+
+    #[test]
+    fn notation() {
+        let s = g("2");
+        let p = s.parse_position("a1b2b2").unwrap();
+        assert_eq!(s.format_position(&p), ".o/x.|.x/..");
+        assert_eq!(s.parse_position(".o/x.|.x/..").unwrap(), p);
+        assert_eq!(s.parse_position("144").unwrap(), p);
+        assert_eq!(s.parse_position("a1, b2 b2").unwrap(), p);
+        assert_eq!(s.format_move(&3), "b2");
+        assert_eq!(s.player_to_move(&p), Some(1));
+        let s3 = g("3");
+        assert_eq!(s3.column_name(8), "c3");
+        assert_eq!(s3.parse_position("c3").unwrap(), s3.parse_position("9").unwrap());
+        for bad in [
+            "a3", "c1", "5", "0", "a1a1a1", "ab", "a", ".o/x.", "../..|../..|../..", "../..|x./..",
+            "../x.|x./..", "../.q|../..", "a1b1a1b1a2",
+        ] {
+            assert!(s.parse_position(bad).is_err(), "{bad}");
+        }
+        // x completes the a1 pillar (2 in a row on a 2-cube): o to move loses.
+        let p = s.parse_position("a1b1a1").unwrap();
+        assert_eq!(s.primitive(&p), Some(Value::Lose));
+    }
+}

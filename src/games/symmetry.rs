@@ -1,0 +1,120 @@
+//! Symmetries of a rectangular board, for games that fold them into their
+//! index: the 8 of a square (rotations and reflections) or the 4 of a
+//! rectangle (the reflections and the half turn). Squares are numbered
+//! row·C + col; a set of squares is a bit mask of up to 32 squares.
+
+/// The symmetry group of an R×C board, with lookup tables that map a whole
+/// mask in four table reads.
+#[derive(Clone, Debug)]
+pub struct BoardSymmetries {
+    /// `perms[g][s]`: the image of square `s` under symmetry `g`.
+    perms: Vec<Vec<u8>>,
+    /// `luts[g][k][b]`: the image of byte `b` of a mask at byte position `k`.
+    luts: Vec<[[u32; 256]; 4]>,
+}
+
+impl BoardSymmetries {
+    /// The symmetries of an R×C board; element 0 is the identity.
+    pub fn grid(rows: u32, cols: u32) -> BoardSymmetries {
+        let (r, c) = (rows as i32, cols as i32);
+        type Map = fn(i32, i32, i32, i32) -> (i32, i32);
+        let mut maps: Vec<Map> = vec![
+            |y, x, _, _| (y, x),
+            |y, x, r, _| (r - 1 - y, x),
+            |y, x, _, c| (y, c - 1 - x),
+            |y, x, r, c| (r - 1 - y, c - 1 - x),
+        ];
+        if rows == cols {
+            maps.extend_from_slice(&[
+                (|y, x, _, _| (x, y)) as Map,
+                |y, x, r, _| (r - 1 - x, r - 1 - y),
+                |y, x, r, _| (x, r - 1 - y),
+                |y, x, r, _| (r - 1 - x, y),
+            ]);
+        }
+        let perms: Vec<Vec<u8>> = maps
+            .iter()
+            .map(|m| {
+                (0..r * c)
+                    .map(|s| {
+                        let (y, x) = m(s / c, s % c, r, c);
+                        (y * c + x) as u8
+                    })
+                    .collect()
+            })
+            .collect();
+        let luts = perms
+            .iter()
+            .map(|p| {
+                let mut t = [[0u32; 256]; 4];
+                for (k, table) in t.iter_mut().enumerate() {
+                    for (b, out) in table.iter_mut().enumerate() {
+                        for bit in 0..8 {
+                            let s = k * 8 + bit;
+                            if b & (1 << bit) != 0 && s < p.len() {
+                                *out |= 1 << p[s];
+                            }
+                        }
+                    }
+                }
+                t
+            })
+            .collect();
+        BoardSymmetries { perms, luts }
+    }
+
+    /// Number of symmetries.
+    pub fn len(&self) -> usize {
+        self.perms.len()
+    }
+
+    /// Always false: the identity is a symmetry.
+    pub fn is_empty(&self) -> bool {
+        self.perms.is_empty()
+    }
+
+    /// The image of square `s` under symmetry `g`.
+    #[inline]
+    pub fn square(&self, g: usize, s: u32) -> u32 {
+        u32::from(self.perms[g][s as usize])
+    }
+
+    /// The image of a set of squares under symmetry `g`.
+    #[inline]
+    pub fn mask(&self, g: usize, m: u32) -> u32 {
+        let t = &self.luts[g];
+        t[0][(m & 0xff) as usize]
+            | t[1][((m >> 8) & 0xff) as usize]
+            | t[2][((m >> 16) & 0xff) as usize]
+            | t[3][(m >> 24) as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symmetries_are_permutations_that_map_masks_bit_by_bit() {
+        for (r, c, count) in [(3, 3, 8), (4, 5, 4), (5, 5, 8), (2, 6, 4)] {
+            let s = BoardSymmetries::grid(r, c);
+            assert_eq!(s.len(), count);
+            let n = r * c;
+            for g in 0..s.len() {
+                let mut seen = vec![false; n as usize];
+                for q in 0..n {
+                    seen[s.square(g, q) as usize] = true;
+                }
+                assert!(seen.iter().all(|&x| x), "{r}x{c} g{g}");
+                let m = 0x0155_5aa5 & ((1u32 << n) - 1);
+                let by_bits = (0..n)
+                    .filter(|q| m & (1 << q) != 0)
+                    .fold(0, |acc, q| acc | 1 << s.square(g, q));
+                assert_eq!(s.mask(g, m), by_bits);
+            }
+            for q in 0..n {
+                assert_eq!(s.square(0, q), q);
+            }
+        }
+    }
+}
