@@ -31,6 +31,13 @@ enum Command {
         /// position still probes).
         #[arg(long)]
         fold: bool,
+        /// Print entries, file size, memory, disk and a calibrated time
+        /// estimate, and stop.
+        #[arg(long)]
+        dry_run: bool,
+        /// Solve even when memory or disk looks too small.
+        #[arg(long)]
+        force: bool,
         /// Build a nimber (Sprague-Grundy) table instead of values with
         /// remoteness (impartial games under normal play).
         #[arg(long)]
@@ -102,9 +109,23 @@ fn main() -> ExitCode {
             output,
             threads,
             fold,
+            dry_run,
+            force,
             nimbers,
             json,
-        } => cli::with_threads(threads, || cli::solve(&game, output, fold, nimbers, json)),
+        } => cli::with_threads(threads, || {
+            cli::solve(
+                &game,
+                cli::SolveArgs {
+                    output,
+                    fold,
+                    nimbers,
+                    dry_run,
+                    force,
+                    json,
+                },
+            )
+        }),
         Command::Info { file, json } => cli::info(&file, json),
         Command::Probe {
             file,

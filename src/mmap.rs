@@ -11,12 +11,10 @@
 //!   `.partial` file and renames it over the destination, so a reader's map
 //!   keeps the old inode. Users must not edit `.rtb` files in place while
 //!   something reads them.
-//! * A writable map is only made of a `.partial` file the generator itself
-//!   created, and nothing else maps it while the solve runs.
 //! * I/O errors on a mapped file (a failing disk) arrive as SIGBUS, not as
 //!   `Err` values; that is the price of zero-copy reads.
 
-use memmap2::{Mmap, MmapMut, MmapOptions};
+use memmap2::{Mmap, MmapOptions};
 use std::fs::File;
 use std::io;
 
@@ -25,11 +23,4 @@ pub fn map_read(file: &File) -> io::Result<Mmap> {
     // Safety: see the module's contract: finished files are replaced by
     // rename, never modified in place, so the mapped bytes stay valid.
     unsafe { MmapOptions::new().map(file) }
-}
-
-/// Maps `len` bytes of a file starting at `offset` (page aligned) for writing.
-pub fn map_write(file: &File, offset: u64, len: usize) -> io::Result<MmapMut> {
-    // Safety: see the module's contract: only the generator's own `.partial`
-    // file is mapped writable, and no other map of it exists meanwhile.
-    unsafe { MmapOptions::new().offset(offset).len(len).map_mut(file) }
 }

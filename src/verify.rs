@@ -33,9 +33,9 @@ pub struct ManifestEntry {
 
 /// The manifest line for a header's game, index scheme and table kind.
 pub fn manifest_entry(h: &crate::format::Header) -> Option<ManifestEntry> {
-    manifest().into_iter().find(|m| {
-        m.spec == h.spec && m.index_scheme == h.index_scheme && m.kind == h.kind().name()
-    })
+    manifest()
+        .into_iter()
+        .find(|m| m.spec == h.spec && m.index_scheme == h.index_scheme && m.kind == h.kind().name())
 }
 
 /// Parses the embedded manifest (comment lines start with `#`).
@@ -147,6 +147,7 @@ pub fn rederive<G: Game, D: AsRef<[u8]> + Sync>(
                         continue;
                     }
                     Some(p) => match game.primitive(p) {
+                        Some(Value::Draw) => Some(Outcome::DRAW),
                         Some(v) => Some(Outcome::primitive(v)),
                         None => {
                             kids.clear();

@@ -2,11 +2,11 @@
 //! every position reachable from the start probes the same, `probe --moves`
 //! ranks the same moves, and `analyze` gives the same figures.
 
+use rayon::prelude::*;
 use retrograde::analyze::analyze;
 use retrograde::games::symmetry::BoardSymmetries;
 use retrograde::games::{Isolation, IsolationPosition};
 use retrograde::solve::{solve_to_file, NoProgress};
-use rayon::prelude::*;
 use retrograde::{AnyGame, Game, Tablebase};
 
 fn solve_both(spec: &str, dir: &std::path::Path) -> (Tablebase, Tablebase) {
@@ -35,7 +35,10 @@ fn compare_reachable(spec: &str, moves_every: u64) {
     let (plain_tb, folded_tb) = solve_both(spec, dir.path());
     let (plain, folded) = games(&plain_tb, &folded_tb);
     assert!(folded.is_folded() && !plain.is_folded());
-    assert!(folded.size() < plain.size(), "folding must shrink the table");
+    assert!(
+        folded.size() < plain.size(),
+        "folding must shrink the table"
+    );
 
     let differing: u64 = (0..plain.size())
         .into_par_iter()
@@ -92,7 +95,11 @@ fn every_position_of_an_orbit_probes_alike() {
     assert_eq!(g.size() * 240, plain.size() * 33);
     let sym = BoardSymmetries::grid(4, 4);
     assert_eq!(sym.len(), 8);
-    for text in ["0.../...x/.x../...1", "0.../x.x./.1../....", ".0../..../..../..1."] {
+    for text in [
+        "0.../...x/.x../...1",
+        "0.../x.x./.1../....",
+        ".0../..../..../..1.",
+    ] {
         let p = g.parse_position(text).unwrap();
         let want = folded_tb.probe(&g, &p).unwrap();
         assert_eq!(plain_tb.probe(&plain, &p).unwrap(), want);
@@ -102,7 +109,11 @@ fn every_position_of_an_orbit_probes_alike() {
                 removed: sym.mask(k, p.removed),
             };
             assert_eq!(folded_tb.probe(&g, &q).unwrap(), want, "{text} image {k}");
-            assert_eq!(plain_tb.probe(&plain, &q).unwrap(), want, "{text} image {k}");
+            assert_eq!(
+                plain_tb.probe(&plain, &q).unwrap(),
+                want,
+                "{text} image {k}"
+            );
         }
     }
 }

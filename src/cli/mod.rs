@@ -56,13 +56,25 @@ fn outcome_json(o: Outcome) -> (Json, Json) {
     (json!(o.value.name()), json!(o.remoteness))
 }
 
-pub fn solve(
-    spec: &str,
-    output: Option<PathBuf>,
-    fold: bool,
-    nimbers: bool,
-    as_json: bool,
-) -> Result<ExitCode> {
+/// Options of `retrograde solve`.
+pub struct SolveArgs {
+    pub output: Option<PathBuf>,
+    pub fold: bool,
+    pub nimbers: bool,
+    pub dry_run: bool,
+    pub force: bool,
+    pub json: bool,
+}
+
+pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
+    let SolveArgs {
+        output,
+        fold,
+        nimbers,
+        dry_run,
+        force,
+        json: as_json,
+    } = args;
     let mut game = AnyGame::parse(spec)?;
     if fold {
         game = game
@@ -87,6 +99,12 @@ pub fn solve(
         );
     }
     let threads = rayon::current_num_threads();
+    if dry_run {
+        return dry_run_report(&game, &options, &path, threads, as_json);
+    }
+    if !force {
+        check_resources(&game, &options, &path)?;
+    }
     let bar = progress::Bar::new(game.size());
     let started = Instant::now();
     let report = with_game!(&game, g => solve_file(g, &path, &options, &bar))
@@ -122,6 +140,140 @@ pub fn solve(
         h.data_crc
     );
     println!("start {}", describe(&start));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
+/// Memory the system can give without swapping (Linux), in bytes.
+fn memory_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Free space for an unprivileged writer on the filesystem holding `dir`.
+fn disk_available(dir: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        // Safety: `c` is a valid NUL-terminated path and `st` a writable
+        // statvfs the call fills in.
+        if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+            return None;
+        }
+        #[allow(clippy::unnecessary_cast)]
+        Some(st.f_bavail as u64 * st.f_frsize as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
+/// The nearest existing directory at or above the output's parent.
+fn existing_dir(path: &Path) -> PathBuf {
+    let mut dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    while !dir.exists() {
+        match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => dir = p.to_path_buf(),
+            _ => return PathBuf::from("."),
+        }
+    }
+    dir
+}
+
+/// Refuses to start a solve that cannot fit; `--force` skips this.
+fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> Result<()> {
+    let (memory, disk) = with_game!(game, g => {
+        let width = retrograde::solve::codec_for(g, options.kind)?.width();
+        let data = retrograde::Game::size(g) * u64::from(width);
+        (data + (32 << 20), data + 4096)
+    });
+    if let Some(avail) = memory_available() {
+        if memory > avail {
+            bail!(
+                "solving {} needs about {} of memory but {} is available; free memory or pass --force",
+                game.spec(),
+                gib(memory),
+                gib(avail)
+            );
+        }
+    }
+    let dir = existing_dir(path);
+    if let Some(avail) = disk_available(&dir) {
+        if disk > avail {
+            bail!(
+                "solving {} needs {} of disk in {} but {} is free; free space, choose another -o, or pass --force",
+                game.spec(),
+                gib(disk),
+                dir.display(),
+                gib(avail)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn dry_run_report(
+    game: &AnyGame,
+    options: &SolveOptions,
+    path: &Path,
+    threads: usize,
+    as_json: bool,
+) -> Result<ExitCode> {
+    let e = with_game!(game, g => retrograde::solve::estimate(g, options, threads))?;
+    let mem = memory_available();
+    let disk = disk_available(&existing_dir(path));
+    if as_json {
+        println!(
+            "{}",
+            json!({
+                "game": game.spec(),
+                "file": path.display().to_string(),
+                "entries": e.entries,
+                "cell_width": e.cell_width,
+                "file_bytes": e.file_bytes,
+                "memory_bytes": e.memory_bytes,
+                "disk_bytes": e.disk_bytes,
+                "memory_available": mem,
+                "disk_available": disk,
+                "positions": e.positions.round() as u64,
+                "seconds": e.seconds,
+                "threads": e.threads,
+                "calibration_seconds": e.calibration_seconds,
+            })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let avail = |a: Option<u64>| a.map_or(String::new(), |a| format!(" ({} available)", gib(a)));
+    println!("game          {}", game.spec());
+    println!("output        {}", path.display());
+    println!(
+        "entries       {} ({}-byte cells)",
+        thousands(e.entries),
+        e.cell_width
+    );
+    println!("file size     {}", gib(e.file_bytes));
+    println!("peak memory   {}{}", gib(e.memory_bytes), avail(mem));
+    println!("disk needed   {}{}", gib(e.disk_bytes), avail(disk));
+    println!(
+        "time          about {:.1} s with {} thread{} (calibrated on {} positions in {:.2} s)",
+        e.seconds,
+        e.threads,
+        if e.threads == 1 { "" } else { "s" },
+        thousands(e.sampled_positions),
+        e.calibration_seconds
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,16 +1,16 @@
-//! Writing a tablebase file: solve straight into a memory-mapped `.partial`
-//! file, checksum it, write the header last, sync, and rename into place.
+//! Writing a tablebase file: solve into memory, checksum, write a `.partial`
+//! file, sync it, and rename it into place.
 //!
-//! The header (with the magic) is written only after the data is complete, so
-//! an interrupted run leaves a `.partial` file whose first bytes are zero and
-//! which `open` refuses, never a file that looks complete.
+//! Only a complete, synced file is renamed to the destination, so an
+//! interrupted run never leaves a file that looks complete; a `.partial` left
+//! behind has a valid header but is never opened by name.
 
 use super::{codec_for, solve_into, Progress, SolveOptions};
 use crate::error::{Error, Result};
 use crate::format::{self, Header, Summary, FORMAT_VERSION};
 use crate::game::Game;
 use std::fs::{self, File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -90,24 +90,33 @@ pub fn solve_file<G: Game>(
         move |e| Error::io(what, e)
     };
     let mut file = OpenOptions::new()
-        .read(true)
         .write(true)
         .create(true)
         .truncate(true)
         .open(&tmp)
         .map_err(io("cannot create"))?;
     let result = (|| {
-        file.set_len(header.file_len()).map_err(io("cannot size"))?;
         let started = Instant::now();
-        let mut map = crate::mmap::map_write(&file, header.data_offset, data_len)
-            .map_err(io("cannot map"))?;
-        header.summary = solve_into(game, &mut map, codec, progress)?;
+        // The table lives in anonymous memory while tiers are labelled, and
+        // is written once at the end. Solving straight into a shared map of
+        // the file made the kernel write dirty pages back again and again
+        // (every tier dirties every page, as tiers interleave in the index):
+        // 7.3 times the file size on Isolation 5x5 folded.
+        let mut table = memmap2::MmapMut::map_anon(data_len.max(1))
+            .map_err(|e| Error::io(format!("cannot allocate {data_len} bytes for the table"), e))?;
+        let table = &mut table[..data_len];
+        header.summary = solve_into(game, table, codec, progress)?;
         let solve_time = started.elapsed();
         let finishing = Instant::now();
-        header.data_crc = format::data_crc(&map);
-        map.flush().map_err(io("cannot flush"))?;
-        drop(map);
-        write_header(&mut file, &header).map_err(io("cannot write header of"))?;
+        header.data_crc = format::data_crc(table);
+        let head = header.encode();
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut file);
+        out.write_all(&head)
+            .and_then(|_| out.write_all(&vec![0u8; header.data_offset as usize - head.len()]))
+            .and_then(|_| out.write_all(table))
+            .and_then(|_| out.flush())
+            .map_err(io("cannot write"))?;
+        drop(out);
         file.sync_all().map_err(io("cannot sync"))?;
         Ok((solve_time, finishing))
     })();
@@ -134,11 +143,6 @@ pub fn solve_file<G: Game>(
         solve_time,
         finish_time: finishing.elapsed(),
     })
-}
-
-fn write_header(file: &mut File, header: &Header) -> std::io::Result<()> {
-    file.seek(SeekFrom::Start(0))?;
-    file.write_all(&header.encode())
 }
 
 /// Makes the rename durable. Best effort: not every platform can open a

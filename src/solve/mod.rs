@@ -5,9 +5,11 @@
 //! final when the tier starts, so a tier's work units run in parallel and the
 //! result does not depend on the thread count or schedule.
 
+mod estimate;
 mod file;
 
-pub use file::{partial_path, solve_file, solve_to_file, SolveReport};
+pub use estimate::{estimate, Estimate};
+pub use file::{generator, partial_path, solve_file, solve_to_file, SolveReport};
 
 use crate::error::{Error, Result};
 use crate::format::Summary;
@@ -36,7 +38,7 @@ impl Progress for NoProgress {
 /// exactly one thread, within one tier, and read only in later tiers, after
 /// rayon's join has ordered the accesses, so relaxed atomics suffice: they
 /// compile to plain loads and stores.
-trait Slot: Sync {
+pub(crate) trait Slot: Sync + Default {
     fn get(&self) -> u32;
     fn put(&self, v: u32);
 }
@@ -74,10 +76,28 @@ impl Slot for AtomicU16 {
     }
 }
 
+/// The cells as the hot loop sees them: the real table is a slice of atomic
+/// slots; the cost estimate substitutes a small synthetic one.
+pub(crate) trait Table: Sync {
+    fn get(&self, i: u64) -> u32;
+    fn put(&self, i: u64, v: u32);
+}
+
+impl<S: Slot> Table for [S] {
+    #[inline(always)]
+    fn get(&self, i: u64) -> u32 {
+        self[i as usize].get()
+    }
+    #[inline(always)]
+    fn put(&self, i: u64, v: u32) {
+        self[i as usize].put(v)
+    }
+}
+
 /// Per-unit tallies, reduced in a fixed order.
 #[derive(Clone, Default)]
-struct Tally {
-    positions: u64,
+pub(crate) struct Tally {
+    pub(crate) positions: u64,
     counts: [u64; 4],
     max_remoteness: [u32; 3],
     max_nimber: u32,
@@ -198,9 +218,9 @@ fn solve_cells<G: Game, S: Slot>(
 
 /// Solves one work unit; the hot loop.
 #[inline(never)]
-fn solve_unit<G: Game, S: Slot>(
+pub(crate) fn solve_unit<G: Game, T: Table + ?Sized>(
     game: &G,
-    cells: &[S],
+    cells: &T,
     codec: CellCodec,
     tier: u32,
     unit: u64,
@@ -221,7 +241,7 @@ fn solve_unit<G: Game, S: Slot>(
                 let mut draw = false;
                 let mut unsolved = None;
                 game.for_each_child_index(pos, |child| {
-                    let c = cells[child as usize].get();
+                    let c = cells.get(child);
                     let r = codec.remoteness(c);
                     match codec.code(c) {
                         2 => min_lose = min_lose.min(r),
@@ -266,7 +286,7 @@ fn solve_unit<G: Game, S: Slot>(
             return;
         };
         debug_assert_ne!(cell, CELL_NONE);
-        cells[index as usize].put(cell);
+        cells.put(index, cell);
         tally.positions += 1;
         tally.counts[value.ordinal()] += 1;
         if value != Value::Draw {
@@ -283,9 +303,9 @@ fn solve_unit<G: Game, S: Slot>(
 /// Solves one work unit of a nimber table: each position's nimber is the
 /// mex (least excluded value) of its children's nimbers.
 #[inline(never)]
-fn nimber_unit<G: Game, S: Slot>(
+pub(crate) fn nimber_unit<G: Game, T: Table + ?Sized>(
     game: &G,
-    cells: &[S],
+    cells: &T,
     codec: CellCodec,
     tier: u32,
     unit: u64,
@@ -310,7 +330,7 @@ fn nimber_unit<G: Game, S: Slot>(
                 kids.clear();
                 let mut unsolved = None;
                 game.for_each_child_index(pos, |child| {
-                    match codec.nimber(cells[child as usize].get()) {
+                    match codec.nimber(cells.get(child)) {
                         Some(k) => kids.push(k),
                         None => unsolved = Some(child),
                     }
@@ -333,7 +353,7 @@ fn nimber_unit<G: Game, S: Slot>(
             });
             return;
         };
-        cells[index as usize].put(cell);
+        cells.put(index, cell);
         tally.positions += 1;
         let value = if k == 0 { Value::Lose } else { Value::Win };
         tally.counts[value.ordinal()] += 1;
@@ -374,9 +394,9 @@ impl Default for SolveOptions {
     }
 }
 
-/// Solves `game` into a new in-memory buffer of one-byte or two-byte cells
-/// (whichever the game's remoteness bound needs). For tests and embedding;
-/// the command line writes files with [`solve_to_file`].
+/// Solves `game` into a new in-memory buffer of 1-, 2- or 4-byte cells
+/// (whichever the game's bound needs). For tests and embedding; the command
+/// line writes files with [`solve_to_file`].
 pub fn solve_in_memory<G: Game>(game: &G) -> Result<(Vec<u8>, CellCodec, Summary)> {
     solve_in_memory_with(game, &SolveOptions::default())
 }
@@ -387,14 +407,17 @@ pub fn solve_in_memory_with<G: Game>(
     options: &SolveOptions,
 ) -> Result<(Vec<u8>, CellCodec, Summary)> {
     let codec = codec_for(game, options.kind)?;
-    let mut data = vec![0u8; game.size() as usize * usize::from(codec.width())];
-    let summary = solve_into(game, &mut data, codec, &NoProgress)?;
-    Ok((data, codec, summary))
+    let len = game.size() as usize * usize::from(codec.width());
+    // A page-aligned buffer: wider cells are solved through aligned atomics.
+    let mut table = memmap2::MmapMut::map_anon(len.max(1))
+        .map_err(|e| Error::io(format!("cannot allocate {len} bytes for the table"), e))?;
+    let summary = solve_into(game, &mut table[..len], codec, &NoProgress)?;
+    Ok((table[..len].to_vec(), codec, summary))
 }
 
 /// The narrowest cell for the table: for values, one whose remoteness range
-/// covers the game's bound; for nimbers, one byte (the solver refuses a
-/// larger nimber rather than truncate it).
+/// covers the game's bound; for nimbers, one whose range covers the game's
+/// nimber bound (the solver refuses a larger nimber rather than truncate it).
 pub fn codec_for<G: Game>(game: &G, kind: TableKind) -> Result<CellCodec> {
     if kind == TableKind::Nimber {
         let width = match game.max_nimber() {

@@ -1,0 +1,179 @@
+//! Knowing the cost before paying it: entries, file size, memory, disk and a
+//! time predicted from a short calibration.
+//!
+//! The calibration runs the real hot loop (the same `solve_unit` the solver
+//! uses) on a sample of work units of every tier, against a synthetic table: a
+//! buffer of random valid cells, 64 MiB or the table's size if smaller, read
+//! at `index mod size`. Masking keeps the low bits of every index, so the
+//! access pattern inside a block of the index (what decides cache behaviour)
+//! is the real one, while nothing of the real size is allocated. Each tier's
+//! sampled time is scaled by its number of units; the sum is divided among
+//! the threads.
+
+use super::{codec_for, nimber_unit, solve_unit, Slot, SolveOptions, Table};
+use crate::error::Result;
+use crate::format::Header;
+use crate::game::Game;
+use crate::value::{CellCodec, TableKind, Value};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8};
+use std::time::Instant;
+
+/// What a solve will cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Entries in the table.
+    pub entries: u64,
+    /// Cell width in bytes.
+    pub cell_width: u8,
+    /// Size of the finished file.
+    pub file_bytes: u64,
+    /// Predicted peak resident memory of the solve: the mapped table plus
+    /// the process's own needs.
+    pub memory_bytes: u64,
+    /// Disk space needed while solving (the `.partial` file, then renamed).
+    pub disk_bytes: u64,
+    /// Positions the calibration solved.
+    pub sampled_positions: u64,
+    /// Seconds the calibration took.
+    pub calibration_seconds: f64,
+    /// Estimated number of positions (legal indices).
+    pub positions: f64,
+    /// Predicted wall time of the solve in seconds.
+    pub seconds: f64,
+    /// Threads the prediction assumes.
+    pub threads: usize,
+}
+
+/// Synthetic cells of the real width: a power-of-two buffer of random
+/// valid cells.
+struct Synthetic<S> {
+    cells: Vec<S>,
+    mask: u64,
+}
+
+impl<S: Slot> Table for Synthetic<S> {
+    #[inline(always)]
+    fn get(&self, i: u64) -> u32 {
+        self.cells[(i & self.mask) as usize].get()
+    }
+    #[inline(always)]
+    fn put(&self, i: u64, v: u32) {
+        self.cells[(i & self.mask) as usize].put(v)
+    }
+}
+
+impl<S: Slot> Synthetic<S> {
+    fn new(entries: u64, codec: CellCodec) -> Synthetic<S> {
+        let width = u64::from(codec.width());
+        // Same bytes as the real table's working set would span, capped.
+        let bytes = (entries * width).clamp(4096, 64 << 20);
+        let len = (bytes / width).next_power_of_two();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let cells = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let cell = match codec.kind() {
+                    TableKind::Nimber => codec.encode_nimber((x % 4) as u32),
+                    TableKind::Value => {
+                        let v = if x & 1 == 0 { Value::Win } else { Value::Lose };
+                        codec.encode(v, ((x >> 1) % 4) as u32)
+                    }
+                };
+                let s = S::default();
+                s.put(cell.unwrap_or(1));
+                s
+            })
+            .collect();
+        Synthetic {
+            cells,
+            mask: len - 1,
+        }
+    }
+}
+
+/// Units sampled per tier.
+const SAMPLES: u64 = 2;
+
+/// Predicts the cost of solving `game` with `threads` threads.
+pub fn estimate<G: Game>(game: &G, options: &SolveOptions, threads: usize) -> Result<Estimate> {
+    let codec = codec_for(game, options.kind)?;
+    let entries = game.size();
+    let width = codec.width();
+    let probe = Header {
+        version: crate::format::FORMAT_VERSION,
+        spec: game.spec(),
+        index_scheme: game.index_scheme(),
+        cell_width: width,
+        cell_encoding: codec.kind().id(),
+        flags: 0,
+        entries,
+        data_offset: 0,
+        data_crc: 0,
+        summary: Default::default(),
+        generator: super::file::generator(),
+    };
+    let file_bytes = Header::data_offset_for(probe.encoded_len()) + probe.data_len();
+
+    let (busy, positions, sampled_positions, calibration_seconds) = match width {
+        1 => calibrate(game, &Synthetic::<AtomicU8>::new(entries, codec), codec),
+        2 => calibrate(game, &Synthetic::<AtomicU16>::new(entries, codec), codec),
+        _ => calibrate(game, &Synthetic::<AtomicU32>::new(entries, codec), codec),
+    };
+    let threads = threads.max(1);
+    // Checksum and write-out of the finished file, at a conservative
+    // 500 MB/s, are serial work after the solve.
+    let finish = file_bytes as f64 / 500e6;
+    Ok(Estimate {
+        entries,
+        cell_width: width,
+        file_bytes,
+        memory_bytes: file_bytes + (32 << 20),
+        disk_bytes: file_bytes,
+        sampled_positions,
+        calibration_seconds,
+        positions,
+        seconds: busy / threads as f64 + finish,
+        threads,
+    })
+}
+
+/// Times sampled units of every tier; returns the scaled busy time, the
+/// scaled position count, the positions sampled and the wall time spent.
+fn calibrate<G: Game, T: Table>(game: &G, table: &T, codec: CellCodec) -> (f64, f64, u64, f64) {
+    let started = Instant::now();
+    let mut sampled_positions = 0u64;
+    let mut positions = 0f64;
+    let mut busy = 0f64;
+    for tier in 0..game.tier_count() {
+        let units = game.tier_units(tier);
+        let picks: Vec<u64> = if units <= SAMPLES {
+            (0..units).collect()
+        } else {
+            (1..=SAMPLES).map(|k| k * units / (SAMPLES + 1)).collect()
+        };
+        let t = Instant::now();
+        let mut n = 0u64;
+        for &u in &picks {
+            // The synthetic cells are valid, so errors cannot come from
+            // missing children; any other error is the game's and is
+            // reported by the real solve.
+            let tally = match codec.kind() {
+                TableKind::Value => solve_unit(game, table, codec, tier, u),
+                TableKind::Nimber => nimber_unit(game, table, codec, tier, u),
+            };
+            n += tally.map(|t| t.positions).unwrap_or(0);
+        }
+        let scale = units as f64 / picks.len().max(1) as f64;
+        busy += t.elapsed().as_secs_f64() * scale;
+        positions += n as f64 * scale;
+        sampled_positions += n;
+    }
+    (
+        busy,
+        positions,
+        sampled_positions,
+        started.elapsed().as_secs_f64(),
+    )
+}
