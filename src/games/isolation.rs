@@ -78,7 +78,9 @@ impl Folding {
         for p0 in 0..n {
             for p1 in (0..n).filter(|&q| q != p0) {
                 let images = (0..sym.len()).map(|g| (sym.square(g, p0), sym.square(g, p1), g));
-                let (r0, r1, g) = images.min_by_key(|&(a, b, _)| (a, b)).unwrap_or((p0, p1, 0));
+                let (r0, r1, g) = images
+                    .min_by_key(|&(a, b, _)| (a, b))
+                    .unwrap_or((p0, p1, 0));
                 let rep = [r0 as u8, r1 as u8];
                 let slot = match reps.iter().position(|&r| r == rep) {
                     Some(i) => i,
@@ -279,7 +281,9 @@ impl Isolation {
     fn block_base(&self, q: [u32; 2], removed: u32) -> u64 {
         let bits = self.board_bits();
         match &self.folding {
-            None => (self.block(q[0], q[1]) << bits) | u64::from(Self::compress(removed, q[0], q[1])),
+            None => {
+                (self.block(q[0], q[1]) << bits) | u64::from(Self::compress(removed, q[0], q[1]))
+            }
             Some(f) => {
                 let (slot, g) = f.slot_of[(q[0] * self.n + q[1]) as usize];
                 let rep = f.reps[slot as usize];
@@ -474,6 +478,65 @@ impl Game for Isolation {
                 f(first | 1u64 << j);
             }
         }
+    }
+
+    fn compound_moves(&self) -> bool {
+        true
+    }
+
+    /// The intermediate of a step is the position with the piece moved and
+    /// nothing removed yet: same removed count, so the same tier and mover.
+    #[inline(always)]
+    fn for_each_intermediate(&self, p: &IsolationPosition, mut f: impl FnMut(u64)) {
+        let m = Self::mover(p);
+        let other = p.pieces[1 - m] as u32;
+        let mut steps = self.steps(p);
+        while steps != 0 {
+            let to = steps.trailing_zeros();
+            steps &= steps - 1;
+            let q = if m == 0 { [to, other] } else { [other, to] };
+            f(self.block_base(q, p.removed));
+        }
+    }
+
+    /// Completing an intermediate removes one present free square: one more
+    /// board bit in the same block (a representative block stays canonical
+    /// under folding, as its own symmetry is the identity).
+    #[inline(always)]
+    fn for_each_completion(&self, index: u64, _x: &IsolationPosition, mut f: impl FnMut(u64)) {
+        let all = (1u64 << self.board_bits()) - 1;
+        let mut free = !index & all;
+        while free != 0 {
+            let j = free.trailing_zeros();
+            free &= free - 1;
+            f(index | 1u64 << j);
+        }
+    }
+
+    /// Unfolded, a position's intermediates keep the non-mover's square, so
+    /// the blocks sharing it form a closed group; folding can move that
+    /// square, so folded tables use one group.
+    fn tier_groups(&self, _tier: u32) -> u64 {
+        if self.is_folded() {
+            1
+        } else {
+            u64::from(self.n)
+        }
+    }
+
+    fn group_units(&self, tier: u32, group: u64) -> Vec<u64> {
+        if self.is_folded() {
+            return (0..self.blocks()).collect();
+        }
+        let mover = (self.n - 2 - tier) & 1;
+        let fixed = group as u32;
+        (0..self.n)
+            .filter(|&x| x != fixed)
+            .map(|x| {
+                let q = if mover == 0 { [x, fixed] } else { [fixed, x] };
+                self.block(q[0], q[1])
+            })
+            .collect()
     }
 
     #[inline]

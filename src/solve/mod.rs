@@ -182,9 +182,18 @@ fn solve_cells<G: Game, S: Slot>(
 ) -> Result<Summary> {
     let tiers = game.tier_count();
     let mut total = Tally::default();
+    let compound = codec.kind() == TableKind::Value && game.compound_moves();
     for tier in 0..tiers {
         let units = game.tier_units(tier);
         progress.tier(tier, tiers, units);
+        if compound {
+            for group in 0..game.tier_groups(tier) {
+                let tally = compound_group(game, cells, codec, tier, group)?;
+                progress.advance(tally.positions);
+                total = total.add(&tally);
+            }
+            continue;
+        }
         let run = |unit: u64| -> Result<Tally> {
             let t = match codec.kind() {
                 TableKind::Value => solve_unit(game, cells, codec, tier, unit),
@@ -298,6 +307,178 @@ pub(crate) fn solve_unit<G: Game, T: Table + ?Sized>(
         Some(e) => Err(e),
         None => Ok(tally),
     }
+}
+
+/// Orders cells by what they give the player choosing them *as his own
+/// outcome*: a win with small remoteness is best, then a tie with small
+/// remoteness, then a draw, then a loss with large remoteness.
+#[inline(always)]
+fn as_mover_key(codec: CellCodec, c: u32) -> (u32, i64) {
+    let r = i64::from(codec.remoteness(c));
+    match codec.code(c) {
+        1 => (4, -r),
+        3 => (3, -r),
+        2 => (1, r),
+        _ if c == CELL_DRAW => (2, 0),
+        _ => (0, 0),
+    }
+}
+
+/// The value a position would have with exactly the children `for_each`
+/// yields: `None` if it yields none, `Err(child)` for an unsolved child.
+#[inline(always)]
+fn combine_children(
+    codec: CellCodec,
+    cells: &(impl Table + ?Sized),
+    for_each: impl FnOnce(&mut dyn FnMut(u64)),
+) -> Result<Option<(Value, u32)>, u64> {
+    let mut min_lose = u32::MAX;
+    let mut min_tie = u32::MAX;
+    let mut max_win = 0u32;
+    let mut children = 0u32;
+    let mut draw = false;
+    let mut unsolved = None;
+    for_each(&mut |child| {
+        let c = cells.get(child);
+        let r = codec.remoteness(c);
+        match codec.code(c) {
+            2 => min_lose = min_lose.min(r),
+            1 => max_win = max_win.max(r),
+            3 => min_tie = min_tie.min(r),
+            _ if c == CELL_DRAW => draw = true,
+            _ => unsolved = Some(child),
+        }
+        children += 1;
+    });
+    if let Some(child) = unsolved {
+        return Err(child);
+    }
+    Ok(if children == 0 {
+        None
+    } else if min_lose != u32::MAX {
+        Some((Value::Win, min_lose + 1))
+    } else if min_tie != u32::MAX {
+        Some((Value::Tie, min_tie + 1))
+    } else if draw {
+        Some((Value::Draw, 0))
+    } else {
+        Some((Value::Lose, max_win + 1))
+    })
+}
+
+/// One group of a tier of a compound game, in three parallel phases:
+/// (A) each intermediate state's cell (a tier-`tier` slot, still empty)
+/// receives the value its completions give the mover; (B) each position
+/// takes the best of its intermediates' cells, into a scratch buffer; (C)
+/// the buffer overwrites the group's slots. A position's intermediates lie in
+/// its own group, so other groups never see the phase-A cells.
+fn compound_group<G: Game, T: Table + ?Sized>(
+    game: &G,
+    cells: &T,
+    codec: CellCodec,
+    tier: u32,
+    group: u64,
+) -> Result<Tally> {
+    let units = game.group_units(tier, group);
+    let encode = |index: u64, v: Value, r: u32| {
+        codec
+            .encode(v, r)
+            .ok_or(Error::RemotenessOverflow {
+                remoteness: r,
+                width: codec.width(),
+                max: codec.max_remoteness(),
+            })
+            .map(|c| (index, c))
+    };
+    // Phase A.
+    units.par_iter().try_for_each(|&unit| {
+        let mut failure = None;
+        game.for_each_in_unit(tier, unit, |index, x| {
+            if failure.is_some() {
+                return;
+            }
+            match combine_children(codec, cells, |f| game.for_each_completion(index, x, f)) {
+                Ok(None) => {}
+                Ok(Some((v, r))) => match encode(index, v, r) {
+                    Ok((i, c)) => cells.put(i, c),
+                    Err(e) => failure = Some(e),
+                },
+                Err(child) => {
+                    failure = Some(Error::GameInvariant(format!(
+                        "intermediate {} (index {index}, tier {tier}) has completion {child} that was not solved first",
+                        game.format_position(x)
+                    )))
+                }
+            }
+        });
+        failure.map_or(Ok(()), Err)
+    })?;
+    // Phase B.
+    let results: Vec<(Vec<u32>, Tally)> = units
+        .par_iter()
+        .map(|&unit| {
+            let mut out = Vec::new();
+            let mut tally = Tally::default();
+            let mut failure = None;
+            game.for_each_in_unit(tier, unit, |index, p| {
+                if failure.is_some() {
+                    return;
+                }
+                let (value, r) = match game.primitive(p) {
+                    Some(v) => (v, 0),
+                    None => {
+                        let mut best = 0u32;
+                        let mut best_key = (0u32, 0i64);
+                        game.for_each_intermediate(p, |i| {
+                            let c = cells.get(i);
+                            let key = as_mover_key(codec, c);
+                            if key > best_key {
+                                best_key = key;
+                                best = c;
+                            }
+                        });
+                        match codec.decode(best) {
+                            Some(o) => (o.value, o.remoteness.unwrap_or(0)),
+                            None => {
+                                failure = Some(Error::GameInvariant(format!(
+                                    "position {} has no moves but is not game over",
+                                    game.format_position(p)
+                                )));
+                                return;
+                            }
+                        }
+                    }
+                };
+                match encode(index, value, r) {
+                    Ok((_, c)) => out.push(c),
+                    Err(e) => {
+                        failure = Some(e);
+                        return;
+                    }
+                }
+                tally.positions += 1;
+                tally.counts[value.ordinal()] += 1;
+                if value != Value::Draw {
+                    let m = &mut tally.max_remoteness[value.ordinal()];
+                    *m = (*m).max(r);
+                }
+            });
+            failure.map_or(Ok((out, tally)), Err)
+        })
+        .collect::<Result<_>>()?;
+    // Phase C: the same enumeration order as phase B gives the indices.
+    results
+        .par_iter()
+        .zip(&units)
+        .for_each(|((out, _), &unit)| {
+            let mut next = out.iter();
+            game.for_each_in_unit(tier, unit, |index, _| {
+                if let Some(&c) = next.next() {
+                    cells.put(index, c);
+                }
+            });
+        });
+    Ok(results.iter().fold(Tally::default(), |a, (_, t)| a.add(t)))
 }
 
 /// Solves one work unit of a nimber table: each position's nimber is the
