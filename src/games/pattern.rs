@@ -104,6 +104,9 @@ pub const MAX_PATTERNS: usize = 10_000;
 /// Longest canonical spec: it must fit a tablebase header (64 KiB).
 pub const MAX_SPEC_LEN: usize = 60_000;
 
+/// Largest pattern file read.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
 /// Indices per work unit of a tier.
 pub const UNIT: u64 = 1 << 15;
 
@@ -441,11 +444,10 @@ impl PatternBoard {
         while rest != 0 {
             let sq = rest.trailing_zeros();
             rest &= rest - 1;
+            let is_x = p.x >> sq & 1;
             rs += binom(sq, j + 1);
-            if p.x >> sq & 1 != 0 {
-                rx += binom(j, t + 1);
-                t += 1;
-            }
+            rx += u64::from(is_x) * binom(j, t + 1);
+            t += is_x;
             j += 1;
         }
         self.offsets[k as usize] + rs * binom(k, k.div_ceil(2)) + rx
@@ -539,63 +541,56 @@ impl PatternBoard {
     ///
     /// where i is an occupied square's position in S and tᵢ its position
     /// among X's squares.
+    ///
+    /// One branch-free pass over S's squares tabulates everything but
+    /// C(e, j+1) for each j (the suffix sums as a total minus running
+    /// prefixes, in wrapping arithmetic); each empty square then costs a
+    /// popcount and two table reads.
     #[inline]
     pub fn for_each_child_index(&self, p: &PatternPosition, mut f: impl FnMut(u64)) {
         let s = p.occupied();
         let k = s.count_ones();
-        let dm = u32::from(k & 1 == 0);
-        let base = self.offsets[k as usize + 1];
+        let dm = u64::from(k & 1 == 0);
         let cx1 = binom(k + 1, (k + 1).div_ceil(2));
-        // Suffix sums over all of S first; the walk moves terms to the prefix.
-        let (mut suffix_s, mut suffix_x) = (0u64, 0u64);
+        // at[j]: the child index without C(e, j+1)·cx1 for an empty square
+        // e with j occupied squares below it.
+        let mut at = [0u64; 27];
+        let (mut ps, mut qs, mut px, mut qx) = (0u64, 0u64, 0u64, 0u64);
+        let (mut j, mut t) = (0u32, 0u32);
         let mut rest = s;
-        let (mut j, mut t) = (0, 0);
-        while rest != 0 {
-            let sq = rest.trailing_zeros();
-            rest &= rest - 1;
-            suffix_s += binom(sq, j + 2);
-            if p.x >> sq & 1 != 0 {
-                suffix_x += binom(j + 1, t + 1 + dm);
-                t += 1;
-            }
-            j += 1;
-        }
-        // Then S's elements in order; before each (and after the last) the
-        // empty squares of the gap share j, t and every sum but C(e, j+1).
-        let (mut prefix_s, mut prefix_x) = (0u64, 0u64);
-        let mut empty = !s & ((1u32 << self.n) - 1);
-        let mut rest = s;
-        let (mut j, mut t) = (0, 0);
         loop {
-            let gap_end = if rest == 0 {
-                empty
-            } else {
-                empty & (rest & rest.wrapping_neg()).wrapping_sub(1)
-            };
-            if gap_end != 0 {
-                let new_x = if dm == 1 { binom(j, t + 1) } else { 0 };
-                let at = base + (prefix_s + suffix_s) * cx1 + prefix_x + suffix_x + new_x;
-                let mut gap = gap_end;
-                while gap != 0 {
-                    let e = gap.trailing_zeros();
-                    gap &= gap - 1;
-                    f(at + binom(e, j + 1) * cx1);
-                }
-                empty &= !gap_end;
-            }
+            let new_x = dm * binom(j, t + 1);
+            at[j as usize] = ps
+                .wrapping_sub(qs)
+                .wrapping_mul(cx1)
+                .wrapping_add(px)
+                .wrapping_sub(qx)
+                .wrapping_add(new_x);
             if rest == 0 {
                 break;
             }
             let sq = rest.trailing_zeros();
             rest &= rest - 1;
-            prefix_s += binom(sq, j + 1);
-            suffix_s -= binom(sq, j + 2);
-            if p.x >> sq & 1 != 0 {
-                prefix_x += binom(j, t + 1);
-                suffix_x -= binom(j + 1, t + 1 + dm);
-                t += 1;
-            }
+            let is_x = u64::from(p.x >> sq & 1);
+            ps += binom(sq, j + 1);
+            qs += binom(sq, j + 2);
+            px += is_x * binom(j, t + 1);
+            qx += is_x * binom(j + 1, t + 1 + dm as u32);
+            t += is_x as u32;
             j += 1;
+        }
+        // The suffix sums over all of S, subtracted above as prefixes.
+        let total = self.offsets[k as usize + 1]
+            .wrapping_add(qs.wrapping_mul(cx1))
+            .wrapping_add(qx);
+        let mut empty = !s & ((1u32 << self.n) - 1);
+        while empty != 0 {
+            let e = empty.trailing_zeros();
+            empty &= empty - 1;
+            let j = (s & ((1u32 << e) - 1)).count_ones();
+            f(total
+                .wrapping_add(at[j as usize])
+                .wrapping_add(binom(e, j + 1) * cx1));
         }
     }
 
@@ -618,7 +613,10 @@ impl PatternBoard {
 
     /// Units of [`UNIT`] indices covering the tier's index range.
     pub fn tier_units(&self, tier: u32) -> u64 {
-        self.tier_len(self.n - tier).div_ceil(UNIT).max(1)
+        match self.n.checked_sub(tier) {
+            Some(k) => self.tier_len(k).div_ceil(UNIT),
+            None => 0,
+        }
     }
 
     /// Walks unit `unit` of `tier`, an index range, calling `f` on each
@@ -627,7 +625,9 @@ impl PatternBoard {
     /// skips them).
     #[inline]
     pub fn for_each_in_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &PatternPosition)) {
-        let k = self.n - tier;
+        let Some(k) = self.n.checked_sub(tier) else {
+            return;
+        };
         let x_count = k.div_ceil(2) as usize;
         let x_moves = k & 1 == 0;
         let start = unit * UNIT;
@@ -1003,7 +1003,10 @@ impl PatternGame {
             Some(s) => s
                 .parse::<u32>()
                 .map_err(|_| format!("squares: '{s}' is not a number"))?,
-            None if !rows.is_empty() => rows.iter().sum(),
+            None if !rows.is_empty() => {
+                let sum: u64 = rows.iter().map(|&r| u64::from(r)).sum();
+                u32::try_from(sum).unwrap_or(u32::MAX)
+            }
             None => return Err("missing squares=N".into()),
         };
         if n == 0 || n > MAX_SQUARES {
@@ -1023,10 +1026,22 @@ impl PatternGame {
         PatternGame::new(name.trim(), PatternBoard::new(n, &masks, &rows)?)
     }
 
-    /// Reads a pattern file.
+    /// Reads a pattern file (at most [`MAX_FILE_BYTES`]).
     pub fn from_file(path: &str) -> Result<PatternGame, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read pattern file '{path}': {e}"))?;
+        use std::io::Read;
+        let cannot = |e: std::io::Error| format!("cannot read pattern file '{path}': {e}");
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(format!(
+                "pattern file '{path}' is larger than {MAX_FILE_BYTES} bytes"
+            ));
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("pattern file '{path}' is not UTF-8 text"))?;
         Self::from_text(&text, path)
     }
 
@@ -1110,15 +1125,17 @@ impl PatternGame {
         }
         let top = |m: String| format!("{source}: {m}");
         let (_, name) = name.ok_or_else(|| top("no 'name' line".into()))?;
-        let row_sum: Option<u32> = rows.as_ref().map(|r| r.1.iter().sum());
+        let row_sum: Option<u64> = rows
+            .as_ref()
+            .map(|r| r.1.iter().map(|&v| u64::from(v)).sum());
         let n = match (squares, row_sum) {
-            (Some((at, n)), Some(sum)) if n != sum => {
+            (Some((at, n)), Some(sum)) if u64::from(n) != sum => {
                 return Err(format!(
                     "{source} line {at}: squares {n} disagrees with the rows, which hold {sum}"
                 ))
             }
             (Some((_, n)), _) => n,
-            (None, Some(sum)) if (1..=MAX_SQUARES).contains(&sum) => sum,
+            (None, Some(sum)) if (1..=u64::from(MAX_SQUARES)).contains(&sum) => sum as u32,
             (None, Some(sum)) => {
                 return Err(top(format!(
                     "the rows hold {sum} squares; a board has 1 to {MAX_SQUARES}"
@@ -1133,8 +1150,9 @@ impl PatternGame {
         }
         if patterns.len() > 4 * MAX_PATTERNS {
             return Err(top(format!(
-                "{} patterns; at most {MAX_PATTERNS} are supported",
-                patterns.len()
+                "{} pattern lines; at most {} are read (and {MAX_PATTERNS} kept)",
+                patterns.len(),
+                4 * MAX_PATTERNS
             )));
         }
         let masks = patterns
@@ -1214,7 +1232,7 @@ mod tests {
         for g in [ttt(), odd()] {
             let b = g.board();
             for m in 0..1u32 << b.squares() {
-                let direct = b.patterns().iter().any(|&p| p & m == p);
+                let direct = b.patterns().iter().any(|&p| p & !m == 0);
                 assert_eq!(b.owns(m), direct, "mask {m:b}");
             }
         }
@@ -1402,6 +1420,9 @@ mod tests {
             "t!:squares=3:lines=0",
             "t:squares=3:squares=3:lines=0",
             "/nonexistent/file.txt",
+            "/",
+            "t:rows=4294967295.2:lines=0",
+            "t:rows=4294967295.4294967295.2:lines=0",
         ] {
             let e = PatternGame::from_params(bad).unwrap_err();
             assert!(!e.contains('\n'), "{e}");

@@ -10,7 +10,10 @@
 //! sampled time is scaled by its number of units; the sum is divided among
 //! the threads.
 
-use super::{codec_for, nimber_unit, solve_unit, Slot, SolveOptions, Table};
+use super::{
+    best_intermediates, codec_for, nimber_unit, solve_unit, summarise_intermediates, Slot,
+    SolveOptions, Table,
+};
 use crate::error::Result;
 use crate::format::Header;
 use crate::game::Game;
@@ -159,11 +162,16 @@ fn calibrate<G: Game, T: Table>(game: &G, table: &T, codec: CellCodec) -> (f64, 
             // The synthetic cells are valid, so errors cannot come from
             // missing children; any other error is the game's and is
             // reported by the real solve.
-            let tally = match codec.kind() {
-                TableKind::Value => solve_unit(game, table, codec, tier, u),
-                TableKind::Nimber => nimber_unit(game, table, codec, tier, u),
+            let positions = match codec.kind() {
+                TableKind::Value if game.compound_moves() => {
+                    // Phases A and B of the compound path; C is a cheap copy.
+                    let _ = summarise_intermediates(game, table, codec, tier, u);
+                    best_intermediates(game, table, codec, tier, u).map(|(_, t)| t.positions)
+                }
+                TableKind::Value => solve_unit(game, table, codec, tier, u).map(|t| t.positions),
+                TableKind::Nimber => nimber_unit(game, table, codec, tier, u).map(|t| t.positions),
             };
-            n += tally.map(|t| t.positions).unwrap_or(0);
+            n += positions.unwrap_or(0);
         }
         let scale = units as f64 / picks.len().max(1) as f64;
         busy += t.elapsed().as_secs_f64() * scale;

@@ -380,105 +380,119 @@ fn compound_group<G: Game, T: Table + ?Sized>(
     group: u64,
 ) -> Result<Tally> {
     let units = game.group_units(tier, group);
-    let encode = |index: u64, v: Value, r: u32| {
-        codec
-            .encode(v, r)
-            .ok_or(Error::RemotenessOverflow {
-                remoteness: r,
-                width: codec.width(),
-                max: codec.max_remoteness(),
-            })
-            .map(|c| (index, c))
-    };
-    // Phase A.
-    units.par_iter().try_for_each(|&unit| {
-        let mut failure = None;
-        game.for_each_in_unit(tier, unit, |index, x| {
-            if failure.is_some() {
-                return;
-            }
-            match combine_children(codec, cells, |f| game.for_each_completion(index, x, f)) {
-                Ok(None) => {}
-                Ok(Some((v, r))) => match encode(index, v, r) {
-                    Ok((i, c)) => cells.put(i, c),
-                    Err(e) => failure = Some(e),
-                },
-                Err(child) => {
-                    failure = Some(Error::GameInvariant(format!(
-                        "intermediate {} (index {index}, tier {tier}) has completion {child} that was not solved first",
-                        game.format_position(x)
-                    )))
-                }
-            }
-        });
-        failure.map_or(Ok(()), Err)
-    })?;
-    // Phase B.
+    units
+        .par_iter()
+        .try_for_each(|&unit| summarise_intermediates(game, cells, codec, tier, unit))?;
     let results: Vec<(Vec<u32>, Tally)> = units
         .par_iter()
-        .map(|&unit| {
-            let mut out = Vec::new();
-            let mut tally = Tally::default();
-            let mut failure = None;
-            game.for_each_in_unit(tier, unit, |index, p| {
-                if failure.is_some() {
-                    return;
-                }
-                let (value, r) = match game.primitive(p) {
-                    Some(v) => (v, 0),
-                    None => {
-                        let mut best = 0u32;
-                        let mut best_key = (0u32, 0i64);
-                        game.for_each_intermediate(p, |i| {
-                            let c = cells.get(i);
-                            let key = as_mover_key(codec, c);
-                            if key > best_key {
-                                best_key = key;
-                                best = c;
-                            }
-                        });
-                        match codec.decode(best) {
-                            Some(o) => (o.value, o.remoteness.unwrap_or(0)),
-                            None => {
-                                failure = Some(Error::GameInvariant(format!(
-                                    "position {} has no moves but is not game over",
-                                    game.format_position(p)
-                                )));
-                                return;
-                            }
-                        }
+        .map(|&unit| best_intermediates(game, cells, codec, tier, unit))
+        .collect::<Result<_>>()?;
+    // Phase C: the same enumeration order as phase B gives the indices.
+    results.par_iter().zip(&units).for_each(|((out, _), &unit)| {
+        let mut next = out.iter();
+        game.for_each_in_unit(tier, unit, |index, _| {
+            if let Some(&c) = next.next() {
+                cells.put(index, c);
+            }
+        });
+    });
+    Ok(results.iter().fold(Tally::default(), |a, (_, t)| a.add(t)))
+}
+
+fn overflow(codec: CellCodec, r: u32) -> Error {
+    Error::RemotenessOverflow {
+        remoteness: r,
+        width: codec.width(),
+        max: codec.max_remoteness(),
+    }
+}
+
+/// Phase A of a compound tier for one unit.
+pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
+    game: &G,
+    cells: &T,
+    codec: CellCodec,
+    tier: u32,
+    unit: u64,
+) -> Result<()> {
+    let mut failure = None;
+    game.for_each_in_unit(tier, unit, |index, x| {
+        if failure.is_some() {
+            return;
+        }
+        match combine_children(codec, cells, |f| game.for_each_completion(index, x, f)) {
+            Ok(None) => {}
+            Ok(Some((v, r))) => match codec.encode(v, r) {
+                Some(c) => cells.put(index, c),
+                None => failure = Some(overflow(codec, r)),
+            },
+            Err(child) => {
+                failure = Some(Error::GameInvariant(format!(
+                    "intermediate {} (index {index}, tier {tier}) has completion {child} that was not solved first",
+                    game.format_position(x)
+                )))
+            }
+        }
+    });
+    failure.map_or(Ok(()), Err)
+}
+
+/// Phase B of a compound tier for one unit: the unit's cells in enumeration
+/// order, and its tally.
+pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
+    game: &G,
+    cells: &T,
+    codec: CellCodec,
+    tier: u32,
+    unit: u64,
+) -> Result<(Vec<u32>, Tally)> {
+    let mut out = Vec::new();
+    let mut tally = Tally::default();
+    let mut failure = None;
+    game.for_each_in_unit(tier, unit, |_, p| {
+        if failure.is_some() {
+            return;
+        }
+        let (value, r) = match game.primitive(p) {
+            Some(v) => (v, 0),
+            None => {
+                let mut best = 0u32;
+                let mut best_key = (0u32, 0i64);
+                game.for_each_intermediate(p, |i| {
+                    let c = cells.get(i);
+                    let key = as_mover_key(codec, c);
+                    if key > best_key {
+                        best_key = key;
+                        best = c;
                     }
-                };
-                match encode(index, value, r) {
-                    Ok((_, c)) => out.push(c),
-                    Err(e) => {
-                        failure = Some(e);
+                });
+                match codec.decode(best) {
+                    Some(o) => (o.value, o.remoteness.unwrap_or(0)),
+                    None => {
+                        failure = Some(Error::GameInvariant(format!(
+                            "position {} has no moves but is not game over",
+                            game.format_position(p)
+                        )));
                         return;
                     }
                 }
-                tally.positions += 1;
-                tally.counts[value.ordinal()] += 1;
-                if value != Value::Draw {
-                    let m = &mut tally.max_remoteness[value.ordinal()];
-                    *m = (*m).max(r);
-                }
-            });
-            failure.map_or(Ok((out, tally)), Err)
-        })
-        .collect::<Result<_>>()?;
-    // Phase C: the same enumeration order as phase B gives the indices.
-    results
-        .par_iter()
-        .zip(&units)
-        .for_each(|((out, _), &unit)| {
-            let mut next = out.iter();
-            game.for_each_in_unit(tier, unit, |index, _| {
-                if let Some(&c) = next.next() {
-                    cells.put(index, c);
-                }
-            });
-        });
-    Ok(results.iter().fold(Tally::default(), |a, (_, t)| a.add(t)))
+            }
+        };
+        match codec.encode(value, r) {
+            Some(c) => out.push(c),
+            None => {
+                failure = Some(overflow(codec, r));
+                return;
+            }
+        }
+        tally.positions += 1;
+        tally.counts[value.ordinal()] += 1;
+        if value != Value::Draw {
+            let m = &mut tally.max_remoteness[value.ordinal()];
+            *m = (*m).max(r);
+        }
+    });
+    failure.map_or(Ok((out, tally)), Err)
 }
 
 /// Solves one work unit of a nimber table: each position's nimber is the
