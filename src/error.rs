@@ -126,6 +126,9 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A checkpoint that cannot be used for this solve.
+    #[error("{0}")]
+    Checkpoint(String),
     /// The game's rules broke an invariant the solver relies on.
     #[error("game rules inconsistent: {0}")]
     GameInvariant(String),

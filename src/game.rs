@@ -62,6 +62,34 @@ pub trait Game: Clone + Send + Sync + Sized {
         }
     }
 
+    /// Whether the game is acyclic: every move leads to a strictly lower tier,
+    /// so no position can repeat. The default, `true`, selects the tiered
+    /// solver. A game whose positions can repeat (a *loopy* game) returns
+    /// `false` and implements [`Game::for_each_parent_index`]; it is then
+    /// solved by full retrograde analysis (see `solve::loopy`): wins and
+    /// losses propagate backward from game-over positions through the
+    /// parents, and every position never decided is a draw. Loopy games get
+    /// value tables only (no nimbers); their tier methods may be trivial (one
+    /// tier and the default index scan), as they only serve to enumerate the
+    /// legal positions once.
+    fn acyclic(&self) -> bool {
+        true
+    }
+
+    /// Calls `f` with the index of every *parent* of a position: every
+    /// position having `p` as a child (loopy games; see [`Game::acyclic`]).
+    ///
+    /// Contract: the parents are yielded **once per move leading to `p`**, so
+    /// a parent with two different moves reaching `p` is yielded twice,
+    /// exactly matching the multiplicity with which
+    /// [`Game::for_each_child_index`] yields `p` from that parent (the loopy
+    /// solver counts children with that multiplicity and decrements once per
+    /// yield). Every parent is a legal, non-primitive position (it has a move).
+    /// The order does not matter. The default yields nothing, which is only
+    /// correct for acyclic games, whose solver never calls it.
+    #[inline]
+    fn for_each_parent_index(&self, _p: &Self::Position, _f: impl FnMut(u64)) {}
+
     /// Number of moves from a position (for statistics). Games may override.
     #[inline]
     fn move_count(&self, p: &Self::Position) -> u64 {

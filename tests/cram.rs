@@ -33,9 +33,7 @@ fn values(g: &Cram) -> Vec<Outcome> {
 
 /// Every nimber of a nimber table, in index order.
 fn nimbers(g: &Cram) -> Vec<u32> {
-    let options = SolveOptions {
-        kind: TableKind::Nimber,
-    };
+    let options = SolveOptions::with_kind(TableKind::Nimber);
     let (data, codec, _) = solve_in_memory_with(g, &options).unwrap();
     (0..g.size() as usize)
         .map(|i| codec.nimber(cell(&data, codec, i)).unwrap())
@@ -276,9 +274,7 @@ fn specs_and_misere_nimbers() {
     assert_eq!(g.spec(), "cram:3x4:misere");
     assert_eq!(AnyGame::parse(&g.spec()).unwrap(), g);
     assert_eq!(g.file_stem(), "cram-3x4-misere");
-    let options = SolveOptions {
-        kind: TableKind::Nimber,
-    };
+    let options = SolveOptions::with_kind(TableKind::Nimber);
     let err = retrograde::with_game!(&g, g => solve_in_memory_with(g, &options)).unwrap_err();
     assert!(matches!(err, Error::NimbersUnsupported { .. }), "{err}");
     for bad in ["cram", "cram:0x3", "cram:6x6", "cram:3x3:both", "cram:3by3"] {

@@ -282,9 +282,7 @@ fn subtraction_1_3_4_p_positions() {
 #[test]
 fn subtraction_1_2_3_nimbers() {
     let g = Subtraction::new(200, &[1, 2, 3]);
-    let options = SolveOptions {
-        kind: TableKind::Nimber,
-    };
+    let options = SolveOptions::with_kind(TableKind::Nimber);
     let (data, codec, summary) = solve_in_memory_with(&g, &options).expect("solve");
     assert_eq!(codec.kind(), TableKind::Nimber);
     assert_eq!(codec.width(), 1);
@@ -312,9 +310,7 @@ fn subtraction_1_2_3_nimbers() {
 #[test]
 fn nimbers_refused_for_a_game_that_does_not_allow_them() {
     let g = Ties { size: 50 };
-    let options = SolveOptions {
-        kind: TableKind::Nimber,
-    };
+    let options = SolveOptions::with_kind(TableKind::Nimber);
     let r = solve_in_memory_with(&g, &options);
     assert!(
         matches!(r, Err(Error::NimbersUnsupported { .. })),

@@ -36,14 +36,18 @@ fn small_known_tablebases_match_their_manifest_crc() {
     // checked by `retrograde verify` after a manual solve.
     for e in manifest().iter().filter(|e| e.entries <= 4_000_000) {
         let g = game_of(e);
-        let options = SolveOptions {
-            kind: if e.kind == "nimber" {
-                TableKind::Nimber
-            } else {
-                TableKind::Value
-            },
-        };
+        let options = SolveOptions::with_kind(if e.kind == "nimber" {
+            TableKind::Nimber
+        } else {
+            TableKind::Value
+        });
         let (data, _, _) = with_game!(&g, g => solve_in_memory_with(g, &options)).unwrap();
-        assert_eq!(crc32fast::hash(&data), e.data_crc, "{} scheme {}", e.spec, e.index_scheme);
+        assert_eq!(
+            crc32fast::hash(&data),
+            e.data_crc,
+            "{} scheme {}",
+            e.spec,
+            e.index_scheme
+        );
     }
 }

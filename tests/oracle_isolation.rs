@@ -25,6 +25,8 @@ struct Oracle {
     cols: usize,
     n: usize,
     memo: Vec<u8>,
+    /// Misère play: the player who cannot step wins.
+    misere: bool,
 }
 
 impl Oracle {
@@ -35,6 +37,7 @@ impl Oracle {
             cols,
             n,
             memo: vec![0; (1usize << n) * n * n],
+            misere: false,
         }
     }
 
@@ -94,9 +97,9 @@ impl Oracle {
         let kids = self.children(pieces, removed);
         let result = if kids.is_empty() {
             // No step at all (with a step there is always a square to remove:
-            // the vacated one). The mover loses.
+            // the vacated one). The mover loses (wins under misère).
             assert!(self.steps(pieces, removed).is_empty());
-            (false, 0)
+            (self.misere, 0)
         } else {
             let mut min_lose = None::<u32>;
             let mut max_any = 0u32;
@@ -209,6 +212,7 @@ fn check(game: &Isolation) {
     );
     assert_eq!(data.len() as u64, size * u64::from(codec.width()));
     let mut oracle = Oracle::new(rows, cols);
+    oracle.misere = game.spec().ends_with(":misere");
     let mut counts = [0u64; 4];
     let mut max_r = [0u32; 3];
     for index in 0..size {
@@ -355,4 +359,18 @@ fn oracle_agrees_with_hand_analysis_on_2x2() {
         })
     );
     check(&g);
+}
+
+#[test]
+fn oracle_misere() {
+    for spec in [
+        "isolation:3x3:misere",
+        "isolation:3x4:misere",
+        "isolation:4x4:misere",
+    ] {
+        let AnyGame::Isolation(g) = AnyGame::parse(spec).unwrap() else {
+            panic!("{spec}")
+        };
+        check(&g);
+    }
 }

@@ -163,9 +163,7 @@ fn digits_match_oracle_normal_and_misere() {
 
 fn nimbers(spec: &str) -> Vec<u32> {
     let game = AnyGame::parse(spec).unwrap();
-    let options = SolveOptions {
-        kind: TableKind::Nimber,
-    };
+    let options = SolveOptions::with_kind(TableKind::Nimber);
     let (data, codec, _) =
         retrograde::with_game!(&game, g => solve_in_memory_with(g, &options)).unwrap();
     let n = data.len() / usize::from(codec.width());
@@ -191,9 +189,7 @@ fn grundy_values_of_subtraction_sets() {
 #[test]
 fn nimbers_of_misere_games_are_refused() {
     let game = AnyGame::parse("subtraction:10:1,2:misere").unwrap();
-    let options = SolveOptions {
-        kind: TableKind::Nimber,
-    };
+    let options = SolveOptions::with_kind(TableKind::Nimber);
     let err = retrograde::with_game!(&game, g => solve_in_memory_with(g, &options)).unwrap_err();
     assert!(matches!(err, Error::NimbersUnsupported { .. }), "{err}");
 }

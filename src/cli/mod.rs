@@ -81,13 +81,11 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
             .folded()
             .map_err(|e| anyhow::anyhow!("cannot fold {}: {e}", game.spec()))?;
     }
-    let options = SolveOptions {
-        kind: if nimbers {
-            TableKind::Nimber
-        } else {
-            TableKind::Value
-        },
-    };
+    let options = SolveOptions::with_kind(if nimbers {
+        TableKind::Nimber
+    } else {
+        TableKind::Value
+    });
     let suffix = if nimbers { "-nimbers" } else { "" };
     let path = output.unwrap_or_else(|| {
         PathBuf::from("tablebases").join(format!("{}{suffix}.rtb", game.file_stem()))

@@ -38,13 +38,20 @@ pub struct Isolation {
     neighbours: [u32; MAX_SQUARES as usize],
     /// The symmetry-folded index (scheme 2), when chosen.
     folding: Option<Arc<Folding>>,
+    /// Misère play: the player who cannot step wins.
+    misere: bool,
 }
 
 impl PartialEq for Isolation {
     fn eq(&self, o: &Isolation) -> bool {
         // The folding tables follow from the rest.
-        (self.rows, self.cols, self.start, self.folding.is_some())
-            == (o.rows, o.cols, o.start, o.folding.is_some())
+        (
+            self.rows,
+            self.cols,
+            self.start,
+            self.misere,
+            self.folding.is_some(),
+        ) == (o.rows, o.cols, o.start, o.misere, o.folding.is_some())
     }
 }
 
@@ -199,24 +206,26 @@ impl Isolation {
             start: [a as u8, b as u8],
             neighbours,
             folding: None,
+            misere: false,
         })
     }
 
     /// Parses the parameters after `isolation:`, e.g. `4x4` or `4x4:a=1,b=14`.
     pub fn from_params(params: &str) -> Result<Isolation, String> {
-        let (size, rest) = match params.split_once(':') {
-            Some((s, r)) => (s, Some(r)),
-            None => (params, None),
-        };
-        let (rows, cols) = crate::games::parse_dims(size)?;
-        let mut start = None;
-        if let Some(rest) = rest {
-            let mut a = None;
-            let mut b = None;
-            for kv in rest.split(',') {
+        let mut parts = params.split(':');
+        let (rows, cols) = crate::games::parse_dims(parts.next().unwrap_or(""))?;
+        let mut a = None;
+        let mut b = None;
+        let mut misere = false;
+        for part in parts {
+            if crate::games::parse_play(Some(part)).is_ok() {
+                misere = crate::games::parse_play(Some(part))?;
+                continue;
+            }
+            for kv in part.split(',') {
                 let (k, v) = kv
                     .split_once('=')
-                    .ok_or_else(|| format!("expected key=value, found '{kv}'"))?;
+                    .ok_or_else(|| format!("expected a=SQUARE,b=SQUARE or misere, found '{kv}'"))?;
                 let v: u32 = v
                     .trim()
                     .parse()
@@ -226,18 +235,20 @@ impl Isolation {
                     "b" => b = Some(v),
                     other => {
                         return Err(format!(
-                            "unknown parameter '{other}' (isolation takes a=SQUARE,b=SQUARE)"
+                            "unknown parameter '{other}' (isolation takes a=SQUARE,b=SQUARE and misere)"
                         ))
                     }
                 }
             }
-            let default = Isolation::new(rows, cols)?;
-            start = Some([
-                a.unwrap_or(default.start[0] as u32),
-                b.unwrap_or(default.start[1] as u32),
-            ]);
         }
-        Isolation::with_start(rows, cols, start)
+        let default = Isolation::new(rows, cols)?;
+        let start = [
+            a.unwrap_or(default.start[0] as u32),
+            b.unwrap_or(default.start[1] as u32),
+        ];
+        let mut g = Isolation::with_start(rows, cols, Some(start))?;
+        g.misere = misere;
+        Ok(g)
     }
 
     /// Rows of the board.
@@ -350,13 +361,22 @@ impl Game for Isolation {
 
     fn spec(&self) -> String {
         format!(
-            "isolation:{}x{}:a={},b={}",
-            self.rows, self.cols, self.start[0], self.start[1]
+            "isolation:{}x{}:a={},b={}{}",
+            self.rows,
+            self.cols,
+            self.start[0],
+            self.start[1],
+            if self.misere { ":misere" } else { "" }
         )
     }
 
     fn file_stem(&self) -> String {
-        let fold = if self.is_folded() { "-folded" } else { "" };
+        let fold = match (self.misere, self.is_folded()) {
+            (false, false) => "",
+            (false, true) => "-folded",
+            (true, false) => "-misere",
+            (true, true) => "-misere-folded",
+        };
         if self.is_default_start() {
             format!("isolation-{}x{}{fold}", self.rows, self.cols)
         } else {
@@ -425,7 +445,7 @@ impl Game for Isolation {
 
     #[inline]
     fn primitive(&self, p: &IsolationPosition) -> Option<Value> {
-        (self.steps(p) == 0).then_some(Value::Lose)
+        (self.steps(p) == 0).then_some(if self.misere { Value::Win } else { Value::Lose })
     }
 
     fn moves(&self, p: &IsolationPosition) -> Vec<(IsolationMove, IsolationPosition)> {
@@ -741,6 +761,13 @@ mod tests {
         assert!(Isolation::from_params("4x4:a=3,b=3").is_err());
         assert!(Isolation::from_params("4x4:a=16").is_err());
         assert!(Isolation::from_params("4x4:c=1").is_err());
+        assert!(Isolation::from_params("4x4:sideways").is_err());
+        let m = Isolation::from_params("4x4:misere").unwrap();
+        assert_eq!(m.spec(), "isolation:4x4:a=1,b=14:misere");
+        assert_eq!(Isolation::from_params("4x4:a=1,b=14:misere").unwrap(), m);
+        assert_eq!(m.file_stem(), "isolation-4x4-misere");
+        let p = m.parse_position("0x../xx.x/..../...1").unwrap();
+        assert_eq!(m.primitive(&p), Some(Value::Win));
         let g = Isolation::from_params("4x4:a=1,b=14").unwrap();
         assert_eq!(g.spec(), "isolation:4x4:a=1,b=14");
         assert_eq!(g.file_stem(), "isolation-4x4");

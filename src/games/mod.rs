@@ -7,6 +7,7 @@
 pub mod connect;
 pub mod cram;
 pub mod digits;
+pub mod dodgem;
 pub mod isolation;
 pub mod mnk;
 pub mod pattern;
@@ -17,6 +18,7 @@ pub mod symmetry;
 pub use connect::{Connect, Gravity, GravityIndex, GravityPosition};
 pub use cram::{Cram, CramMove, CramPosition};
 pub use digits::Digits;
+pub use dodgem::{Dodgem, DodgemMove, DodgemPosition};
 pub use isolation::{Isolation, IsolationMove, IsolationPosition};
 pub use mnk::Mnk;
 pub use pattern::{PatternBoard, PatternGame, PatternPosition};
@@ -42,7 +44,7 @@ pub struct GameInfo {
 /// Every game this build knows.
 pub const GAMES: &[GameInfo] = &[GameInfo {
     name: "isolation",
-    params: "RxC[:a=SQUARE,b=SQUARE]  (R,C >= 2, R*C <= 25; a, b: start squares of players 0 and 1)",
+    params: "RxC[:a=SQUARE,b=SQUARE][:misere]  (R,C >= 2, R*C <= 25; a, b: start squares of players 0 and 1; misere: the player who cannot step wins)",
     notation: "rows top to bottom separated by '/': '.' present, 'x' removed, '0' and '1' the pieces; moves TOxREMOVE with square = row*C + col",
     example_spec: "isolation:4x4",
     example_position: "0.../...x/.x../...1",
@@ -95,6 +97,13 @@ GameInfo {
     notation: "rows top to bottom separated by '/': '.' empty, '#' covered (or Glop's B000*0GG000000E: '0' empty, 'G' covered, '*' after the first row); moves A-B, the two squares covered, square = row*C + col",
     example_spec: "cram:5x5",
     example_position: "...../.##../...../...../.....",
+},
+GameInfo {
+    name: "dodgem",
+    params: "N  (N x N board, N = 2..5, N-1 cars each; loopy: draws are possible)",
+    notation: "rows top to bottom separated by '/': '.' empty, 'b' blue (first player) car, 'r' red car, then ' b' or ' r' for the side to move; moves SQUARE then DIRECTION: a file letter and rank number (a1 bottom left), '>' right, '^' up, 'v' down, '<' left (forward off the far edge leaves the board)",
+    example_spec: "dodgem:3",
+    example_position: "b../.b./.rr r",
 }];
 
 /// A game chosen at run time by its spec.
@@ -112,6 +121,8 @@ pub enum AnyGame {
     Sogo(Sogo),
     /// Cram.
     Cram(Cram),
+    /// Dodgem (a loopy game: draws).
+    Dodgem(Dodgem),
     /// An m,n,k-game (tic-tac-toe is 3,3,3).
     Mnk(Mnk),
     /// A pattern game read from a pattern file.
@@ -130,6 +141,7 @@ macro_rules! with_game {
             $crate::games::AnyGame::Connect($g) => $body,
             $crate::games::AnyGame::Sogo($g) => $body,
             $crate::games::AnyGame::Cram($g) => $body,
+            $crate::games::AnyGame::Dodgem($g) => $body,
             $crate::games::AnyGame::Mnk($g) => $body,
             $crate::games::AnyGame::Pattern($g) => $body,
         }
@@ -160,6 +172,9 @@ impl AnyGame {
                 .map_err(bad),
             "sogo" => Sogo::from_params(params).map(AnyGame::Sogo).map_err(bad),
             "cram" => Cram::from_params(params).map(AnyGame::Cram).map_err(bad),
+            "dodgem" => Dodgem::from_params(params)
+                .map(AnyGame::Dodgem)
+                .map_err(bad),
             "mnk" => Mnk::from_params(params).map(AnyGame::Mnk).map_err(bad),
             "tictactoe" => Mnk::from_tictactoe_params(params)
                 .map(AnyGame::Mnk)

@@ -2,13 +2,17 @@
 //! file, sync it, and rename it into place.
 //!
 //! Only a complete, synced file is renamed to the destination, so an
-//! interrupted run never leaves a file that looks complete; a `.partial` left
-//! behind has a valid header but is never opened by name.
+//! interrupted run never leaves a file that looks complete; the `.partial`
+//! file exists only while the finished table is being written out. Completed
+//! tiers go to a checkpoint (`NAME.ckpt`) as the solve runs, so a rerun of the
+//! same command after a crash resumes from the last checkpointed tier.
 
-use super::{codec_for, solve_into, Progress, SolveOptions};
+use super::checkpoint::{checkpoint_path, Checkpoint, Identity};
+use super::{codec_for, solve_tiers, Progress, SolveOptions};
 use crate::error::{Error, Result};
 use crate::format::{self, Header, Summary, FORMAT_VERSION};
 use crate::game::Game;
+use rayon::prelude::*;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,6 +29,8 @@ pub struct SolveReport {
     pub solve_time: Duration,
     /// Time spent on checksum, header, sync and rename.
     pub finish_time: Duration,
+    /// Tiers restored from a checkpoint instead of solved (0: a fresh solve).
+    pub resumed_tiers: u32,
 }
 
 /// The generator string stored in headers.
@@ -89,47 +95,67 @@ pub fn solve_file<G: Game>(
         let what = format!("{what} {shown}");
         move |e| Error::io(what, e)
     };
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)
-        .map_err(io("cannot create"))?;
-    let result = (|| {
-        let started = Instant::now();
-        // The table lives in anonymous memory while tiers are labelled, and
-        // is written once at the end. Solving straight into a shared map of
-        // the file made the kernel write dirty pages back again and again
-        // (every tier dirties every page, as tiers interleave in the index):
-        // 7.3 times the file size on Isolation 5x5 folded.
-        let mut table = memmap2::MmapMut::map_anon(data_len.max(1))
-            .map_err(|e| Error::io(format!("cannot allocate {data_len} bytes for the table"), e))?;
-        let table = &mut table[..data_len];
-        header.summary = solve_into(game, table, codec, progress)?;
-        let solve_time = started.elapsed();
-        let finishing = Instant::now();
-        header.data_crc = format::data_crc(table);
-        let head = header.encode();
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(&head)
-            .and_then(|_| out.write_all(&vec![0u8; header.data_offset as usize - head.len()]))
-            .and_then(|_| out.write_all(table))
-            .and_then(|_| out.flush())
-            .map_err(io("cannot write"))?;
-        drop(out);
-        file.sync_all().map_err(io("cannot sync"))?;
-        Ok((solve_time, finishing))
-    })();
-    let (solve_time, finishing) = match result {
-        Ok(t) => t,
-        Err(e) => {
-            // Nothing half-written may survive under a name that looks done.
-            drop(file);
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
+    let started = Instant::now();
+    // The table lives in anonymous memory while tiers are labelled, and is
+    // written once at the end. Solving straight into a shared map of the file
+    // made the kernel write dirty pages back again and again (every tier
+    // dirties every page, as tiers interleave in the index): 7.3 times the
+    // file size on Isolation 5x5 folded.
+    let mut table = memmap2::MmapMut::map_anon(data_len.max(1))
+        .map_err(|e| Error::io(format!("cannot allocate {data_len} bytes for the table"), e))?;
+    let table = &mut table[..data_len];
+
+    let ckpt_path = checkpoint_path(path);
+    let id = Identity::of(game, codec);
+    let width = codec.width();
+    if options.restart {
+        let _ = fs::remove_file(&ckpt_path);
+    }
+    let mut ckpt = if ckpt_path.exists() {
+        let ck = Checkpoint::resume(
+            &ckpt_path,
+            &id,
+            |tier, cells| restore_tier(game, table, width, tier, cells),
+            |tier| tier_size(game, tier),
+        )?;
+        Some(ck)
+    } else {
+        None
     };
-    drop(file);
+    let first_tier = ckpt.as_ref().map_or(0, |c| c.next_tier);
+    let tiers = game.tier_count();
+    let mut pending_from = first_tier;
+    let mut last_checkpoint = Instant::now();
+    let mut after_tier = |tier: u32, read: &(dyn Fn(u64) -> u32 + Sync)| -> Result<()> {
+        let Some(interval) = options.checkpoint_interval else {
+            return Ok(());
+        };
+        // The last tier is followed at once by the finished file.
+        if tier + 1 >= tiers || last_checkpoint.elapsed() < interval {
+            return Ok(());
+        }
+        let cells: Vec<u32> = (pending_from..=tier)
+            .flat_map(|t| gather_tier(game, t, read))
+            .collect();
+        let ck = match &mut ckpt {
+            Some(c) => c,
+            None => ckpt.insert(Checkpoint::create(&ckpt_path, &id)?),
+        };
+        ck.append(pending_from, tier, &cells, width)?;
+        pending_from = tier + 1;
+        last_checkpoint = Instant::now();
+        Ok(())
+    };
+    header.summary = solve_tiers(game, table, codec, progress, first_tier, &mut after_tier)?;
+    let solve_time = started.elapsed();
+    let finishing = Instant::now();
+    header.data_crc = format::data_crc(table);
+    write_file(&tmp, &header, table).map_err(|e| {
+        // Nothing half-written may survive under a name that looks done;
+        // the checkpoint, if any, stays for the next run.
+        let _ = fs::remove_file(&tmp);
+        io("cannot write")(e)
+    })?;
     fs::rename(&tmp, path).map_err(|e| {
         Error::io(
             format!("cannot rename {} to {}", tmp.display(), path.display()),
@@ -137,16 +163,95 @@ pub fn solve_file<G: Game>(
         )
     })?;
     sync_dir(path);
+    if let Some(ck) = ckpt {
+        ck.remove();
+    }
     Ok(SolveReport {
         header,
         path: path.to_path_buf(),
         solve_time,
         finish_time: finishing.elapsed(),
+        resumed_tiers: first_tier,
     })
 }
 
 /// Makes the rename durable. Best effort: not every platform can open a
 /// directory for syncing, and the file itself is already synced.
+/// Writes header, padding and data to `path` and syncs it.
+fn write_file(path: &Path, header: &Header, table: &[u8]) -> std::io::Result<()> {
+    let file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
+    write_tablebase(&file, header, table)?;
+    file.sync_all()
+}
+
+/// Streams a tablebase (header, zero padding to the data offset, data) to a
+/// writer. Any write error is returned as is.
+pub fn write_tablebase(out: impl Write, header: &Header, table: &[u8]) -> std::io::Result<()> {
+    let head = header.encode();
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+    out.write_all(&head)?;
+    out.write_all(&vec![0u8; header.data_offset as usize - head.len()])?;
+    out.write_all(table)?;
+    out.flush()
+}
+
+/// Positions in a tier, counted by enumeration.
+fn tier_size<G: Game>(game: &G, tier: u32) -> u64 {
+    (0..game.tier_units(tier))
+        .into_par_iter()
+        .map(|u| {
+            let mut n = 0u64;
+            game.for_each_in_unit(tier, u, |_, _| n += 1);
+            n
+        })
+        .sum()
+}
+
+/// A tier's cells in enumeration order.
+fn gather_tier<G: Game>(game: &G, tier: u32, read: &(dyn Fn(u64) -> u32 + Sync)) -> Vec<u32> {
+    let parts: Vec<Vec<u32>> = (0..game.tier_units(tier))
+        .into_par_iter()
+        .map(|u| {
+            let mut v = Vec::new();
+            game.for_each_in_unit(tier, u, |i, _| v.push(read(i)));
+            v
+        })
+        .collect();
+    parts.concat()
+}
+
+/// Puts a checkpointed tier's cells back at their indices.
+fn restore_tier<G: Game>(
+    game: &G,
+    table: &mut [u8],
+    width: u8,
+    tier: u32,
+    cells: &[u32],
+) -> Result<()> {
+    let w = usize::from(width);
+    let mut next = cells.iter();
+    let mut short = false;
+    for u in 0..game.tier_units(tier) {
+        game.for_each_in_unit(tier, u, |i, _| match next.next() {
+            Some(&c) => {
+                let at = i as usize * w;
+                table[at..at + w].copy_from_slice(&c.to_le_bytes()[..w]);
+            }
+            None => short = true,
+        });
+    }
+    if short || next.next().is_some() {
+        return Err(Error::Checkpoint(format!(
+            "checkpoint tier {tier} does not match the game's positions; run with --restart"
+        )));
+    }
+    Ok(())
+}
+
 fn sync_dir(path: &Path) {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

@@ -4,12 +4,19 @@
 //! Each tier's positions depend only on positions of lower tiers, which are
 //! final when the tier starts, so a tier's work units run in parallel and the
 //! result does not depend on the thread count or schedule.
+//!
+//! Games whose positions can repeat ([`Game::acyclic`] false) are solved by
+//! the retrograde child-counting algorithm of the `loopy` module instead,
+//! which also labels draws; value tables only.
 
+mod checkpoint;
 mod estimate;
 mod file;
+mod loopy;
 
+pub use checkpoint::checkpoint_path;
 pub use estimate::{estimate, Estimate};
-pub use file::{generator, partial_path, solve_file, solve_to_file, SolveReport};
+pub use file::{generator, partial_path, solve_file, solve_to_file, write_tablebase, SolveReport};
 
 use crate::error::{Error, Result};
 use crate::format::Summary;
@@ -125,6 +132,25 @@ pub fn solve_into<G: Game>(
     codec: CellCodec,
     progress: &dyn Progress,
 ) -> Result<Summary> {
+    solve_tiers(game, data, codec, progress, 0, &mut |_, _| Ok(()))
+}
+
+/// Called after each tier with the tier and a reader of the table's cells
+/// (the checkpoint writer).
+pub(crate) type AfterTier<'a> = dyn FnMut(u32, &(dyn Fn(u64) -> u32 + Sync)) -> Result<()> + 'a;
+
+/// [`solve_into`] starting at `first_tier` (the tiers below are already in
+/// `data`, e.g. restored from a checkpoint), calling `after_tier` after each
+/// tier. The summary is counted from the finished table, so it covers
+/// restored tiers too.
+pub(crate) fn solve_tiers<G: Game>(
+    game: &G,
+    data: &mut [u8],
+    codec: CellCodec,
+    progress: &dyn Progress,
+    first_tier: u32,
+    after_tier: &mut AfterTier<'_>,
+) -> Result<Summary> {
     let expected = game.size() as usize * usize::from(codec.width());
     if data.len() != expected {
         return Err(Error::GameInvariant(format!(
@@ -157,18 +183,24 @@ pub fn solve_into<G: Game>(
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU8, len) },
             codec,
             progress,
+            first_tier,
+            after_tier,
         ),
         2 => solve_cells(
             game,
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU16, len) },
             codec,
             progress,
+            first_tier,
+            after_tier,
         ),
         4 => solve_cells(
             game,
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU32, len) },
             codec,
             progress,
+            first_tier,
+            after_tier,
         ),
         w => Err(Error::GameInvariant(format!("unsupported cell width {w}"))),
     }
@@ -179,11 +211,17 @@ fn solve_cells<G: Game, S: Slot>(
     cells: &[S],
     codec: CellCodec,
     progress: &dyn Progress,
+    first_tier: u32,
+    after_tier: &mut AfterTier<'_>,
 ) -> Result<Summary> {
+    if !game.acyclic() {
+        return loopy::solve(game, cells, codec, progress);
+    }
     let tiers = game.tier_count();
     let mut total = Tally::default();
     let compound = codec.kind() == TableKind::Value && game.compound_moves();
-    for tier in 0..tiers {
+    let read = |i: u64| cells[i as usize].get();
+    for tier in first_tier..tiers {
         let units = game.tier_units(tier);
         progress.tier(tier, tiers, units);
         if compound {
@@ -192,6 +230,7 @@ fn solve_cells<G: Game, S: Slot>(
                 progress.advance(tally.positions);
                 total = total.add(&tally);
             }
+            after_tier(tier, &read)?;
             continue;
         }
         let run = |unit: u64| -> Result<Tally> {
@@ -215,14 +254,58 @@ fn solve_cells<G: Game, S: Slot>(
                 .try_reduce(Tally::default, |a, b| Ok(a.add(&b)))?
         };
         total = total.add(&tally);
+        after_tier(tier, &read)?;
     }
-    let size = game.size();
-    Ok(Summary {
-        counts: total.counts,
-        non_positions: size - total.positions,
-        max_remoteness: total.max_remoteness,
-        max_nimber: total.max_nimber,
-    })
+    if first_tier == 0 {
+        let size = game.size();
+        return Ok(Summary {
+            counts: total.counts,
+            non_positions: size - total.positions,
+            max_remoteness: total.max_remoteness,
+            max_nimber: total.max_nimber,
+        });
+    }
+    Ok(summarize(cells, codec))
+}
+
+/// Counts a finished table's cells by value (and largest remoteness or
+/// nimber): the summary of a solve resumed from a checkpoint.
+fn summarize<S: Slot>(cells: &[S], codec: CellCodec) -> Summary {
+    cells
+        .par_chunks(1 << 20)
+        .map(|chunk| {
+            let mut s = Summary::default();
+            for c in chunk {
+                let c = c.get();
+                if let Some(k) = codec.nimber(c) {
+                    s.counts[if k == 0 { 1 } else { 0 }] += 1;
+                    s.max_nimber = s.max_nimber.max(k);
+                    continue;
+                }
+                match codec.decode(c) {
+                    None => s.non_positions += 1,
+                    Some(o) => {
+                        let v = o.value.ordinal();
+                        s.counts[v] += 1;
+                        if let Some(r) = o.remoteness {
+                            s.max_remoteness[v] = s.max_remoteness[v].max(r);
+                        }
+                    }
+                }
+            }
+            s
+        })
+        .reduce(Summary::default, |mut a, b| {
+            for i in 0..4 {
+                a.counts[i] += b.counts[i];
+            }
+            a.non_positions += b.non_positions;
+            for i in 0..3 {
+                a.max_remoteness[i] = a.max_remoteness[i].max(b.max_remoteness[i]);
+            }
+            a.max_nimber = a.max_nimber.max(b.max_nimber);
+            a
+        })
 }
 
 /// Solves one work unit; the hot loop.
@@ -388,14 +471,17 @@ fn compound_group<G: Game, T: Table + ?Sized>(
         .map(|&unit| best_intermediates(game, cells, codec, tier, unit))
         .collect::<Result<_>>()?;
     // Phase C: the same enumeration order as phase B gives the indices.
-    results.par_iter().zip(&units).for_each(|((out, _), &unit)| {
-        let mut next = out.iter();
-        game.for_each_in_unit(tier, unit, |index, _| {
-            if let Some(&c) = next.next() {
-                cells.put(index, c);
-            }
+    results
+        .par_iter()
+        .zip(&units)
+        .for_each(|((out, _), &unit)| {
+            let mut next = out.iter();
+            game.for_each_in_unit(tier, unit, |index, _| {
+                if let Some(&c) = next.next() {
+                    cells.put(index, c);
+                }
+            });
         });
-    });
     Ok(results.iter().fold(Tally::default(), |a, (_, t)| a.add(t)))
 }
 
@@ -574,17 +660,34 @@ pub fn mex(values: &mut [u32]) -> u32 {
     m
 }
 
-/// What to build.
+/// What to build, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SolveOptions {
     /// Values with remoteness, or nimbers.
     pub kind: TableKind,
+    /// Checkpoint completed tiers to `NAME.ckpt` when at least this long has
+    /// passed since the last checkpoint (files only); `None`: never.
+    pub checkpoint_interval: Option<std::time::Duration>,
+    /// Discard an existing checkpoint instead of resuming from it.
+    pub restart: bool,
+}
+
+impl SolveOptions {
+    /// The default options with the given table kind.
+    pub fn with_kind(kind: TableKind) -> SolveOptions {
+        SolveOptions {
+            kind,
+            ..SolveOptions::default()
+        }
+    }
 }
 
 impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
             kind: TableKind::Value,
+            checkpoint_interval: Some(std::time::Duration::from_secs(1)),
+            restart: false,
         }
     }
 }
