@@ -38,6 +38,16 @@ enum Command {
         /// Solve even when memory or disk looks too small.
         #[arg(long)]
         force: bool,
+        /// Checkpoint completed tiers to FILE.ckpt at most this often, in
+        /// seconds (0: after every tier); a rerun resumes from it.
+        #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+        checkpoint_every: f64,
+        /// Write no checkpoint.
+        #[arg(long)]
+        no_checkpoint: bool,
+        /// Discard an existing checkpoint and solve from scratch.
+        #[arg(long)]
+        restart: bool,
         /// Build a nimber (Sprague-Grundy) table instead of values with
         /// remoteness (impartial games under normal play).
         #[arg(long)]
@@ -111,6 +121,9 @@ fn main() -> ExitCode {
             fold,
             dry_run,
             force,
+            checkpoint_every,
+            no_checkpoint,
+            restart,
             nimbers,
             json,
         } => cli::with_threads(threads, || {
@@ -122,6 +135,8 @@ fn main() -> ExitCode {
                     nimbers,
                     dry_run,
                     force,
+                    checkpoint_every: (!no_checkpoint).then_some(checkpoint_every),
+                    restart,
                     json,
                 },
             )

@@ -63,6 +63,8 @@ pub struct SolveArgs {
     pub nimbers: bool,
     pub dry_run: bool,
     pub force: bool,
+    pub checkpoint_every: Option<f64>,
+    pub restart: bool,
     pub json: bool,
 }
 
@@ -73,6 +75,8 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
         nimbers,
         dry_run,
         force,
+        checkpoint_every,
+        restart,
         json: as_json,
     } = args;
     let mut game = AnyGame::parse(spec)?;
@@ -86,6 +90,18 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
     } else {
         TableKind::Value
     });
+    let checkpoint_interval = match checkpoint_every {
+        None => None,
+        Some(secs) if secs.is_finite() && secs >= 0.0 => {
+            Some(std::time::Duration::from_secs_f64(secs))
+        }
+        Some(secs) => bail!("--checkpoint-every must be a number of seconds >= 0, not {secs}"),
+    };
+    let options = SolveOptions {
+        checkpoint_interval,
+        restart,
+        ..options
+    };
     let suffix = if nimbers { "-nimbers" } else { "" };
     let path = output.unwrap_or_else(|| {
         PathBuf::from("tablebases").join(format!("{}{suffix}.rtb", game.file_stem()))
@@ -115,10 +131,17 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
     if as_json {
         let mut j = header_json(h, &path);
         j["seconds"] = json!(wall);
+        j["resumed_tiers"] = json!(report.resumed_tiers);
         j["threads"] = json!(threads);
         j["start"] = position_json(&start);
         println!("{j}");
         return Ok(ExitCode::SUCCESS);
+    }
+    if report.resumed_tiers > 0 {
+        println!(
+            "resumed from checkpoint: tiers 0-{} restored, the rest solved",
+            report.resumed_tiers - 1
+        );
     }
     let solved = h.entries - h.summary.non_positions;
     println!(
