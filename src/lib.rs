@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod ffi;
 pub mod format;
 mod game;
 pub mod games;
@@ -27,6 +28,8 @@ mod value;
 
 #[cfg(feature = "solve")]
 pub mod analyze;
+#[cfg(feature = "solve")]
+pub mod compare;
 #[cfg(feature = "solve")]
 pub mod solve;
 #[cfg(feature = "solve")]

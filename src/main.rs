@@ -102,6 +102,20 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Compare two tablebases of the same game entry by entry (exit 0 only
+    /// when every position has the same value and remoteness).
+    Compare {
+        /// First tablebase.
+        a: PathBuf,
+        /// Second tablebase.
+        b: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// List the games this build knows, with parameters and notation.
     Games {
         /// Print JSON.
@@ -159,6 +173,12 @@ fn main() -> ExitCode {
             json,
             threads,
         } => cli::with_threads(threads, || cli::verify(&file, crc_only, json)),
+        Command::Compare {
+            a,
+            b,
+            json,
+            threads,
+        } => cli::with_threads(threads, || cli::compare(&a, &b, json)),
         Command::Games { json } => cli::games(json),
     };
     match result {

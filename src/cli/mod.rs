@@ -681,6 +681,47 @@ pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+pub fn compare(a: &Path, b: &Path, as_json: bool) -> Result<ExitCode> {
+    let (ta, tb) = (open(a)?, open(b)?);
+    let c = retrograde::compare::compare(&ta, &tb)
+        .with_context(|| format!("comparing {} and {}", a.display(), b.display()))?;
+    let show = |o: Option<Outcome>| o.map_or("nothing".to_string(), |o| o.to_string());
+    if as_json {
+        println!(
+            "{}",
+            json!({
+                "game": ta.header().spec,
+                "positions": c.positions,
+                "identical": c.identical(),
+                "differ": {"value": c.value, "remoteness": c.remoteness, "nimber": c.nimber, "missing": c.missing},
+                "first": c.first.iter().map(|(p, x, y)| json!({"position": p, "a": show(*x), "b": show(*y)})).collect::<Vec<_>>(),
+            })
+        );
+    } else {
+        println!("game        {}", ta.header().spec);
+        println!("positions   {}", thousands(c.positions));
+        if c.identical() {
+            println!("identical   every position has the same value and remoteness");
+        } else {
+            println!(
+                "differ      value {}, remoteness {}, nimber {}, answered by one file only {}",
+                thousands(c.value),
+                thousands(c.remoteness),
+                thousands(c.nimber),
+                thousands(c.missing)
+            );
+            for (p, x, y) in &c.first {
+                println!("  {p}: {} vs {}", show(*x), show(*y));
+            }
+        }
+    }
+    Ok(if c.identical() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 pub fn games(as_json: bool) -> Result<ExitCode> {
     if as_json {
         let list: Vec<Json> = GAMES
