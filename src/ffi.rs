@@ -1,0 +1,481 @@
+//! The C ABI: open a tablebase, probe it, rank moves, from C or anything with
+//! a C foreign-function interface (Python's `ctypes`, ...). The header is
+//! `include/retrograde.h`; `cargo build --release` builds
+//! `target/release/libretrograde.so` (`.dylib` on macOS, `retrograde.dll` on
+//! Windows). See docs/EMBEDDING.md.
+//!
+//! Rules every function follows:
+//!
+//! * Nothing unwinds into C: each body runs under [`std::panic::catch_unwind`]
+//!   and a panic becomes [`RTB_ERR_PANIC`].
+//! * Handles are opaque ids looked up in a registry, never dereferenced, so
+//!   a NULL, forged, closed or twice-closed handle gets [`RTB_ERR_NULL`] or
+//!   [`RTB_ERR_HANDLE`] instead of undefined behaviour. Ids are never reused.
+//!   A handle may be used from any number of threads at once, and closing it
+//!   while another thread probes is safe (that probe still completes).
+//! * Every NULL pointer argument is rejected (except where NULL documents a
+//!   meaning: the start position, or a size query with a zero-length buffer).
+//! * Strings in are NUL-terminated and must be UTF-8 (paths: any bytes on
+//!   Unix); strings out are UTF-8, NUL-terminated, and written only when they
+//!   fit, at most `len` bytes: the required length is always returned.
+//! * The message of the last failure on the calling thread is in
+//!   [`rtb_last_error`]; every other call resets it (to `""` on success).
+
+use crate::error::Error;
+use crate::reader::Tablebase;
+use crate::value::{Outcome, Value};
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
+
+/// Success.
+pub const RTB_OK: c_int = 0;
+/// A required pointer argument (handle, path, output) is NULL.
+pub const RTB_ERR_NULL: c_int = -1;
+/// The handle is not open: never returned by `rtb_open`, or closed.
+pub const RTB_ERR_HANDLE: c_int = -2;
+/// A string argument is not valid UTF-8.
+pub const RTB_ERR_UTF8: c_int = -3;
+/// The position does not parse in the game's notation, or the table holds no
+/// value for it (the index is not a position).
+pub const RTB_ERR_POSITION: c_int = -4;
+/// The index is not below `rtb_entries`.
+pub const RTB_ERR_RANGE: c_int = -5;
+/// The file cannot be opened or is not a usable tablebase (`rtb_open` returns
+/// NULL and sets the message), or another library error.
+pub const RTB_ERR_FILE: c_int = -6;
+/// A bug: the library panicked. The message says where.
+pub const RTB_ERR_PANIC: c_int = -7;
+
+/// `rtb_value`: win for the player to move.
+pub const RTB_WIN: c_int = 0;
+/// `rtb_value`: loss for the player to move.
+pub const RTB_LOSE: c_int = 1;
+/// `rtb_value`: tie.
+pub const RTB_TIE: c_int = 2;
+/// `rtb_value`: draw (perfect play never ends; remoteness -1).
+pub const RTB_DRAW: c_int = 3;
+
+/// The opaque handle type of the C header (`rtb_handle`). A handle is an id,
+/// never a pointer to one of these.
+#[repr(C)]
+pub struct RtbHandle {
+    _private: [u8; 0],
+}
+
+type Shared = Arc<Tablebase>;
+
+/// Open tablebases by handle id.
+static HANDLES: RwLock<BTreeMap<usize, Shared>> = RwLock::new(BTreeMap::new());
+/// The next handle id; ids are never reused, so stale handles stay invalid.
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+/// A failure: the status code and the message for `rtb_last_error`.
+struct Failure(c_int, String);
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        let code = match e {
+            Error::BadPosition { .. } => RTB_ERR_POSITION,
+            Error::IndexOutOfRange { .. } => RTB_ERR_RANGE,
+            _ => RTB_ERR_FILE,
+        };
+        Failure(code, e.to_string())
+    }
+}
+
+type FfiResult<T> = Result<T, Failure>;
+
+fn set_last_error(message: &str) {
+    // A message with an interior NUL (from a position the caller gave) is
+    // cut there rather than lost.
+    let bytes = message.as_bytes();
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    let text = CString::new(&bytes[..end]).unwrap_or_default();
+    // `try_with`: during thread teardown there is nowhere to keep it.
+    let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = text);
+}
+
+/// Runs `body` with panics caught; sets the thread's message; returns the
+/// value, or `on_error(code)` on failure.
+fn guard<T>(
+    name: &str,
+    on_error: impl FnOnce(c_int) -> T,
+    body: impl FnOnce() -> FfiResult<T>,
+) -> T {
+    let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        Err(Failure(
+            RTB_ERR_PANIC,
+            format!("internal error in {name}: {what}"),
+        ))
+    });
+    match outcome {
+        Ok(v) => {
+            set_last_error("");
+            v
+        }
+        Err(Failure(code, message)) => {
+            set_last_error(&format!("{name}: {message}"));
+            on_error(code)
+        }
+    }
+}
+
+fn lookup(h: *const RtbHandle) -> FfiResult<Shared> {
+    if h.is_null() {
+        return Err(Failure(RTB_ERR_NULL, "the handle is NULL".into()));
+    }
+    let map = HANDLES.read().unwrap_or_else(|e| e.into_inner());
+    map.get(&(h as usize)).cloned().ok_or_else(|| {
+        Failure(
+            RTB_ERR_HANDLE,
+            "invalid handle (not returned by rtb_open, or already closed)".into(),
+        )
+    })
+}
+
+/// Reads a NUL-terminated UTF-8 string argument; `None` for NULL.
+///
+/// # Safety
+/// `s` is NULL or points to a NUL-terminated string that stays valid and
+/// unchanged for the call.
+unsafe fn text_arg<'a>(s: *const c_char, what: &str) -> FfiResult<Option<&'a str>> {
+    if s.is_null() {
+        return Ok(None);
+    }
+    // Safety: non-null, and the caller promises a NUL-terminated string.
+    let c = unsafe { CStr::from_ptr(s) };
+    c.to_str()
+        .map(Some)
+        .map_err(|e| Failure(RTB_ERR_UTF8, format!("the {what} is not valid UTF-8 ({e})")))
+}
+
+fn value_code(v: Value) -> c_int {
+    match v {
+        Value::Win => RTB_WIN,
+        Value::Lose => RTB_LOSE,
+        Value::Tie => RTB_TIE,
+        Value::Draw => RTB_DRAW,
+    }
+}
+
+fn remoteness_code(o: Outcome) -> c_int {
+    // Remoteness fits in 30 bits; no remoteness (draw, nimber table) is -1.
+    o.remoteness
+        .map_or(-1, |r| c_int::try_from(r).unwrap_or(c_int::MAX))
+}
+
+/// Writes an outcome to the two out-parameters, both checked non-null first.
+///
+/// # Safety
+/// Each pointer is NULL or valid for writing one `int` (any alignment).
+unsafe fn write_outcome(o: Outcome, value: *mut c_int, remoteness: *mut c_int) -> FfiResult<()> {
+    if value.is_null() || remoteness.is_null() {
+        return Err(Failure(
+            RTB_ERR_NULL,
+            "the value and remoteness pointers must not be NULL".into(),
+        ));
+    }
+    // Safety: both non-null and, by the caller's contract, writable; the
+    // unaligned write makes no alignment assumption.
+    unsafe {
+        value.write_unaligned(value_code(o.value));
+        remoteness.write_unaligned(remoteness_code(o));
+    }
+    Ok(())
+}
+
+/// Copies `text` and a NUL into `buf` if `text.len() < len`, else writes an
+/// empty string (if `len > 0`). Returns `text.len()`.
+///
+/// # Safety
+/// `buf` is NULL with `len == 0`, or valid for writing `len` bytes.
+unsafe fn write_text(text: &str, buf: *mut c_char, len: usize) -> FfiResult<i64> {
+    if buf.is_null() && len != 0 {
+        return Err(Failure(
+            RTB_ERR_NULL,
+            "the buffer is NULL but its length is not 0".into(),
+        ));
+    }
+    let n = text.len();
+    let dst = buf.cast::<u8>();
+    if n < len {
+        // Safety: `n + 1 <= len` bytes at `buf` are writable by the caller's
+        // contract; `text` is our own string, so the ranges cannot overlap.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), dst, n);
+            dst.add(n).write(0);
+        }
+    } else if len > 0 {
+        // Safety: `len >= 1`, so the first byte is writable.
+        unsafe { dst.write(0) };
+    }
+    i64::try_from(n).map_err(|_| Failure(RTB_ERR_PANIC, "text longer than 2^63 bytes".into()))
+}
+
+/// Opens a tablebase file and checks its header. Returns a handle, or NULL on
+/// error (message in `rtb_last_error`).
+///
+/// # Safety
+/// `path` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_open(path: *const c_char) -> *mut RtbHandle {
+    guard(
+        "rtb_open",
+        |_| std::ptr::null_mut(),
+        || {
+            if path.is_null() {
+                return Err(Failure(RTB_ERR_NULL, "the path is NULL".into()));
+            }
+            // Safety: non-null, and the caller promises a NUL-terminated string.
+            let c = unsafe { CStr::from_ptr(path) };
+            #[cfg(unix)]
+            let p = {
+                use std::os::unix::ffi::OsStrExt;
+                std::path::Path::new(std::ffi::OsStr::from_bytes(c.to_bytes()))
+            };
+            #[cfg(not(unix))]
+            let p = std::path::Path::new(c.to_str().map_err(|e| {
+                Failure(RTB_ERR_UTF8, format!("the path is not valid UTF-8 ({e})"))
+            })?);
+            let tb = Tablebase::open(p).map_err(|e| Failure(RTB_ERR_FILE, e.to_string()))?;
+            let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+            HANDLES
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id, Arc::new(tb));
+            // The handle is the id dressed as a pointer: C sees an opaque
+            // `rtb_handle *`, and it is never dereferenced on either side.
+            Ok(id as *mut RtbHandle)
+        },
+    )
+}
+
+/// Closes a handle. Returns `RTB_OK`, `RTB_ERR_NULL` or `RTB_ERR_HANDLE`
+/// (already closed, or never opened). Probes already running on other
+/// threads are unaffected: the file is unmapped when the last one finishes.
+///
+/// The handle is only compared, never dereferenced, so any value is safe.
+#[no_mangle]
+pub extern "C" fn rtb_close(h: *mut RtbHandle) -> c_int {
+    guard(
+        "rtb_close",
+        |code| code,
+        || {
+            lookup(h)?;
+            HANDLES
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&(h as usize))
+                .map(|_| RTB_OK)
+                .ok_or_else(|| Failure(RTB_ERR_HANDLE, "the handle was closed concurrently".into()))
+        },
+    )
+}
+
+/// Number of entries (index space size), or a negative `RTB_ERR_*` code.
+///
+/// The handle is only compared, never dereferenced, so any value is safe.
+#[no_mangle]
+pub extern "C" fn rtb_entries(h: *const RtbHandle) -> i64 {
+    guard("rtb_entries", i64::from, || {
+        let tb = lookup(h)?;
+        i64::try_from(tb.len()).map_err(|_| Failure(RTB_ERR_FILE, "too many entries".into()))
+    })
+}
+
+/// Writes the canonical game spec (e.g. `isolation:4x4:a=1,b=14`) to `buf`.
+/// Returns its length in bytes without the NUL; when that is `>= len`
+/// nothing but an empty string is written (retry with `len = result + 1`).
+/// `buf` may be NULL with `len == 0` to ask for the length. Negative:
+/// an `RTB_ERR_*` code.
+///
+/// # Safety
+/// `buf` is NULL with `len == 0`, or valid for writing `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_game_spec(h: *const RtbHandle, buf: *mut c_char, len: usize) -> i64 {
+    guard("rtb_game_spec", i64::from, || {
+        let tb = lookup(h)?;
+        // Safety: forwarded caller contract on `buf` and `len`.
+        unsafe { write_text(&tb.header().spec, buf, len) }
+    })
+}
+
+/// Value (`RTB_WIN`...) and remoteness (-1 when there is none: a draw, or a
+/// nimber table) of the position at `index`. Returns `RTB_OK`,
+/// `RTB_ERR_RANGE` (index too large), `RTB_ERR_POSITION` (the index is not a
+/// position) or another `RTB_ERR_*` code; the outputs are written only on
+/// success.
+///
+/// # Safety
+/// `value` and `remoteness` are NULL or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_probe_index(
+    h: *const RtbHandle,
+    index: u64,
+    value: *mut c_int,
+    remoteness: *mut c_int,
+) -> c_int {
+    guard(
+        "rtb_probe_index",
+        |code| code,
+        || {
+            let tb = lookup(h)?;
+            let o = tb.probe_index(index)?.ok_or_else(|| {
+                Failure(
+                    RTB_ERR_POSITION,
+                    format!("index {index} is not a position (no value stored)"),
+                )
+            })?;
+            // Safety: forwarded caller contract on the output pointers.
+            unsafe { write_outcome(o, value, remoteness) }?;
+            Ok(RTB_OK)
+        },
+    )
+}
+
+/// Value and remoteness of a position in the game's notation (NULL: the
+/// start). Returns `RTB_OK` or an `RTB_ERR_*` code (`RTB_ERR_POSITION` for a
+/// position that does not parse); the outputs are written only on success.
+///
+/// # Safety
+/// `position` is NULL or a NUL-terminated string; `value` and `remoteness`
+/// are NULL or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_probe_position(
+    h: *const RtbHandle,
+    position: *const c_char,
+    value: *mut c_int,
+    remoteness: *mut c_int,
+) -> c_int {
+    guard(
+        "rtb_probe_position",
+        |code| code,
+        || {
+            let tb = lookup(h)?;
+            // Safety: forwarded caller contract on `position`.
+            let text = unsafe { text_arg(position, "position") }?;
+            let info = tb.probe_text(text, false)?;
+            // Safety: forwarded caller contract on the output pointers.
+            unsafe { write_outcome(info.outcome, value, remoteness) }?;
+            Ok(RTB_OK)
+        },
+    )
+}
+
+/// The legal moves of a position (NULL: the start), best first, one line
+/// each: `move TAB position TAB value TAB remoteness TAB best NEWLINE`, where
+/// `position` is the position the move leads to, `value` (`win`, `lose`,
+/// `tie`, `draw`) is the result for the player making the move, `remoteness`
+/// that of the resulting position (-1: none) and `best` is `1` for every move
+/// as good as the first, else `0`. A game-over position has no lines.
+/// Returns the text's length without the NUL; when that is `>= len` nothing
+/// but an empty string is written (retry with `len = result + 1`). `buf` may
+/// be NULL with `len == 0` to ask for the length. Negative: an `RTB_ERR_*`
+/// code.
+///
+/// # Safety
+/// `position` is NULL or a NUL-terminated string; `buf` is NULL with
+/// `len == 0`, or valid for writing `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_best_moves(
+    h: *const RtbHandle,
+    position: *const c_char,
+    buf: *mut c_char,
+    len: usize,
+) -> i64 {
+    guard("rtb_best_moves", i64::from, || {
+        let tb = lookup(h)?;
+        // Safety: forwarded caller contract on `position`.
+        let text = unsafe { text_arg(position, "position") }?;
+        let info = tb.probe_text(text, true)?;
+        let mut out = String::new();
+        for m in &info.moves {
+            let o = m.for_mover();
+            out.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\n",
+                m.mv,
+                m.position,
+                o.value.name(),
+                remoteness_code(o),
+                u8::from(m.best)
+            ));
+        }
+        // Safety: forwarded caller contract on `buf` and `len`.
+        unsafe { write_text(&out, buf, len) }
+    })
+}
+
+/// The message of the last failed call on this thread, `""` if the last call
+/// succeeded. Never NULL; valid until the next `rtb_*` call on this thread.
+#[no_mangle]
+pub extern "C" fn rtb_last_error() -> *const c_char {
+    catch_unwind(|| {
+        LAST_ERROR
+            .try_with(|slot| slot.borrow().as_ptr())
+            .unwrap_or(c"".as_ptr())
+    })
+    .unwrap_or(c"".as_ptr())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn last_error() -> String {
+        // Safety: rtb_last_error returns a valid NUL-terminated string.
+        unsafe { CStr::from_ptr(rtb_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn null_and_forged_handles_are_rejected() {
+        let mut v = 0;
+        let mut r = 0;
+        // Safety: the outputs are valid ints; the handles are never dereferenced.
+        unsafe {
+            assert_eq!(
+                rtb_probe_position(std::ptr::null(), std::ptr::null(), &mut v, &mut r),
+                RTB_ERR_NULL
+            );
+            assert!(last_error().contains("NULL"));
+            let forged = usize::MAX as *const RtbHandle;
+            assert_eq!(rtb_entries(forged), i64::from(RTB_ERR_HANDLE));
+            assert!(last_error().contains("invalid handle"));
+            assert_eq!(rtb_close(forged.cast_mut()), RTB_ERR_HANDLE);
+            assert!(rtb_open(std::ptr::null()).is_null());
+            assert!(last_error().contains("NULL"));
+            assert!(rtb_open(c"/nonexistent/x.rtb".as_ptr()).is_null());
+            assert!(last_error().contains("cannot open"));
+        }
+    }
+
+    #[test]
+    fn write_text_never_overflows() {
+        let mut buf = [b'?' as c_char; 8];
+        // Safety: `buf` holds 8 bytes; lengths passed never exceed that.
+        unsafe {
+            assert_eq!(write_text("hello", buf.as_mut_ptr(), 5).ok(), Some(5));
+            assert_eq!(buf[0], 0);
+            assert_eq!(buf[1], b'?' as c_char);
+            assert_eq!(write_text("hello", buf.as_mut_ptr(), 6).ok(), Some(5));
+            assert_eq!(CStr::from_ptr(buf.as_ptr()).to_str(), Ok("hello"));
+            assert_eq!(write_text("hello", std::ptr::null_mut(), 0).ok(), Some(5));
+            assert!(write_text("hello", std::ptr::null_mut(), 3).is_err());
+        }
+    }
+}
