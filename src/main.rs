@@ -116,6 +116,31 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Play against the perfect player in the terminal.
+    Play {
+        /// Tablebase file.
+        file: PathBuf,
+        /// Start from this position (default: the game's start).
+        position: Option<String>,
+        /// Your side: `first` (you move first) or `second`.
+        #[arg(long, default_value = "first")]
+        side: String,
+    },
+    /// The principal line of perfect play from a position to the end.
+    Line {
+        /// Tablebase file.
+        file: PathBuf,
+        /// Start from this position (default: the game's start).
+        position: Option<String>,
+        /// Print one JSON object per position.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell completion script.
+    Completions {
+        /// Shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// List the games this build knows, with parameters and notation.
     Games {
         /// Print JSON.
@@ -179,6 +204,26 @@ fn main() -> ExitCode {
             json,
             threads,
         } => cli::with_threads(threads, || cli::compare(&a, &b, json)),
+        Command::Play {
+            file,
+            position,
+            side,
+        } => cli::play::play(&file, position.as_deref(), &side),
+        Command::Line {
+            file,
+            position,
+            json,
+        } => cli::play::line(&file, position.as_deref(), json),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Args::command(),
+                "retrograde",
+                &mut std::io::stdout(),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Games { json } => cli::games(json),
     };
     match result {

@@ -105,3 +105,31 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
         })
     }
 }
+
+impl<D: AsRef<[u8]>> Tablebase<D> {
+    /// The principal line from a position (`None`: the start): the position,
+    /// then the position after the first best move, and so on to the end of
+    /// the game. Each element but the first carries the move that led to it
+    /// in `moves[0]`-style form: `(move, position)`. A drawn line never ends,
+    /// so at most `max_plies` moves are followed.
+    pub fn line(
+        &self,
+        position: Option<&str>,
+        max_plies: usize,
+    ) -> Result<Vec<(Option<String>, PositionInfo)>> {
+        let mut out = Vec::new();
+        let mut info = self.probe_text(position, true)?;
+        let mut mv = None;
+        loop {
+            let next = info.moves.iter().find(|m| m.best).cloned();
+            out.push((mv.take(), info));
+            let Some(next) = next else { break };
+            if out.len() > max_plies {
+                break;
+            }
+            mv = Some(next.mv);
+            info = self.probe_text(Some(&next.position), true)?;
+        }
+        Ok(out)
+    }
+}

@@ -1,5 +1,6 @@
 //! One function per subcommand: open, call the library, print.
 
+pub mod play;
 mod progress;
 
 use anyhow::{bail, Context, Result};
@@ -31,7 +32,7 @@ where
     }
 }
 
-fn open(file: &Path) -> Result<Tablebase> {
+pub(crate) fn open(file: &Path) -> Result<Tablebase> {
     Tablebase::open(file).map_err(|e| match e {
         // I/O errors already name the path.
         retrograde::Error::Io { .. } => anyhow::Error::new(e),
@@ -52,7 +53,7 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-fn outcome_json(o: Outcome) -> (Json, Json) {
+pub(crate) fn outcome_json(o: Outcome) -> (Json, Json) {
     (json!(o.value.name()), json!(o.remoteness))
 }
 
@@ -298,7 +299,7 @@ fn dry_run_report(
     Ok(ExitCode::SUCCESS)
 }
 
-fn describe(p: &PositionInfo) -> String {
+pub(crate) fn describe(p: &PositionInfo) -> String {
     format!(
         "{}: {}, {}{}{}",
         p.position,
