@@ -73,6 +73,11 @@ enum Command {
         /// List every legal move with its result, best first.
         #[arg(long)]
         moves: bool,
+        /// Access advice for the memory map: `random` (no read-ahead: best
+        /// for scattered probes of a cold file larger than memory) or
+        /// `willneed` (read the whole file into the page cache first).
+        #[arg(long, value_name = "ADVICE")]
+        advise: Option<String>,
         /// Print JSON (one object per line).
         #[arg(long)]
         json: bool,
@@ -185,8 +190,9 @@ fn main() -> ExitCode {
             file,
             positions,
             moves,
+            advise,
             json,
-        } => cli::probe(&file, &positions, moves, json),
+        } => cli::probe(&file, &positions, moves, advise.as_deref(), json),
         Command::Analyze {
             file,
             json,

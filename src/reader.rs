@@ -42,6 +42,30 @@ impl Tablebase<memmap2::Mmap> {
     }
 }
 
+impl Tablebase<memmap2::Mmap> {
+    /// Tells the kernel that probes will be random: no read-ahead around
+    /// each faulted page, so a cold probe reads one page instead of a run of
+    /// them. Best for scattered probes of a file larger than memory; leave it
+    /// off for scans (`verify`, `analyze`), which gain from read-ahead.
+    pub fn advise_random(&self) -> Result<()> {
+        #[cfg(unix)]
+        self.data
+            .advise(memmap2::Advice::Random)
+            .map_err(|e| Error::io("cannot advise the kernel about the mapping", e))?;
+        Ok(())
+    }
+
+    /// Asks the kernel to read the whole file into the page cache now, so
+    /// later probes never wait for the disk (a warm file).
+    pub fn advise_willneed(&self) -> Result<()> {
+        #[cfg(unix)]
+        self.data
+            .advise(memmap2::Advice::WillNeed)
+            .map_err(|e| Error::io("cannot advise the kernel about the mapping", e))?;
+        Ok(())
+    }
+}
+
 impl<D: AsRef<[u8]>> Tablebase<D> {
     /// Checks the header of a whole tablebase image held in `data`.
     pub fn from_bytes(data: D) -> Result<Self> {

@@ -424,9 +424,16 @@ pub fn probe(
     file: &Path,
     positions: &[String],
     with_moves: bool,
+    advise: Option<&str>,
     as_json: bool,
 ) -> Result<ExitCode> {
     let tb = open(file)?;
+    match advise {
+        None => {}
+        Some("random") => tb.advise_random()?,
+        Some("willneed") => tb.advise_willneed()?,
+        Some(other) => bail!("--advise must be 'random' or 'willneed', not '{other}'"),
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut failures = 0usize;
