@@ -146,13 +146,15 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
     }
     let solved = h.entries - h.summary.non_positions;
     println!(
-        "solved {} in {:.2} s with {} thread{} ({} positions, {:.1} M positions/s)",
+        "solved {} in {:.2} s with {} thread{} ({} positions, {:.1} M positions/s; labelling {:.2} s, writing and syncing {:.2} s)",
         h.spec,
         wall,
         threads,
         if threads == 1 { "" } else { "s" },
         thousands(solved),
-        solved as f64 / report.solve_time.as_secs_f64().max(1e-9) / 1e6
+        solved as f64 / report.solve_time.as_secs_f64().max(1e-9) / 1e6,
+        report.solve_time.as_secs_f64(),
+        report.finish_time.as_secs_f64()
     );
     print_counts(h);
     println!(

@@ -144,8 +144,8 @@ struct Tight {
     hpow: Vec<u64>,
     /// Rank of each height code among the codes with the same piece count.
     hrank: Vec<u32>,
-    /// Height codes with k pieces, increasing.
-    hlist: Vec<Vec<u32>>,
+    /// Occupied masks of the height vectors with k pieces, in rank order.
+    hocc: Vec<Vec<u64>>,
     /// `binom[i][p] = C(p, i)` for i ≤ 32, p ≤ 64.
     binom: Vec<[u64; 65]>,
     /// `B_k = C(k, ⌊k/2⌋)`.
@@ -194,8 +194,14 @@ impl fmt::Debug for Gravity {
 
 impl PartialEq for Gravity {
     fn eq(&self, o: &Gravity) -> bool {
-        (self.nx, self.ny, self.height, self.line, self.misere, self.scheme)
-            == (o.nx, o.ny, o.height, o.line, o.misere, o.scheme)
+        (
+            self.nx,
+            self.ny,
+            self.height,
+            self.line,
+            self.misere,
+            self.scheme,
+        ) == (o.nx, o.ny, o.height, o.line, o.misere, o.scheme)
     }
 }
 
@@ -237,14 +243,14 @@ impl Gravity {
         if line == 0 {
             return Err("the line length must be at least 1".into());
         }
-        let cols = nx * ny;
-        let cells = u64::from(cols) * u64::from(height);
+        let cells = u64::from(nx) * u64::from(ny) * u64::from(height);
         if cells > 63 {
             return Err(format!(
                 "the board has {cells} cells; at most 63 are supported"
             ));
         }
         let cells = cells as u32;
+        let cols = nx * ny;
         let col_mask = (1u64 << height) - 1;
         let lines = Self::lines_of(nx, ny, height, line);
         if lines.is_empty() {
@@ -285,13 +291,19 @@ impl Gravity {
     }
 
     fn init_mixed(&mut self) -> Result<(), String> {
-        let radix = (1u64 << (self.height + 1)) - 1;
-        let entries = (0..self.cols).try_fold(1u128, |a, _| a.checked_mul(u128::from(radix)));
+        // H ≤ 63 here, so the radix fits a u128.
+        let radix = (1u128 << (self.height + 1)) - 1;
+        let entries = (0..self.cols).try_fold(1u128, |a, _| a.checked_mul(radix));
         match entries {
             Some(e) if e <= u128::from(MAX_ENTRIES) => self.size = e as u64,
             Some(e) => return Err(Self::too_large(e)),
-            None => return Err(Self::too_large(u128::MAX)),
+            None => {
+                return Err(format!(
+                    "the index would have more than 2^128 entries; at most 2^40 = {MAX_ENTRIES} are supported"
+                ))
+            }
         }
+        let radix = radix as u64;
         self.radix = radix;
         self.pow = (0..self.cols).map(|c| radix.pow(c)).collect();
         let mut p = 0;
@@ -343,18 +355,21 @@ impl Gravity {
             }
         };
         let hpow: Vec<u64> = (0..self.cols).map(|c| base.pow(c)).collect();
-        let mut hlist = vec![Vec::new(); self.cells as usize + 1];
+        let mut hocc = vec![Vec::new(); self.cells as usize + 1];
         let mut hrank = vec![0u32; codes as usize];
         for code in 0..codes {
             let mut k = 0;
+            let mut occ = 0u64;
             let mut x = code;
-            for _ in 0..self.cols {
-                k += x % base;
+            for c in 0..self.cols {
+                let h = x % base;
                 x /= base;
+                k += h;
+                occ |= ((1u64 << h) - 1) << (c * self.height);
             }
-            let list = &mut hlist[k as usize];
+            let list = &mut hocc[k as usize];
             hrank[code as usize] = list.len() as u32;
-            list.push(code as u32);
+            list.push(occ);
         }
         let mut binom = vec![[0u64; 65]; 33];
         for (i, row) in binom.iter_mut().enumerate() {
@@ -369,7 +384,7 @@ impl Gravity {
         let mut total: u128 = 0;
         for k in 0..=self.cells as usize {
             offset[k] = total.min(u128::from(u64::MAX)) as u64;
-            total += hlist[k].len() as u128 * u128::from(colourings[k]);
+            total += hocc[k].len() as u128 * u128::from(colourings[k]);
         }
         if total > u128::from(MAX_ENTRIES) {
             return Err(Self::too_large(total));
@@ -379,7 +394,7 @@ impl Gravity {
         self.tight = Some(Box::new(Tight {
             hpow,
             hrank,
-            hlist,
+            hocc,
             binom,
             colourings,
             offset,
@@ -488,7 +503,7 @@ impl Gravity {
     /// Whether `mask` contains a whole line.
     #[inline(always)]
     pub fn has_line(&self, mask: u64) -> bool {
-        self.lines.iter().any(|&l| mask & l == l)
+        self.lines.iter().any(|&l| l & !mask == 0)
     }
 
     /// Drops the mover's piece into column `c`, or explains why it cannot
@@ -622,33 +637,32 @@ impl Gravity {
         s
     }
 
-    /// Heights of a height code, and the occupied mask.
-    #[inline]
-    fn heights_of(&self, code: u64) -> ([u8; 64], u64) {
-        let base = u64::from(self.height) + 1;
-        let mut hs = [0u8; 64];
-        let mut occ = 0u64;
-        let mut x = code;
-        for c in 0..self.cols {
-            let h = (x % base) as u32;
-            x /= base;
-            hs[c as usize] = h as u8;
-            occ |= ((1u64 << h) - 1) << (c * self.height);
-        }
-        (hs, occ)
-    }
-
-    /// Spreads a column-major colouring string over the columns.
+    /// Spreads a column-major string of pieces over the occupied cells
+    /// `occ` (a gravity-shaped mask): the inverse of [`Gravity::squeeze`].
     #[inline(always)]
-    fn expand(&self, hs: &[u8; 64], s: u64) -> u64 {
-        let mut p1 = 0u64;
+    fn spread(&self, occ: u64, s: u64) -> u64 {
+        let mut out = 0u64;
         let mut at = 0u32;
         for c in 0..self.cols {
-            let h = u32::from(hs[c as usize]);
-            p1 |= ((s >> at) & ((1u64 << h) - 1)) << (c * self.height);
-            at += h;
+            let col = (occ >> (c * self.height)) & self.col_mask;
+            out |= ((s >> at) & col) << (c * self.height);
+            at += col.count_ones();
         }
-        p1
+        out
+    }
+
+    /// The cells of `mask` (within `occ`) as a column-major string over the
+    /// occupied cells.
+    #[inline(always)]
+    fn squeeze(&self, occ: u64, mask: u64) -> u64 {
+        let mut out = 0u64;
+        let mut at = 0u32;
+        for c in 0..self.cols {
+            let col = (occ >> (c * self.height)) & self.col_mask;
+            out |= ((mask >> (c * self.height)) & col) << at;
+            at += col.count_ones();
+        }
+        out
     }
 
     /// Whether a board with valid counts is legal: the mover has no line.
@@ -682,10 +696,9 @@ impl Gravity {
                 let k = t.offset.partition_point(|&o| o <= index) - 1;
                 let r = index - t.offset[k];
                 let b = t.colourings[k];
-                let code = t.hlist[k][(r / b) as usize];
-                let (hs, occ) = self.heights_of(u64::from(code));
+                let occ = t.hocc[k][(r / b) as usize];
                 let s = Self::colex_unrank(t, r % b, k as u32 / 2, k as u32);
-                let p1 = self.expand(&hs, s);
+                let p1 = self.spread(occ, s);
                 GravityPosition {
                     pieces: [occ & !p1, p1],
                 }
@@ -788,12 +801,7 @@ impl Gravity {
     }
 
     /// The legal positions of a tier in a unit, in increasing index order.
-    pub fn for_each_in_unit(
-        &self,
-        tier: u32,
-        unit: u64,
-        mut f: impl FnMut(u64, &GravityPosition),
-    ) {
+    pub fn for_each_in_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &GravityPosition)) {
         let k = self.cells - tier;
         match &self.tight {
             None => {
@@ -838,14 +846,14 @@ impl Gravity {
                 let mut cr = start % b;
                 let mut s = Self::colex_unrank(t, cr, m, k as u32);
                 let mut live = Vec::with_capacity(self.lines.len());
-                let (mut hs, mut occ) =
-                    self.height_setup(u64::from(t.hlist[k][hr as usize]), &mut live);
+                let mut occ = t.hocc[k][hr as usize];
+                self.live_lines(occ, &mut live);
                 for r in start..end {
                     // Lines lying on occupied cells, in the string's bits:
                     // cheaper than spreading every colouring over the board.
                     let mine = s ^ flip;
-                    if !live.iter().any(|&l| mine & l == l) {
-                        let p1 = self.expand(&hs, s);
+                    if !live.iter().any(|&l| l & !mine == 0) {
+                        let p1 = self.spread(occ, s);
                         let p = GravityPosition {
                             pieces: [occ & !p1, p1],
                         };
@@ -857,8 +865,8 @@ impl Gravity {
                         hr += 1;
                         s = (1u64 << m) - 1;
                         if r + 1 < end {
-                            (hs, occ) = self
-                                .height_setup(u64::from(t.hlist[k][hr as usize]), &mut live);
+                            occ = t.hocc[k][hr as usize];
+                            self.live_lines(occ, &mut live);
                         }
                     } else {
                         s = next_combination(s);
@@ -868,26 +876,15 @@ impl Gravity {
         }
     }
 
-    /// Heights and occupied mask of a height code, and in `live` the lines
-    /// whose cells are all occupied, as masks over the column-major string
-    /// of the pieces.
-    fn height_setup(&self, code: u64, live: &mut Vec<u64>) -> ([u8; 64], u64) {
-        let (hs, occ) = self.heights_of(code);
+    /// Puts in `live` the lines whose cells are all in `occ`, as masks over
+    /// the column-major string of the pieces.
+    fn live_lines(&self, occ: u64, live: &mut Vec<u64>) {
         live.clear();
         for &l in &self.lines {
-            if l & occ != l {
-                continue;
+            if l & occ == l {
+                live.push(self.squeeze(occ, l));
             }
-            let mut m = 0u64;
-            let mut at = 0u32;
-            for c in 0..self.cols {
-                let h = u32::from(hs[c as usize]);
-                m |= ((l >> (c * self.height)) & ((1u64 << h) - 1)) << at;
-                at += h;
-            }
-            live.push(m);
         }
-        (hs, occ)
     }
 
     /// Chooses the states of columns `cols-1 ..= 0` (of those still free)
@@ -970,8 +967,8 @@ impl Gravity {
                     'o' | 'O' => pieces[1] |= bit,
                     other => {
                         return Err(format!(
-                            "{what}: unexpected '{other}' (use '.' empty, 'x' player 0, 'o' player 1)"
-                        ))
+                        "{what}: unexpected '{other}' (use '.' empty, 'x' player 0, 'o' player 1)"
+                    ))
                     }
                 }
             }
@@ -1036,12 +1033,19 @@ macro_rules! gravity_rules {
             self.board.primitive(p)
         }
 
-        fn moves(&self, p: &$crate::games::connect::GravityPosition) -> Vec<(u8, $crate::games::connect::GravityPosition)> {
+        fn moves(
+            &self,
+            p: &$crate::games::connect::GravityPosition,
+        ) -> Vec<(u8, $crate::games::connect::GravityPosition)> {
             self.board.moves(p)
         }
 
         #[inline(always)]
-        fn for_each_child_index(&self, p: &$crate::games::connect::GravityPosition, f: impl FnMut(u64)) {
+        fn for_each_child_index(
+            &self,
+            p: &$crate::games::connect::GravityPosition,
+            f: impl FnMut(u64),
+        ) {
             self.board.for_each_child_index(p, f)
         }
 
@@ -1064,7 +1068,12 @@ macro_rules! gravity_rules {
         }
 
         #[inline]
-        fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &$crate::games::connect::GravityPosition)) {
+        fn for_each_in_unit(
+            &self,
+            tier: u32,
+            unit: u64,
+            f: impl FnMut(u64, &$crate::games::connect::GravityPosition),
+        ) {
             self.board.for_each_in_unit(tier, unit, f)
         }
 
@@ -1163,15 +1172,13 @@ impl Connect {
                 }
             }
         }
-        self.board
-            .play_all(&moves, |c| format!("column {}", c + 1))
+        self.board.play_all(&moves, |c| format!("column {}", c + 1))
     }
 
     fn parse_picture(&self, s: &str) -> Result<GravityPosition, String> {
         let (w, h) = (self.width(), self.height());
-        let pieces = Gravity::parse_cells(s, h, w, "picture", |r, c| {
-            self.board.cell(c, h - 1 - r)
-        })?;
+        let pieces =
+            Gravity::parse_cells(s, h, w, "picture", |r, c| self.board.cell(c, h - 1 - r))?;
         let p = GravityPosition { pieces };
         self.board.check(&p, |c| (c + 1).to_string())?;
         Ok(p)
@@ -1270,8 +1277,24 @@ mod tests {
     #[test]
     fn bad_params_are_refused() {
         for p in [
-            "", "4", "4x", "axb", "4x4x4x4", "0x4", "4x0", "4x4x0", "4x4x5", "7x6", "8x8",
-            "4x4:sideways", "-1x4",
+            "",
+            "4",
+            "4x",
+            "axb",
+            "4x4x4x4",
+            "0x4",
+            "4x0",
+            "4x4x0",
+            "4x4x5",
+            "7x6",
+            "8x8",
+            "1x63x2",
+            "1x40",
+            "2x31x2",
+            "4294967295x4294967295",
+            "99999999999x4",
+            "4x4:sideways",
+            "-1x4",
         ] {
             assert!(Connect::from_params(p).is_err(), "{p}");
         }
@@ -1285,7 +1308,8 @@ mod tests {
         let p = c.parse_position("11").unwrap();
         assert_eq!(c.encode(&p), 0b110 - 1);
         let p = c.parse_position("2").unwrap();
-        assert_eq!(c.encode(&p), (0b10 - 1) * 31);
+        // Column 2 holds x: pattern 0b10, digit 1, weight 31.
+        assert_eq!(c.encode(&p), 31);
         assert_eq!(c.encode(&GravityPosition::EMPTY), 0);
     }
 
@@ -1344,7 +1368,11 @@ mod tests {
                 }
             }
             for (i, &n) in seen.iter().enumerate() {
-                assert_eq!(n, u8::from(c.decode(i as u64).is_some()), "{spec} index {i}");
+                assert_eq!(
+                    n,
+                    u8::from(c.decode(i as u64).is_some()),
+                    "{spec} index {i}"
+                );
             }
         }
     }
@@ -1361,10 +1389,21 @@ mod tests {
         assert_eq!(c.player_to_move(&p), Some(0));
         assert_eq!(c.format_move(&0), "1");
         for bad in [
-            "5", "0", "11111", "a", "..../..../..../xx..", "..../..../x.../....",
-            "..../..../..../...", "..../..../..../..x.x", "12121212",
-            "o.../o.../o.../o...", "ox/../", "x..,", "x.../x.../x.../xooo/",
-            "x.../x.../x.../x.oo", "..../..../..../xq..",
+            "5",
+            "0",
+            "11111",
+            "a",
+            "..../..../..../xx..",
+            "..../..../x.../....",
+            "..../..../..../...",
+            "..../..../..../..x.x",
+            "12121212",
+            "o.../o.../o.../o...",
+            "ox/../",
+            "x..,",
+            "x.../x.../x.../xooo/",
+            "x.../x.../x.../x.oo",
+            "..../..../..../xq..",
         ] {
             assert!(c.parse_position(bad).is_err(), "{bad}");
         }
