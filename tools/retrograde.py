@@ -1,0 +1,227 @@
+"""Python access to retrograde tablebases through the C interface (ctypes).
+
+No build step beyond `cargo build --release`. The library is found through
+the environment variable RETROGRADE_LIB (the library file, or the directory
+holding it), else in this repository's target/release/.
+
+    from retrograde import Tablebase
+    with Tablebase("tablebases/isolation-4x4.rtb") as tb:
+        print(tb.probe())                         # ('win', 11): the start
+        print(tb.probe("0.../...x/.x../...1"))    # ('win', 7)
+        print(tb.best_moves()[0])                 # {'move': '2x10', ..., 'best': True}
+
+Values are 'win', 'lose', 'tie' or 'draw' for the player to move; remoteness
+is the number of moves to the end under perfect play, None for a draw (or in
+a nimber table). Errors raise RetrogradeError with the library's message.
+"""
+
+import ctypes
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["Tablebase", "RetrogradeError", "load_library"]
+
+VALUES = ("win", "lose", "tie", "draw")
+
+# Status codes of include/retrograde.h.
+RTB_OK = 0
+RTB_ERR_NULL = -1
+RTB_ERR_HANDLE = -2
+RTB_ERR_UTF8 = -3
+RTB_ERR_POSITION = -4
+RTB_ERR_RANGE = -5
+RTB_ERR_FILE = -6
+RTB_ERR_PANIC = -7
+
+
+class RetrogradeError(Exception):
+    """A failed call: `code` is the RTB_ERR_* status, the text the library's message."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def _library_name():
+    if sys.platform == "win32":
+        return "retrograde.dll"
+    if sys.platform == "darwin":
+        return "libretrograde.dylib"
+    return "libretrograde.so"
+
+
+def _find_library():
+    env = os.environ.get("RETROGRADE_LIB")
+    if env:
+        path = Path(env)
+        return path / _library_name() if path.is_dir() else path
+    return Path(__file__).resolve().parent.parent / "target" / "release" / _library_name()
+
+
+_lib = None
+
+
+def load_library():
+    """Loads (once) and returns the C library, with argument types declared."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    path = _find_library()
+    if not path.exists():
+        raise RetrogradeError(
+            RTB_ERR_FILE,
+            f"cannot find the retrograde library at {path}: run `cargo build --release` "
+            "or set RETROGRADE_LIB",
+        )
+    lib = ctypes.CDLL(str(path))
+    handle = ctypes.c_void_p
+    out_int = ctypes.POINTER(ctypes.c_int)
+    signatures = {
+        "rtb_open": ([ctypes.c_char_p], handle),
+        "rtb_close": ([handle], ctypes.c_int),
+        "rtb_entries": ([handle], ctypes.c_int64),
+        "rtb_game_spec": ([handle, ctypes.c_char_p, ctypes.c_size_t], ctypes.c_int64),
+        "rtb_probe_index": ([handle, ctypes.c_uint64, out_int, out_int], ctypes.c_int),
+        "rtb_probe_position": ([handle, ctypes.c_char_p, out_int, out_int], ctypes.c_int),
+        "rtb_best_moves": (
+            [handle, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t],
+            ctypes.c_int64,
+        ),
+        "rtb_last_error": ([], ctypes.c_char_p),
+    }
+    for name, (args, result) in signatures.items():
+        f = getattr(lib, name)
+        f.argtypes = args
+        f.restype = result
+    _lib = lib
+    return lib
+
+
+def _error(lib, code):
+    message = lib.rtb_last_error().decode("utf-8", "replace")
+    return RetrogradeError(code, message or f"error {code}")
+
+
+def _text(s):
+    return None if s is None else s.encode("utf-8")
+
+
+class Tablebase:
+    """An open tablebase file. Use as a context manager, or call close()."""
+
+    def __init__(self, path):
+        self._lib = load_library()
+        self._h = self._lib.rtb_open(os.fsencode(os.fspath(path)))
+        if not self._h:
+            raise _error(self._lib, RTB_ERR_FILE)
+
+    def close(self):
+        """Closes the file; further calls raise ValueError. Closing twice is fine."""
+        if self._h:
+            h, self._h = self._h, None
+            rc = self._lib.rtb_close(h)
+            if rc != RTB_OK:
+                raise _error(self._lib, rc)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        # A tablebase never closed: release it (quietly: this may run at exit).
+        try:
+            if getattr(self, "_h", None):
+                self._lib.rtb_close(self._h)
+        except Exception:
+            pass
+
+    def _handle(self):
+        if not self._h:
+            raise ValueError("the tablebase is closed")
+        return self._h
+
+    def _read_text(self, call):
+        """Calls a (buf, len) function: asks the length, then reads the text."""
+        n = call(None, 0)
+        while True:
+            if n < 0:
+                raise _error(self._lib, n)
+            buf = ctypes.create_string_buffer(n + 1)
+            m = call(buf, n + 1)
+            if m == n:
+                return buf.value.decode("utf-8")
+            n = m
+
+    @property
+    def entries(self):
+        """Number of entries (the game's index space)."""
+        n = self._lib.rtb_entries(self._handle())
+        if n < 0:
+            raise _error(self._lib, n)
+        return n
+
+    @property
+    def game_spec(self):
+        """The canonical game spec, e.g. 'isolation:4x4:a=1,b=14'."""
+        h = self._handle()
+        return self._read_text(lambda buf, n: self._lib.rtb_game_spec(h, buf, n))
+
+    def _outcome(self, rc, value, remoteness):
+        if rc != RTB_OK:
+            raise _error(self._lib, rc)
+        r = remoteness.value
+        return VALUES[value.value], (None if r < 0 else r)
+
+    def probe(self, position=None):
+        """(value, remoteness) of a position in the game's notation (None: the start)."""
+        value, remoteness = ctypes.c_int(), ctypes.c_int()
+        rc = self._lib.rtb_probe_position(
+            self._handle(), _text(position), ctypes.byref(value), ctypes.byref(remoteness)
+        )
+        return self._outcome(rc, value, remoteness)
+
+    def probe_index(self, index):
+        """(value, remoteness) of the position at an index."""
+        value, remoteness = ctypes.c_int(), ctypes.c_int()
+        rc = self._lib.rtb_probe_index(
+            self._handle(), index, ctypes.byref(value), ctypes.byref(remoteness)
+        )
+        return self._outcome(rc, value, remoteness)
+
+    def best_moves(self, position=None):
+        """The legal moves, best first: dicts with 'move', 'position' (the one it
+        leads to), 'value' (for the player making the move), 'remoteness' (of
+        the resulting position; None: none) and 'best' (as good as the first)."""
+        h, pos = self._handle(), _text(position)
+        text = self._read_text(lambda buf, n: self._lib.rtb_best_moves(h, pos, buf, n))
+        moves = []
+        for line in text.splitlines():
+            mv, child, value, remoteness, best = line.split("\t")
+            r = int(remoteness)
+            moves.append(
+                {
+                    "move": mv,
+                    "position": child,
+                    "value": value,
+                    "remoteness": None if r < 0 else r,
+                    "best": best == "1",
+                }
+            )
+        return moves
+
+
+if __name__ == "__main__":
+    path = sys.argv[1] if len(sys.argv) > 1 else "tablebases/isolation-4x4.rtb"
+    try:
+        with Tablebase(path) as tb:
+            print(tb.game_spec, tb.entries, "entries")
+            for pos in [None] + sys.argv[2:]:
+                value, remoteness = tb.probe(pos)
+                print(pos or "start", value, remoteness)
+    except RetrogradeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)
