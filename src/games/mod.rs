@@ -107,6 +107,9 @@ GameInfo {
 }];
 
 /// A game chosen at run time by its spec.
+// One value per open table or command: its size does not matter, and boxing
+// a variant would only add a deref to every dispatch.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum AnyGame {
     /// Isolation.

@@ -4,8 +4,9 @@
 //! 1. **Initialise.** Every legal position is enumerated once (through the
 //!    game's tiers and units, which for a loopy game is usually the default
 //!    index scan). A game-over position gets its value with remoteness 0; any
-//!    other gets, in a side array, the number of its children (counted with
-//!    multiplicity: once per move).
+//!    other gets, in a side array, the number of its children
+//!    ([`Game::move_count`], which must equal the number of indices
+//!    [`Game::for_each_child_index`] yields: once per move).
 //! 2. **Win/lose rounds.** Round `r` takes the frontier of positions decided
 //!    as a win or a loss with remoteness `r` (round 0: the game-over wins and
 //!    losses) and visits their parents ([`Game::for_each_parent_index`], once
@@ -25,22 +26,25 @@
 //! 4. **Draws.** Every position still undecided can avoid losing forever and
 //!    cannot force a win or a tie: a draw ([`CELL_DRAW`]).
 //!
-//! A position is *decided* when its count is zero: a win or tie is claimed
-//! by atomically swapping the count to zero (only the thread that sees a
-//! non-zero previous value writes the cell and adds it to the next
-//! frontier); a loss is claimed by the thread whose decrement takes the
-//! count from 1 to 0 (decrements never go below zero, so later decrements of
-//! a position already won are no-ops). The two claims never compete for one
-//! position: a losing child is never decremented, so a position with one can
-//! never reach count zero.
+//! A position is *decided* when its count is zero. A round's updates to the
+//! parents are applied in two phases per batch of the frontier: the updates
+//! are listed and grouped by index range (bucket), then each bucket is
+//! applied by a single task, so no two threads touch one counter or cell.
+//! A claim (the parent of a losing or tying child) sets an undecided
+//! parent's count to zero and writes its cell; a decrement (the parent of a
+//! winning child) that takes the count from 1 to 0 writes a loss; updates
+//! to a decided position are ignored. A claim and a decrement to zero never
+//! meet at one position: a losing child is never decremented, so a position
+//! that has one can never reach count zero.
 //!
 //! **Determinism.** Round `r` decides exactly the positions of remoteness
 //! `r + 1`, and the value it writes to each (win in `r + 1`, loss in `r + 1`
 //! or tie in `r + 1`) depends only on the round, not on which thread or which
-//! child got there first. So each frontier is the same *set* for any thread
-//! count and schedule, and the finished table is byte-identical; only the
-//! order in which a frontier is collected varies, and it is sorted (for
-//! memory locality) before the next round.
+//! update got there first: within a round, updates commute (claims are
+//! idempotent, decrements add up, and the two never compete). So each
+//! frontier is the same *set* for any thread count, batch size and
+//! schedule, and the finished table is byte-identical; a frontier is sorted
+//! before the next round anyway (for memory locality).
 
 use super::{Progress, Slot, Tally};
 use crate::error::{Error, Result};
@@ -50,23 +54,27 @@ use crate::value::{CellCodec, TableKind, Value, CELL_DRAW, CELL_NONE};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
-/// Frontier entries handled by one parallel task.
-const FRONTIER_CHUNK: usize = 1 << 12;
+/// Frontier positions whose parents one parallel task lists.
+const FRONTIER_CHUNK: usize = 1 << 14;
+/// Frontier positions per batch: bounds the listed updates' memory (about
+/// 8 bytes per parent).
+const BATCH: usize = 1 << 21;
+/// A bucket spans 2^16 indices: its counts and cells stay in cache while
+/// its updates are applied.
+const BUCKET_BITS: u32 = 16;
 /// Indices per task in the final draw-and-tally pass.
 const SCAN_CHUNK: usize = 1 << 16;
 
-/// A counter of undecided children, shared by the threads; zero means the
-/// position is decided (or is not a non-primitive position at all).
+/// A counter of undecided children; zero means the position is decided (or
+/// is not a non-primitive position at all). Atomic only so the slice can be
+/// shared: each counter is written by one task at a time (relaxed loads and
+/// stores compile to plain ones), and rayon's joins order the phases.
 trait Counter: Sync + Send {
     /// Largest count it holds.
     const MAX: u32;
     fn zero() -> Self;
     fn set(&self, v: u32);
     fn get(&self) -> u32;
-    /// Decrements a non-zero count; returns the previous value (0: left alone).
-    fn dec(&self) -> u32;
-    /// Sets the count to zero; returns the previous value.
-    fn take(&self) -> u32;
 }
 
 macro_rules! counter {
@@ -84,16 +92,6 @@ macro_rules! counter {
             #[inline(always)]
             fn get(&self) -> u32 {
                 self.load(Relaxed) as u32
-            }
-            #[inline(always)]
-            fn dec(&self) -> u32 {
-                match self.fetch_update(Relaxed, Relaxed, |c| c.checked_sub(1)) {
-                    Ok(c) | Err(c) => c as u32,
-                }
-            }
-            #[inline(always)]
-            fn take(&self) -> u32 {
-                self.swap(0, Relaxed) as u32
             }
         }
     };
@@ -211,8 +209,7 @@ fn solve_with<G: Game, S: Slot, C: Counter>(
                             }
                         }
                         None => {
-                            let mut n = 0u64;
-                            game.for_each_child_index(pos, |_| n += 1);
+                            let n = game.move_count(pos);
                             if n == 0 {
                                 failure = Some(Error::GameInvariant(format!(
                                     "position {} has no moves but is not game over",
@@ -284,6 +281,17 @@ fn solve_with<G: Game, S: Slot, C: Counter>(
 
 /// Runs rounds from `frontier` (positions of remoteness 0) until a round
 /// decides nothing. `ties`: the tie rounds, else the win/lose rounds.
+///
+/// A round's parent updates hit the table all over; done in place they
+/// would cost a cache miss each. So a round goes in batches of frontier
+/// positions, each in two parallel phases: (A) every frontier position's
+/// parents are listed as updates (parent index, and whether the parent is
+/// claimed or loses one undecided child), grouped by bucket (a range of
+/// 2^[`BUCKET_BITS`] indices); (B) each bucket's updates are applied by one
+/// task, within a range of the counts and cells small enough for the
+/// cache, with plain loads and stores. Applying a round's updates in any
+/// order gives the same result (module docs), so batches and buckets do not
+/// change it either.
 fn rounds<G: Game, S: Slot, C: Counter>(
     game: &G,
     cells: &[S],
@@ -294,77 +302,131 @@ fn rounds<G: Game, S: Slot, C: Counter>(
     ties: bool,
 ) -> Result<()> {
     let size = game.size();
+    let buckets = (size >> BUCKET_BITS) as usize + 1;
     frontier.par_sort_unstable();
     let mut r = 0u32;
     while !frontier.is_empty() {
-        let next = r.checked_add(1).unwrap_or(u32::MAX);
+        let next_r = r.saturating_add(1);
         // A remoteness too large for the cell is written as 0 and reported
         // below if anything was decided with it.
-        let cell_of = |v: Value| codec.encode(v, next).unwrap_or(CELL_NONE);
-        let (win, lose, tie) = (
-            cell_of(Value::Win),
-            cell_of(Value::Lose),
-            cell_of(Value::Tie),
-        );
-        let parts: Vec<Vec<u64>> = frontier
-            .par_chunks(FRONTIER_CHUNK)
-            .map(|chunk| {
-                let mut out = Vec::new();
-                let mut failure = None;
-                for &i in chunk {
-                    let Some(p) = game.decode(i) else {
-                        failure = Some(Error::GameInvariant(format!(
-                            "decided index {i} does not decode to a position"
-                        )));
-                        break;
-                    };
-                    // Parents of a losing or tying child are claimed; parents
-                    // of a winning child lose one undecided child.
-                    let claim = ties || codec.code(cells[i as usize].get()) == 2;
-                    let value = if ties { tie } else { win };
-                    game.for_each_parent_index(&p, |q| {
-                        let Some(c) = usize::try_from(q).ok().and_then(|q| counts.get(q)) else {
+        let cell_of = |v: Value| codec.encode(v, next_r).unwrap_or(CELL_NONE);
+        let claimed = cell_of(if ties { Value::Tie } else { Value::Win });
+        let lost = cell_of(Value::Lose);
+        let mut next = Vec::new();
+        for batch in frontier.chunks(BATCH) {
+            // Phase A: the updates, bucketed.
+            let parts: Vec<Updates> = batch
+                .par_chunks(FRONTIER_CHUNK)
+                .map(|chunk| {
+                    let mut list = Vec::new();
+                    let mut failure = None;
+                    for &i in chunk {
+                        let Some(p) = game.decode(i) else {
                             failure = Some(Error::GameInvariant(format!(
-                                "position {} has parent index {q}, outside the table of {size}",
-                                game.format_position(&p)
+                                "decided index {i} does not decode to a position"
                             )));
-                            return;
+                            break;
                         };
-                        if claim {
-                            if c.take() != 0 {
-                                cells[q as usize].put(value);
-                                out.push(q);
+                        // Parents of a losing or tying child are claimed;
+                        // parents of a winning child lose an undecided child.
+                        let claim = u64::from(ties || codec.code(cells[i as usize].get()) == 2);
+                        game.for_each_parent_index(&p, |q| {
+                            if q >= size {
+                                failure = Some(Error::GameInvariant(format!(
+                                    "position {} has parent index {q}, outside the table of {size}",
+                                    game.format_position(&p)
+                                )));
                             }
-                        } else if c.dec() == 1 {
-                            cells[q as usize].put(lose);
-                            out.push(q);
+                            list.push(q << 1 | claim);
+                        });
+                        if failure.is_some() {
+                            break;
                         }
-                    });
-                    if failure.is_some() {
-                        break;
                     }
-                }
-                failure.map_or(Ok(out), Err)
-            })
-            .collect::<Result<_>>()?;
-        let total = parts.iter().map(Vec::len).sum();
-        frontier.clear();
-        frontier.reserve(total);
-        for p in parts {
-            frontier.extend(p);
+                    failure.map_or_else(|| Ok(Updates::bucketed(list, buckets)), Err)
+                })
+                .collect::<Result<_>>()?;
+            // Phase B: each bucket's updates in place.
+            let decided: Vec<Vec<u64>> = (0..buckets)
+                .into_par_iter()
+                .with_min_len(8)
+                .fold(Vec::new, |mut out, b| {
+                    for part in &parts {
+                        for &u in part.bucket(b) {
+                            let q = (u >> 1) as usize;
+                            let c = counts[q].get();
+                            if c == 0 {
+                                continue;
+                            }
+                            if u & 1 == 1 {
+                                counts[q].set(0);
+                                cells[q].put(claimed);
+                                out.push(q as u64);
+                            } else {
+                                counts[q].set(c - 1);
+                                if c == 1 {
+                                    cells[q].put(lost);
+                                    out.push(q as u64);
+                                }
+                            }
+                        }
+                    }
+                    out
+                })
+                .collect();
+            for d in decided {
+                next.extend(d);
+            }
         }
-        if !frontier.is_empty() && win == CELL_NONE {
+        if !next.is_empty() && claimed == CELL_NONE {
             return Err(Error::RemotenessOverflow {
-                remoteness: next,
+                remoteness: next_r,
                 width: codec.width(),
                 max: codec.max_remoteness(),
             });
         }
-        frontier.par_sort_unstable();
-        progress.advance(frontier.len() as u64);
-        r = next;
+        next.par_sort_unstable();
+        progress.advance(next.len() as u64);
+        frontier = next;
+        r = next_r;
     }
     Ok(())
+}
+
+/// Phase-A output of one frontier chunk: updates grouped by bucket.
+struct Updates {
+    list: Vec<u64>,
+    /// Bucket b's updates are `list[starts[b]..starts[b + 1]]`.
+    starts: Vec<u32>,
+}
+
+impl Updates {
+    /// Groups updates (`parent << 1 | claim`) by bucket with a counting sort.
+    fn bucketed(list: Vec<u64>, buckets: usize) -> Updates {
+        let bucket = |u: u64| (u >> (BUCKET_BITS + 1)) as usize;
+        let mut starts = vec![0u32; buckets + 1];
+        for &u in &list {
+            starts[bucket(u) + 1] += 1;
+        }
+        for b in 0..buckets {
+            starts[b + 1] += starts[b];
+        }
+        let mut fill = starts.clone();
+        let mut sorted = vec![0u64; list.len()];
+        for &u in &list {
+            let f = &mut fill[bucket(u)];
+            sorted[*f as usize] = u;
+            *f += 1;
+        }
+        Updates {
+            list: sorted,
+            starts,
+        }
+    }
+
+    fn bucket(&self, b: usize) -> &[u64] {
+        &self.list[self.starts[b] as usize..self.starts[b + 1] as usize]
+    }
 }
 
 #[cfg(test)]
@@ -373,20 +435,15 @@ mod tests {
 
     fn exercise<C: Counter>() {
         let c = C::zero();
-        assert_eq!(c.dec(), 0);
         assert_eq!(c.get(), 0);
         c.set(2);
-        assert_eq!(c.dec(), 2);
-        assert_eq!(c.dec(), 1);
-        assert_eq!(c.dec(), 0, "never below zero");
+        assert_eq!(c.get(), 2);
         c.set(C::MAX);
         assert_eq!(c.get(), C::MAX);
-        assert_eq!(c.take(), C::MAX);
-        assert_eq!(c.take(), 0);
     }
 
     #[test]
-    fn counters_stop_at_zero() {
+    fn counters_hold_their_range() {
         exercise::<AtomicU8>();
         exercise::<AtomicU16>();
         exercise::<AtomicU32>();
