@@ -3,6 +3,11 @@
 //! Reachability is swept tier by tier from the start's tier downward, with one
 //! bit per index: every move leads to a lower tier, so when a tier is swept all
 //! of its reachable positions are already marked.
+//!
+//! That order does not exist in a loopy game ([`Game::acyclic`] false), whose
+//! moves can lead back to earlier positions: there the reachable positions
+//! are found by a breadth-first walk from the start, with the same bitset
+//! marking each position the first time it is reached.
 
 use crate::error::{Error, Result};
 use crate::game::Game;
@@ -11,7 +16,7 @@ use crate::value::{Outcome, Value};
 use bitvec::prelude::*;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Statistics of the reachable positions.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -91,6 +96,9 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
         start: Some(tb.probe(game, &start)?),
         ..Analysis::default()
     };
+    if !walk.acyclic() {
+        return analyze_loopy(game, &walk, tb, total);
+    }
     for tier in (0..=start_tier).rev() {
         let units = walk.tier_units(tier);
         let part = (0..units)
@@ -150,6 +158,87 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
             .try_reduce(Analysis::default, |a, b| Ok(a.merge(b)))?;
         let start = total.start;
         total = total.merge(part);
+        total.start = start;
+    }
+    Ok(total)
+}
+
+/// The breadth-first walk of a loopy game (see the module docs): each
+/// layer's positions are visited in parallel; a child joins the next layer
+/// if its bit was not yet set. The figures are sums over the reachable set,
+/// so they do not depend on the order of the visits.
+fn analyze_loopy<G: Game, D: AsRef<[u8]> + Sync>(
+    game: &G,
+    walk: &G,
+    tb: &Tablebase<D>,
+    mut total: Analysis,
+) -> Result<Analysis> {
+    let size = walk.size();
+    let words: Vec<AtomicU64> = (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    // True the first time index `i` is marked.
+    let mark = |i: u64| -> bool {
+        let bit = 1u64 << (i % 64);
+        words[(i / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
+    };
+    let first = walk.encode(&walk.start());
+    mark(first);
+    let mut layer = vec![first];
+    let folded = game.is_folded();
+    while !layer.is_empty() {
+        let parts: Vec<(Analysis, Vec<u64>)> = layer
+            .par_chunks(1 << 12)
+            .map(|chunk| {
+                let mut a = Analysis::default();
+                let mut next = Vec::new();
+                for &index in chunk {
+                    let pos = walk.decode(index).ok_or_else(|| {
+                        Error::GameInvariant(format!(
+                            "reachable index {index} does not decode to a position"
+                        ))
+                    })?;
+                    let stored_at = if folded { game.encode(&pos) } else { index };
+                    let outcome = tb.probe_index(stored_at)?.ok_or_else(|| {
+                        Error::GameInvariant(format!(
+                            "reachable position {} has no value in the table",
+                            game.format_position(&pos)
+                        ))
+                    })?;
+                    a.reachable += 1;
+                    *a.tiers.entry(walk.tier(&pos)).or_default() += 1;
+                    let v = outcome.value.ordinal();
+                    a.counts[v] += 1;
+                    let (hist, r) = match tb.nimber_index(stored_at) {
+                        Ok(Some(k)) => (&mut a.nimbers, k as usize),
+                        _ => (
+                            &mut a.histograms[v],
+                            outcome.remoteness.unwrap_or(0) as usize,
+                        ),
+                    };
+                    if hist.len() <= r {
+                        hist.resize(r + 1, 0);
+                    }
+                    hist[r] += 1;
+                    if game.primitive(&pos).is_some() {
+                        a.primitive += 1;
+                        a.primitive_counts[v] += 1;
+                        continue;
+                    }
+                    a.total_moves += walk.move_count(&pos);
+                    walk.for_each_child_index(&pos, |c| {
+                        if c < size && mark(c) {
+                            next.push(c);
+                        }
+                    });
+                }
+                Ok((a, next))
+            })
+            .collect::<Result<_>>()?;
+        layer = Vec::new();
+        let start = total.start;
+        for (a, next) in parts {
+            total = total.merge(a);
+            layer.extend(next);
+        }
         total.start = start;
     }
     Ok(total)

@@ -84,7 +84,9 @@ pub trait Game: Clone + Send + Sync + Sized {
     /// exactly matching the multiplicity with which
     /// [`Game::for_each_child_index`] yields `p` from that parent (the loopy
     /// solver counts children with that multiplicity and decrements once per
-    /// yield). Every parent is a legal, non-primitive position (it has a move).
+    /// yield, starting from [`Game::move_count`], which must therefore
+    /// equal the number of indices `for_each_child_index` yields). Every
+    /// parent is a legal, non-primitive position (it has a move).
     /// The order does not matter. The default yields nothing, which is only
     /// correct for acyclic games, whose solver never calls it.
     #[inline]

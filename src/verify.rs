@@ -5,6 +5,16 @@
 //! walks plain index order, uses the game's `moves` (position objects,
 //! re-encoded), checks that indices round-trip, and applies the value rules
 //! to decoded outcomes. A disagreement between the two paths shows up here.
+//!
+//! The same local rules check loopy tables (games with draws) completely:
+//! a draw must have no losing and no tying child and some drawing child; a
+//! win in r a losing child in r−1 and none smaller; a loss in r only
+//! winning children, the largest in r−1. Remoteness strictly decreases
+//! along those witnesses down to game over, so by induction on r every
+//! stored win, loss and tie is right and every true one is stored; what is
+//! left — the draws — is then right too. (A table that labelled a cycle
+//! with wins and losses, or a true result as a draw, breaks a rule
+//! somewhere.)
 
 use crate::error::Result;
 use crate::game::Game;

@@ -61,9 +61,18 @@ pub struct Dodgem {
     squares: u32,
     /// `binom[m][k]` = C(m, k) for m ≤ 25, k ≤ 4.
     binom: [[u64; MAX_CARS + 1]; MAX_SQUARES + 1],
+    /// `rank_terms[s][k]` = C(s, k) for s < 32, and 0 in row 32.
+    rank_terms: [[u64; MAX_CARS + 1]; 33],
     /// First index of block (kb, kr).
     offset: [[u64; MAX_CARS + 1]; MAX_CARS + 1],
+    /// First work unit of block (kb, kr): one unit per blue placement.
+    unit_base: [[u64; MAX_CARS + 1]; MAX_CARS + 1],
+    units: u64,
     size: u64,
+    /// The k-subsets of the squares in colex order, k = 0..N−1 one after
+    /// another: `subsets[first[k] + rank]` is the set of colex rank `rank`.
+    subsets: Vec<u32>,
+    first: [usize; MAX_CARS + 1],
 }
 
 /// A Dodgem position.
@@ -111,11 +120,14 @@ pub struct DodgemMove {
     pub dir: Direction,
 }
 
-/// Removes bit `i` from `x`, shifting the bits above it down.
+/// The next larger integer with as many one bits (Gosper's hack); `x` ≠ 0.
 #[inline(always)]
-fn squeeze(x: u32, i: u32) -> u32 {
-    let low = (1u32 << i) - 1;
-    (x & low) | ((x >> 1) & !low)
+fn next_subset(x: u32) -> u32 {
+    if x == 0 {
+        return 0;
+    }
+    let t = x | (x - 1);
+    (t.wrapping_add(1)) | ((!t & t.wrapping_add(1)).wrapping_sub(1) >> (x.trailing_zeros() + 1))
 }
 
 /// Inserts a zero bit at position `i` of `x`, shifting the bits above it up.
@@ -145,21 +157,45 @@ impl Dodgem {
                 };
             }
         }
+        let mut rank_terms = [[0u64; MAX_CARS + 1]; 33];
+        for (s, row) in rank_terms.iter_mut().enumerate().take(MAX_SQUARES + 1) {
+            *row = binom[s];
+        }
         let cars = (n - 1) as usize;
         let mut offset = [[0u64; MAX_CARS + 1]; MAX_CARS + 1];
+        let mut unit_base = [[0u64; MAX_CARS + 1]; MAX_CARS + 1];
         let mut size = 0u64;
-        for (kb, row) in offset.iter_mut().enumerate().take(cars + 1) {
-            for (kr, o) in row.iter_mut().enumerate().take(cars + 1) {
-                *o = size;
+        let mut units = 0u64;
+        for kb in 0..=cars {
+            for kr in 0..=cars {
+                offset[kb][kr] = size;
+                unit_base[kb][kr] = units;
                 size += 2 * binom[squares as usize][kb] * binom[squares as usize - kb][kr];
+                units += binom[squares as usize][kb];
+            }
+        }
+        // Subsets of each size in increasing numeric order, which is colex order.
+        let mut subsets = Vec::new();
+        let mut first = [0usize; MAX_CARS + 1];
+        for (k, f) in first.iter_mut().enumerate().take(cars + 1) {
+            *f = subsets.len();
+            let mut x = (1u32 << k) - 1;
+            for _ in 0..binom[squares as usize][k] {
+                subsets.push(x);
+                x = next_subset(x);
             }
         }
         Ok(Dodgem {
             n,
             squares,
             binom,
+            rank_terms,
             offset,
+            unit_base,
+            units,
             size,
+            subsets,
+            first,
         })
     }
 
@@ -188,47 +224,41 @@ impl Dodgem {
         self.n - 1
     }
 
+    /// The colex rank of a set of at most [`MAX_CARS`] squares, without
+    /// data-dependent branches (row 32 of `rank_terms` is zero, for the
+    /// `trailing_zeros` of an exhausted set).
     #[inline(always)]
-    fn colex_rank(&self, mut set: u32) -> u64 {
+    fn colex_rank(&self, set: u32) -> u64 {
+        let mut x = set;
         let mut rank = 0;
-        let mut i = 1;
-        while set != 0 {
-            let s = set.trailing_zeros() as usize;
-            set &= set - 1;
-            rank += self.binom[s][i];
-            i += 1;
+        for i in 1..=MAX_CARS {
+            rank += self.rank_terms[x.trailing_zeros() as usize][i];
+            x &= x.wrapping_sub(1);
         }
         rank
     }
 
+    /// The k-subset of colex rank `rank` (colex order does not depend on
+    /// the size of the universe).
     #[inline(always)]
-    fn colex_unrank(&self, mut rank: u64, k: usize, below: u32) -> u32 {
-        let mut set = 0;
-        let mut top = below as usize;
-        for i in (1..=k).rev() {
-            // The largest c < top with C(c, i) <= rank.
-            let mut c = top - 1;
-            while self.binom[c][i] > rank {
-                c -= 1;
-            }
-            rank -= self.binom[c][i];
-            set |= 1 << c;
-            top = c;
-        }
-        set
+    fn colex_unrank(&self, rank: u64, k: usize) -> u32 {
+        self.subsets[self.first[k] + rank as usize]
     }
 
-    /// Red's squares renumbered among the squares blue leaves free.
+    /// Red's squares renumbered among the squares blue leaves free: blue's
+    /// squares squeezed out, lowest first (the j-th lowest has moved down by
+    /// j by then). An exhausted blue set squeezes at bit 32 − j, above every
+    /// square: a no-op, so the loop has a fixed length.
     #[inline(always)]
     fn squeeze_out(red: u32, blue: u32) -> u32 {
-        let mut r = red;
+        let mut r = u64::from(red);
         let mut b = blue;
-        while b != 0 {
-            let s = 31 - b.leading_zeros();
-            b &= !(1 << s);
-            r = squeeze(r, s);
+        for j in 0..MAX_CARS as u32 {
+            let low = (1u64 << (b.trailing_zeros() - j)) - 1;
+            r = (r & low) | ((r >> 1) & !low);
+            b &= b.wrapping_sub(1);
         }
-        r
+        r as u32
     }
 
     /// The inverse of [`Dodgem::squeeze_out`].
@@ -242,6 +272,21 @@ impl Dodgem {
             r = insert_zero(r, s);
         }
         r
+    }
+
+    /// The index of the position with `kb` blue cars of colex rank `rb`,
+    /// `kr` red cars, side `side` to move, and the red placement of rank 0;
+    /// [`Dodgem::red_term`] adds the red placement's part.
+    #[inline(always)]
+    fn red_base(&self, kb: usize, kr: usize, rb: u64, side: u8) -> u64 {
+        let reds = self.binom[self.squares as usize - kb][kr];
+        self.offset[kb][kr] + rb * reds * 2 + u64::from(side)
+    }
+
+    /// The red placement's part of the index.
+    #[inline(always)]
+    fn red_term(&self, red: u32, blue: u32) -> u64 {
+        self.colex_rank(Self::squeeze_out(red, blue)) * 2
     }
 
     fn board_mask(&self) -> u32 {
@@ -385,10 +430,8 @@ impl Game for Dodgem {
     fn encode(&self, p: &DodgemPosition) -> u64 {
         let kb = p.blue.count_ones() as usize;
         let kr = p.red.count_ones() as usize;
-        let reds = self.binom[self.squares as usize - kb][kr];
         let rb = self.colex_rank(p.blue);
-        let rr = self.colex_rank(Self::squeeze_out(p.red, p.blue));
-        self.offset[kb][kr] + (rb * reds + rr) * 2 + u64::from(p.to_move)
+        self.red_base(kb, kr, rb, p.to_move) + self.red_term(p.red, p.blue)
     }
 
     fn decode(&self, index: u64) -> Option<DodgemPosition> {
@@ -410,8 +453,8 @@ impl Game for Dodgem {
         let to_move = (rest & 1) as u8;
         let rest = rest >> 1;
         let reds = self.binom[n2 - kb][kr];
-        let blue = self.colex_unrank(rest / reds, kb, self.squares);
-        let free = self.colex_unrank(rest % reds, kr, self.squares - kb as u32);
+        let blue = self.colex_unrank(rest / reds, kb);
+        let free = self.colex_unrank(rest % reds, kr);
         Some(DodgemPosition {
             blue,
             red: Self::spread(free, blue),
@@ -472,15 +515,20 @@ impl Game for Dodgem {
         let empty = !(p.blue | p.red) & self.board_mask();
         let mover = p.to_move ^ 1;
         let (cars, max_cars) = (if mover == 0 { p.blue } else { p.red }, self.cars());
+        // The index with the car counts known (and, when red moved, blue's
+        // part computed once).
+        let (kb, kr) = (p.blue.count_ones() as usize, p.red.count_ones() as usize);
+        let rb = self.colex_rank(p.blue);
         let mut emit = |from: u32, to: Option<u32>| {
-            let mut q = *p;
-            q.to_move = mover;
-            let c = if mover == 0 { &mut q.blue } else { &mut q.red };
-            if let Some(t) = to {
-                *c &= !(1 << t);
+            let back = to.is_none() as usize;
+            if mover == 0 {
+                let blue = to.map_or(p.blue, |t| p.blue & !(1 << t)) | 1 << from;
+                let rb = self.colex_rank(blue);
+                f(self.red_base(kb + back, kr, rb, mover) + self.red_term(p.red, blue));
+            } else {
+                let red = to.map_or(p.red, |t| p.red & !(1 << t)) | 1 << from;
+                f(self.red_base(kb, kr + back, rb, mover) + self.red_term(red, p.blue));
             }
-            *c |= 1 << from;
-            f(self.encode(&q));
         };
         // (car squares that could have arrived this way, offset to the origin)
         let steps: [(u32, i32); 3] = if mover == 0 {
@@ -520,7 +568,7 @@ impl Game for Dodgem {
         }
     }
 
-    /// One tier: the loopy solver only uses the tier scan to enumerate.
+    /// One tier: the loopy solver only uses the tier's units to enumerate.
     fn tier_count(&self) -> u32 {
         1
     }
@@ -529,11 +577,53 @@ impl Game for Dodgem {
         0
     }
 
-    /// The largest remoteness found by solving each supported size (the
-    /// loopy solver checks every remoteness against the cell width and
-    /// refuses rather than truncate, so a wrong bound cannot go unnoticed).
+    /// One unit per block and blue placement.
+    fn tier_units(&self, _tier: u32) -> u64 {
+        self.units
+    }
+
+    /// The unit's positions in index order: every red placement on the
+    /// squares blue leaves free, each with blue and then red to move.
+    fn for_each_in_unit(&self, _tier: u32, unit: u64, mut f: impl FnMut(u64, &DodgemPosition)) {
+        let cars = self.cars() as usize;
+        let (mut kb, mut kr) = (0, 0);
+        for b in 0..=cars {
+            for r in 0..=cars {
+                if self.unit_base[b][r] <= unit {
+                    (kb, kr) = (b, r);
+                }
+            }
+        }
+        if unit >= self.units {
+            return;
+        }
+        let rb = unit - self.unit_base[kb][kr];
+        let blue = self.colex_unrank(rb, kb);
+        let reds = self.binom[self.squares as usize - kb][kr];
+        let mut index = self.offset[kb][kr] + rb * reds * 2;
+        let mut free = (1u32 << kr) - 1;
+        for _ in 0..reds {
+            let red = Self::spread(free, blue);
+            for to_move in 0..2 {
+                f(index, &DodgemPosition { blue, red, to_move });
+                index += 1;
+            }
+            free = next_subset(free);
+        }
+    }
+
+    /// Remoteness bound, from solving every supported size: the largest
+    /// remoteness is 5, 22, 43 and 82 for N = 2, 3, 4, 5 (a loopy game has
+    /// no simple a-priori bound: cars can shuffle sideways). So one-byte
+    /// cells (up to 63) for N ≤ 4 and two-byte cells for N = 5. The loopy
+    /// solver checks every remoteness against the cell and refuses rather
+    /// than truncate, so a bound that were wrong could not go unnoticed.
     fn max_remoteness(&self) -> u32 {
-        16383
+        if self.n <= 4 {
+            63
+        } else {
+            16_383
+        }
     }
 
     fn player_to_move(&self, p: &DodgemPosition) -> Option<u8> {
@@ -719,7 +809,13 @@ mod tests {
 
     #[test]
     fn units_cover_every_index_once() {
-        let g = Dodgem::new(3).unwrap();
+        for n in 2..=4 {
+            units_cover(n);
+        }
+    }
+
+    fn units_cover(n: u32) {
+        let g = Dodgem::new(n).unwrap();
         let mut seen = vec![0u8; g.size() as usize];
         for t in 0..g.tier_count() {
             for u in 0..g.tier_units(t) {
@@ -747,7 +843,7 @@ mod tests {
         // No cars: the player to move wins at once; blocked likewise.
         let p = g.parse_position(".../.../.r. b").unwrap();
         assert_eq!(g.primitive(&p), Some(Value::Win));
-        let p = g.parse_position(".../.r./rbr b").unwrap();
+        let p = g.parse_position(".../.r./.br b").unwrap();
         assert_eq!(g.primitive(&p), Some(Value::Win));
         assert_eq!(g.primitive(&g.start()), None);
     }
