@@ -71,6 +71,14 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
     pub fn from_bytes(data: D) -> Result<Self> {
         let bytes = data.as_ref();
         let header = Header::decode(bytes, bytes.len() as u64)?;
+        // A header names its rules inline; a `pattern:PATH` spec would make
+        // opening a table read another file, so it is refused unread.
+        if header.spec.starts_with("pattern:") && !header.spec.contains(":lines=") {
+            return Err(Error::CorruptHeader(format!(
+                "game spec '{}' names a pattern file instead of the rules",
+                header.spec
+            )));
+        }
         let mut game = AnyGame::parse(&header.spec).map_err(|e| {
             Error::CorruptHeader(format!("game spec '{}' is not usable: {e}", header.spec))
         })?;

@@ -474,7 +474,7 @@ fn headers_that_name_another_index_are_game_mismatches() {
 /// canonical pattern spec is inline, so the reader should refuse a path
 /// without touching the filesystem.
 #[test]
-#[ignore = "src bug: Tablebase::from_bytes parses header specs with AnyGame::parse, which reads pattern:PATH files"]
+
 fn a_header_naming_a_pattern_file_is_refused_without_reading_it() {
     let (dir, _path, bytes) = solved_3x3();
     let fifo = dir.path().join("fifo");

@@ -303,6 +303,14 @@ impl Gravity {
                 ))
             }
         }
+        // The per-column-state table has `radix` entries: bound it before
+        // building it (a 1x39 board is small but its column is not).
+        if radix > 1 << 16 {
+            return Err(format!(
+                "columns of height {} have {radix} states; at most 2^16 (height 15) are supported",
+                self.height
+            ));
+        }
         let radix = radix as u64;
         self.radix = radix;
         self.pow = (0..self.cols).map(|c| radix.pow(c)).collect();

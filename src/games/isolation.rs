@@ -163,10 +163,10 @@ impl Isolation {
                 "board {rows}x{cols} is too small: rows and columns must be at least 2"
             ));
         }
-        if rows * cols > MAX_SQUARES {
+        if u64::from(rows) * u64::from(cols) > u64::from(MAX_SQUARES) {
             return Err(format!(
                 "board {rows}x{cols} has {} squares; at most {MAX_SQUARES} are supported",
-                rows * cols
+                u64::from(rows) * u64::from(cols)
             ));
         }
         let n = rows * cols;

@@ -1063,8 +1063,9 @@ impl PatternGame {
                 .split(|c: char| c.is_whitespace() || c == ',')
                 .filter(|t| !t.is_empty())
                 .collect();
-            let key = tokens[0];
-            let args = &tokens[1..];
+            let Some((&key, args)) = tokens.split_first() else {
+                continue;
+            };
             let twice = |prev: Option<usize>| match prev {
                 Some(l) => Err(err(format!("'{key}' is given twice (also line {l})"))),
                 None => Ok(()),

@@ -47,7 +47,7 @@ impl Sogo {
         if n > 3 {
             return Err(format!(
                 "sogo:{n} is too large to tabulate: {} cells and far more than 2^40 positions (N is 1..=3)",
-                n * n * n
+                u64::from(n).pow(3)
             ));
         }
         Ok(Sogo {
