@@ -686,7 +686,7 @@ fn bad_game_parameters_are_refused() {
         ("isolation", "board size"),
         ("isolation:", "board size"),
         ("isolation:4x4:c=1", "unknown parameter"),
-        ("isolation:4x4:a", "key=value"),
+        ("isolation:4x4:a", "expected a=SQUARE,b=SQUARE or misere"),
         ("isolation:4x4:a=-1", "not a square number"),
         ("isolation:99999x99999", "at most 25"),
         ("", "unknown game"),

@@ -59,7 +59,8 @@ const FRONTIER_CHUNK: usize = 1 << 14;
 /// Frontier positions per batch: bounds the listed updates' memory (about
 /// 8 bytes per parent).
 const BATCH: usize = 1 << 21;
-/// A bucket spans 2^16 indices: its counts and cells stay in cache while
+/// A bucket spans at least 2^16 indices (more in tables over 2^28 entries,
+/// to keep at most 2^12 buckets): its counts and cells stay in cache while
 /// its updates are applied.
 const BUCKET_BITS: u32 = 16;
 /// Indices per task in the final draw-and-tally pass.
@@ -287,7 +288,7 @@ fn solve_with<G: Game, S: Slot, C: Counter>(
 /// positions, each in two parallel phases: (A) every frontier position's
 /// parents are listed as updates (parent index, and whether the parent is
 /// claimed or loses one undecided child), grouped by bucket (a range of
-/// 2^[`BUCKET_BITS`] indices); (B) each bucket's updates are applied by one
+/// 2^16 indices or more); (B) each bucket's updates are applied by one
 /// task, within a range of the counts and cells small enough for the
 /// cache, with plain loads and stores. Applying a round's updates in any
 /// order gives the same result (module docs), so batches and buckets do not
@@ -302,7 +303,10 @@ fn rounds<G: Game, S: Slot, C: Counter>(
     ties: bool,
 ) -> Result<()> {
     let size = game.size();
-    let buckets = (size >> BUCKET_BITS) as usize + 1;
+    // At most 2^12 buckets, so the per-chunk bucket tables stay small.
+    let index_bits = 64 - size.leading_zeros();
+    let bucket_bits = BUCKET_BITS.max(index_bits.saturating_sub(12));
+    let buckets = (size >> bucket_bits) as usize + 1;
     frontier.par_sort_unstable();
     let mut r = 0u32;
     while !frontier.is_empty() {
@@ -331,19 +335,20 @@ fn rounds<G: Game, S: Slot, C: Counter>(
                         // parents of a winning child lose an undecided child.
                         let claim = u64::from(ties || codec.code(cells[i as usize].get()) == 2);
                         game.for_each_parent_index(&p, |q| {
-                            if q >= size {
+                            if q < size {
+                                list.push(q << 1 | claim);
+                            } else {
                                 failure = Some(Error::GameInvariant(format!(
                                     "position {} has parent index {q}, outside the table of {size}",
                                     game.format_position(&p)
                                 )));
                             }
-                            list.push(q << 1 | claim);
                         });
                         if failure.is_some() {
                             break;
                         }
                     }
-                    failure.map_or_else(|| Ok(Updates::bucketed(list, buckets)), Err)
+                    failure.map_or_else(|| Ok(Updates::bucketed(list, bucket_bits, buckets)), Err)
                 })
                 .collect::<Result<_>>()?;
             // Phase B: each bucket's updates in place.
@@ -397,14 +402,15 @@ fn rounds<G: Game, S: Slot, C: Counter>(
 struct Updates {
     list: Vec<u64>,
     /// Bucket b's updates are `list[starts[b]..starts[b + 1]]`.
-    starts: Vec<u32>,
+    starts: Vec<usize>,
 }
 
 impl Updates {
-    /// Groups updates (`parent << 1 | claim`) by bucket with a counting sort.
-    fn bucketed(list: Vec<u64>, buckets: usize) -> Updates {
-        let bucket = |u: u64| (u >> (BUCKET_BITS + 1)) as usize;
-        let mut starts = vec![0u32; buckets + 1];
+    /// Groups updates (`parent << 1 | claim`) by bucket (parent index
+    /// `>> bits`) with a counting sort.
+    fn bucketed(list: Vec<u64>, bits: u32, buckets: usize) -> Updates {
+        let bucket = |u: u64| (u >> (bits + 1)) as usize;
+        let mut starts = vec![0usize; buckets + 1];
         for &u in &list {
             starts[bucket(u) + 1] += 1;
         }
@@ -415,7 +421,7 @@ impl Updates {
         let mut sorted = vec![0u64; list.len()];
         for &u in &list {
             let f = &mut fill[bucket(u)];
-            sorted[*f as usize] = u;
+            sorted[*f] = u;
             *f += 1;
         }
         Updates {
@@ -425,7 +431,7 @@ impl Updates {
     }
 
     fn bucket(&self, b: usize) -> &[u64] {
-        &self.list[self.starts[b] as usize..self.starts[b + 1] as usize]
+        &self.list[self.starts[b]..self.starts[b + 1]]
     }
 }
 
