@@ -63,7 +63,20 @@ fn probe(c: &mut Criterion) {
             sum
         })
     });
-    group.bench_function("probe", |b| {
+    // By position: checked once with `bind`, then encode + one read each.
+    let bound = tb.bind(&game).expect("the table's own game");
+    group.bench_function("probe_bound", |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            for p in &positions {
+                let o = bound.probe(black_box(p)).expect("legal");
+                sum += o.remoteness.unwrap_or(0) as u64;
+            }
+            sum
+        })
+    });
+    // `Tablebase::probe` checks the game (its spec) on every call.
+    group.bench_function("probe_checked", |b| {
         b.iter(|| {
             let mut sum = 0u64;
             for p in &positions {

@@ -40,5 +40,5 @@ pub use crate::format::Header;
 pub use crate::game::Game;
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
-pub use crate::reader::Tablebase;
+pub use crate::reader::{Bound, Tablebase};
 pub use crate::value::{CellCodec, Outcome, TableKind, Value};

@@ -73,7 +73,8 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
                 reason,
             })?,
         };
-        let outcome = self.probe(g, &p)?;
+        let tb = self.bind(g)?;
+        let outcome = tb.probe(&p)?;
         let primitive = g.primitive(&p).is_some();
         let mut moves = Vec::new();
         if with_moves && !primitive {
@@ -81,8 +82,8 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
                 moves.push(MoveInfo {
                     mv: g.format_move(&m),
                     position: g.format_position(&c),
-                    child: self.probe(g, &c)?,
-                    nimber: self.nimber_index(g.encode(&c))?,
+                    child: tb.probe(&c)?,
+                    nimber: tb.nimber(&c)?,
                     best: false,
                 });
             }

@@ -201,19 +201,68 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
         Ok(self.codec.nimber(self.cell(index)?))
     }
 
-    /// Value and remoteness of a position of `game`, which must be this
-    /// tablebase's game (`self.game()`).
-    pub fn probe<G: Game>(&self, game: &G, p: &G::Position) -> Result<Outcome> {
-        if game.size() != self.header.entries {
-            return Err(Error::GameMismatch {
-                spec: self.header.spec.clone(),
-                reason: format!("is not the game probed ({})", game.spec()),
-            });
+    /// Checks that `game` is this tablebase's game — the same canonical spec
+    /// (every rule parameter), index scheme, folding and size — and returns
+    /// a view that probes its positions without checking again. Bind once
+    /// and probe many times: the check formats the spec.
+    pub fn bind<'a, G: Game>(&'a self, game: &'a G) -> Result<Bound<'a, G, D>> {
+        let mismatch = |what: String| Error::GameMismatch {
+            spec: self.header.spec.clone(),
+            reason: format!("is not the game probed ({what})"),
+        };
+        let folded = self.header.flags & crate::format::FLAG_FOLDED != 0;
+        if game.spec() != self.header.spec {
+            return Err(mismatch(game.spec()));
         }
-        let index = game.encode(p);
-        self.probe_index(index)?.ok_or_else(|| Error::BadPosition {
-            input: game.format_position(p),
+        if game.is_folded() != folded || game.index_scheme() != self.header.index_scheme {
+            return Err(mismatch(format!(
+                "{}, index scheme {}{}",
+                game.spec(),
+                game.index_scheme(),
+                if game.is_folded() { ", folded" } else { "" }
+            )));
+        }
+        if game.size() != self.header.entries {
+            return Err(mismatch(format!("{} positions", game.size())));
+        }
+        Ok(Bound { tb: self, game })
+    }
+
+    /// Value and remoteness of a position of `game`, which must be this
+    /// tablebase's game (checked on every call, see [`Tablebase::bind`] to
+    /// check once).
+    pub fn probe<G: Game>(&self, game: &G, p: &G::Position) -> Result<Outcome> {
+        self.bind(game)?.probe(p)
+    }
+}
+
+/// A tablebase together with its game, checked once by [`Tablebase::bind`]:
+/// probing a position is then an encode and one cell read.
+pub struct Bound<'a, G, D = memmap2::Mmap> {
+    tb: &'a Tablebase<D>,
+    game: &'a G,
+}
+
+impl<G: Game, D: AsRef<[u8]>> Bound<'_, G, D> {
+    /// The game.
+    pub fn game(&self) -> &G {
+        self.game
+    }
+
+    /// Value and remoteness of a position.
+    #[inline]
+    pub fn probe(&self, p: &G::Position) -> Result<Outcome> {
+        let index = self.game.encode(p);
+        self.tb.probe_index(index)?.ok_or_else(|| Error::BadPosition {
+            input: self.game.format_position(p),
             reason: "the table holds no value for it: not a legal position, or a damaged file (run `retrograde verify`)".into(),
         })
+    }
+
+    /// The nimber of a position of a nimber table; `Ok(None)` when the table
+    /// holds values or the position is not one.
+    #[inline]
+    pub fn nimber(&self, p: &G::Position) -> Result<Option<u32>> {
+        self.tb.nimber_index(self.game.encode(p))
     }
 }

@@ -495,13 +495,10 @@ fn a_header_naming_a_pattern_file_is_refused_without_reading_it() {
     assert!(r.is_err());
 }
 
-/// `Tablebase::probe(game, position)` checks only that `game` has as many
-/// positions as the table: a game with other rules and the same index (the
-/// misère variant, other start squares) gets this table's values as its own.
-/// Comparing `game.spec()` with the header's spec (once per probe, or by
-/// caching a check in the caller) would refuse it.
+/// `Tablebase::probe(game, position)` must refuse a game with other rules and
+/// the same index (the misère variant, other start squares, a folded index
+/// of another file) rather than answer with this table's values.
 #[test]
-#[ignore = "src bug: Tablebase::probe accepts another game of the same size and answers"]
 fn probing_with_a_game_of_other_rules_but_the_same_size_is_refused() {
     let (_dir, path, _bytes) = solved_3x3();
     let tb = Tablebase::open(&path).unwrap();

@@ -132,6 +132,8 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
     if as_json {
         let mut j = header_json(h, &path);
         j["seconds"] = json!(wall);
+        j["solve_seconds"] = json!(report.solve_time.as_secs_f64());
+        j["child_lookups"] = json!(report.child_lookups);
         j["resumed_tiers"] = json!(report.resumed_tiers);
         j["threads"] = json!(threads);
         j["start"] = position_json(&start);
@@ -156,6 +158,13 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
         report.solve_time.as_secs_f64(),
         report.finish_time.as_secs_f64()
     );
+    if let Some(n) = report.child_lookups {
+        println!(
+            "read {} child cells ({:.1} M/s while labelling)",
+            thousands(n),
+            n as f64 / report.solve_time.as_secs_f64().max(1e-9) / 1e6
+        );
+    }
     print_counts(h);
     println!(
         "wrote {} ({:.2} MiB, data CRC32 {:08x})",
@@ -340,6 +349,7 @@ fn header_json(h: &Header, path: &Path) -> Json {
         "game": h.spec,
         "format_version": h.version,
         "index_scheme": h.index_scheme,
+        "folded": h.flags & retrograde::format::FLAG_FOLDED != 0,
         "cell_width": h.cell_width,
         "table": h.kind().name(),
         "entries": h.entries,
@@ -368,9 +378,14 @@ pub fn info(file: &Path, as_json: bool) -> Result<ExitCode> {
     println!("file          {}", file.display());
     println!("game          {}", h.spec);
     println!(
-        "format        version {}, index scheme {}, {}-byte cells ({})",
+        "format        version {}, index scheme {}{}, {}-byte cells ({})",
         h.version,
         h.index_scheme,
+        if h.flags & retrograde::format::FLAG_FOLDED != 0 {
+            " (symmetries folded)"
+        } else {
+            ""
+        },
         h.cell_width,
         match h.kind() {
             TableKind::Value => "value in the top 2 bits, remoteness below",

@@ -8,7 +8,8 @@
 //!
 //! An m,n,k-game is a pattern game whose patterns are the K-square segments
 //! of the board's lines: this file only lists them and builds a
-//! [`PatternBoard`], which holds the rules, the index (scheme 1, see
+//! [`PatternBoard`], which holds the rules, the index (scheme 1, or 2 with
+//! the board's 8 or 4 symmetries folded in by `solve --fold`; see
 //! [`crate::games::pattern`]), the tier walk and the notation.
 //!
 //! Notation: rows top to bottom separated by `/`, `.` empty, `x` player 0,

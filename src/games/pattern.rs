@@ -46,6 +46,15 @@
 //! square e into S shifts the rank terms of the elements above e by one, so
 //! the ranks of all children come from running prefix and suffix sums.
 //!
+//! # Folded index (scheme 2, `solve --fold`)
+//!
+//! The symmetries of a rectangular layout (R equal rows) that map the
+//! winning patterns onto themselves — all 8 of a square m,n,k board, 4 of a
+//! rectangle, 2 of one row, and whichever of them a pattern file's patterns
+//! keep — are folded into the occupied set S: each orbit of occupied sets
+//! is stored once, at its smallest member, so the table is close to 1/8
+//! (1/4, 1/2) of scheme 1's. The `Folding` struct documents the formula.
+//!
 //! # Notation
 //!
 //! A position is one character per square in square order: `.` empty, `x`
@@ -90,6 +99,7 @@
 //! `rows` only when the layout has more than one row, `lines` the patterns
 //! in canonical order, squares joined by `.`, patterns by `,`.
 
+use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::fmt;
 use std::sync::Arc;
@@ -112,6 +122,9 @@ pub const UNIT: u64 = 1 << 15;
 
 /// The index scheme documented in this module.
 pub const INDEX_SCHEME: u16 = 1;
+
+/// The symmetry-folded index scheme (`solve --fold`).
+pub const FOLDED_INDEX_SCHEME: u16 = 2;
 
 /// Binomial coefficients C(a, b) for a, b < 32 (only ≤ 26 are used); zero
 /// when b > a. Sized 32 so masked indices need no bounds checks.
@@ -290,11 +303,153 @@ pub struct PatternBoard {
     /// `offsets[k]`: first index of the positions with k pieces (k ≤ n + 1).
     offsets: [u64; 27],
     owns: Arc<Owns>,
+    /// The symmetry-folded index (scheme 2), when chosen.
+    folding: Option<Arc<Folding>>,
+}
+
+/// Index scheme 2: the board's symmetries folded into the occupied set.
+///
+/// The symmetries are those of the board's layout as a rectangle (R rows of
+/// C squares: 8 for a square, 4 for a rectangle, 2 for one row) that map the
+/// set of winning patterns onto itself. Occupied sets S fall into orbits;
+/// each orbit keeps its numerically smallest member as representative.
+/// Within tier k the representatives are numbered in numeric order (their
+/// *slot*), and
+///
+/// ```text
+/// index = offset₂(k) + slot(S) · C(k, ⌈k/2⌉) + rank(g(X) within g(S))
+/// offset₂(k) = Σ_{j<k} slots(j) · C(j, ⌈j/2⌉)
+/// ```
+///
+/// where g is the first symmetry (identity first) taking S to its
+/// representative. A representative fixed by a symmetry keeps every X, so
+/// mirror images of such a board are solved separately: a few percent of
+/// space for an index that is a table lookup plus the scheme-1 X rank.
+struct Folding {
+    sym: BoardSymmetries,
+    /// For each square set S (by mask): `slot << 3 | g`.
+    slot_of: Vec<u32>,
+    /// `reps[k]`: the representatives with k squares, in numeric order.
+    reps: Vec<Vec<u32>>,
+    /// `offsets[k]`: first folded index of the positions with k pieces.
+    offsets: [u64; 27],
+}
+
+impl Folding {
+    fn new(board: &PatternBoard) -> Result<Folding, String> {
+        let n = board.n;
+        let (rows, cols) = (board.rows.len() as u32, board.rows[0]);
+        if board.rows.iter().any(|&r| r != cols) {
+            return Err(format!(
+                "folding needs a rectangular layout (rows of equal length), not rows {}",
+                board
+                    .rows
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+        let mut sorted = board.patterns.clone();
+        sorted.sort_unstable();
+        let grid = BoardSymmetries::grid(rows, cols);
+        let sym = grid.filter(|perm| {
+            let mut image: Vec<u32> = sorted
+                .iter()
+                .map(|&p| {
+                    squares_list(p)
+                        .iter()
+                        .fold(0, |m, &q| m | 1 << perm[q as usize])
+                })
+                .collect();
+            image.sort_unstable();
+            image == sorted
+        });
+        if sym.len() == 1 {
+            return Err(format!(
+                "no symmetry of the {rows}x{cols} layout maps the winning patterns onto themselves"
+            ));
+        }
+        debug_assert!(sym.len() <= 8, "slot_of keeps g in 3 bits");
+        // Sets in increasing order: a set's representative is never larger,
+        // so it has its slot by the time a non-representative needs it.
+        let mut slot_of = vec![0u32; 1usize << n];
+        let mut reps: Vec<Vec<u32>> = vec![Vec::new(); n as usize + 1];
+        for set in 0..1u32 << n {
+            let (rep, g) = (0..sym.len())
+                .map(|g| (sym.mask(g, set), g as u32))
+                .min_by_key(|&(m, g)| (m, g))
+                .unwrap_or((set, 0));
+            slot_of[set as usize] = if rep == set {
+                let tier = &mut reps[set.count_ones() as usize];
+                tier.push(set);
+                (tier.len() as u32 - 1) << 3
+            } else {
+                slot_of[rep as usize] & !7 | g
+            };
+        }
+        let mut offsets = [0u64; 27];
+        for k in 0..=n {
+            offsets[k as usize + 1] =
+                offsets[k as usize] + reps[k as usize].len() as u64 * binom(k, k.div_ceil(2));
+        }
+        Ok(Folding {
+            sym,
+            slot_of,
+            reps,
+            offsets,
+        })
+    }
+
+    /// The folded index of the position (x, o).
+    #[inline]
+    fn encode(&self, x: u32, o: u32) -> u64 {
+        let s = x | o;
+        let k = s.count_ones();
+        let e = self.slot_of[s as usize];
+        let (slot, g) = (e >> 3, (e & 7) as usize);
+        let (x, s) = if g == 0 {
+            (x, s)
+        } else {
+            (self.sym.mask(g, x), self.sym.mask(g, s))
+        };
+        self.offsets[k as usize] + u64::from(slot) * binom(k, k.div_ceil(2)) + rank_within(x, s)
+    }
+
+    /// The position with `k` pieces at folded offset `local` in its tier,
+    /// whether or not it is legal.
+    #[inline]
+    fn unrank_position(&self, k: u32, local: u64) -> PatternPosition {
+        let cx = binom(k, k.div_ceil(2));
+        let s = self.reps[k as usize][(local / cx) as usize];
+        let x = deposit(unrank(local % cx, k.div_ceil(2), k), s);
+        PatternPosition { x, o: s & !x }
+    }
+}
+
+/// The colex rank of X among the subsets of S with as many squares, X's
+/// squares numbered by their position in S.
+#[inline(always)]
+fn rank_within(x: u32, s: u32) -> u64 {
+    let (mut rx, mut j, mut t) = (0, 0, 0);
+    let mut rest = s;
+    while rest != 0 {
+        let sq = rest.trailing_zeros();
+        rest &= rest - 1;
+        let is_x = x >> sq & 1;
+        rx += u64::from(is_x) * binom(j, t + 1);
+        t += is_x;
+        j += 1;
+    }
+    rx
 }
 
 impl PartialEq for PatternBoard {
     fn eq(&self, o: &Self) -> bool {
-        self.n == o.n && self.patterns == o.patterns && self.rows == o.rows
+        self.n == o.n
+            && self.patterns == o.patterns
+            && self.rows == o.rows
+            && self.folding.is_some() == o.folding.is_some()
     }
 }
 
@@ -387,7 +542,49 @@ impl PatternBoard {
             rows,
             offsets,
             owns: Arc::new(owns),
+            folding: None,
         })
+    }
+
+    /// The same board with its symmetries folded into the index (scheme 2,
+    /// see the `Folding` struct), or why not: the layout is not a rectangle, or no
+    /// symmetry of it maps the patterns onto themselves.
+    pub fn folded(&self) -> Result<PatternBoard, String> {
+        if self.folding.is_some() {
+            return Ok(self.clone());
+        }
+        let folding = Folding::new(self)?;
+        Ok(PatternBoard {
+            folding: Some(Arc::new(folding)),
+            ..self.clone()
+        })
+    }
+
+    /// The same board with the plain index.
+    pub fn unfolded(&self) -> PatternBoard {
+        PatternBoard {
+            folding: None,
+            ..self.clone()
+        }
+    }
+
+    /// Whether the symmetry-folded index is in use.
+    pub fn is_folded(&self) -> bool {
+        self.folding.is_some()
+    }
+
+    /// Number of symmetries folded into the index (1 when unfolded).
+    pub fn symmetries(&self) -> usize {
+        self.folding.as_ref().map_or(1, |f| f.sym.len())
+    }
+
+    /// Scheme 1, the plain index, or 2, symmetry-folded.
+    pub fn index_scheme(&self) -> u16 {
+        if self.is_folded() {
+            FOLDED_INDEX_SCHEME
+        } else {
+            INDEX_SCHEME
+        }
     }
 
     /// Number of squares.
@@ -424,17 +621,30 @@ impl PatternBoard {
     /// Number of positions with `k` pieces on the board.
     #[inline(always)]
     fn tier_len(&self, k: u32) -> u64 {
-        self.offsets[k as usize + 1] - self.offsets[k as usize]
+        let offsets = self.offsets();
+        offsets[k as usize + 1] - offsets[k as usize]
     }
 
-    /// Size of the index space: Σₖ C(n, k) · C(k, ⌈k/2⌉).
+    /// First index of each tier's block (by pieces on the board).
+    #[inline(always)]
+    fn offsets(&self) -> &[u64; 27] {
+        match &self.folding {
+            None => &self.offsets,
+            Some(f) => &f.offsets,
+        }
+    }
+
+    /// Size of the index space: Σₖ C(n, k) · C(k, ⌈k/2⌉) (scheme 1).
     pub fn size(&self) -> u64 {
-        self.offsets[self.n as usize + 1]
+        self.offsets()[self.n as usize + 1]
     }
 
     /// Index of a position with legal piece counts (see the module docs).
     #[inline]
     pub fn encode(&self, p: &PatternPosition) -> u64 {
+        if let Some(f) = &self.folding {
+            return f.encode(p.x, p.o);
+        }
         let s = p.occupied();
         let k = s.count_ones();
         let mut rs = 0;
@@ -476,10 +686,13 @@ impl PatternBoard {
         if index >= self.size() {
             return None;
         }
-        let k = (0..=self.n)
-            .rev()
-            .find(|&k| self.offsets[k as usize] <= index)?;
-        let p = self.unrank_position(k, index - self.offsets[k as usize]);
+        let offsets = self.offsets();
+        let k = (0..=self.n).rev().find(|&k| offsets[k as usize] <= index)?;
+        let local = index - offsets[k as usize];
+        let p = match &self.folding {
+            None => self.unrank_position(k, local),
+            Some(f) => f.unrank_position(k, local),
+        };
         (!self.mover_owns(&p)).then_some(p)
     }
 
@@ -548,6 +761,22 @@ impl PatternBoard {
     /// popcount and two table reads.
     #[inline]
     pub fn for_each_child_index(&self, p: &PatternPosition, mut f: impl FnMut(u64)) {
+        if let Some(fold) = &self.folding {
+            // Each child's occupied set has its own representative, so each
+            // child is ranked on its own.
+            let mut empty = !p.occupied() & ((1u32 << self.n) - 1);
+            let x_moves = p.mover() == 0;
+            while empty != 0 {
+                let bit = empty & empty.wrapping_neg();
+                empty &= empty - 1;
+                f(if x_moves {
+                    fold.encode(p.x | bit, p.o)
+                } else {
+                    fold.encode(p.x, p.o | bit)
+                });
+            }
+            return;
+        }
         let s = p.occupied();
         let k = s.count_ones();
         let dm = u64::from(k & 1 == 0);
@@ -624,19 +853,55 @@ impl PatternBoard {
     /// step done in S's bits (the holes of S filled with ones so the carry
     /// skips them).
     #[inline]
-    pub fn for_each_in_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &PatternPosition)) {
+    pub fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &PatternPosition)) {
         let Some(k) = self.n.checked_sub(tier) else {
             return;
         };
-        let x_count = k.div_ceil(2) as usize;
-        let x_moves = k & 1 == 0;
         let start = unit * UNIT;
         let end = (start + UNIT).min(self.tier_len(k));
         if start >= end {
             return;
         }
-        let base = self.offsets[k as usize];
-        let first = self.unrank_position(k, start);
+        match &self.folding {
+            None => self.walk(
+                k,
+                start,
+                end,
+                self.unrank_position(k, start),
+                next_combination,
+                f,
+            ),
+            Some(fold) => {
+                // Folded, the next set is the next representative.
+                let reps = &fold.reps[k as usize];
+                let mut slot = start / binom(k, k.div_ceil(2));
+                let next = |_| {
+                    slot += 1;
+                    reps.get(slot as usize).copied().unwrap_or(0)
+                };
+                self.walk(k, start, end, fold.unrank_position(k, start), next, f)
+            }
+        }
+    }
+
+    /// Calls `f` on each legal position with `k` pieces at tier offsets
+    /// `start..end`, the first of them being `first`: X advances within S by
+    /// Gosper's step done in S's bits (the holes of S filled with ones so
+    /// the carry skips them), and when X's choices run out S advances by
+    /// `next_set`.
+    #[inline(always)]
+    fn walk(
+        &self,
+        k: u32,
+        start: u64,
+        end: u64,
+        first: PatternPosition,
+        mut next_set: impl FnMut(u32) -> u32,
+        mut f: impl FnMut(u64, &PatternPosition),
+    ) {
+        let x_count = k.div_ceil(2) as usize;
+        let x_moves = k & 1 == 0;
+        let base = self.offsets()[k as usize];
         let mut s = first.occupied();
         let mut x = first.x;
         let mut low = low_table(s);
@@ -653,7 +918,7 @@ impl PatternBoard {
             let t = x & x.wrapping_neg();
             let r = (x | !s).wrapping_add(t) & s;
             if r == 0 {
-                s = next_combination(s);
+                s = next_set(s);
                 low = low_table(s);
                 x = low[x_count];
             } else {
@@ -775,7 +1040,8 @@ fn squares_list(mask: u32) -> Vec<u32> {
 }
 
 /// Implements [`crate::game::Game`] for a type holding a [`PatternBoard`]
-/// by delegating to it. The type provides inherent `fn board(&self) ->
+/// in a field `board` by delegating to it (symmetry folding replaces the
+/// field with the folded board). The type provides inherent `fn board(&self) ->
 /// &PatternBoard`, `fn canonical_spec(&self) -> String` and `fn stem(&self)
 /// -> String`; everything else is the board's.
 macro_rules! impl_pattern_game {
@@ -790,11 +1056,31 @@ macro_rules! impl_pattern_game {
             }
 
             fn file_stem(&self) -> String {
-                self.stem()
+                if self.board.is_folded() {
+                    format!("{}-folded", self.stem())
+                } else {
+                    self.stem()
+                }
             }
 
             fn index_scheme(&self) -> u16 {
-                $crate::games::pattern::INDEX_SCHEME
+                self.board.index_scheme()
+            }
+
+            fn folded(&self) -> Result<Self, String> {
+                let mut g = self.clone();
+                g.board = self.board.folded()?;
+                Ok(g)
+            }
+
+            fn unfolded(&self) -> Self {
+                let mut g = self.clone();
+                g.board = self.board.unfolded();
+                g
+            }
+
+            fn is_folded(&self) -> bool {
+                self.board.is_folded()
             }
 
             fn size(&self) -> u64 {
@@ -1272,6 +1558,66 @@ mod tests {
             }
             assert_eq!(g.decode(g.size()), None);
         }
+    }
+
+    #[test]
+    fn folded_index_round_trips_children_agree_and_units_cover_it_once() {
+        // 4x4 with rows, columns and 2x2 squares: 8 symmetries, and big
+        // enough that tiers span several units (units start mid-slot).
+        let mut lines = Vec::new();
+        for i in 0..4 {
+            lines.push(0xf << (4 * i));
+            lines.push(0x1111 << i);
+        }
+        for r in 0..3 {
+            for c in 0..3 {
+                lines.push(0x33 << (4 * r + c));
+            }
+        }
+        let plain = PatternBoard::new(16, &lines, &[4, 4, 4, 4]).unwrap();
+        let b = plain.folded().unwrap();
+        assert_eq!(b.symmetries(), 8);
+        assert!(
+            b.size() * 7 < plain.size(),
+            "{} of {}",
+            b.size(),
+            plain.size()
+        );
+        assert!(b.tier_units(8) > 1);
+        let mut seen = vec![0u8; b.size() as usize];
+        for t in 0..b.tier_count() {
+            for u in 0..b.tier_units(t) {
+                b.for_each_in_unit(t, u, |i, p| {
+                    assert_eq!(b.encode(p), i);
+                    assert_eq!(b.decode(i), Some(*p));
+                    assert_eq!(b.tier(p), t);
+                    seen[i as usize] += 1;
+                    if b.primitive(p).is_none() {
+                        let mut fast = Vec::new();
+                        b.for_each_child_index(p, |c| fast.push(c));
+                        let slow: Vec<u64> = b.moves(p).iter().map(|(_, c)| b.encode(c)).collect();
+                        assert_eq!(fast, slow);
+                    }
+                });
+            }
+        }
+        for (i, &c) in seen.iter().enumerate() {
+            assert!(c <= 1);
+            assert_eq!(c == 1, b.decode(i as u64).is_some(), "index {i}");
+        }
+        // Every plain position lands on a folded index holding an image of
+        // it under one of the symmetries.
+        let sym = BoardSymmetries::grid(4, 4);
+        for i in (0..plain.size()).step_by(7) {
+            let Some(p) = plain.decode(i) else { continue };
+            let q = b.decode(b.encode(&p)).unwrap();
+            assert!(
+                (0..8).any(|g| sym.mask(g, p.x) == q.x && sym.mask(g, p.o) == q.o),
+                "{p:?} -> {q:?}"
+            );
+        }
+        assert_eq!(b.unfolded(), plain);
+        assert_ne!(b, plain);
     }
 
     #[test]

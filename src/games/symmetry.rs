@@ -43,6 +43,20 @@ impl BoardSymmetries {
                     .collect()
             })
             .collect();
+        // A board of one row or column has its reflections coincide: keep
+        // each permutation once, so orbits count symmetries, not names.
+        let mut distinct: Vec<Vec<u8>> = Vec::new();
+        for p in perms {
+            if !distinct.contains(&p) {
+                distinct.push(p);
+            }
+        }
+        BoardSymmetries::from_perms(distinct)
+    }
+
+    /// The symmetries given as square permutations (`perms[g][s]` the image
+    /// of square `s`; element 0 the identity; at most 32 squares).
+    pub fn from_perms(perms: Vec<Vec<u8>>) -> BoardSymmetries {
         let luts = perms
             .iter()
             .map(|p| {
@@ -73,6 +87,20 @@ impl BoardSymmetries {
         self.perms.is_empty()
     }
 
+    /// Only the symmetries for which `keep(perm)` holds (the identity, element
+    /// 0, always stays first). Keeping the elements that preserve some
+    /// structure gives a subgroup, so orbits stay well defined.
+    pub fn filter(&self, mut keep: impl FnMut(&[u8]) -> bool) -> BoardSymmetries {
+        let perms = self
+            .perms
+            .iter()
+            .enumerate()
+            .filter(|(g, p)| *g == 0 || keep(p))
+            .map(|(_, p)| p.clone())
+            .collect();
+        BoardSymmetries::from_perms(perms)
+    }
+
     /// The image of square `s` under symmetry `g`.
     #[inline]
     pub fn square(&self, g: usize, s: u32) -> u32 {
@@ -96,7 +124,14 @@ mod tests {
 
     #[test]
     fn symmetries_are_permutations_that_map_masks_bit_by_bit() {
-        for (r, c, count) in [(3, 3, 8), (4, 5, 4), (5, 5, 8), (2, 6, 4)] {
+        for (r, c, count) in [
+            (3, 3, 8),
+            (4, 5, 4),
+            (5, 5, 8),
+            (2, 6, 4),
+            (1, 7, 2),
+            (1, 1, 1),
+        ] {
             let s = BoardSymmetries::grid(r, c);
             assert_eq!(s.len(), count);
             let n = r * c;

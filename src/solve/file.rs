@@ -31,6 +31,9 @@ pub struct SolveReport {
     pub finish_time: Duration,
     /// Tiers restored from a checkpoint instead of solved (0: a fresh solve).
     pub resumed_tiers: u32,
+    /// Child cells read while solving (the tiers solved in this run; `None`
+    /// for loopy games).
+    pub child_lookups: Option<u64>,
 }
 
 /// The generator string stored in headers.
@@ -146,7 +149,8 @@ pub fn solve_file<G: Game>(
         last_checkpoint = Instant::now();
         Ok(())
     };
-    header.summary = solve_tiers(game, table, codec, progress, first_tier, &mut after_tier)?;
+    let solved = solve_tiers(game, table, codec, progress, first_tier, &mut after_tier)?;
+    header.summary = solved.summary;
     let solve_time = started.elapsed();
     let finishing = Instant::now();
     header.data_crc = format::data_crc(table);
@@ -172,6 +176,7 @@ pub fn solve_file<G: Game>(
         solve_time,
         finish_time: finishing.elapsed(),
         resumed_tiers: first_tier,
+        child_lookups: solved.child_lookups,
     })
 }
 

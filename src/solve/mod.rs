@@ -108,11 +108,14 @@ pub(crate) struct Tally {
     counts: [u64; 4],
     max_remoteness: [u32; 3],
     max_nimber: u32,
+    /// Child (or intermediate) cells read: the solver's unit of work.
+    pub(crate) lookups: u64,
 }
 
 impl Tally {
     fn add(mut self, o: &Tally) -> Tally {
         self.positions += o.positions;
+        self.lookups += o.lookups;
         for i in 0..4 {
             self.counts[i] += o.counts[i];
         }
@@ -132,7 +135,16 @@ pub fn solve_into<G: Game>(
     codec: CellCodec,
     progress: &dyn Progress,
 ) -> Result<Summary> {
-    solve_tiers(game, data, codec, progress, 0, &mut |_, _| Ok(()))
+    Ok(solve_tiers(game, data, codec, progress, 0, &mut |_, _| Ok(()))?.summary)
+}
+
+/// What [`solve_tiers`] found.
+pub(crate) struct Solved {
+    /// The header summary of the whole table.
+    pub(crate) summary: Summary,
+    /// Child cells read by the tiers solved in this run (`None` for loopy
+    /// games, whose solver walks parents instead).
+    pub(crate) child_lookups: Option<u64>,
 }
 
 /// Called after each tier with the tier and a reader of the table's cells
@@ -150,7 +162,7 @@ pub(crate) fn solve_tiers<G: Game>(
     progress: &dyn Progress,
     first_tier: u32,
     after_tier: &mut AfterTier<'_>,
-) -> Result<Summary> {
+) -> Result<Solved> {
     let expected = game.size() as usize * usize::from(codec.width());
     if data.len() != expected {
         return Err(Error::GameInvariant(format!(
@@ -213,9 +225,12 @@ fn solve_cells<G: Game, S: Slot>(
     progress: &dyn Progress,
     first_tier: u32,
     after_tier: &mut AfterTier<'_>,
-) -> Result<Summary> {
+) -> Result<Solved> {
     if !game.acyclic() {
-        return loopy::solve(game, cells, codec, progress);
+        return Ok(Solved {
+            summary: loopy::solve(game, cells, codec, progress)?,
+            child_lookups: None,
+        });
     }
     let tiers = game.tier_count();
     let mut total = Tally::default();
@@ -256,16 +271,23 @@ fn solve_cells<G: Game, S: Slot>(
         total = total.add(&tally);
         after_tier(tier, &read)?;
     }
+    let child_lookups = Some(total.lookups);
     if first_tier == 0 {
         let size = game.size();
-        return Ok(Summary {
-            counts: total.counts,
-            non_positions: size - total.positions,
-            max_remoteness: total.max_remoteness,
-            max_nimber: total.max_nimber,
+        return Ok(Solved {
+            summary: Summary {
+                counts: total.counts,
+                non_positions: size - total.positions,
+                max_remoteness: total.max_remoteness,
+                max_nimber: total.max_nimber,
+            },
+            child_lookups,
         });
     }
-    Ok(summarize(cells, codec))
+    Ok(Solved {
+        summary: summarize(cells, codec),
+        child_lookups,
+    })
 }
 
 /// Counts a finished table's cells by value (and largest remoteness or
@@ -358,6 +380,7 @@ pub(crate) fn solve_unit<G: Game, T: Table + ?Sized>(
                     )));
                     return;
                 }
+                tally.lookups += u64::from(children);
                 if min_lose != u32::MAX {
                     (Value::Win, min_lose + 1)
                 } else if min_tie != u32::MAX {
@@ -463,9 +486,10 @@ fn compound_group<G: Game, T: Table + ?Sized>(
     group: u64,
 ) -> Result<Tally> {
     let units = game.group_units(tier, group);
-    units
+    let completions: u64 = units
         .par_iter()
-        .try_for_each(|&unit| summarise_intermediates(game, cells, codec, tier, unit))?;
+        .map(|&unit| summarise_intermediates(game, cells, codec, tier, unit))
+        .try_reduce(|| 0, |a, b| Ok(a + b))?;
     let results: Vec<(Vec<u32>, Tally)> = units
         .par_iter()
         .map(|&unit| best_intermediates(game, cells, codec, tier, unit))
@@ -482,7 +506,9 @@ fn compound_group<G: Game, T: Table + ?Sized>(
                 }
             });
         });
-    Ok(results.iter().fold(Tally::default(), |a, (_, t)| a.add(t)))
+    let mut tally = results.iter().fold(Tally::default(), |a, (_, t)| a.add(t));
+    tally.lookups += completions;
+    Ok(tally)
 }
 
 fn overflow(codec: CellCodec, r: u32) -> Error {
@@ -493,20 +519,27 @@ fn overflow(codec: CellCodec, r: u32) -> Error {
     }
 }
 
-/// Phase A of a compound tier for one unit.
+/// Phase A of a compound tier for one unit; returns the completions read.
 pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
     game: &G,
     cells: &T,
     codec: CellCodec,
     tier: u32,
     unit: u64,
-) -> Result<()> {
+) -> Result<u64> {
     let mut failure = None;
+    let mut lookups = 0u64;
     game.for_each_in_unit(tier, unit, |index, x| {
         if failure.is_some() {
             return;
         }
-        match combine_children(codec, cells, |f| game.for_each_completion(index, x, f)) {
+        let each = |f: &mut dyn FnMut(u64)| {
+            game.for_each_completion(index, x, |c| {
+                lookups += 1;
+                f(c)
+            })
+        };
+        match combine_children(codec, cells, each) {
             Ok(None) => {}
             Ok(Some((v, r))) => match codec.encode(v, r) {
                 Some(c) => cells.put(index, c),
@@ -520,7 +553,7 @@ pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
             }
         }
     });
-    failure.map_or(Ok(()), Err)
+    failure.map_or(Ok(lookups), Err)
 }
 
 /// Phase B of a compound tier for one unit: the unit's cells in enumeration
@@ -545,6 +578,7 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
                 let mut best = 0u32;
                 let mut best_key = (0u32, 0i64);
                 game.for_each_intermediate(p, |i| {
+                    tally.lookups += 1;
                     let c = cells.get(i);
                     let key = as_mover_key(codec, c);
                     if key > best_key {
@@ -623,6 +657,7 @@ pub(crate) fn nimber_unit<G: Game, T: Table + ?Sized>(
                     )));
                     return;
                 }
+                tally.lookups += kids.len() as u64;
                 mex(&mut kids)
             }
         };
