@@ -3,6 +3,11 @@
 # directory under /usr/bin/time -v, and prints a markdown table.
 #
 # Usage: tools/bench.sh [GAME...]      (default: isolation:4x4 isolation:4x5)
+#
+# A GAME argument may carry solve options after the spec, quoted as one
+# argument: tools/bench.sh isolation:4x4 'isolation:5x5 --fold' 'cram:5x6 --nimbers'.
+# Isolation 5x5 (4.7 GiB, about 3 minutes and 4.8 GiB of memory on 2 cores)
+# runs only on request: tools/bench.sh isolation:5x5 'isolation:5x5 --fold'.
 # Environment:
 #   THREADS    worker threads passed to --threads (default: all cores, nproc)
 #   BENCH_DIR  where the .rtb files go (default: a fresh directory under
@@ -13,7 +18,10 @@
 #               CRC, header, fsync, rename, reopen and start-position probe)
 #   peak RSS    "Maximum resident set size" from /usr/bin/time -v; the mapped
 #               output file's resident pages count here
-#   positions/s (entries - non_positions) / wall s
+#   positions/s (entries - non_positions) / the solve's own wall seconds
+#               (`solve --json` seconds: /usr/bin/time rounds to 10 ms)
+#   lookups/s   child cells read by the solver / labelling seconds (both
+#               from `solve --json`: child_lookups, solve_seconds)
 #   disk writes "File system outputs" from /usr/bin/time -v (512-byte units),
 #               i.e. the kernel's per-process write_bytes accounting, which
 #               charges pages of the shared map to the process that dirties
@@ -57,6 +65,11 @@ json_num() {
     grep -o "\"$1\":[0-9]*" "$2" | head -n 1 | cut -d: -f2 || true
 }
 
+# The same for a number that may have a fraction or exponent.
+json_float() {
+    grep -o "\"$1\":[0-9.eE+-]*" "$2" | head -n 1 | cut -d: -f2 || true
+}
+
 # The value after "LABEL: " in /usr/bin/time -v output.
 time_field() {
     grep -F "$1" "$2" | head -n 1 | sed 's/.*: //' || true
@@ -75,16 +88,19 @@ echo "- scratch directory: $dir ($(df --output=source,fstype "$dir" | tail -n 1 
 echo
 echo "## Solve"
 echo
-echo "| game | threads | wall s | peak RSS MiB | entries | positions/s | file MiB | disk writes MiB |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| game | threads | wall s | peak RSS MiB | entries | positions/s | lookups/s | file MiB | disk writes MiB |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 
-for game in "${games[@]}"; do
-    name=${game//[:\/]/-}
+for arg in "${games[@]}"; do
+    read -ra words <<<"$arg"
+    game=${words[0]}
+    opts=("${words[@]:1}")
+    name=${arg//[:\/ ]/-}
     out="$dir/$name.rtb"
     json="$dir/$name.json"
     timing="$dir/$name.time"
     echo "solving $game with $threads threads..." >&2
-    if ! /usr/bin/time -v -o "$timing" "$bin" solve "$game" -o "$out" --threads "$threads" --json >"$json"; then
+    if ! /usr/bin/time -v -o "$timing" "$bin" solve "$game" "${opts[@]}" -o "$out" --threads "$threads" --json >"$json"; then
         echo "error: solving $game failed" >&2
         cat "$timing" >&2 || true
         exit 1
@@ -96,8 +112,11 @@ for game in "${games[@]}"; do
     out_blocks=$(time_field "File system outputs" "$timing")
     entries=$(json_num entries "$json")
     non_positions=$(json_num non_positions "$json")
+    lookups=$(json_num child_lookups "$json")
+    labelling=$(json_float solve_seconds "$json")
+    seconds=$(json_float seconds "$json")
     size=$(stat -c %s "$out")
-    awk -v g="$game" -v t="$threads" -v w="$wall" -v r="${rss_kib:-0}" \
+    awk -v g="$arg" -v t="$threads" -v lk="${lookups:-0}" -v ls="${labelling:-0}" -v sec="${seconds:-0}" -v w="$wall" -v r="${rss_kib:-0}" \
         -v e="${entries:-0}" -v np="${non_positions:-0}" -v s="$size" -v b="${out_blocks:-0}" '
         function commas(n,   s, r) {
             s = sprintf("%.0f", n); r = ""
@@ -105,9 +124,11 @@ for game in "${games[@]}"; do
             return s r
         }
         BEGIN {
-            rate = (w > 0) ? (e - np) / w : 0
-            printf "| %s | %d | %.2f | %.1f | %s | %s | %.1f | %.1f |\n",
-                g, t, w, r / 1024, commas(e), commas(rate), s / 1048576, b * 512 / 1048576
+            # The solver clock: /usr/bin/time rounds to 10 ms.
+            rate = (sec > 0) ? (e - np) / sec : 0
+            lrate = (ls > 0) ? lk / ls : 0
+            printf "| %s | %d | %.2f | %.1f | %s | %s | %s | %.1f | %.1f |\n",
+                g, t, w, r / 1024, commas(e), commas(rate), commas(lrate), s / 1048576, b * 512 / 1048576
         }'
 done
 
