@@ -348,47 +348,25 @@ pub(crate) fn solve_unit<G: Game, T: Table + ?Sized>(
         let (value, r) = match game.primitive(pos) {
             Some(v) => (v, 0),
             None => {
-                let mut min_lose = u32::MAX;
-                let mut min_tie = u32::MAX;
-                let mut max_win = 0u32;
-                let mut children = 0u32;
-                let mut draw = false;
-                let mut unsolved = None;
-                game.for_each_child_index(pos, |child| {
-                    let c = cells.get(child);
-                    let r = codec.remoteness(c);
-                    match codec.code(c) {
-                        2 => min_lose = min_lose.min(r),
-                        1 => max_win = max_win.max(r),
-                        3 => min_tie = min_tie.min(r),
-                        _ if c == CELL_DRAW => draw = true,
-                        _ => unsolved = Some(child),
+                let mut acc = Children::default();
+                game.for_each_child_index(pos, |child| acc.add(codec, cells.get(child), child));
+                tally.lookups += u64::from(acc.children);
+                match acc.value() {
+                    Ok(Some(v)) => v,
+                    Ok(None) => {
+                        failure = Some(Error::GameInvariant(format!(
+                            "position {} has no moves but is not game over",
+                            game.format_position(pos)
+                        )));
+                        return;
                     }
-                    children += 1;
-                });
-                if let Some(child) = unsolved {
-                    failure = Some(Error::GameInvariant(format!(
-                        "position {} (index {index}, tier {tier}) has child index {child} that was not solved first",
-                        game.format_position(pos)
-                    )));
-                    return;
-                }
-                if children == 0 {
-                    failure = Some(Error::GameInvariant(format!(
-                        "position {} has no moves but is not game over",
-                        game.format_position(pos)
-                    )));
-                    return;
-                }
-                tally.lookups += u64::from(children);
-                if min_lose != u32::MAX {
-                    (Value::Win, min_lose + 1)
-                } else if min_tie != u32::MAX {
-                    (Value::Tie, min_tie + 1)
-                } else if draw {
-                    (Value::Draw, 0)
-                } else {
-                    (Value::Lose, max_win + 1)
+                    Err(child) => {
+                        failure = Some(Error::GameInvariant(format!(
+                            "position {} (index {index}, tier {tier}) has child index {child} that was not solved first",
+                            game.format_position(pos)
+                        )));
+                        return;
+                    }
                 }
             }
         };
@@ -430,46 +408,64 @@ fn as_mover_key(codec: CellCodec, c: u32) -> (u32, i64) {
     }
 }
 
-/// The value a position would have with exactly the children `for_each`
-/// yields: `None` if it yields none, `Err(child)` for an unsolved child.
-#[inline(always)]
-fn combine_children(
-    codec: CellCodec,
-    cells: &(impl Table + ?Sized),
-    for_each: impl FnOnce(&mut dyn FnMut(u64)),
-) -> Result<Option<(Value, u32)>, u64> {
-    let mut min_lose = u32::MAX;
-    let mut min_tie = u32::MAX;
-    let mut max_win = 0u32;
-    let mut children = 0u32;
-    let mut draw = false;
-    let mut unsolved = None;
-    for_each(&mut |child| {
-        let c = cells.get(child);
+/// The children's cells seen so far, folded into what decides a position's
+/// value: the solver's hot loop and the compound path's completions share it.
+struct Children {
+    min_lose: u32,
+    min_tie: u32,
+    max_win: u32,
+    children: u32,
+    draw: bool,
+    unsolved: Option<u64>,
+}
+
+impl Default for Children {
+    fn default() -> Self {
+        Children {
+            min_lose: u32::MAX,
+            min_tie: u32::MAX,
+            max_win: 0,
+            children: 0,
+            draw: false,
+            unsolved: None,
+        }
+    }
+}
+
+impl Children {
+    /// Adds the child at `index` whose cell is `c`.
+    #[inline(always)]
+    fn add(&mut self, codec: CellCodec, c: u32, index: u64) {
         let r = codec.remoteness(c);
         match codec.code(c) {
-            2 => min_lose = min_lose.min(r),
-            1 => max_win = max_win.max(r),
-            3 => min_tie = min_tie.min(r),
-            _ if c == CELL_DRAW => draw = true,
-            _ => unsolved = Some(child),
+            2 => self.min_lose = self.min_lose.min(r),
+            1 => self.max_win = self.max_win.max(r),
+            3 => self.min_tie = self.min_tie.min(r),
+            _ if c == CELL_DRAW => self.draw = true,
+            _ => self.unsolved = Some(index),
         }
-        children += 1;
-    });
-    if let Some(child) = unsolved {
-        return Err(child);
+        self.children += 1;
     }
-    Ok(if children == 0 {
-        None
-    } else if min_lose != u32::MAX {
-        Some((Value::Win, min_lose + 1))
-    } else if min_tie != u32::MAX {
-        Some((Value::Tie, min_tie + 1))
-    } else if draw {
-        Some((Value::Draw, 0))
-    } else {
-        Some((Value::Lose, max_win + 1))
-    })
+
+    /// The value a position with exactly these children has: `None` with
+    /// no children, `Err(child)` for an unsolved child.
+    #[inline(always)]
+    fn value(&self) -> Result<Option<(Value, u32)>, u64> {
+        if let Some(child) = self.unsolved {
+            return Err(child);
+        }
+        Ok(if self.children == 0 {
+            None
+        } else if self.min_lose != u32::MAX {
+            Some((Value::Win, self.min_lose + 1))
+        } else if self.min_tie != u32::MAX {
+            Some((Value::Tie, self.min_tie + 1))
+        } else if self.draw {
+            Some((Value::Draw, 0))
+        } else {
+            Some((Value::Lose, self.max_win + 1))
+        })
+    }
 }
 
 /// One group of a tier of a compound game, in three parallel phases:
@@ -533,13 +529,10 @@ pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
         if failure.is_some() {
             return;
         }
-        let each = |f: &mut dyn FnMut(u64)| {
-            game.for_each_completion(index, x, |c| {
-                lookups += 1;
-                f(c)
-            })
-        };
-        match combine_children(codec, cells, each) {
+        let mut acc = Children::default();
+        game.for_each_completion(index, x, |c| acc.add(codec, cells.get(c), c));
+        lookups += u64::from(acc.children);
+        match acc.value() {
             Ok(None) => {}
             Ok(Some((v, r))) => match codec.encode(v, r) {
                 Some(c) => cells.put(index, c),
