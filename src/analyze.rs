@@ -51,6 +51,46 @@ impl Analysis {
         }
     }
 
+    /// Counts one reachable position of `tier` with its stored outcome and,
+    /// in a nimber table, its nimber; returns whether the game is over there
+    /// (its moves are then not counted and not followed).
+    fn count<G: Game, D: AsRef<[u8]>>(
+        &mut self,
+        game: &G,
+        tb: &Tablebase<D>,
+        tier: u32,
+        pos: &G::Position,
+        stored_at: u64,
+    ) -> Result<bool> {
+        let outcome = tb.probe_index(stored_at)?.ok_or_else(|| {
+            Error::GameInvariant(format!(
+                "reachable position {} has no value in the table",
+                game.format_position(pos)
+            ))
+        })?;
+        self.reachable += 1;
+        *self.tiers.entry(tier).or_default() += 1;
+        let v = outcome.value.ordinal();
+        self.counts[v] += 1;
+        let (hist, r) = match tb.nimber_index(stored_at) {
+            Ok(Some(k)) => (&mut self.nimbers, k as usize),
+            _ => (
+                &mut self.histograms[v],
+                outcome.remoteness.unwrap_or(0) as usize,
+            ),
+        };
+        if hist.len() <= r {
+            hist.resize(r + 1, 0);
+        }
+        hist[r] += 1;
+        let over = game.primitive(pos).is_some();
+        if over {
+            self.primitive += 1;
+            self.primitive_counts[v] += 1;
+        }
+        Ok(over)
+    }
+
     fn merge(mut self, o: Analysis) -> Analysis {
         self.reachable += o.reachable;
         self.primitive += o.primitive;
@@ -111,39 +151,13 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
                         return;
                     }
                     let stored_at = if folded { game.encode(pos) } else { index };
-                    let outcome = match tb.probe_index(stored_at) {
-                        Ok(Some(o)) => o,
-                        Ok(None) => {
-                            err = Some(Error::GameInvariant(format!(
-                                "reachable position {} has no value in the table",
-                                game.format_position(pos)
-                            )));
-                            return;
-                        }
+                    match a.count(game, tb, tier, pos, stored_at) {
+                        Ok(false) => {}
+                        Ok(true) => return,
                         Err(e) => {
                             err = Some(e);
                             return;
                         }
-                    };
-                    a.reachable += 1;
-                    *a.tiers.entry(tier).or_default() += 1;
-                    let v = outcome.value.ordinal();
-                    a.counts[v] += 1;
-                    let (hist, r) = match tb.nimber_index(stored_at) {
-                        Ok(Some(k)) => (&mut a.nimbers, k as usize),
-                        _ => (
-                            &mut a.histograms[v],
-                            outcome.remoteness.unwrap_or(0) as usize,
-                        ),
-                    };
-                    if hist.len() <= r {
-                        hist.resize(r + 1, 0);
-                    }
-                    hist[r] += 1;
-                    if game.primitive(pos).is_some() {
-                        a.primitive += 1;
-                        a.primitive_counts[v] += 1;
-                        return;
                     }
                     a.total_moves += walk.move_count(pos);
                     walk.for_each_child_index(pos, |c| {
@@ -197,30 +211,7 @@ fn analyze_loopy<G: Game, D: AsRef<[u8]> + Sync>(
                         ))
                     })?;
                     let stored_at = if folded { game.encode(&pos) } else { index };
-                    let outcome = tb.probe_index(stored_at)?.ok_or_else(|| {
-                        Error::GameInvariant(format!(
-                            "reachable position {} has no value in the table",
-                            game.format_position(&pos)
-                        ))
-                    })?;
-                    a.reachable += 1;
-                    *a.tiers.entry(walk.tier(&pos)).or_default() += 1;
-                    let v = outcome.value.ordinal();
-                    a.counts[v] += 1;
-                    let (hist, r) = match tb.nimber_index(stored_at) {
-                        Ok(Some(k)) => (&mut a.nimbers, k as usize),
-                        _ => (
-                            &mut a.histograms[v],
-                            outcome.remoteness.unwrap_or(0) as usize,
-                        ),
-                    };
-                    if hist.len() <= r {
-                        hist.resize(r + 1, 0);
-                    }
-                    hist[r] += 1;
-                    if game.primitive(&pos).is_some() {
-                        a.primitive += 1;
-                        a.primitive_counts[v] += 1;
+                    if a.count(game, tb, walk.tier(&pos), &pos, stored_at)? {
                         continue;
                     }
                     a.total_moves += walk.move_count(&pos);
