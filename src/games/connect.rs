@@ -43,6 +43,31 @@
 //! and colourings are chosen recursively with exactly the tier's piece counts,
 //! in increasing index order.
 //!
+//! ## Index scheme "mirror-folded" (connect, scheme 2)
+//!
+//! `solve --fold` (header flag bit 0) folds the left-right mirror, which
+//! reverses the column digits `d_0 … d_{W−1}` of the mixed-radix index. A
+//! position is stored in its canonical orientation, the one with
+//! `d_0 ≤ d_{W−1}` (mirrored first if `d_0 > d_{W−1}`). The two outer digits
+//! `a = d_0 ≤ b = d_{W−1}` become one pair digit `P = b(b+1)/2 + a` of
+//! `T = R(R+1)/2` values, the most significant one:
+//!
+//! ```text
+//! index = P · R^(W−2) + Σ_{c=1}^{W−2} d_c · R^(c−1)      size = T · R^(W−2)
+//! ```
+//!
+//! 4×4: 476,656 entries (plain 923,521); 6×4: 458,066,416 (887,503,681);
+//! 5×5: 504,094,752 (992,436,543). When `a = b` both mirror images are kept,
+//! each at its own index (the same index if the board is symmetric): `1/R`
+//! of the table, about 3 % on height 4, for an index that stays linear in
+//! the digits — a move changes one digit, so a child's index is its parent's
+//! plus a constant, except when a move on column 0 makes `d_0 > d_{W−1}` and
+//! the child flips. With the pair digit on top, a work unit (a pair digit,
+//! plus the top middle columns when `T < 256`) is one contiguous run of
+//! indices, enumerated in increasing order like the plain index's units.
+//! One column (W = 1) is its own mirror image: folding is refused there.
+//! Sogo (below) has no folded index.
+//!
 //! ## Index scheme "tight" (sogo, scheme 1)
 //!
 //! Positions with k pieces form one block, blocks in increasing k. Within
@@ -204,6 +229,8 @@ impl PartialEq for Gravity {
         ) == (o.nx, o.ny, o.height, o.line, o.misere, o.scheme)
     }
 }
+
+impl Eq for Gravity {}
 
 /// `C(n, r)` in `u128` (n ≤ 64).
 fn binom128(n: u32, r: u32) -> u128 {
@@ -834,7 +861,7 @@ impl Gravity {
                 }
                 let base = unit * self.pow.get(free as usize).copied().unwrap_or(self.size);
                 let mover = (k & 1) as usize;
-                self.fill(free, base, pieces, need, mover, &mut f);
+                self.fill(free, 0, base, pieces, need, mover, &mut f);
             }
             Some(t) => {
                 let k = k as usize;
@@ -895,18 +922,22 @@ impl Gravity {
         }
     }
 
-    /// Chooses the states of columns `cols-1 ..= 0` (of those still free)
+    /// Chooses the states of columns `cols-1 ..= lo` (of those still free)
     /// with exactly `need` more pieces of each player, in increasing order.
+    /// Column `c` weighs `R^(c−lo)`: the plain index fills from column 0,
+    /// the mirror-folded one the middle columns from column 1.
+    #[allow(clippy::too_many_arguments)]
     fn fill(
         &self,
         cols: u32,
+        lo: u32,
         index: u64,
         pieces: [u64; 2],
         need: [u32; 2],
         mover: usize,
         f: &mut impl FnMut(u64, &GravityPosition),
     ) {
-        if cols == 0 {
+        if cols == lo {
             let p = GravityPosition { pieces };
             if !self.has_line(pieces[mover]) {
                 f(index, &p);
@@ -914,10 +945,10 @@ impl Gravity {
             return;
         }
         let c = cols - 1;
-        let room = c * self.height;
+        let room = (c - lo) * self.height;
         let total = need[0] + need[1];
         let shift = c * self.height;
-        let weight = self.pow[c as usize];
+        let weight = self.pow[(c - lo) as usize];
         for (d, digit) in self.digits.iter().enumerate() {
             let [a, b] = digit.counts;
             if a + b > total {
@@ -929,6 +960,7 @@ impl Gravity {
             }
             self.fill(
                 c,
+                lo,
                 index + d as u64 * weight,
                 [
                     pieces[0] | digit.masks[0] << shift,
@@ -1029,6 +1061,38 @@ macro_rules! gravity_rules {
             self.board.decode(index)
         }
 
+        #[inline(always)]
+        fn for_each_child_index(
+            &self,
+            p: &$crate::games::connect::GravityPosition,
+            f: impl FnMut(u64),
+        ) {
+            self.board.for_each_child_index(p, f)
+        }
+
+        fn tier_units(&self, tier: u32) -> u64 {
+            self.board.tier_units(tier)
+        }
+
+        #[inline]
+        fn for_each_in_unit(
+            &self,
+            tier: u32,
+            unit: u64,
+            f: impl FnMut(u64, &$crate::games::connect::GravityPosition),
+        ) {
+            self.board.for_each_in_unit(tier, unit, f)
+        }
+
+        $crate::games::connect::gravity_play!();
+    };
+}
+pub(crate) use gravity_rules;
+
+/// The rule methods of [`Game`] that do not depend on the index (Connect
+/// implements the index methods itself, to add its mirror-folded index).
+macro_rules! gravity_play {
+    () => {
         fn start(&self) -> $crate::games::connect::GravityPosition {
             $crate::games::connect::GravityPosition::EMPTY
         }
@@ -1048,15 +1112,6 @@ macro_rules! gravity_rules {
             self.board.moves(p)
         }
 
-        #[inline(always)]
-        fn for_each_child_index(
-            &self,
-            p: &$crate::games::connect::GravityPosition,
-            f: impl FnMut(u64),
-        ) {
-            self.board.for_each_child_index(p, f)
-        }
-
         #[inline]
         fn move_count(&self, p: &$crate::games::connect::GravityPosition) -> u64 {
             self.board.move_count(p)
@@ -1071,20 +1126,6 @@ macro_rules! gravity_rules {
             self.board.tier(p)
         }
 
-        fn tier_units(&self, tier: u32) -> u64 {
-            self.board.tier_units(tier)
-        }
-
-        #[inline]
-        fn for_each_in_unit(
-            &self,
-            tier: u32,
-            unit: u64,
-            f: impl FnMut(u64, &$crate::games::connect::GravityPosition),
-        ) {
-            self.board.for_each_in_unit(tier, unit, f)
-        }
-
         fn max_remoteness(&self) -> u32 {
             self.board.cells()
         }
@@ -1094,7 +1135,7 @@ macro_rules! gravity_rules {
         }
     };
 }
-pub(crate) use gravity_rules;
+pub(crate) use gravity_play;
 
 /// Parses the parameters after a gravity game's size: nothing, `normal` or
 /// `misere`.
@@ -1116,9 +1157,61 @@ fn move_tokens(s: &str) -> Vec<String> {
 }
 
 /// The Connect-Four family: W columns of H rows, K in a row.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Equality includes the index: a mirror-folded game differs from the plain
+/// one (same spec; the file header's flag tells them apart).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Connect {
     board: Gravity,
+    /// The mirror-folded index (scheme 2), when chosen.
+    mirror: Option<Mirror>,
+}
+
+/// Constants of the mirror-folded index (see the module docs); they follow
+/// from the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mirror {
+    /// `R^(W−2)`: entries per value of the pair digit.
+    span: u64,
+    /// `T · R^(W−2)`.
+    size: u64,
+    /// Top middle columns a work unit fixes besides the pair digit.
+    unit_cols: u32,
+    /// Entries per work unit: `R^(W−2−unit_cols)`.
+    unit_span: u64,
+    /// Work units per tier: `T · R^unit_cols`.
+    units: u64,
+}
+
+/// `x(x+1)/2`: the pair digits whose larger digit is below `x`.
+#[inline(always)]
+fn tri(x: u64) -> u64 {
+    x * (x + 1) / 2
+}
+
+impl Mirror {
+    /// The folded index of a mixed-radix board of `w ≥ 2` columns.
+    fn new(board: &Gravity) -> Mirror {
+        let r = board.radix;
+        let w = board.cols;
+        // R ≤ 2^16 - 1 and the plain size R^W ≤ 2^40, so none of these
+        // overflow: T · R^(W−2) ≤ R^W.
+        let pairs = tri(r);
+        let span = board.pow[(w - 2) as usize];
+        // Enough units to keep both cores busy and the progress bar moving,
+        // as the plain index's at least 256.
+        let mut unit_cols = 0;
+        while unit_cols < w - 2 && pairs * r.pow(unit_cols) < 256 {
+            unit_cols += 1;
+        }
+        Mirror {
+            span,
+            size: pairs * span,
+            unit_cols,
+            unit_span: board.pow[(w - 2 - unit_cols) as usize],
+            units: pairs * r.pow(unit_cols),
+        }
+    }
 }
 
 impl Connect {
@@ -1126,6 +1219,7 @@ impl Connect {
     pub fn new(width: u32, height: u32, line: u32, misere: bool) -> Result<Connect, String> {
         Ok(Connect {
             board: Gravity::new(width, 1, height, line, misere, GravityIndex::MixedRadix)?,
+            mirror: None,
         })
     }
 
@@ -1183,6 +1277,166 @@ impl Connect {
         self.board.play_all(&moves, |c| format!("column {}", c + 1))
     }
 
+    /// The mixed-radix digit of column `c` given the occupied cells and
+    /// player 1's cells: `(2^h − 1) + b`.
+    #[inline(always)]
+    fn digit(&self, occ: u64, p1: u64, c: u32) -> u64 {
+        let s = c * self.board.height;
+        ((occ >> s) & self.board.col_mask) + ((p1 >> s) & self.board.col_mask)
+    }
+
+    /// The middle columns' part of the folded index, `Σ d_c · R^(c−1)` for
+    /// c in 1..W−1, or of the mirror image's (`d_{W−1−c}` in place of `d_c`).
+    #[inline(always)]
+    fn middle(&self, occ: u64, p1: u64, flip: bool) -> u64 {
+        let w = self.board.cols;
+        let mut mid = 0u64;
+        if flip {
+            for c in 1..w - 1 {
+                mid = mid * self.board.radix + self.digit(occ, p1, c);
+            }
+        } else {
+            for c in (1..w - 1).rev() {
+                mid = mid * self.board.radix + self.digit(occ, p1, c);
+            }
+        }
+        mid
+    }
+
+    /// Folded index of any position: its canonical orientation's.
+    #[inline]
+    fn fold_encode(&self, m: &Mirror, p: &GravityPosition) -> u64 {
+        let (occ, p1) = (p.occupied(), p.pieces[1]);
+        let a = self.digit(occ, p1, 0);
+        let b = self.digit(occ, p1, self.board.cols - 1);
+        let flip = a > b;
+        let pair = if flip { tri(a) + b } else { tri(b) + a };
+        pair * m.span + self.middle(occ, p1, flip)
+    }
+
+    /// The canonical position stored at a folded index, or `None` for a hole.
+    fn fold_decode(&self, m: &Mirror, index: u64) -> Option<GravityPosition> {
+        if index >= m.size {
+            return None;
+        }
+        let g = &self.board;
+        let pair = index / m.span;
+        // The largest b with tri(b) ≤ pair; pair < T < 2^31, so exact.
+        let b = ((8 * pair + 1).isqrt() - 1) / 2;
+        let a = pair - tri(b);
+        let mut pieces = [0u64; 2];
+        let mut put = |c: u32, d: u64| {
+            let d = &g.digits[d as usize];
+            pieces[0] |= d.masks[0] << (c * g.height);
+            pieces[1] |= d.masks[1] << (c * g.height);
+        };
+        put(0, a);
+        put(g.cols - 1, b);
+        let mut x = index % m.span;
+        for c in 1..g.cols - 1 {
+            put(c, x % g.radix);
+            x /= g.radix;
+        }
+        let (n0, n1) = (pieces[0].count_ones(), pieces[1].count_ones());
+        if n0 != n1 && n0 != n1 + 1 {
+            return None;
+        }
+        let p = GravityPosition { pieces };
+        g.mover_free(&p).then_some(p)
+    }
+
+    /// Folded indices of the children, columns in order. From a canonical
+    /// position (all the solver sees) a move changes one digit, so each
+    /// child's index is the parent's plus a constant, unless a move on
+    /// column 0 makes its digit exceed column W−1's and the child flips.
+    #[inline(always)]
+    fn fold_children(&self, m: &Mirror, p: &GravityPosition, mut f: impl FnMut(u64)) {
+        let g = &self.board;
+        let w = g.cols;
+        let occ = p.occupied();
+        let p1 = p.pieces[1];
+        let mover = p.mover();
+        let a = self.digit(occ, p1, 0);
+        let b = self.digit(occ, p1, w - 1);
+        if a > b {
+            // A mirrored parent's children may land either way round: encode
+            // each one.
+            for c in 0..w {
+                let h = g.column_height(p, c);
+                if h < g.height {
+                    let mut q = *p;
+                    q.pieces[mover] |= g.cell(c, h);
+                    f(self.fold_encode(m, &q));
+                }
+            }
+            return;
+        }
+        let base = (tri(b) + a) * m.span + self.middle(occ, p1, false);
+        for c in 0..w {
+            let h = ((occ >> (c * g.height)) & g.col_mask).count_ones();
+            if h == g.height {
+                continue;
+            }
+            // The column's digit grows by this much.
+            let step = (1u64 << h) << mover;
+            f(if c == 0 {
+                if a + step <= b {
+                    base + step * m.span
+                } else {
+                    (tri(a + step) + b) * m.span + self.middle(occ, p1, true)
+                }
+            } else if c == w - 1 {
+                base + (tri(b + step) - tri(b)) * m.span
+            } else {
+                base + step * g.pow[(c - 1) as usize]
+            });
+        }
+    }
+
+    /// The legal positions of a tier in a folded work unit: a pair digit
+    /// and the top `unit_cols` middle columns fixed, the other middle
+    /// columns filled in increasing index order.
+    fn fold_unit(
+        &self,
+        m: &Mirror,
+        tier: u32,
+        unit: u64,
+        mut f: impl FnMut(u64, &GravityPosition),
+    ) {
+        let g = &self.board;
+        if unit >= m.units || tier > g.cells {
+            return;
+        }
+        let k = g.cells - tier;
+        let w = g.cols;
+        let top = w - 1 - m.unit_cols;
+        let mut pieces = [0u64; 2];
+        let mut put = |c: u32, d: u64| {
+            let d = &g.digits[d as usize];
+            pieces[0] |= d.masks[0] << (c * g.height);
+            pieces[1] |= d.masks[1] << (c * g.height);
+        };
+        let mut x = unit;
+        for c in top..w - 1 {
+            put(c, x % g.radix);
+            x /= g.radix;
+        }
+        let b = ((8 * x + 1).isqrt() - 1) / 2;
+        put(0, x - tri(b));
+        put(w - 1, b);
+        let have = [pieces[0].count_ones(), pieces[1].count_ones()];
+        let want = [k - k / 2, k / 2];
+        if have[0] > want[0] || have[1] > want[1] {
+            return;
+        }
+        let need = [want[0] - have[0], want[1] - have[1]];
+        if need[0] + need[1] > (top - 1) * g.height {
+            return;
+        }
+        let mover = (k & 1) as usize;
+        g.fill(top, 1, unit * m.unit_span, pieces, need, mover, &mut f);
+    }
+
     fn parse_picture(&self, s: &str) -> Result<GravityPosition, String> {
         let (w, h) = (self.width(), self.height());
         let pieces =
@@ -1209,19 +1463,97 @@ impl Game for Connect {
 
     fn file_stem(&self) -> String {
         format!(
-            "connect-{}x{}x{}{}",
+            "connect-{}x{}x{}{}{}",
             self.width(),
             self.height(),
             self.board.line(),
-            if self.board.misere() { "-misere" } else { "" }
+            if self.board.misere() { "-misere" } else { "" },
+            if self.is_folded() { "-folded" } else { "" }
         )
     }
 
+    /// Scheme 1: the plain mixed-radix index; scheme 2: mirror-folded.
     fn index_scheme(&self) -> u16 {
-        1
+        if self.is_folded() {
+            2
+        } else {
+            1
+        }
     }
 
-    gravity_rules!();
+    fn size(&self) -> u64 {
+        match &self.mirror {
+            None => self.board.size(),
+            Some(m) => m.size,
+        }
+    }
+
+    #[inline]
+    fn encode(&self, p: &GravityPosition) -> u64 {
+        match &self.mirror {
+            None => self.board.encode(p),
+            Some(m) => self.fold_encode(m, p),
+        }
+    }
+
+    #[inline]
+    fn decode(&self, index: u64) -> Option<GravityPosition> {
+        match &self.mirror {
+            None => self.board.decode(index),
+            Some(m) => self.fold_decode(m, index),
+        }
+    }
+
+    #[inline(always)]
+    fn for_each_child_index(&self, p: &GravityPosition, f: impl FnMut(u64)) {
+        match &self.mirror {
+            None => self.board.for_each_child_index(p, f),
+            Some(m) => self.fold_children(m, p, f),
+        }
+    }
+
+    fn tier_units(&self, tier: u32) -> u64 {
+        match &self.mirror {
+            None => self.board.tier_units(tier),
+            Some(m) => m.units,
+        }
+    }
+
+    #[inline]
+    fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
+        match &self.mirror {
+            None => self.board.for_each_in_unit(tier, unit, f),
+            Some(m) => self.fold_unit(m, tier, unit, f),
+        }
+    }
+
+    /// The left-right mirror folded into the index (scheme 2); refused for
+    /// a single column, which is its own mirror image.
+    fn folded(&self) -> Result<Connect, String> {
+        if self.width() < 2 {
+            return Err(format!(
+                "{} has a single column, which is its own mirror image: there is nothing to fold",
+                self.spec()
+            ));
+        }
+        Ok(Connect {
+            board: self.board.clone(),
+            mirror: Some(Mirror::new(&self.board)),
+        })
+    }
+
+    fn unfolded(&self) -> Connect {
+        Connect {
+            board: self.board.clone(),
+            mirror: None,
+        }
+    }
+
+    fn is_folded(&self) -> bool {
+        self.mirror.is_some()
+    }
+
+    gravity_play!();
 
     /// Moves (`4453`, `10,3,3`, `-` or empty) or a picture (`..../.o../oxx.`).
     fn parse_position(&self, s: &str) -> Result<GravityPosition, String> {
@@ -1424,5 +1756,157 @@ mod tests {
         let w = g("10x2x2");
         let p = w.parse_position("10,10").unwrap();
         assert_eq!(w.format_position(&p), ".........o/.........x");
+    }
+
+    /// Boards for the folded index: odd and even widths, W = 2, and short
+    /// columns, where a work unit also fixes middle columns.
+    const FOLD_SPECS: [&str; 9] = [
+        "3x3x3",
+        "4x3",
+        "4x4",
+        "5x3",
+        "2x3x2",
+        "5x2x2:misere",
+        "6x2x3",
+        "8x1x3",
+        "3x1x1",
+    ];
+
+    /// The mirror image of a position.
+    fn mirror(c: &Connect, p: &GravityPosition) -> GravityPosition {
+        let (w, h) = (c.width(), c.height());
+        let mask = (1u64 << h) - 1;
+        let flip = |m: u64| {
+            (0..w).fold(0, |acc, col| {
+                acc | ((m >> (col * h)) & mask) << ((w - 1 - col) * h)
+            })
+        };
+        GravityPosition {
+            pieces: p.pieces.map(flip),
+        }
+    }
+
+    /// Digits of the outer columns.
+    fn outer(c: &Connect, p: &GravityPosition) -> (u64, u64) {
+        let (occ, p1) = (p.occupied(), p.pieces[1]);
+        (c.digit(occ, p1, 0), c.digit(occ, p1, c.width() - 1))
+    }
+
+    #[test]
+    fn folded_sizes_specs_and_refusals() {
+        assert_eq!(g("4x4").folded().unwrap().size(), 476_656);
+        assert_eq!(g("6x4").folded().unwrap().size(), 458_066_416);
+        assert_eq!(g("5x5").folded().unwrap().size(), 504_094_752);
+        let plain = g("5x4x3:misere");
+        let f = plain.folded().unwrap();
+        assert_eq!(f.spec(), plain.spec());
+        assert_eq!(f.file_stem(), "connect-5x4x3-misere-folded");
+        assert_eq!(
+            g("4x4").folded().unwrap().file_stem(),
+            "connect-4x4x4-folded"
+        );
+        assert_eq!((plain.index_scheme(), f.index_scheme()), (1, 2));
+        assert!(f.is_folded() && !plain.is_folded());
+        assert_ne!(f, plain);
+        assert_eq!(f.unfolded(), plain);
+        assert_eq!(plain.unfolded(), plain);
+        assert_eq!(f.folded().unwrap(), f);
+        // Work units: T = 6 pair digits on height 1, times 3^4 top columns.
+        assert_eq!(g("8x1x3").folded().unwrap().tier_units(0), 6 * 81);
+        assert_eq!(g("4x4").folded().unwrap().tier_units(0), 496);
+        let e = g("1x4x2").folded().unwrap_err();
+        assert!(e.contains("single column"), "{e}");
+        assert!(crate::games::Sogo::new(2, false).unwrap().folded().is_err());
+    }
+
+    #[test]
+    fn folded_index_round_trips() {
+        for spec in FOLD_SPECS {
+            let plain = g(spec);
+            let f = plain.folded().unwrap();
+            assert!(f.size() < plain.size(), "{spec}");
+            let mut legal = 0u64;
+            for i in 0..f.size() {
+                if let Some(p) = f.decode(i) {
+                    legal += 1;
+                    assert_eq!(f.encode(&p), i, "{spec}");
+                    let (a, b) = outer(&f, &p);
+                    assert!(a <= b, "{spec}: stored positions are canonical");
+                    assert_eq!(plain.decode(plain.encode(&p)), Some(p), "{spec}");
+                }
+            }
+            assert_eq!(f.decode(f.size()), None);
+            assert_eq!(f.decode(u64::MAX), None);
+            let mut plain_legal = 0u64;
+            for i in 0..plain.size() {
+                let Some(p) = plain.decode(i) else { continue };
+                plain_legal += 1;
+                let q = mirror(&f, &p);
+                let stored = f.decode(f.encode(&p)).unwrap();
+                assert!(stored == p || stored == q, "{spec}");
+                let (a, b) = outer(&f, &p);
+                if a != b {
+                    assert_eq!(f.encode(&p), f.encode(&q), "{spec}");
+                }
+            }
+            // Every legal position or its mirror image is stored, never
+            // both unless the outer columns agree.
+            assert!(2 * legal >= plain_legal && legal < plain_legal, "{spec}");
+        }
+    }
+
+    #[test]
+    fn folded_units_cover_every_legal_index_once() {
+        for spec in FOLD_SPECS {
+            let f = g(spec).folded().unwrap();
+            let mut seen = vec![0u8; f.size() as usize];
+            for t in 0..f.tier_count() {
+                let mut last = None;
+                for u in 0..f.tier_units(t) {
+                    f.for_each_in_unit(t, u, |i, p| {
+                        assert_eq!(f.encode(p), i);
+                        assert_eq!(f.decode(i).as_ref(), Some(p));
+                        assert_eq!(f.tier(p), t);
+                        assert!(last < Some(i), "increasing order");
+                        last = Some(i);
+                        seen[i as usize] += 1;
+                    });
+                }
+            }
+            // Out-of-range units and tiers hold nothing.
+            f.for_each_in_unit(0, f.tier_units(0), |_, _| panic!("{spec}"));
+            f.for_each_in_unit(f.tier_count(), 0, |_, _| panic!("{spec}"));
+            for (i, &n) in seen.iter().enumerate() {
+                assert_eq!(
+                    n,
+                    u8::from(f.decode(i as u64).is_some()),
+                    "{spec} index {i}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn folded_children_agree_with_moves() {
+        for spec in FOLD_SPECS {
+            let plain = g(spec);
+            let f = plain.folded().unwrap();
+            // Every legal position, canonical or not.
+            for i in 0..plain.size() {
+                let Some(p) = plain.decode(i) else { continue };
+                if f.primitive(&p).is_some() {
+                    continue;
+                }
+                let mut fast = Vec::new();
+                f.for_each_child_index(&p, |x| fast.push(x));
+                let slow: Vec<u64> = f.moves(&p).iter().map(|(_, q)| f.encode(q)).collect();
+                assert_eq!(fast, slow, "{spec}: {}", f.format_position(&p));
+                assert_eq!(f.move_count(&p), slow.len() as u64);
+                for (_, q) in f.moves(&p) {
+                    let stored = f.decode(f.encode(&q)).unwrap();
+                    assert!(stored == q || stored == mirror(&f, &q), "{spec}");
+                }
+            }
+        }
     }
 }
