@@ -237,6 +237,58 @@ fn solve_json_summary_names_the_start() {
 }
 
 #[test]
+fn dry_run_prints_the_cost_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.rtb");
+    let dry = |extra: &[&str]| {
+        let mut args = vec![
+            "solve",
+            "isolation:4x4",
+            "--dry-run",
+            "--json",
+            "-o",
+            s(&path),
+        ];
+        args.extend_from_slice(extra);
+        json(&run(&args).ok())
+    };
+    let j = dry(&[]);
+    assert_eq!(u(&j["entries"]), ENTRIES_4X4);
+    assert_eq!(u(&j["cell_width"]), 1);
+    // One page of header, then a byte per entry.
+    assert_eq!(u(&j["file_bytes"]), ENTRIES_4X4 + 4096);
+    assert!(u(&j["memory_bytes"]) >= u(&j["file_bytes"]));
+    assert!(u(&j["disk_bytes"]) >= u(&j["file_bytes"]));
+    assert!(j["seconds"].as_f64().unwrap() > 0.0, "{j}");
+    // Folded: 33 of the 240 piece placements.
+    assert_eq!(u(&dry(&["--fold"])["entries"]), ENTRIES_4X4 / 240 * 33);
+    let text = run(&["solve", "isolation:4x4", "--dry-run", "-o", s(&path)]).ok();
+    for part in [
+        "entries       3,932,160",
+        "file size",
+        "peak memory",
+        "disk needed",
+        "time",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    // A loopy game's estimate counts its child counters too.
+    let d = json(&run(&["solve", "dodgem:3", "--dry-run", "--json", "-o", s(&path)]).ok());
+    assert!(u(&d["memory_bytes"]) > u(&d["file_bytes"]) + u(&d["entries"]));
+    assert!(walk(dir.path()).is_empty(), "a dry run writes nothing");
+}
+
+#[test]
+fn a_solve_too_big_for_this_machine_is_refused_before_it_starts() {
+    // connect:8x4 has 31^8 = 852,891,037,441 entries: about 794 GiB.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.rtb");
+    let e = run(&["solve", "connect:8x4", "-o", s(&path)]).error();
+    assert!(e.contains("GiB") && e.contains("--force"), "{e}");
+    assert!(walk(dir.path()).is_empty(), "nothing written: {e}");
+}
+
+#[test]
 fn solve_default_path_is_tablebases_game_rtb_in_the_working_directory() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_in(dir.path(), &["solve", "isolation:4x4"]).ok();

@@ -229,8 +229,11 @@ fn existing_dir(path: &Path) -> PathBuf {
 fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> Result<()> {
     let (memory, disk) = with_game!(game, g => {
         let width = retrograde::solve::codec_for(g, options.kind)?.width();
-        let data = retrograde::Game::size(g) * u64::from(width);
-        (data + (32 << 20), data + 4096)
+        let size = retrograde::Game::size(g);
+        let data = size * u64::from(width);
+        // A loopy solve also keeps a child counter per entry.
+        let counters = if retrograde::Game::acyclic(g) { 0 } else { size };
+        (data + counters + (32 << 20), data + 4096)
     });
     if let Some(avail) = memory_available() {
         if memory > avail {

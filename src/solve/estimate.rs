@@ -9,6 +9,14 @@
 //! is the real one, while nothing of the real size is allocated. Each tier's
 //! sampled time is scaled by its number of units; the sum is divided among
 //! the threads.
+//!
+//! A loopy game (positions can repeat) is solved by counting children and
+//! propagating through parents instead (`solve::loopy`): there each sampled
+//! position counts its moves and walks its parents once, reading a cell per
+//! parent — what the real solve does for a position that gets decided (a
+//! draw skips the walk, so this errs high) — and memory adds the child
+//! counters (one byte per entry; wider only for positions of 256+ moves)
+//! and the frontier lists.
 
 use super::{
     best_intermediates, codec_for, nimber_unit, solve_unit, summarise_intermediates, Slot,
@@ -99,6 +107,9 @@ impl<S: Slot> Synthetic<S> {
 /// Units sampled per tier.
 const SAMPLES: u64 = 2;
 
+/// Units sampled per tier of a loopy game.
+const LOOPY_SAMPLES: u64 = 256;
+
 /// Predicts the cost of solving `game` with `threads` threads.
 pub fn estimate<G: Game>(game: &G, options: &SolveOptions, threads: usize) -> Result<Estimate> {
     let codec = codec_for(game, options.kind)?;
@@ -128,11 +139,18 @@ pub fn estimate<G: Game>(game: &G, options: &SolveOptions, threads: usize) -> Re
     // Checksum and write-out of the finished file, at a conservative
     // 500 MB/s, are serial work after the solve.
     let finish = file_bytes as f64 / 500e6;
+    // Loopy: a counter per entry, and the frontiers (8-byte indices) of
+    // about one round's decided positions, bounded here by the positions.
+    let loopy_extra = if game.acyclic() {
+        0
+    } else {
+        entries + (positions as u64).saturating_mul(8) / 4
+    };
     Ok(Estimate {
         entries,
         cell_width: width,
         file_bytes,
-        memory_bytes: file_bytes + (32 << 20),
+        memory_bytes: file_bytes + loopy_extra + (32 << 20),
         disk_bytes: file_bytes,
         sampled_positions,
         calibration_seconds,
@@ -151,10 +169,16 @@ fn calibrate<G: Game, T: Table>(game: &G, table: &T, codec: CellCodec) -> (f64, 
     let mut busy = 0f64;
     for tier in 0..game.tier_count() {
         let units = game.tier_units(tier);
-        let picks: Vec<u64> = if units <= SAMPLES {
+        // Loopy games have one tier (or few): sample more of its units.
+        let samples = if game.acyclic() {
+            SAMPLES
+        } else {
+            LOOPY_SAMPLES
+        };
+        let picks: Vec<u64> = if units <= samples {
             (0..units).collect()
         } else {
-            (1..=SAMPLES).map(|k| k * units / (SAMPLES + 1)).collect()
+            (1..=samples).map(|k| k * units / (samples + 1)).collect()
         };
         let t = Instant::now();
         let mut n = 0u64;
@@ -163,6 +187,7 @@ fn calibrate<G: Game, T: Table>(game: &G, table: &T, codec: CellCodec) -> (f64, 
             // missing children; any other error is the game's and is
             // reported by the real solve.
             let positions = match codec.kind() {
+                TableKind::Value if !game.acyclic() => Ok(loopy_unit(game, table, tier, u)),
                 TableKind::Value if game.compound_moves() => {
                     // Phases A and B of the compound path; C is a cheap copy.
                     let _ = summarise_intermediates(game, table, codec, tier, u);
@@ -184,4 +209,23 @@ fn calibrate<G: Game, T: Table>(game: &G, table: &T, codec: CellCodec) -> (f64, 
         sampled_positions,
         started.elapsed().as_secs_f64(),
     )
+}
+
+/// The per-position work of the loopy solver on one unit: count the moves,
+/// walk the parents reading a cell each. Returns the positions.
+fn loopy_unit<G: Game, T: Table>(game: &G, table: &T, tier: u32, unit: u64) -> u64 {
+    let mut n = 0u64;
+    let mut sink = 0u32;
+    game.for_each_in_unit(tier, unit, |index, pos| {
+        n += 1;
+        if game.primitive(pos).is_none() {
+            sink = sink.wrapping_add(game.move_count(pos) as u32);
+        }
+        // A frontier position is decoded again before its parents are walked.
+        if let Some(p) = game.decode(index) {
+            game.for_each_parent_index(&p, |i| sink ^= table.get(i));
+        }
+    });
+    std::hint::black_box(sink);
+    n
 }
