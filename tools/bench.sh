@@ -116,7 +116,7 @@ for arg in "${games[@]}"; do
     labelling=$(json_float solve_seconds "$json")
     seconds=$(json_float seconds "$json")
     size=$(stat -c %s "$out")
-    awk -v g="$arg" -v t="$threads" -v lk="${lookups:-0}" -v ls="${labelling:-0}" -v sec="${seconds:-0}" -v w="$wall" -v r="${rss_kib:-0}" \
+    awk -v g="$arg" -v t="$threads" -v lk="${lookups}" -v ls="${labelling:-0}" -v sec="${seconds:-0}" -v w="$wall" -v r="${rss_kib:-0}" \
         -v e="${entries:-0}" -v np="${non_positions:-0}" -v s="$size" -v b="${out_blocks:-0}" '
         function commas(n,   s, r) {
             s = sprintf("%.0f", n); r = ""
@@ -126,9 +126,10 @@ for arg in "${games[@]}"; do
         BEGIN {
             # The solver clock: /usr/bin/time rounds to 10 ms.
             rate = (sec > 0) ? (e - np) / sec : 0
-            lrate = (ls > 0) ? lk / ls : 0
+            # Loopy solves walk parents, not children: no figure.
+            lrate = (lk == "" || ls <= 0) ? "n/a" : commas(lk / ls)
             printf "| %s | %d | %.2f | %.1f | %s | %s | %s | %.1f | %.1f |\n",
-                g, t, w, r / 1024, commas(e), commas(rate), commas(lrate), s / 1048576, b * 512 / 1048576
+                g, t, w, r / 1024, commas(e), commas(rate), lrate, s / 1048576, b * 512 / 1048576
         }'
 done
 
