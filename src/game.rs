@@ -214,3 +214,46 @@ pub trait Game: Clone + Send + Sync + Sized {
     /// Writes a move in the game's notation.
     fn format_move(&self, m: &Self::Move) -> String;
 }
+
+/// Checks shared by the games' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Game;
+
+    /// Walks every work unit of every tier and checks that the units
+    /// enumerate each legal index exactly once (and nothing else), that each
+    /// index round-trips through `decode` and `encode` and lies in its tier,
+    /// in increasing order within a tier when `ordered`, and that units past
+    /// the end and tiers past the last are empty. Returns the legal indices.
+    pub(crate) fn check_units<G: Game>(g: &G, ordered: bool) -> u64 {
+        let spec = g.spec();
+        let mut seen = vec![0u8; g.size() as usize];
+        for t in 0..g.tier_count() {
+            let mut last = None;
+            for u in 0..g.tier_units(t) {
+                g.for_each_in_unit(t, u, |i, p| {
+                    assert_eq!(g.encode(p), i, "{spec}");
+                    assert_eq!(g.decode(i).as_ref(), Some(p), "{spec}");
+                    assert_eq!(g.tier(p), t, "{spec}");
+                    assert!(!ordered || last < Some(i), "{spec}: increasing order");
+                    last = Some(i);
+                    seen[i as usize] += 1;
+                });
+            }
+        }
+        g.for_each_in_unit(0, g.tier_units(0), |_, _| {
+            panic!("{spec}: unit past the end")
+        });
+        g.for_each_in_unit(g.tier_count(), 0, |_, _| {
+            panic!("{spec}: tier past the last")
+        });
+        let mut legal = 0;
+        for (i, &n) in seen.iter().enumerate() {
+            let d = g.decode(i as u64);
+            assert_eq!(n, u8::from(d.is_some()), "{spec} index {i}");
+            legal += u64::from(n);
+        }
+        assert_eq!(g.decode(g.size()), None, "{spec}");
+        legal
+    }
+}

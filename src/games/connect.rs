@@ -2117,31 +2117,7 @@ mod tests {
     #[test]
     fn folded_units_cover_every_legal_index_once() {
         for spec in FOLD_SPECS {
-            let f = g(spec).folded().unwrap();
-            let mut seen = vec![0u8; f.size() as usize];
-            for t in 0..f.tier_count() {
-                let mut last = None;
-                for u in 0..f.tier_units(t) {
-                    f.for_each_in_unit(t, u, |i, p| {
-                        assert_eq!(f.encode(p), i);
-                        assert_eq!(f.decode(i).as_ref(), Some(p));
-                        assert_eq!(f.tier(p), t);
-                        assert!(last < Some(i), "increasing order");
-                        last = Some(i);
-                        seen[i as usize] += 1;
-                    });
-                }
-            }
-            // Out-of-range units and tiers hold nothing.
-            f.for_each_in_unit(0, f.tier_units(0), |_, _| panic!("{spec}"));
-            f.for_each_in_unit(f.tier_count(), 0, |_, _| panic!("{spec}"));
-            for (i, &n) in seen.iter().enumerate() {
-                assert_eq!(
-                    n,
-                    u8::from(f.decode(i as u64).is_some()),
-                    "{spec} index {i}"
-                );
-            }
+            crate::game::testing::check_units(&g(spec).folded().unwrap(), true);
         }
     }
 

@@ -456,31 +456,9 @@ mod tests {
         for spec in ["2", "2:misere"] {
             let plain = g(spec);
             let f = plain.folded().unwrap();
-            let mut seen = vec![0u8; f.size() as usize];
-            for t in 0..f.tier_count() {
-                let mut last = None;
-                for u in 0..f.tier_units(t) {
-                    f.for_each_in_unit(t, u, |i, p| {
-                        assert_eq!(f.encode(p), i);
-                        assert_eq!(f.decode(i).as_ref(), Some(p));
-                        assert_eq!(f.tier(p), t);
-                        assert!(last < Some(i), "increasing order");
-                        last = Some(i);
-                        seen[i as usize] += 1;
-                    });
-                }
-            }
-            // Out-of-range units and tiers hold nothing.
-            f.for_each_in_unit(0, f.tier_units(0), |_, _| panic!("{spec}"));
-            f.for_each_in_unit(f.tier_count(), 0, |_, _| panic!("{spec}"));
-            assert_eq!(f.tier_units(f.tier_count()), 0);
-            let mut legal = 0u64;
-            for (i, &n) in seen.iter().enumerate() {
-                let d = f.decode(i as u64);
-                assert_eq!(n, u8::from(d.is_some()), "{spec} index {i}");
-                if let Some(p) = d {
-                    legal += 1;
-                    assert_eq!(f.encode(&p), i as u64);
+            let legal = crate::game::testing::check_units(&f, true);
+            for i in 0..f.size() {
+                if let Some(p) = f.decode(i) {
                     assert_eq!(plain.decode(plain.encode(&p)), Some(p));
                 }
             }
