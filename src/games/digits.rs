@@ -142,11 +142,7 @@ impl Game for Digits {
     }
 
     fn nimbers(&self) -> Result<(), String> {
-        if self.misere {
-            Err("nimbers are defined for normal play; this is the misère variant".into())
-        } else {
-            Ok(())
-        }
+        super::normal_play_only(self.misere)
     }
 
     fn player_to_move(&self, _: &u64) -> Option<u8> {
@@ -154,14 +150,7 @@ impl Game for Digits {
     }
 
     fn parse_position(&self, s: &str) -> Result<u64, String> {
-        let n: u64 = s
-            .trim()
-            .parse()
-            .map_err(|_| "expected a whole number".to_string())?;
-        if n > self.max {
-            return Err(format!("number {n} is above this table's {}", self.max));
-        }
-        Ok(n)
+        super::parse_bounded(s, self.max, "number", "a whole number")
     }
 
     fn format_position(&self, p: &u64) -> String {

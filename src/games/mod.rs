@@ -256,6 +256,28 @@ pub(crate) fn parse_dims(s: &str) -> Result<(u32, u32), String> {
     Ok((num(r)?, num(c)?))
 }
 
+/// Nimber tables of the take-away games: only under normal play.
+pub(crate) fn normal_play_only(misere: bool) -> Result<(), String> {
+    if misere {
+        Err("nimbers are defined for normal play; this is the misère variant".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// A take-away game's position: a whole number `expected` describes, at
+/// most `max` (the table's last entry), called `noun` in errors.
+pub(crate) fn parse_bounded(s: &str, max: u64, noun: &str, expected: &str) -> Result<u64, String> {
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected {expected}"))?;
+    if n > max {
+        return Err(format!("{noun} {n} is above this table's {max}"));
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
