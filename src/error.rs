@@ -129,6 +129,10 @@ pub enum Error {
     /// A checkpoint that cannot be used for this solve.
     #[error("{0}")]
     Checkpoint(String),
+    /// An output a solve refuses to write (a device, its own input, a file
+    /// another solve is writing).
+    #[error("{0}")]
+    Output(String),
     /// The game's rules broke an invariant the solver relies on.
     #[error("game rules inconsistent: {0}")]
     GameInvariant(String),

@@ -156,6 +156,7 @@ enum Command {
 
 fn main() -> ExitCode {
     restore_sigpipe();
+    clean_up_on_signal();
     let args = Args::parse();
     let result = match args.command {
         Command::Solve {
@@ -237,6 +238,46 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("retrograde: error: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// On SIGINT, SIGHUP or SIGTERM, remove the temporary file a solve is
+/// writing and exit as the signal would (128 + its number). Checkpoints stay:
+/// they are what a rerun resumes from.
+///
+/// The signals are blocked before any other thread starts (so every thread
+/// inherits the mask) and taken by one thread with `sigwait`, where any code
+/// may run, instead of an async-signal handler, where almost none may.
+fn clean_up_on_signal() {
+    #[cfg(unix)]
+    // Safety: plain libc calls on a local, zero-initialised sigset_t, made
+    // first in main before any other thread exists.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, sig);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let waiter = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let mut sig: libc::c_int = 0;
+                // Safety: `set` is a valid signal set and `sig` writable.
+                if libc::sigwait(&set, &mut sig) == 0 {
+                    retrograde::solve::remove_temporary_files();
+                    if sig == libc::SIGINT {
+                        eprintln!();
+                    }
+                    std::process::exit(128 + sig);
+                }
+            });
+        if waiter.is_err() {
+            // No thread to take them: let the signals act as before.
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
         }
     }
 }

@@ -119,6 +119,81 @@ pub fn expected_from_children(children: &[Outcome]) -> Option<Outcome> {
     }
 }
 
+/// A header statistic that disagrees with the data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatisticMismatch {
+    /// Which figure, e.g. `"count of win"`.
+    pub what: String,
+    /// What the header says.
+    pub stored: u64,
+    /// What the data says.
+    pub counted: u64,
+}
+
+/// Recounts every statistic the header states (entries by value,
+/// non-positions, largest remoteness by value, largest nimber) from the
+/// data, and lists each that disagrees. The header CRC only shows the header
+/// is as written; this shows it tells the truth about the data.
+pub fn check_statistics<D: AsRef<[u8]> + Sync>(tb: &Tablebase<D>) -> Vec<StatisticMismatch> {
+    let data = tb.data();
+    let codec = tb.codec();
+    let w = usize::from(codec.width());
+    let n = usize::try_from(tb.len()).unwrap_or(usize::MAX).min(data.len() / w.max(1));
+    let cell = |i: usize| {
+        let mut b = [0u8; 4];
+        b[..w].copy_from_slice(&data[i * w..i * w + w]);
+        u32::from_le_bytes(b)
+    };
+    let counted = crate::solve::summarize_cells(n, cell, codec);
+    let stored = &tb.header().summary;
+    let mut out = Vec::new();
+    let mut check = |what: String, stored: u64, counted: u64| {
+        if stored != counted {
+            out.push(StatisticMismatch {
+                what,
+                stored,
+                counted,
+            });
+        }
+    };
+    for v in Value::ALL {
+        let i = v.ordinal();
+        check(
+            format!("count of {}", v.name()),
+            stored.counts[i],
+            counted.counts[i],
+        );
+    }
+    check(
+        "count of non-positions".into(),
+        stored.non_positions,
+        counted.non_positions,
+    );
+    for v in [Value::Win, Value::Lose, Value::Tie] {
+        let i = v.ordinal();
+        check(
+            format!("largest remoteness of {}", v.name()),
+            u64::from(stored.max_remoteness[i]),
+            u64::from(counted.max_remoteness[i]),
+        );
+    }
+    check(
+        "largest nimber".into(),
+        u64::from(stored.max_nimber),
+        u64::from(counted.max_nimber),
+    );
+    out
+}
+
+/// Whether the bytes between the end of the header and the data (`file`
+/// holds at least the file's first `data_offset` bytes) are all zero, as
+/// docs/FORMAT.md requires: nothing may hide in the padding.
+pub fn padding_is_zero(file: &[u8], header: &crate::format::Header) -> bool {
+    let from = header.encoded_len();
+    let to = usize::try_from(header.data_offset).unwrap_or(usize::MAX);
+    file.get(from..to).is_some_and(|p| p.iter().all(|&b| b == 0))
+}
+
 /// Re-derives every entry of `tb` from its children.
 pub fn rederive<G: Game, D: AsRef<[u8]> + Sync>(
     game: &G,

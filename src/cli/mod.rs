@@ -7,7 +7,8 @@ use anyhow::{bail, Context, Result};
 use retrograde::analyze::{analyze as analyze_tb, Analysis};
 use retrograde::format::Header;
 use retrograde::games::GAMES;
-use retrograde::solve::{solve_file, SolveOptions};
+use retrograde::solve::output::check_output;
+use retrograde::solve::{solve_locked, OutputLock, SolveOptions};
 use retrograde::verify::{manifest_entry, rederive};
 use retrograde::{with_game, AnyGame, Outcome, PositionInfo, TableKind, Tablebase, Value};
 use serde_json::{json, Value as Json};
@@ -15,6 +16,11 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+
+/// More worker threads than any machine this runs on has cores: beyond this
+/// a thread count is a typo, and starting the threads alone would take
+/// minutes.
+pub const MAX_THREADS: usize = 1024;
 
 /// Runs `f` on a rayon pool of `threads` threads (default: all cores).
 pub fn with_threads<T>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send) -> Result<T>
@@ -24,10 +30,16 @@ where
     match threads {
         None => f(),
         Some(0) => bail!("--threads must be at least 1"),
+        Some(n) if n > MAX_THREADS => bail!(
+            "--threads {n} is more than this program runs ({MAX_THREADS} at most; this machine has {} cores)",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        ),
+        // rayon's error already carries the OS message; anyhow's chain would
+        // print it twice.
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
-            .context("cannot start worker threads")?
+            .map_err(|e| anyhow::anyhow!("cannot start {n} worker threads: {e}"))?
             .install(f),
     }
 }
@@ -93,14 +105,17 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
     });
     let checkpoint_interval = match checkpoint_every {
         None => None,
-        Some(secs) if secs.is_finite() && secs >= 0.0 => {
+        Some(secs) if (0.0..=MAX_CHECKPOINT_SECS).contains(&secs) => {
             Some(std::time::Duration::from_secs_f64(secs))
         }
-        Some(secs) => bail!("--checkpoint-every must be a number of seconds >= 0, not {secs}"),
+        Some(secs) => bail!(
+            "--checkpoint-every must be a number of seconds from 0 to {MAX_CHECKPOINT_SECS:e} (use --no-checkpoint for none), not {secs}"
+        ),
     };
     let options = SolveOptions {
         checkpoint_interval,
         restart,
+        inputs: input_files(spec),
         ..options
     };
     let suffix = if nimbers { "-nimbers" } else { "" };
@@ -113,6 +128,7 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
             path.display()
         );
     }
+    check_output(&path, &options.inputs)?;
     let threads = rayon::current_num_threads();
     if dry_run {
         return dry_run_report(&game, &options, &path, threads, as_json);
@@ -120,9 +136,16 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
     if !force {
         check_resources(&game, &options, &path)?;
     }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create directory {}", dir.display()))?;
+    }
+    // Held until the report is printed: the file read back for the start's
+    // value is the one this solve wrote, not another solve's.
+    let lock = OutputLock::acquire(&path)?;
     let bar = progress::Bar::new(game.size());
     let started = Instant::now();
-    let report = with_game!(&game, g => solve_file(g, &path, &options, &bar))
+    let report = with_game!(&game, g => solve_locked(g, &lock, &options, &bar))
         .with_context(|| format!("solving {}", game.spec()))?;
     bar.finish();
     let wall = started.elapsed().as_secs_f64();
@@ -176,9 +199,37 @@ pub fn solve(spec: &str, args: SolveArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn gib(bytes: u64) -> String {
-    format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
+/// `--checkpoint-every` above this (about 31 years) is a typo, and would
+/// overflow a `Duration` soon after.
+const MAX_CHECKPOINT_SECS: f64 = 1e9;
+
+/// The files a spec reads: a `pattern:PATH` spec's pattern file (the inline
+/// form `pattern:NAME:squares=...:lines=...` reads none).
+fn input_files(spec: &str) -> Vec<PathBuf> {
+    match spec.trim().strip_prefix("pattern:") {
+        Some(rest) if !rest.contains(":lines=") && Path::new(rest).exists() => {
+            vec![PathBuf::from(rest)]
+        }
+        _ => Vec::new(),
+    }
 }
+
+/// A size in the largest binary unit that keeps it at least 1 (bytes, KiB,
+/// MiB, GiB, TiB), so a 2 MiB disk does not read "0.00 GiB".
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut x = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while x >= 1024.0 && unit + 1 < UNITS.len() {
+        x /= 1024.0;
+        unit += 1;
+    }
+    format!("{x:.2} {}", UNITS[unit])
+}
+
 
 /// Memory the system can give without swapping (Linux), in bytes.
 fn memory_available() -> Option<u64> {
@@ -240,8 +291,8 @@ fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> Resul
             bail!(
                 "solving {} needs about {} of memory but {} is available; free memory or pass --force",
                 game.spec(),
-                gib(memory),
-                gib(avail)
+                human_bytes(memory),
+                human_bytes(avail)
             );
         }
     }
@@ -251,9 +302,9 @@ fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> Resul
             bail!(
                 "solving {} needs {} of disk in {} but {} is free; free space, choose another -o, or pass --force",
                 game.spec(),
-                gib(disk),
+                human_bytes(disk),
                 dir.display(),
-                gib(avail)
+                human_bytes(avail)
             );
         }
     }
@@ -291,7 +342,7 @@ fn dry_run_report(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let avail = |a: Option<u64>| a.map_or(String::new(), |a| format!(" ({} available)", gib(a)));
+    let avail = |a: Option<u64>| a.map_or(String::new(), |a| format!(" ({} available)", human_bytes(a)));
     println!("game          {}", game.spec());
     println!("output        {}", path.display());
     println!(
@@ -299,9 +350,9 @@ fn dry_run_report(
         thousands(e.entries),
         e.cell_width
     );
-    println!("file size     {}", gib(e.file_bytes));
-    println!("peak memory   {}{}", gib(e.memory_bytes), avail(mem));
-    println!("disk needed   {}{}", gib(e.disk_bytes), avail(disk));
+    println!("file size     {}", human_bytes(e.file_bytes));
+    println!("peak memory   {}{}", human_bytes(e.memory_bytes), avail(mem));
+    println!("disk needed   {}{}", human_bytes(e.disk_bytes), avail(disk));
     println!(
         "time          about {:.1} s with {} thread{} (calibrated on {} positions in {:.2} s)",
         e.seconds,
@@ -311,6 +362,20 @@ fn dry_run_report(
         e.calibration_seconds
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Text from a file, made safe to print: control characters (a crafted
+/// header's terminal escapes) are shown escaped, the rest as is.
+pub(crate) fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 pub(crate) fn describe(p: &PositionInfo) -> String {
@@ -379,7 +444,7 @@ pub fn info(file: &Path, as_json: bool) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!("file          {}", file.display());
-    println!("game          {}", h.spec);
+    println!("game          {}", escape(&h.spec));
     println!(
         "format        version {}, index scheme {}{}, {}-byte cells ({})",
         h.version,
@@ -402,7 +467,7 @@ pub fn info(file: &Path, as_json: bool) -> Result<ExitCode> {
         h.data_offset
     );
     println!("data CRC32    {:08x}", h.data_crc);
-    println!("generator     {}", h.generator);
+    println!("generator     {}", escape(&h.generator));
     println!("counts by value:");
     print_counts(h);
     Ok(ExitCode::SUCCESS)
@@ -620,7 +685,7 @@ pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
         }
     };
     say(format!("file        {}", file.display()));
-    say(format!("game        {}", h.spec));
+    say(format!("game        {}", escape(&h.spec)));
     say("header      ok (magic, version, sizes, header CRC32)".to_string());
     let crc = tb.verify();
     match &crc {
@@ -631,6 +696,27 @@ pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
         }
     }
     report.insert("data_crc_ok".into(), json!(crc.is_ok()));
+    let stats = retrograde::verify::check_statistics(&tb);
+    if stats.is_empty() {
+        say("statistics  ok (counts by value and largest remoteness recounted from the data)".into());
+    } else {
+        ok = false;
+        for m in &stats {
+            say(format!(
+                "statistics  FAILED: the header says {} is {}, the data has {}",
+                m.what, m.stored, m.counted
+            ));
+        }
+    }
+    report.insert("statistics_ok".into(), json!(stats.is_empty()));
+    let padding = padding_ok(file, h)?;
+    if padding {
+        say("padding     ok (zero between header and data)".into());
+    } else {
+        ok = false;
+        say("padding     FAILED: bytes between the header and the data are not zero".into());
+    }
+    report.insert("padding_ok".into(), json!(padding));
     let known = manifest_entry(h);
     let manifest_ok = match &known {
         None => {
@@ -707,6 +793,17 @@ pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reads the file's bytes up to the data and checks the padding after the
+/// header is zero.
+fn padding_ok(file: &Path, h: &Header) -> Result<bool> {
+    use std::io::Read;
+    let mut head = vec![0u8; usize::try_from(h.data_offset)?];
+    std::fs::File::open(file)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    Ok(retrograde::verify::padding_is_zero(&head, h))
 }
 
 pub fn compare(a: &Path, b: &Path, as_json: bool) -> Result<ExitCode> {

@@ -86,12 +86,21 @@ pub fn play_with(
             loop {
                 write!(out, "your move> ")?;
                 out.flush()?;
-                let mut line = String::new();
-                if input.read_line(&mut line)? == 0 {
+                let mut raw = Vec::new();
+                if input.read_until(b'\n', &mut raw)? == 0 {
                     writeln!(out)?;
                     writeln!(out, "(end of input: game abandoned)")?;
                     return Ok(ExitCode::SUCCESS);
                 }
+                // A line that is not UTF-8 (a stray byte, another encoding)
+                // is a typo to re-prompt for, not the end of the game.
+                let Ok(line) = std::str::from_utf8(&raw) else {
+                    writeln!(
+                        out,
+                        "that line is not valid UTF-8 text; type a move, 'hint' or 'quit'"
+                    )?;
+                    continue;
+                };
                 let typed = line.trim();
                 match typed {
                     "" => continue,
@@ -116,7 +125,8 @@ pub fn play_with(
                             info.moves.iter().take(6).map(|m| m.mv.as_str()).collect();
                         writeln!(
                             out,
-                            "'{typed}' is not a legal move here (legal moves include {}; 'hint' lists all {})",
+                            "'{}' is not a legal move here (legal moves include {}; 'hint' lists all {})",
+                            quote(typed),
                             some.join(", "),
                             info.moves.len()
                         )?;
@@ -157,11 +167,29 @@ pub fn play(file: &Path, start: Option<&str>, side: &str) -> Result<ExitCode> {
     )
 }
 
+/// At most 80 characters of what the user typed, control characters
+/// escaped: a pasted megabyte or a terminal escape is not echoed back.
+fn quote(typed: &str) -> String {
+    const SHOWN: usize = 60;
+    let n = typed.chars().count();
+    let mut s = super::escape(&typed.chars().take(SHOWN).collect::<String>());
+    if n > SHOWN {
+        s.push_str(&format!("... ({} characters)", thousands(n as u64)));
+    }
+    s
+}
+
 pub fn line(file: &Path, start: Option<&str>, as_json: bool) -> Result<ExitCode> {
     let tb = super::open(file)?;
     let steps = tb.line(start, MAX_PLIES)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    // The ply column is as wide as its largest number ("1,000" is five).
+    let width = thousands(steps.len().saturating_sub(1) as u64).len().max(4);
+    let cut = steps.len() > MAX_PLIES
+        && steps
+            .last()
+            .is_some_and(|(_, p)| p.moves.iter().any(|m| m.best));
     for (ply, (mv, p)) in steps.iter().enumerate() {
         if as_json {
             let (value, remoteness) = super::outcome_json(p.outcome);
@@ -174,11 +202,24 @@ pub fn line(file: &Path, start: Option<&str>, as_json: bool) -> Result<ExitCode>
         } else {
             writeln!(
                 out,
-                "{:>4}  {:<10}  {}",
+                "{:>width$}  {:<10}  {}",
                 thousands(ply as u64),
                 mv.as_deref().unwrap_or("start"),
                 describe(p)
             )?;
+        }
+    }
+    if cut {
+        // A drawn line never ends: say the listing was cut (on stderr for
+        // JSON, so the stream stays one object per line).
+        let note = format!(
+            "(line cut after {} moves: perfect play from a drawn position never ends)",
+            thousands(MAX_PLIES as u64)
+        );
+        if as_json {
+            eprintln!("{note}");
+        } else {
+            writeln!(out, "{note}")?;
         }
     }
     Ok(ExitCode::SUCCESS)

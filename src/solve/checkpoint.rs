@@ -26,7 +26,8 @@ use crate::format::FORMAT_VERSION;
 use crate::game::Game;
 use crate::value::CellCodec;
 use byteorder::{ByteOrder, LittleEndian as LE};
-use std::fs::{File, OpenOptions};
+use super::output::{open_regular, TempFile};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -36,9 +37,24 @@ const RECORD_HEAD: usize = 4 + 4 + 4 + 8 + 8 + 4;
 
 /// The checkpoint file of an output path: `NAME.ckpt`.
 pub fn checkpoint_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".ckpt");
-    path.with_file_name(name)
+    super::output::sibling(path, ".ckpt")
+}
+
+/// Locks a checkpoint for this solve. The output's lock already keeps other
+/// solves of the same output away; this keeps out anything else that
+/// respects advisory locks (another build's solve) while we append.
+fn lock(file: &File, path: &Path) -> Result<()> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Output(format!(
+            "checkpoint {}: another process is using it; wait for it to finish",
+            path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(
+            format!("cannot lock checkpoint {}", path.display()),
+            e,
+        )),
+    }
 }
 
 /// What identifies the table a checkpoint belongs to.
@@ -102,12 +118,16 @@ fn refuse(path: &Path, why: impl std::fmt::Display) -> Error {
 }
 
 impl Checkpoint {
-    /// Creates a new checkpoint (replacing any old one) for `id`.
+    /// Creates a new checkpoint (replacing any old one) for `id`: written to
+    /// a fresh temporary file and renamed into place, so an existing path —
+    /// a symlink planted at `NAME.ckpt` — is replaced, never written through.
     pub fn create(path: &Path, id: &Identity) -> Result<Checkpoint> {
         let io = |e| Error::io(format!("cannot write checkpoint {}", path.display()), e);
-        let mut file = File::create(path).map_err(io)?;
-        file.write_all(&id.encode()).map_err(io)?;
-        file.sync_all().map_err(io)?;
+        let tmp = TempFile::create_beside(path)?;
+        let mut f = tmp.file();
+        f.write_all(&id.encode()).map_err(io)?;
+        let file = tmp.persist(path)?;
+        lock(&file, path)?;
         Ok(Checkpoint {
             file,
             path: path.to_path_buf(),
@@ -126,16 +146,38 @@ impl Checkpoint {
         mut tier_size: impl FnMut(u32) -> u64,
     ) -> Result<Checkpoint> {
         let io = |e| Error::io(format!("cannot read checkpoint {}", path.display()), e);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(io)?;
+        // Never through a symlink, and only a regular file: the checkpoint is
+        // cut back and appended to, so following a planted link would damage
+        // whatever it points at.
+        let meta = std::fs::symlink_metadata(path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(refuse(
+                path,
+                format!(
+                    "is {}, not a regular file",
+                    super::output::describe_file_type(&meta)
+                ),
+            ));
+        }
+        let mut file = open_regular(path, false).map_err(io)?;
+        lock(&file, path)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io)?;
         let want = id.encode();
         if bytes.len() < 16 || bytes[..8] != MAGIC {
             return Err(refuse(path, "is not a retrograde checkpoint"));
+        }
+        let len = LE::read_u32(&bytes[12..]) as usize;
+        // The header's own CRC first: a damaged header must be reported as
+        // damaged, not read for the game it seems to name.
+        if len < 28 || len > bytes.len() || len > 1 << 20 {
+            return Err(refuse(path, "is corrupt (bad header length)"));
+        }
+        let mut head = bytes[..len].to_vec();
+        let stored = LE::read_u32(&head[16..]);
+        head[16..20].fill(0);
+        if crc32fast::hash(&head) != stored {
+            return Err(refuse(path, "is corrupt (header checksum mismatch)"));
         }
         let version = LE::read_u32(&bytes[8..]);
         if version != FORMAT_VERSION {
@@ -144,14 +186,13 @@ impl Checkpoint {
                 format!("has format version {version}, this build writes {FORMAT_VERSION}"),
             ));
         }
-        let len = LE::read_u32(&bytes[12..]) as usize;
-        if len > bytes.len() || bytes[..len] != want[..] {
+        if bytes[..len] != want[..] {
             let other = (len <= bytes.len() && len > 28)
                 .then(|| {
                     let n = LE::read_u16(&bytes[32..]) as usize;
                     bytes
                         .get(34..34 + n)
-                        .map(|s| String::from_utf8_lossy(s).into_owned())
+                        .map(|s| String::from_utf8_lossy(s).escape_debug().to_string())
                 })
                 .flatten()
                 .unwrap_or_else(|| "something else".into());

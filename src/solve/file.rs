@@ -1,19 +1,22 @@
-//! Writing a tablebase file: solve into memory, checksum, write a `.partial`
-//! file, sync it, and rename it into place.
+//! Writing a tablebase file: solve into memory, checksum, write a temporary
+//! file of this solve's own (`NAME.<unique>.partial`, created exclusively),
+//! sync it, and rename it into place — all under the output's lock
+//! (src/solve/output.rs says what that guards against).
 //!
 //! Only a complete, synced file is renamed to the destination, so an
-//! interrupted run never leaves a file that looks complete; the `.partial`
+//! interrupted run never leaves a file that looks complete; the temporary
 //! file exists only while the finished table is being written out. Completed
 //! tiers go to a checkpoint (`NAME.ckpt`) as the solve runs, so a rerun of the
 //! same command after a crash resumes from the last checkpointed tier.
 
 use super::checkpoint::{checkpoint_path, Checkpoint, Identity};
+use super::output::{check_output, OutputLock, TempFile};
 use super::{codec_for, solve_tiers, Progress, SolveOptions};
 use crate::error::{Error, Result};
 use crate::format::{self, Header, Summary, FORMAT_VERSION};
 use crate::game::Game;
 use rayon::prelude::*;
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -41,13 +44,6 @@ pub fn generator() -> String {
     format!("retrograde {}", env!("CARGO_PKG_VERSION"))
 }
 
-/// The temporary name used while a file is being written.
-pub fn partial_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial");
-    path.with_file_name(name)
-}
-
 /// Solves `game` into the tablebase file `path` (values and remoteness).
 pub fn solve_to_file<G: Game>(
     game: &G,
@@ -57,13 +53,35 @@ pub fn solve_to_file<G: Game>(
     solve_file(game, path, &SolveOptions::default(), progress)
 }
 
-/// Solves `game` into the tablebase file `path` with `options`.
+/// Solves `game` into the tablebase file `path` with `options`, holding the
+/// output's lock for the whole solve (a second solve of the same output is
+/// refused with [`Error::Output`]).
 pub fn solve_file<G: Game>(
     game: &G,
     path: &Path,
     options: &SolveOptions,
     progress: &dyn Progress,
 ) -> Result<SolveReport> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir)
+            .map_err(|e| Error::io(format!("cannot create directory {}", dir.display()), e))?;
+    }
+    let lock = OutputLock::acquire(path)?;
+    solve_locked(game, &lock, options, progress)
+}
+
+/// Solves `game` into the output `lock` guards. For callers that must keep
+/// the output theirs after the solve too (the command line reads the
+/// finished file back before it reports), take the lock with
+/// [`OutputLock::acquire`], call this, and drop the lock when done.
+pub fn solve_locked<G: Game>(
+    game: &G,
+    lock: &OutputLock,
+    options: &SolveOptions,
+    progress: &dyn Progress,
+) -> Result<SolveReport> {
+    let path = lock.output();
+    check_output(path, &options.inputs)?;
     let codec = codec_for(game, options.kind)?;
     let spec = game.spec();
     let mut header = Header {
@@ -88,16 +106,6 @@ pub fn solve_file<G: Game>(
         Error::GameInvariant("table too large for this machine's address space".into())
     })?;
 
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir)
-            .map_err(|e| Error::io(format!("cannot create directory {}", dir.display()), e))?;
-    }
-    let tmp = partial_path(path);
-    let shown = tmp.display().to_string();
-    let io = |what: &str| {
-        let what = format!("{what} {shown}");
-        move |e| Error::io(what, e)
-    };
     let started = Instant::now();
     // The table lives in anonymous memory while tiers are labelled, and is
     // written once at the end. Solving straight into a shared map of the file
@@ -114,7 +122,7 @@ pub fn solve_file<G: Game>(
     if options.restart {
         let _ = fs::remove_file(&ckpt_path);
     }
-    let mut ckpt = if ckpt_path.exists() {
+    let mut ckpt = if fs::symlink_metadata(&ckpt_path).is_ok() {
         let ck = Checkpoint::resume(
             &ckpt_path,
             &id,
@@ -154,19 +162,16 @@ pub fn solve_file<G: Game>(
     let solve_time = started.elapsed();
     let finishing = Instant::now();
     header.data_crc = format::data_crc(table);
-    write_file(&tmp, &header, table).map_err(|e| {
-        // Nothing half-written may survive under a name that looks done;
-        // the checkpoint, if any, stays for the next run.
-        let _ = fs::remove_file(&tmp);
-        io("cannot write")(e)
-    })?;
-    fs::rename(&tmp, path).map_err(|e| {
-        Error::io(
-            format!("cannot rename {} to {}", tmp.display(), path.display()),
-            e,
-        )
-    })?;
-    sync_dir(path);
+    // Checked again just before the rename: the output may have been
+    // replaced by something else (a device, a link to one) while we solved.
+    check_output(path, &options.inputs)?;
+    // Dropping the temporary file on any error removes it: nothing
+    // half-written survives under any name; the checkpoint, if any, stays
+    // for the next run.
+    let tmp = TempFile::create_beside(path)?;
+    write_tablebase(tmp.file(), &header, table)
+        .map_err(|e| Error::io(format!("cannot write {}", tmp.path().display()), e))?;
+    drop(tmp.persist(path)?);
     if let Some(ck) = ckpt {
         ck.remove();
     }
@@ -178,19 +183,6 @@ pub fn solve_file<G: Game>(
         resumed_tiers: first_tier,
         child_lookups: solved.child_lookups,
     })
-}
-
-/// Makes the rename durable. Best effort: not every platform can open a
-/// directory for syncing, and the file itself is already synced.
-/// Writes header, padding and data to `path` and syncs it.
-fn write_file(path: &Path, header: &Header, table: &[u8]) -> std::io::Result<()> {
-    let file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)?;
-    write_tablebase(&file, header, table)?;
-    file.sync_all()
 }
 
 /// Streams a tablebase (header, zero padding to the data offset, data) to a
@@ -255,14 +247,4 @@ fn restore_tier<G: Game>(
         )));
     }
     Ok(())
-}
-
-fn sync_dir(path: &Path) {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
 }

@@ -13,10 +13,12 @@ mod checkpoint;
 mod estimate;
 mod file;
 mod loopy;
+pub mod output;
 
 pub use checkpoint::checkpoint_path;
 pub use estimate::{estimate, Estimate};
-pub use file::{generator, partial_path, solve_file, solve_to_file, write_tablebase, SolveReport};
+pub use file::{generator, solve_file, solve_locked, solve_to_file, write_tablebase, SolveReport};
+pub use output::{remove_temporary_files, OutputLock};
 
 use crate::error::{Error, Result};
 use crate::format::Summary;
@@ -293,12 +295,23 @@ fn solve_cells<G: Game, S: Slot>(
 /// Counts a finished table's cells by value (and largest remoteness or
 /// nimber): the summary of a solve resumed from a checkpoint.
 fn summarize<S: Slot>(cells: &[S], codec: CellCodec) -> Summary {
-    cells
-        .par_chunks(1 << 20)
+    summarize_cells(cells.len(), |i| cells[i].get(), codec)
+}
+
+/// The header summary of `n` cells read by `cell(i)`: the solver counts a
+/// resumed table with it, `verify` recounts a file's data with it.
+pub(crate) fn summarize_cells(
+    n: usize,
+    cell: impl Fn(usize) -> u32 + Sync,
+    codec: CellCodec,
+) -> Summary {
+    const CHUNK: usize = 1 << 20;
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
         .map(|chunk| {
             let mut s = Summary::default();
-            for c in chunk {
-                let c = c.get();
+            for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(n) {
+                let c = cell(i);
                 if let Some(k) = codec.nimber(c) {
                     s.counts[if k == 0 { 1 } else { 0 }] += 1;
                     s.max_nimber = s.max_nimber.max(k);
@@ -689,7 +702,7 @@ pub fn mex(values: &mut [u32]) -> u32 {
 }
 
 /// What to build, and how.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SolveOptions {
     /// Values with remoteness, or nimbers.
     pub kind: TableKind,
@@ -698,6 +711,9 @@ pub struct SolveOptions {
     pub checkpoint_interval: Option<std::time::Duration>,
     /// Discard an existing checkpoint instead of resuming from it.
     pub restart: bool,
+    /// Files the game was read from (a pattern file): the output may not be
+    /// one of them (compared by device and inode).
+    pub inputs: Vec<std::path::PathBuf>,
 }
 
 impl SolveOptions {
@@ -716,6 +732,7 @@ impl Default for SolveOptions {
             kind: TableKind::Value,
             checkpoint_interval: Some(std::time::Duration::from_secs(1)),
             restart: false,
+            inputs: Vec::new(),
         }
     }
 }
