@@ -364,7 +364,7 @@ fn info_escapes_control_characters_of_a_crafted_generator() {
 #[test]
 fn huge_checkpoint_intervals_are_refused_not_a_panic() {
     let dir = TempDir::new().unwrap();
-    for secs in ["1e20", "1e30", "18446744073709551615", "-1", "NaN", "inf"] {
+    for secs in ["1e20", "1e30", "18446744073709551615", "NaN", "inf"] {
         let out = run_in(
             dir.path(),
             &["solve", "tictactoe", "-o", "x.rtb", "--checkpoint-every", secs],
@@ -405,9 +405,12 @@ fn a_drawn_line_says_it_was_cut_and_keeps_its_columns() {
     // Every ply line has its move column at the same place.
     let plies: Vec<&&str> = lines.iter().filter(|l| !l.starts_with('(')).collect();
     assert_eq!(plies.len(), 1001);
-    let col = |l: &str| l.find("  ").unwrap();
-    assert!(plies.iter().all(|l| col(l) == col(plies[0])), "misaligned");
-    assert!(plies[1000].trim_start().starts_with("1,000 "));
+    assert!(plies[1000].starts_with("1,000  "), "{}", plies[1000]);
+    // The ply numbers are right-aligned to the width of "1,000".
+    for l in &plies {
+        let b = l.as_bytes();
+        assert!(b[4].is_ascii_digit() && b[5] == b' ', "misaligned: {l}");
+    }
 }
 
 #[test]
