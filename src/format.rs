@@ -241,7 +241,7 @@ impl Header {
                 header.cell_encoding
             )));
         }
-        if header.data_offset % PAGE != 0 || header.data_offset < len as u64 {
+        if !header.data_offset.is_multiple_of(PAGE) || header.data_offset < len as u64 {
             return Err(Error::CorruptHeader(format!(
                 "data offset {} is not a page boundary after the header",
                 header.data_offset

@@ -138,7 +138,9 @@ pub fn check_statistics<D: AsRef<[u8]> + Sync>(tb: &Tablebase<D>) -> Vec<Statist
     let data = tb.data();
     let codec = tb.codec();
     let w = usize::from(codec.width());
-    let n = usize::try_from(tb.len()).unwrap_or(usize::MAX).min(data.len() / w.max(1));
+    let n = usize::try_from(tb.len())
+        .unwrap_or(usize::MAX)
+        .min(data.len() / w.max(1));
     let cell = |i: usize| {
         let mut b = [0u8; 4];
         b[..w].copy_from_slice(&data[i * w..i * w + w]);
@@ -191,7 +193,8 @@ pub fn check_statistics<D: AsRef<[u8]> + Sync>(tb: &Tablebase<D>) -> Vec<Statist
 pub fn padding_is_zero(file: &[u8], header: &crate::format::Header) -> bool {
     let from = header.encoded_len();
     let to = usize::try_from(header.data_offset).unwrap_or(usize::MAX);
-    file.get(from..to).is_some_and(|p| p.iter().all(|&b| b == 0))
+    file.get(from..to)
+        .is_some_and(|p| p.iter().all(|&b| b == 0))
 }
 
 /// Re-derives every entry of `tb` from its children.

@@ -111,7 +111,11 @@ fn an_output_that_is_a_device_is_refused() {
         .file_type()
         .is_symlink());
     let fifo = d.join("pipe.rtb");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     refused(
         &run_in(d, &["solve", "tictactoe", "-o", "pipe.rtb"]),
         "FIFO",
@@ -139,7 +143,9 @@ fn a_symlink_to_a_regular_file_is_replaced_and_its_target_kept() {
         std::fs::read_to_string(d.join("target.txt")).unwrap(),
         "keep\n"
     );
-    assert!(std::fs::symlink_metadata(d.join("l.rtb")).unwrap().is_file());
+    assert!(std::fs::symlink_metadata(d.join("l.rtb"))
+        .unwrap()
+        .is_file());
 }
 
 #[test]
@@ -250,7 +256,8 @@ fn sigint_while_writing_removes_the_temporary_file() {
         // Interrupted while writing: nothing of the solve may remain.
         let left = names(d);
         assert!(
-            left.iter().all(|n| !n.ends_with(".partial") && !n.ends_with(".lock")),
+            left.iter()
+                .all(|n| !n.ends_with(".partial") && !n.ends_with(".lock")),
             "left behind: {left:?}"
         );
         assert!(!d.join("s.rtb").exists());
@@ -267,7 +274,14 @@ fn sigterm_during_the_solve_leaves_only_the_checkpoint() {
     let d = dir.path();
     let mut child = bin()
         .current_dir(d)
-        .args(["solve", "isolation:4x5", "-o", "s.rtb", "--checkpoint-every", "0"])
+        .args([
+            "solve",
+            "isolation:4x5",
+            "-o",
+            "s.rtb",
+            "--checkpoint-every",
+            "0",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -328,7 +342,9 @@ fn verify_recounts_the_header_statistics() {
     assert_eq!(j["ok"], false);
     let nonpos = rewrite_header(&good, |h| h.summary.non_positions += 1);
     assert_eq!(
-        run_in(d, &["verify", nonpos.to_str().unwrap()]).status.code(),
+        run_in(d, &["verify", nonpos.to_str().unwrap()])
+            .status
+            .code(),
         Some(1)
     );
 }
@@ -367,7 +383,14 @@ fn huge_checkpoint_intervals_are_refused_not_a_panic() {
     for secs in ["1e20", "1e30", "18446744073709551615", "NaN", "inf"] {
         let out = run_in(
             dir.path(),
-            &["solve", "tictactoe", "-o", "x.rtb", "--checkpoint-every", secs],
+            &[
+                "solve",
+                "tictactoe",
+                "-o",
+                "x.rtb",
+                "--checkpoint-every",
+                secs,
+            ],
         );
         refused(&out, "--checkpoint-every");
     }
@@ -450,7 +473,14 @@ fn a_damaged_checkpoint_header_is_called_corrupt() {
     // one by interrupting a solve that checkpoints every tier.
     let mut child = bin()
         .current_dir(d)
-        .args(["solve", "isolation:4x5", "-o", "c.rtb", "--checkpoint-every", "0"])
+        .args([
+            "solve",
+            "isolation:4x5",
+            "-o",
+            "c.rtb",
+            "--checkpoint-every",
+            "0",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -479,7 +509,10 @@ fn disk_refusals_print_sizes_in_a_unit_that_shows_them() {
     // The unit is chosen by size; what matters is that small numbers do not
     // read as zero.
     let dir = TempDir::new().unwrap();
-    let out = run_in(dir.path(), &["solve", "tictactoe", "--dry-run", "-o", "t.rtb"]);
+    let out = run_in(
+        dir.path(),
+        &["solve", "tictactoe", "--dry-run", "-o", "t.rtb"],
+    );
     let text = ok(&out);
     let line = text.lines().find(|l| l.starts_with("file size")).unwrap();
     assert!(line.contains("KiB"), "{line}");

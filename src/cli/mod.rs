@@ -57,7 +57,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -230,7 +230,6 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{x:.2} {}", UNITS[unit])
 }
 
-
 /// Memory the system can give without swapping (Linux), in bytes.
 fn memory_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -342,7 +341,11 @@ fn dry_run_report(
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let avail = |a: Option<u64>| a.map_or(String::new(), |a| format!(" ({} available)", human_bytes(a)));
+    let avail = |a: Option<u64>| {
+        a.map_or(String::new(), |a| {
+            format!(" ({} available)", human_bytes(a))
+        })
+    };
     println!("game          {}", game.spec());
     println!("output        {}", path.display());
     println!(
@@ -351,7 +354,11 @@ fn dry_run_report(
         e.cell_width
     );
     println!("file size     {}", human_bytes(e.file_bytes));
-    println!("peak memory   {}{}", human_bytes(e.memory_bytes), avail(mem));
+    println!(
+        "peak memory   {}{}",
+        human_bytes(e.memory_bytes),
+        avail(mem)
+    );
     println!("disk needed   {}{}", human_bytes(e.disk_bytes), avail(disk));
     println!(
         "time          about {:.1} s with {} thread{} (calibrated on {} positions in {:.2} s)",
@@ -698,7 +705,10 @@ pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
     report.insert("data_crc_ok".into(), json!(crc.is_ok()));
     let stats = retrograde::verify::check_statistics(&tb);
     if stats.is_empty() {
-        say("statistics  ok (counts by value and largest remoteness recounted from the data)".into());
+        say(
+            "statistics  ok (counts by value and largest remoteness recounted from the data)"
+                .into(),
+        );
     } else {
         ok = false;
         for m in &stats {

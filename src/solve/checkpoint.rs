@@ -21,12 +21,12 @@
 //! A checkpoint of other rules, another index, another table kind or another
 //! format or program version is refused with a message, never reused.
 
+use super::output::{open_regular, TempFile};
 use crate::error::{Error, Result};
 use crate::format::FORMAT_VERSION;
 use crate::game::Game;
 use crate::value::CellCodec;
 use byteorder::{ByteOrder, LittleEndian as LE};
-use super::output::{open_regular, TempFile};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -167,8 +167,15 @@ impl Checkpoint {
         if bytes.len() < 16 || bytes[..8] != MAGIC {
             return Err(refuse(path, "is not a retrograde checkpoint"));
         }
+        let version = LE::read_u32(&bytes[8..]);
+        if version != FORMAT_VERSION {
+            return Err(refuse(
+                path,
+                format!("has format version {version}, this build writes {FORMAT_VERSION}"),
+            ));
+        }
         let len = LE::read_u32(&bytes[12..]) as usize;
-        // The header's own CRC first: a damaged header must be reported as
+        // The header's own CRC before its contents: a damaged header must be reported as
         // damaged, not read for the game it seems to name.
         if len < 28 || len > bytes.len() || len > 1 << 20 {
             return Err(refuse(path, "is corrupt (bad header length)"));
@@ -178,13 +185,6 @@ impl Checkpoint {
         head[16..20].fill(0);
         if crc32fast::hash(&head) != stored {
             return Err(refuse(path, "is corrupt (header checksum mismatch)"));
-        }
-        let version = LE::read_u32(&bytes[8..]);
-        if version != FORMAT_VERSION {
-            return Err(refuse(
-                path,
-                format!("has format version {version}, this build writes {FORMAT_VERSION}"),
-            ));
         }
         if bytes[..len] != want[..] {
             let other = (len <= bytes.len() && len > 28)

@@ -41,7 +41,7 @@ pub struct Estimate {
     /// Predicted peak resident memory of the solve: the mapped table plus
     /// the process's own needs.
     pub memory_bytes: u64,
-    /// Disk space needed while solving (the `.partial` file, then renamed).
+    /// Disk space needed while solving (the temporary file, then renamed).
     pub disk_bytes: u64,
     /// Positions the calibration solved.
     pub sampled_positions: u64,

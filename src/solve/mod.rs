@@ -179,7 +179,7 @@ pub(crate) fn solve_tiers<G: Game>(
         })?;
     }
     let width = usize::from(codec.width());
-    if data.as_ptr() as usize % width != 0 {
+    if !(data.as_ptr() as usize).is_multiple_of(width) {
         return Err(Error::GameInvariant(format!(
             "{width}-byte cells need a buffer aligned to {width} bytes"
         )));

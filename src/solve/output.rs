@@ -32,7 +32,10 @@ pub const WORK_SUFFIXES: [&str; 3] = [".partial", ".ckpt", ".lock"];
 /// The working files this process owns right now: temporary files being
 /// written and lock files held, each with its device and inode, so a file
 /// someone else has since put at that name is never removed.
-static WORKING: Mutex<Vec<(PathBuf, Option<(u64, u64)>)>> = Mutex::new(Vec::new());
+static WORKING: Mutex<Vec<(PathBuf, Option<FileId>)>> = Mutex::new(Vec::new());
+
+/// Device and inode.
+type FileId = (u64, u64);
 
 /// Removes every temporary file this process is writing and every output
 /// lock file it holds — not the checkpoints, which exist to be resumed from.
@@ -116,13 +119,13 @@ pub fn describe_file_type(meta: &fs::Metadata) -> &'static str {
 /// Device and inode of a file (unix); elsewhere `None`, and the same-file
 /// check falls back to comparing canonical paths.
 #[cfg(unix)]
-fn file_id(meta: &fs::Metadata) -> Option<(u64, u64)> {
+fn file_id(meta: &fs::Metadata) -> Option<FileId> {
     use std::os::unix::fs::MetadataExt;
     Some((meta.dev(), meta.ino()))
 }
 
 #[cfg(not(unix))]
-fn file_id(_meta: &fs::Metadata) -> Option<(u64, u64)> {
+fn file_id(_meta: &fs::Metadata) -> Option<FileId> {
     None
 }
 
