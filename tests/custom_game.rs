@@ -349,7 +349,7 @@ fn mix(mut x: u64) -> u64 {
 impl Ties {
     fn children(&self, p: u32) -> Vec<u32> {
         let h = mix(u64::from(p));
-        if p == 0 || h % 6 == 0 {
+        if p == 0 || h.is_multiple_of(6) {
             return Vec::new();
         }
         let mut kids: Vec<u32> = (1..=4u64)
@@ -365,7 +365,7 @@ impl Ties {
     }
 
     fn terminal_value(&self, p: u32) -> Value {
-        if mix(u64::from(p) ^ 0xabcdef) % 3 == 0 {
+        if mix(u64::from(p) ^ 0xabcdef).is_multiple_of(3) {
             Value::Lose
         } else {
             Value::Tie
