@@ -518,3 +518,32 @@ fn disk_refusals_print_sizes_in_a_unit_that_shows_them() {
     assert!(line.contains("KiB"), "{line}");
     assert!(!line.contains("0.00"), "{line}");
 }
+
+#[test]
+fn verify_statistics_agree_on_good_tables_of_every_kind() {
+    // The recount must not cry wolf: a value table, a folded one, a loopy
+    // one (draws) and nimber tables, each as the generator wrote it.
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    for (i, args) in [
+        vec!["isolation:3x4"],
+        vec!["isolation:3x4", "--fold"],
+        vec!["dodgem:3"],
+        vec!["cram:3x3", "--nimbers"],
+        vec!["subtraction:20:1,3,4", "--nimbers"],
+        vec!["connect:4x4", "--fold"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("t{i}.rtb");
+        let mut solve = vec!["solve", "-o", &name];
+        solve.extend(&args);
+        ok(&run_in(d, &solve));
+        let out = run_in(d, &["verify", "--crc-only", "--json", &name]);
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["statistics_ok"], true, "{args:?}");
+        assert_eq!(j["padding_ok"], true, "{args:?}");
+        assert!(out.status.success(), "{args:?}");
+    }
+}

@@ -404,3 +404,76 @@ pub(crate) fn sync_dir(path: &Path) {
         let _ = d.sync_all();
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_on_one_output_is_refused_until_the_first_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.rtb");
+        let first = OutputLock::acquire(&out).unwrap();
+        let err = OutputLock::acquire(&out).unwrap_err().to_string();
+        assert!(err.contains("another solve is writing"), "{err}");
+        drop(first);
+        assert!(!dir.path().join("t.rtb.lock").exists());
+        let again = OutputLock::acquire(&out).unwrap();
+        assert_eq!(again.output(), out);
+    }
+
+    #[test]
+    fn a_lock_file_that_is_a_symlink_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join("t.rtb.lock")).unwrap();
+        assert!(OutputLock::acquire(&dir.path().join("t.rtb")).is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+    }
+
+    #[test]
+    fn temporary_files_are_fresh_and_removed_unless_persisted() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("t.rtb");
+        let a = TempFile::create_beside(&dest).unwrap();
+        let b = TempFile::create_beside(&dest).unwrap();
+        assert_ne!(a.path(), b.path());
+        let (pa, pb) = (a.path().to_path_buf(), b.path().to_path_buf());
+        drop(a);
+        assert!(!pa.exists());
+        // Persisting over a symlink replaces the link, not its target.
+        let target = dir.path().join("target");
+        std::fs::write(&target, b"keep").unwrap();
+        std::os::unix::fs::symlink(&target, &dest).unwrap();
+        use std::io::Write;
+        b.file().write_all(b"table").unwrap();
+        drop(b.persist(&dest).unwrap());
+        assert!(!pb.exists());
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        assert_eq!(std::fs::read(&dest).unwrap(), b"table");
+        assert!(std::fs::symlink_metadata(&dest).unwrap().is_file());
+        // What a signal handler calls removes a file being written. (In this
+        // test, not a test of its own: it would remove the files of tests
+        // running beside it.)
+        let t = TempFile::create_beside(&dest).unwrap();
+        let p = t.path().to_path_buf();
+        remove_temporary_files();
+        assert!(!p.exists());
+        drop(t);
+    }
+
+    #[test]
+    fn outputs_that_are_not_regular_files_or_are_inputs_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        assert!(check_output(Path::new("/dev/null"), &[]).is_err());
+        assert!(check_output(d, &[]).is_err());
+        assert!(check_output(Path::new("-"), &[]).is_err());
+        let input = d.join("rules.txt");
+        std::fs::write(&input, b"x").unwrap();
+        let err = check_output(&input, std::slice::from_ref(&input)).unwrap_err();
+        assert!(err.to_string().contains("own input"));
+        assert!(check_output(&d.join("new.rtb"), &[input]).is_ok());
+    }
+}
