@@ -877,3 +877,18 @@ pub fn games(as_json: bool) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::human_bytes;
+
+    #[test]
+    fn sizes_are_printed_in_a_unit_that_shows_them() {
+        assert_eq!(human_bytes(0), "0 bytes");
+        assert_eq!(human_bytes(1023), "1023 bytes");
+        assert_eq!(human_bytes(10_142), "9.90 KiB");
+        assert_eq!(human_bytes(2 << 20), "2.00 MiB");
+        assert_eq!(human_bytes(5_033_164_800 + 4096), "4.69 GiB");
+        assert_eq!(human_bytes(3 << 40), "3.00 TiB");
+    }
+}

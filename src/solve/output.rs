@@ -309,7 +309,8 @@ impl TempFile {
         let pid = std::process::id();
         let mut last = None;
         for attempt in 0u32..64 {
-            let path = dir.join(format!("{name}.{}.partial", unique_token(pid, attempt)));
+            let path =
+                dest.with_file_name(format!("{name}.{}.partial", unique_token(pid, attempt)));
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(file) => {
                     register(&path, &file);
