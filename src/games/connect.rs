@@ -1489,15 +1489,17 @@ impl Connect {
             None => (params, None),
         };
         let usage = "expected connect:WxH or connect:WxHxK, e.g. connect:4x4 or connect:5x4x3";
-        let nums = size
-            .split(['x', 'X'])
-            .map(|t| t.trim().parse::<u32>())
-            .collect::<Result<Vec<u32>, _>>()
-            .map_err(|_| format!("bad board size '{size}' ({usage})"))?;
-        let (w, h, k) = match nums.as_slice() {
-            [w, h] => (*w, *h, 4),
-            [w, h, k] => (*w, *h, *k),
-            _ => return Err(format!("bad board size '{size}' ({usage})")),
+        let wrong = || {
+            format!(
+                "bad board size {} ({usage})",
+                crate::error::Error::quote(size)
+            )
+        };
+        let mut nums = size.split(['x', 'X']).map(crate::games::parse_num::<u32>);
+        let (w, h, k) = match (nums.next(), nums.next(), nums.next(), nums.next()) {
+            (Some(Some(w)), Some(Some(h)), None, None) => (w, h, 4),
+            (Some(Some(w)), Some(Some(h)), Some(Some(k)), None) => (w, h, k),
+            _ => return Err(wrong()),
         };
         let misere = parse_rest(rest)?;
         Connect::new(w, h, k, misere)
