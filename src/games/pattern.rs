@@ -1824,7 +1824,14 @@ mod tests {
             assert_eq!(again.spec(), spec);
             assert_eq!(again, crate::games::AnyGame::Pattern(g.clone()), "{spec}");
         }
-        assert_eq!(ttt().file_stem(), "pattern-ttt");
+        // The name and the CRC-32 of the canonical spec: files named alike
+        // with other patterns get other stems.
+        assert_eq!(ttt().file_stem(), "pattern-ttt-59110830");
+        assert_eq!(
+            ttt().file_stem(),
+            format!("pattern-ttt-{:08x}", crc32fast::hash(ttt().spec().as_bytes()))
+        );
+        assert_eq!(ttt().folded().unwrap().file_stem(), "pattern-ttt-59110830-folded");
         for bad in [
             "",
             "t:squares=3",
