@@ -218,8 +218,14 @@ mod tests {
         };
         let text = e.to_string();
         assert!(text.len() < 600, "{} bytes", text.len());
-        assert!(text.starts_with(&format!("bad position '{}…' (10000000 bytes): ", "x".repeat(60))));
-        assert_eq!(Error::quote("x".repeat(60).as_str()), format!("'{}'", "x".repeat(60)));
+        assert!(text.starts_with(&format!(
+            "bad position '{}…' (10000000 bytes): ",
+            "x".repeat(60)
+        )));
+        assert_eq!(
+            Error::quote("x".repeat(60).as_str()),
+            format!("'{}'", "x".repeat(60))
+        );
     }
 
     #[test]

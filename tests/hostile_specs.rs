@@ -107,7 +107,11 @@ fn sogo_1_line_reads_its_own_positions() {
         .arg(&path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = bin().arg("line").arg(&path).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -115,7 +119,10 @@ fn sogo_1_line_reads_its_own_positions() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("a1") && stdout.contains("x: player 1 to move, lose in 0"), "{stdout}");
+    assert!(
+        stdout.contains("a1") && stdout.contains("x: player 1 to move, lose in 0"),
+        "{stdout}"
+    );
 }
 
 // ------------------------------------------------- item 2: pattern files
@@ -131,7 +138,10 @@ fn a_fifo_pattern_file_is_refused_at_once() {
     assert!(made.success());
     let spec = format!("pattern:{}", fifo.display());
     let e = within(20, move || AnyGame::parse(&spec).unwrap_err().to_string());
-    assert!(e.contains("is a FIFO (named pipe), not a regular file"), "{e}");
+    assert!(
+        e.contains("is a FIFO (named pipe), not a regular file"),
+        "{e}"
+    );
     assert!(!e.contains('\n'), "{e}");
 
     // The command line too (`--dry-run` reads the pattern file).
@@ -157,8 +167,13 @@ fn a_fifo_pattern_file_is_refused_at_once() {
 fn devices_directories_and_huge_files_are_refused() {
     #[cfg(unix)]
     {
-        let e = within(20, || AnyGame::parse("pattern:/dev/zero").unwrap_err().to_string());
-        assert!(e.contains("'/dev/zero' is a character device, not a regular file"), "{e}");
+        let e = within(20, || {
+            AnyGame::parse("pattern:/dev/zero").unwrap_err().to_string()
+        });
+        assert!(
+            e.contains("'/dev/zero' is a character device, not a regular file"),
+            "{e}"
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let e = PatternGame::from_file(dir.path().to_str().unwrap()).unwrap_err();
@@ -210,12 +225,31 @@ fn errors_quote_a_bounded_prefix_of_the_input() {
         format!("chess{long}"),
     ] {
         let e = AnyGame::parse(&spec).unwrap_err().to_string();
-        assert!(e.len() < 1000, "{}...: {} bytes of message", &spec[..20], e.len());
-        assert!(e.contains(&format!("({} bytes)", spec.len())) || e.contains("unknown game"), "{e}");
+        assert!(
+            e.len() < 1000,
+            "{}...: {} bytes of message",
+            &spec[..20],
+            e.len()
+        );
+        assert!(
+            e.contains(&format!("({} bytes)", spec.len())) || e.contains("unknown game"),
+            "{e}"
+        );
     }
-    for spec in ["isolation:4x4", "sogo:2", "dodgem:3", "cram:3x3", "pattern:games/tictactoe.txt"] {
+    for spec in [
+        "isolation:4x4",
+        "sogo:2",
+        "dodgem:3",
+        "cram:3x3",
+        "pattern:games/tictactoe.txt",
+    ] {
         let g = game(spec);
-        for input in [long.clone(), format!("B{long}E"), format!("{long} b"), format!(". {long}")] {
+        for input in [
+            long.clone(),
+            format!("B{long}E"),
+            format!("{long} b"),
+            format!(". {long}"),
+        ] {
             retrograde::with_game!(&g, x => {
                 let reason = x.parse_position(&input).unwrap_err();
                 let e = Error::BadPosition { input: input.clone(), reason }.to_string();
@@ -238,8 +272,14 @@ fn control_characters_in_input_are_escaped() {
         format!("pattern:t:squares=3:lines=0.{nasty}"),
     ] {
         let e = AnyGame::parse(&spec).unwrap_err().to_string();
-        assert!(!e.chars().any(|c| c.is_control() || c == '\u{202e}'), "{e:?}");
-        assert!(e.contains("\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\r\\n\\u{202e}"), "{e}");
+        assert!(
+            !e.chars().any(|c| c.is_control() || c == '\u{202e}'),
+            "{e:?}"
+        );
+        assert!(
+            e.contains("\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\r\\n\\u{202e}"),
+            "{e}"
+        );
     }
     let g = game("dodgem:3");
     retrograde::with_game!(&g, x => {
@@ -261,7 +301,11 @@ fn the_command_line_quotes_a_bounded_prefix() {
         .arg(&path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut child = bin()
         .arg("probe")
         .arg(&path)
@@ -281,7 +325,10 @@ fn the_command_line_quotes_a_bounded_prefix() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(err.len() < 1000, "{} bytes on stderr", err.len());
-    assert!(err.contains("bad position '....") && err.contains("bytes)"), "{err}");
+    assert!(
+        err.contains("bad position '....") && err.contains("bytes)"),
+        "{err}"
+    );
     assert!(!err.contains('\u{1b}'), "{err:?}");
 }
 
@@ -292,7 +339,10 @@ fn the_command_line_quotes_a_bounded_prefix() {
 #[test]
 fn ambiguous_and_non_canonical_specs_are_refused() {
     let cases: &[(&str, &str)] = &[
-        ("isolation:4x4:a=1,b=14,a=2", "start square 'a' is given twice"),
+        (
+            "isolation:4x4:a=1,b=14,a=2",
+            "start square 'a' is given twice",
+        ),
         ("isolation:4x4:a=1:a=1", "start square 'a' is given twice"),
         ("isolation:4x4:misere:misere", "is given twice"),
         ("isolation:4x4:misere:normal", "is given twice"),
@@ -301,14 +351,38 @@ fn ambiguous_and_non_canonical_specs_are_refused() {
         ("isolation:4x4:", "empty parameter"),
         ("isolation:4x4::misere", "empty parameter"),
         ("isolation:4x4:a=+1", "is not a square number"),
-        (" isolation:4x4", "a spec has no spaces around it: did you mean 'isolation:4x4'?"),
-        ("isolation:4x4 ", "a spec has no spaces around it: did you mean 'isolation:4x4'?"),
-        ("Isolation:4x4", "game names are lower case: did you mean 'isolation:4x4'?"),
-        ("ISOLATION:4x4", "game names are lower case: did you mean 'isolation:4x4'?"),
-        ("isolation:4X4", "specs are lower case: did you mean 'isolation:4x4'?"),
-        ("isolation:4x4:MISERE", "specs are lower case: did you mean 'isolation:4x4:misere'?"),
-        ("isolation:4 x 4", "a spec has no spaces: did you mean 'isolation:4x4'?"),
-        ("isolation:4x4:a=1, b=14", "a spec has no spaces: did you mean 'isolation:4x4:a=1,b=14'?"),
+        (
+            " isolation:4x4",
+            "a spec has no spaces around it: did you mean 'isolation:4x4'?",
+        ),
+        (
+            "isolation:4x4 ",
+            "a spec has no spaces around it: did you mean 'isolation:4x4'?",
+        ),
+        (
+            "Isolation:4x4",
+            "game names are lower case: did you mean 'isolation:4x4'?",
+        ),
+        (
+            "ISOLATION:4x4",
+            "game names are lower case: did you mean 'isolation:4x4'?",
+        ),
+        (
+            "isolation:4X4",
+            "specs are lower case: did you mean 'isolation:4x4'?",
+        ),
+        (
+            "isolation:4x4:MISERE",
+            "specs are lower case: did you mean 'isolation:4x4:misere'?",
+        ),
+        (
+            "isolation:4 x 4",
+            "a spec has no spaces: did you mean 'isolation:4x4'?",
+        ),
+        (
+            "isolation:4x4:a=1, b=14",
+            "a spec has no spaces: did you mean 'isolation:4x4:a=1,b=14'?",
+        ),
         ("Isolation:9x9", "still refused: board 9x9 has 81 squares"),
         ("subtraction:100:1,,3", "empty item in '1,,3'"),
         ("subtraction:100:1,3,", "empty item"),
@@ -339,12 +413,24 @@ fn ambiguous_and_non_canonical_specs_are_refused() {
         ("tictactoe:", "empty parameter"),
         ("tictactoe:3x3", "tictactoe takes no parameters"),
         ("TicTacToe", "did you mean 'tictactoe'?"),
-        ("pattern:t:squares=3:squares=3:lines=0", "'squares' is given twice"),
-        ("pattern:t:squares=3:lines=0:lines=1", "'lines' is given twice"),
-        ("pattern:t: squares=3:lines=0", "an inline pattern spec has no spaces: did you mean 'pattern:t:squares=3:lines=0'?"),
+        (
+            "pattern:t:squares=3:squares=3:lines=0",
+            "'squares' is given twice",
+        ),
+        (
+            "pattern:t:squares=3:lines=0:lines=1",
+            "'lines' is given twice",
+        ),
+        (
+            "pattern:t: squares=3:lines=0",
+            "an inline pattern spec has no spaces: did you mean 'pattern:t:squares=3:lines=0'?",
+        ),
         ("pattern:t:squares=3:lines=0,,1", "is not a square number"),
         ("pattern:t:squares=3:lines=0,1,", "is not a square number"),
-        ("Pattern:games/tictactoe.txt", "did you mean 'pattern:games/tictactoe.txt'?"),
+        (
+            "Pattern:games/tictactoe.txt",
+            "did you mean 'pattern:games/tictactoe.txt'?",
+        ),
         ("pattern:", "expected pattern:PATH"),
     ];
     for (spec, want) in cases {
@@ -358,7 +444,10 @@ fn ambiguous_and_non_canonical_specs_are_refused() {
         }
     }
     // An unknown name stays unknown, whatever its case.
-    assert!(matches!(AnyGame::parse("Chess"), Err(Error::UnknownGame { .. })));
+    assert!(matches!(
+        AnyGame::parse("Chess"),
+        Err(Error::UnknownGame { .. })
+    ));
 }
 
 /// Every canonical spec parses back to the same game: tables store it in
@@ -431,7 +520,11 @@ fn different_rules_have_different_stems() {
     let gb = game(&format!("pattern:{}", b.display()));
     assert_ne!(ga.spec(), gb.spec());
     assert_ne!(ga.file_stem(), gb.file_stem());
-    assert!(ga.file_stem().starts_with("pattern-ttt-"), "{}", ga.file_stem());
+    assert!(
+        ga.file_stem().starts_with("pattern-ttt-"),
+        "{}",
+        ga.file_stem()
+    );
     // The hash is the CRC-32 of the canonical spec: the file path does not
     // matter, only the rules.
     assert_eq!(
@@ -486,7 +579,10 @@ fn different_rules_have_different_stems() {
     // Built-in stems that already name every rule are unchanged.
     for (spec, stem) in [
         ("isolation:4x4", "isolation-4x4"),
-        ("isolation:4x4:a=0,b=15:misere", "isolation-4x4-a0-b15-misere"),
+        (
+            "isolation:4x4:a=0,b=15:misere",
+            "isolation-4x4-a0-b15-misere",
+        ),
         ("subtraction:1000:1,3,4", "subtraction-1000-1.3.4"),
         ("connect:4x4", "connect-4x4x4"),
         ("sogo:2:misere", "sogo-2-misere"),
@@ -513,9 +609,19 @@ fn position_errors_blame_the_right_part() {
         });
     };
     // Trailing text is not the side to move.
-    check(&dodgem, "b../.b./.rr r extra", "trailing text 'extra' after the side to move", "side to move 'extra'");
+    check(
+        &dodgem,
+        "b../.b./.rr r extra",
+        "trailing text 'extra' after the side to move",
+        "side to move 'extra'",
+    );
     check(&dodgem, "b../.b./.rr", "missing the side to move", "");
-    check(&dodgem, "b../.b./.rr x", "side to move 'x' must be 'b' or 'r'", "");
+    check(
+        &dodgem,
+        "b../.b./.rr x",
+        "side to move 'x' must be 'b' or 'r'",
+        "",
+    );
     // The separators the notation allows still work.
     retrograde::with_game!(&dodgem, x => {
         let p = x.parse_position("b../.b./.rr r").unwrap();
@@ -524,7 +630,22 @@ fn position_errors_blame_the_right_part() {
         }
     });
     // A second '*' in Glop notation is named, not counted as a cell.
-    check(&cram, "B000*0GG*00000E", "a Glop board has one '*'", "cells; a 4x3 board");
-    check(&cram, "B000*0GG*0000E", "has 2 (the first after 3 cells)", "unexpected");
-    check(&cram, "B000*0GG0000E", "the Glop board has 10 cells; a 4x3 board has 12", "");
+    check(
+        &cram,
+        "B000*0GG*00000E",
+        "a Glop board has one '*'",
+        "cells; a 4x3 board",
+    );
+    check(
+        &cram,
+        "B000*0GG*0000E",
+        "has 2 (the first after 3 cells)",
+        "unexpected",
+    );
+    check(
+        &cram,
+        "B000*0GG0000E",
+        "the Glop board has 10 cells; a 4x3 board has 12",
+        "",
+    );
 }

@@ -1829,9 +1829,15 @@ mod tests {
         assert_eq!(ttt().file_stem(), "pattern-ttt-59110830");
         assert_eq!(
             ttt().file_stem(),
-            format!("pattern-ttt-{:08x}", crc32fast::hash(ttt().spec().as_bytes()))
+            format!(
+                "pattern-ttt-{:08x}",
+                crc32fast::hash(ttt().spec().as_bytes())
+            )
         );
-        assert_eq!(ttt().folded().unwrap().file_stem(), "pattern-ttt-59110830-folded");
+        assert_eq!(
+            ttt().folded().unwrap().file_stem(),
+            "pattern-ttt-59110830-folded"
+        );
         for bad in [
             "",
             "t:squares=3",
