@@ -629,6 +629,55 @@ fn position_errors_blame_the_right_part() {
             assert_eq!(x.parse_position(text).as_ref(), Ok(&p), "{text:?}");
         }
     });
+    // Text after a picture is not counted into its last row.
+    for (spec, input) in [
+        ("isolation:3x3", "0../.../..1 extra"),
+        ("connect:4x4", "..../..../..../x... extra"),
+        ("cram:3x3", ".../.../... extra"),
+        ("mnk:3x3x3", "x.o/.x./... extra"),
+        ("pattern:games/tictactoe.txt", "x.o/.x./... extra"),
+        ("pattern:games/tictactoe.txt", "x.o.x.... extra"),
+    ] {
+        check(
+            &game(spec),
+            input,
+            "unexpected text 'extra' after a space",
+            "has 9",
+        );
+    }
+    // A move list with a stray letter blames the letter, not a picture.
+    check(
+        &game("connect:4x4"),
+        "12a",
+        "move 3 'a' is not a column number 1..=4",
+        "rows",
+    );
+    check(
+        &game("connect:4x4"),
+        "11111",
+        "move 5 (column 1): the column is full",
+        "",
+    );
+    // A move list cannot be longer than the board has cells (and is not
+    // collected whole before that is noticed).
+    check(
+        &game("connect:4x4"),
+        &"1".repeat(10 << 20),
+        "more moves than the board has cells (16)",
+        "",
+    );
+    check(
+        &game("sogo:2"),
+        &"a1".repeat(1 << 20),
+        "more moves than the board has cells (8)",
+        "",
+    );
+    check(
+        &game("sogo:2"),
+        &"1".repeat(10 << 20),
+        "more moves than the board has cells (8)",
+        "",
+    );
     // A second '*' in Glop notation is named, not counted as a cell.
     check(
         &cram,

@@ -224,10 +224,12 @@ impl Cram {
             let row = row.trim();
             let len = row.chars().count();
             if len != self.cols as usize {
-                return Err(format!(
-                    "row {} has {len} cells, expected {}",
+                return Err(crate::games::row_length(
                     r + 1,
-                    self.cols
+                    row,
+                    len,
+                    self.cols,
+                    "cells",
                 ));
             }
             for (c, ch) in row.chars().enumerate() {

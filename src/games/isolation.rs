@@ -653,10 +653,12 @@ impl Game for Isolation {
         for (r, row) in rows.iter().enumerate() {
             let len = row.chars().count();
             if len != self.cols as usize {
-                return Err(format!(
-                    "row {} has {len} squares, expected {}",
+                return Err(crate::games::row_length(
                     r + 1,
-                    self.cols
+                    row,
+                    len,
+                    self.cols,
+                    "squares",
                 ));
             }
             for (c, ch) in row.chars().enumerate() {

@@ -328,6 +328,19 @@ pub(crate) fn play_word(part: &str) -> Result<bool, String> {
     }
 }
 
+/// The refusal of a picture row of the wrong length. A row with a space in
+/// it (`..1 extra` as the last row) is not a long row but text after the
+/// board: say so rather than count the spaces and the words as cells.
+pub(crate) fn row_length(row_no: usize, row: &str, len: usize, want: u32, unit: &str) -> String {
+    match row.trim().split_once(char::is_whitespace) {
+        Some((_, rest)) => format!(
+            "row {row_no}: unexpected text {} after a space (a board has no spaces in its rows)",
+            Error::quote(rest.trim_start())
+        ),
+        None => format!("row {row_no} has {len} {unit}, expected {want}"),
+    }
+}
+
 /// The refusal of an empty `:`-separated field.
 pub(crate) fn empty_param() -> String {
     "empty parameter: a doubled or trailing ':'".to_string()

@@ -954,11 +954,14 @@ impl PatternBoard {
             for (r, (g, &want)) in groups.iter().zip(&self.rows).enumerate() {
                 let len = g.chars().count();
                 if len != want as usize {
-                    return Err(format!("row {} has {len} squares, expected {want}", r + 1));
+                    return Err(crate::games::row_length(r + 1, g, len, want, "squares"));
                 }
             }
         } else {
             let len = s.chars().count();
+            if len != self.n as usize && s.contains(char::is_whitespace) {
+                return Err(crate::games::row_length(1, s, len, self.n, "squares"));
+            }
             if len != self.n as usize {
                 return Err(format!(
                     "expected {} squares ('.', 'x' or 'o' each{}), found {len}",
@@ -1439,7 +1442,7 @@ impl PatternGame {
                         .ok()
                         .filter(|n| (1..=MAX_SQUARES).contains(n))
                         .ok_or_else(|| {
-                            err(format!("squares must be 1 to {MAX_SQUARES}, not '{v}'"))
+                            err(format!("squares must be 1 to {MAX_SQUARES}, not {}", crate::error::Error::quote(v)))
                         })?;
                     squares = Some((at, n));
                 }
@@ -1454,7 +1457,7 @@ impl PatternGame {
                             t.parse::<u32>()
                                 .ok()
                                 .filter(|&v| (1..=MAX_SQUARES).contains(&v))
-                                .ok_or_else(|| err(format!("row length '{t}' is not 1 to {MAX_SQUARES}")))
+                                .ok_or_else(|| err(format!("row length {} is not 1 to {MAX_SQUARES}", crate::error::Error::quote(t))))
                         })
                         .collect::<Result<Vec<u32>, String>>()?;
                     rows = Some((at, r));
@@ -1469,7 +1472,8 @@ impl PatternGame {
                 }
                 other => {
                     return Err(err(format!(
-                        "unknown keyword '{other}' (expected name, squares, rows, or a pattern: square numbers)"
+                        "unknown keyword {} (expected name, squares, rows, or a pattern: square numbers)",
+                        crate::error::Error::quote(other)
                     )))
                 }
             }

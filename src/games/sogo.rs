@@ -37,7 +37,10 @@
 //! `/`, cells `.` empty, `x` player 0, `o` player 1. For sogo:2 the position
 //! `a1b2b2` (= `144`) is `.o/x.|.x/..`.
 
-use super::connect::{gravity_play, parse_rest, Gravity, GravityIndex, GravityPosition, TightFold};
+use super::connect::{
+    gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityIndex, GravityPosition,
+    TightFold,
+};
 use crate::game::Game;
 use std::sync::Arc;
 
@@ -116,6 +119,9 @@ impl Sogo {
                     i += 1;
                     continue;
                 }
+                if moves.len() as u32 >= self.board.cells() {
+                    return Err(too_many_moves(self.board.cells()));
+                }
                 let which = moves.len() + 1;
                 let file = ch.to_ascii_lowercase();
                 if !file.is_ascii_lowercase() || (file as u32 - 'a' as u32) >= n {
@@ -136,26 +142,24 @@ impl Sogo {
                     }
                     _ => {
                         return Err(format!(
-                            "move {which}: '{file}{rank}' needs a rank number 1..={n}"
+                            "move {which}: {} needs a rank number 1..={n}",
+                            crate::error::Error::quote(&format!("{file}{rank}"))
                         ))
                     }
                 }
             }
         } else {
-            let tokens: Vec<&str> = if s.contains(|c: char| c.is_whitespace() || c == ',') {
-                s.split(|c: char| c.is_whitespace() || c == ',')
-                    .filter(|t| !t.is_empty())
-                    .collect()
-            } else {
-                s.split("").filter(|t| !t.is_empty()).collect()
-            };
-            for (i, t) in tokens.iter().enumerate() {
-                match t.parse::<u32>() {
-                    Ok(c) if (1..=cols).contains(&c) => moves.push(c - 1),
+            for (i, t) in move_tokens(s).enumerate() {
+                if i as u32 >= self.board.cells() {
+                    return Err(too_many_moves(self.board.cells()));
+                }
+                match crate::games::parse_num::<u32>(t) {
+                    Some(c) if (1..=cols).contains(&c) => moves.push(c - 1),
                     _ => {
                         return Err(format!(
-                            "move {} '{t}' is not a column number 1..={cols}",
-                            i + 1
+                            "move {} {} is not a column number 1..={cols}",
+                            i + 1,
+                            crate::error::Error::quote(t)
                         ))
                     }
                 }
