@@ -6,7 +6,7 @@ use std::io;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The game name is not known.
-    #[error("unknown game '{name}' (known games: {known})")]
+    #[error("unknown game {} (known games: {known})", Error::quote(.name))]
     UnknownGame {
         /// The name given.
         name: String,
@@ -14,7 +14,7 @@ pub enum Error {
         known: String,
     },
     /// The game name is known but its parameters are wrong.
-    #[error("bad game '{spec}': {reason}")]
+    #[error("bad game {}: {}", Error::quote(.spec), Error::clip(.reason))]
     BadGame {
         /// The spec given.
         spec: String,
@@ -22,7 +22,7 @@ pub enum Error {
         reason: String,
     },
     /// A position did not parse.
-    #[error("bad position '{input}': {reason}")]
+    #[error("bad position {}: {}", Error::quote(.input), Error::clip(.reason))]
     BadPosition {
         /// The text given.
         input: String,
@@ -39,7 +39,7 @@ pub enum Error {
     },
     /// An I/O error, with what was being done. The cause is part of the
     /// message rather than a `source()`, so chained printing names it once.
-    #[error("{what}: {error}")]
+    #[error("{}: {error}", Error::clip(.what))]
     Io {
         /// What was being done, e.g. "cannot open tablebases/x.rtb".
         what: String,
@@ -72,7 +72,7 @@ pub enum Error {
         computed: u32,
     },
     /// The header parses but says something impossible.
-    #[error("corrupt header: {0}")]
+    #[error("corrupt header: {}", Error::clip(.0))]
     CorruptHeader(String),
     /// The file is shorter or longer than its header says.
     #[error("file size is {found} bytes but the header describes {expected}: the file is truncated or damaged")]
@@ -91,7 +91,7 @@ pub enum Error {
         computed: u32,
     },
     /// The header names a game whose index does not match the file.
-    #[error("the file's game {spec} {reason}")]
+    #[error("the file's game {} {}", Error::clip(.spec), Error::clip(.reason))]
     GameMismatch {
         /// Game spec in the header.
         spec: String,
@@ -119,7 +119,7 @@ pub enum Error {
         max: u32,
     },
     /// A nimber table was asked of a game that has none.
-    #[error("no nimber table for {spec}: {reason}")]
+    #[error("no nimber table for {}: {}", Error::clip(.spec), Error::clip(.reason))]
     NimbersUnsupported {
         /// The game.
         spec: String,
@@ -127,16 +127,24 @@ pub enum Error {
         reason: String,
     },
     /// A checkpoint that cannot be used for this solve.
-    #[error("{0}")]
+    #[error("{}", Error::clip(.0))]
     Checkpoint(String),
     /// An output a solve refuses to write (a device, its own input, a file
     /// another solve is writing).
     #[error("{0}")]
     Output(String),
     /// The game's rules broke an invariant the solver relies on.
-    #[error("game rules inconsistent: {0}")]
+    #[error("game rules inconsistent: {}", Error::clip(.0))]
     GameInvariant(String),
 }
+
+/// Characters of user input an error message quotes before cutting it short.
+pub const QUOTE_CHARS: usize = 60;
+
+/// Characters of a free-text part of a message (a reason, a path, a spec)
+/// kept before cutting it short. Reasons are the library's own sentences and
+/// stay well under this; what makes one longer is user input pasted into it.
+pub const CLIP_CHARS: usize = 400;
 
 /// Result with the library's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -148,5 +156,93 @@ impl Error {
             what: what.into(),
             error,
         }
+    }
+
+    /// User input quoted for an error message: `'text'`, at most
+    /// [`QUOTE_CHARS`] characters of it then `…' (N bytes)`, control and
+    /// bidirectional-formatting characters escaped (`\u{1b}`). A 10 MB
+    /// position gives a one-line message, and input cannot move the cursor,
+    /// recolour the terminal or reorder the line it is shown in.
+    pub fn quote(input: &str) -> String {
+        let (shown, cut) = escape_prefix(input, QUOTE_CHARS);
+        if cut {
+            format!("'{shown}…' ({} bytes)", input.len())
+        } else {
+            format!("'{shown}'")
+        }
+    }
+
+    /// A free-text part of a message with control characters escaped and
+    /// cut after [`CLIP_CHARS`] characters (marked `…`): the sentences the
+    /// games build quote tokens of the input, which may be long or hostile.
+    pub fn clip(text: &str) -> String {
+        let (shown, cut) = escape_prefix(text, CLIP_CHARS);
+        if cut {
+            format!("{shown}…")
+        } else {
+            shown
+        }
+    }
+}
+
+/// The first `max` characters of `s` with unsafe characters escaped, and
+/// whether any were left out. Touches at most `max + 1` characters, so a
+/// huge input costs nothing.
+fn escape_prefix(s: &str, max: usize) -> (String, bool) {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    for c in chars.by_ref().take(max) {
+        if unsafe_char(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    (out, chars.next().is_some())
+}
+
+/// Characters a terminal acts on rather than shows: C0/C1 controls (escape
+/// sequences, carriage return, line breaks) and the invisible formatting
+/// characters that reorder or hide text (bidi overrides, zero-width marks).
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_input_is_cut_and_counted() {
+        let input = "x".repeat(10_000_000);
+        let e = Error::BadPosition {
+            input: input.clone(),
+            reason: format!("unexpected '{input}'"),
+        };
+        let text = e.to_string();
+        assert!(text.len() < 600, "{} bytes", text.len());
+        assert!(text.starts_with(&format!(
+            "bad position '{}…' (10000000 bytes): ",
+            "x".repeat(60)
+        )));
+        assert_eq!(
+            Error::quote("x".repeat(60).as_str()),
+            format!("'{}'", "x".repeat(60))
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let e = Error::BadGame {
+            spec: "a\u{1b}[31mb\nc\u{202e}".into(),
+            reason: "unexpected '\u{7}'\r".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "bad game 'a\\u{1b}[31mb\\nc\\u{202e}': unexpected '\\u{7}'\\r"
+        );
+        // Ordinary text, accents included, is untouched.
+        assert_eq!(Error::quote("misère 4x4"), "'misère 4x4'");
     }
 }

@@ -1046,10 +1046,8 @@ impl Gravity {
         for (r, line) in lines.iter().enumerate() {
             let n = line.chars().count();
             if n != width as usize {
-                return Err(format!(
-                    "{what}: row {} has {n} cells, expected {width}",
-                    r + 1
-                ));
+                let e = crate::games::row_length(r + 1, line, n, width, "cells");
+                return Err(format!("{what}: {e}"));
             }
             for (i, ch) in line.chars().enumerate() {
                 let bit = cell(r as u32, i as u32);
@@ -1402,16 +1400,24 @@ pub(crate) fn parse_rest(rest: Option<&str>) -> Result<bool, String> {
 }
 
 /// Splits a move list into tokens: on spaces and commas if it has any, else
-/// one token per character.
-fn move_tokens(s: &str) -> Vec<String> {
-    if s.contains(|c: char| c.is_whitespace() || c == ',') {
+/// one token per character. Lazy, so a caller that stops at the board's
+/// capacity never builds a token list as long as a huge input.
+pub(crate) fn move_tokens(s: &str) -> impl Iterator<Item = &str> {
+    let spaced = s.contains(|c: char| c.is_whitespace() || c == ',');
+    let words = spaced.then(|| {
         s.split(|c: char| c.is_whitespace() || c == ',')
             .filter(|t| !t.is_empty())
-            .map(str::to_string)
-            .collect()
-    } else {
-        s.chars().map(String::from).collect()
-    }
+    });
+    let chars = (!spaced).then(|| s.char_indices().map(|(i, c)| &s[i..i + c.len_utf8()]));
+    words
+        .into_iter()
+        .flatten()
+        .chain(chars.into_iter().flatten())
+}
+
+/// The refusal of a move list longer than the board has cells.
+pub(crate) fn too_many_moves(cells: u32) -> String {
+    format!("more moves than the board has cells ({cells})")
 }
 
 /// The Connect-Four family: W columns of H rows, K in a row.
@@ -1489,15 +1495,17 @@ impl Connect {
             None => (params, None),
         };
         let usage = "expected connect:WxH or connect:WxHxK, e.g. connect:4x4 or connect:5x4x3";
-        let nums = size
-            .split(['x', 'X'])
-            .map(|t| t.trim().parse::<u32>())
-            .collect::<Result<Vec<u32>, _>>()
-            .map_err(|_| format!("bad board size '{size}' ({usage})"))?;
-        let (w, h, k) = match nums.as_slice() {
-            [w, h] => (*w, *h, 4),
-            [w, h, k] => (*w, *h, *k),
-            _ => return Err(format!("bad board size '{size}' ({usage})")),
+        let wrong = || {
+            format!(
+                "bad board size {} ({usage})",
+                crate::error::Error::quote(size)
+            )
+        };
+        let mut nums = size.split(['x', 'X']).map(crate::games::parse_num::<u32>);
+        let (w, h, k) = match (nums.next(), nums.next(), nums.next(), nums.next()) {
+            (Some(Some(w)), Some(Some(h)), None, None) => (w, h, 4),
+            (Some(Some(w)), Some(Some(h)), Some(Some(k)), None) => (w, h, k),
+            _ => return Err(wrong()),
         };
         let misere = parse_rest(rest)?;
         Connect::new(w, h, k, misere)
@@ -1521,13 +1529,17 @@ impl Connect {
     fn parse_moves(&self, s: &str) -> Result<GravityPosition, String> {
         let w = self.width();
         let mut moves = Vec::new();
-        for (i, t) in move_tokens(s).iter().enumerate() {
-            match t.parse::<u32>() {
-                Ok(c) if (1..=w).contains(&c) => moves.push(c - 1),
+        for (i, t) in move_tokens(s).enumerate() {
+            if i as u32 >= self.board.cells() {
+                return Err(too_many_moves(self.board.cells()));
+            }
+            match crate::games::parse_num::<u32>(t) {
+                Some(c) if (1..=w).contains(&c) => moves.push(c - 1),
                 _ => {
                     return Err(format!(
-                        "move {} '{t}' is not a column number 1..={w}",
-                        i + 1
+                        "move {} {} is not a column number 1..={w}",
+                        i + 1,
+                        crate::error::Error::quote(t)
                     ))
                 }
             }
@@ -1819,12 +1831,13 @@ impl Game for Connect {
         if s.is_empty() || s == "-" {
             return Ok(GravityPosition::EMPTY);
         }
-        if s.chars()
-            .all(|c| c.is_ascii_digit() || c.is_whitespace() || c == ',')
-        {
-            self.parse_moves(s)
-        } else {
+        // A picture has a '/' or a '.', or is all pieces (a full one-row
+        // board); anything else is a move list, so `12a` blames the 'a' as
+        // a move rather than counting rows of a picture.
+        if s.contains(['/', '.']) || s.chars().all(|c| matches!(c, 'x' | 'o' | 'X' | 'O')) {
             self.parse_picture(s)
+        } else {
+            self.parse_moves(s)
         }
     }
 

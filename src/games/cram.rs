@@ -170,6 +170,15 @@ impl Cram {
         let (first, rest) = inner.split_once('*').ok_or_else(|| {
             "a Glop board needs a '*' after its first row, e.g. B000*0GG000000E".to_string()
         })?;
+        // Before counting cells: a second '*' is not a cell, and counting
+        // it would blame the board's size for a misplaced mark.
+        if rest.contains('*') {
+            let first_row = first.chars().count();
+            return Err(format!(
+                "a Glop board has one '*', after its first row; this one has {} (the first after {first_row} cells)",
+                inner.matches('*').count()
+            ));
+        }
         let first_len = first.chars().count();
         if first_len != self.cols as usize {
             return Err(format!(
@@ -215,10 +224,12 @@ impl Cram {
             let row = row.trim();
             let len = row.chars().count();
             if len != self.cols as usize {
-                return Err(format!(
-                    "row {} has {len} cells, expected {}",
+                return Err(crate::games::row_length(
                     r + 1,
-                    self.cols
+                    row,
+                    len,
+                    self.cols,
+                    "cells",
                 ));
             }
             for (c, ch) in row.chars().enumerate() {

@@ -47,8 +47,11 @@ impl Digits {
             Some((n, r)) => (n, Some(r)),
             None => (params, None),
         };
-        let max: u64 = n.trim().parse().map_err(|_| {
-            format!("expected digits:N[:misere], e.g. digits:1000; '{n}' is not a number")
+        let max: u64 = crate::games::parse_num(n).ok_or_else(|| {
+            format!(
+                "expected digits:N[:misere], e.g. digits:1000; {} is not a number",
+                crate::error::Error::quote(n)
+            )
         })?;
         Digits::new(max, crate::games::parse_play(rest)?)
     }

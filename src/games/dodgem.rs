@@ -202,15 +202,18 @@ impl Dodgem {
     /// Parses the parameters after `dodgem:`: the board side `N` (or `NxN`).
     pub fn from_params(params: &str) -> Result<Dodgem, String> {
         let usage = "expected dodgem:N with N = 2..5, e.g. dodgem:3";
-        let p = params.trim();
+        let p = params;
         let side = match p.split_once(['x', 'X']) {
-            Some((a, b)) if a.trim() == b.trim() => a.trim(),
+            Some((a, b)) if a == b => a,
             Some(_) => return Err(format!("the board must be square ({usage})")),
             None => p,
         };
-        let n: u32 = side
-            .parse()
-            .map_err(|_| format!("board side '{p}' is not a number ({usage})"))?;
+        let n: u32 = crate::games::parse_num(side).ok_or_else(|| {
+            format!(
+                "board side {} is not a number ({usage})",
+                crate::error::Error::quote(p)
+            )
+        })?;
         Dodgem::new(n)
     }
 
@@ -633,16 +636,33 @@ impl Game for Dodgem {
     fn parse_position(&self, s: &str) -> Result<DodgemPosition, String> {
         let n = self.n as usize;
         let t = s.trim();
-        let (board, side) = match t.rfind([' ', ':']) {
-            Some(i) => (t[..i].trim(), t[i + 1..].trim()),
-            None => {
-                return Err("missing the side to move: add ' b' or ' r' after the board".to_string())
-            }
-        };
+        // Two fields: the board, then the side to move after spaces or a
+        // ':'. Anything after the side is reported as such, not read as the
+        // side (`b../.b./.rr r extra` once blamed 'extra' as the side).
+        let (board, rest) = t
+            .split_once(|c: char| c.is_whitespace() || c == ':')
+            .ok_or("missing the side to move: add ' b' or ' r' after the board")?;
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix(':').unwrap_or(rest);
+        let mut fields = rest.split_whitespace();
+        let side = fields
+            .next()
+            .ok_or("missing the side to move: add ' b' or ' r' after the board")?;
+        if let Some(extra) = fields.next() {
+            return Err(format!(
+                "trailing text {} after the side to move: a position is the board and ' b' or ' r'",
+                crate::error::Error::quote(extra)
+            ));
+        }
         let to_move = match side {
             "b" | "B" => 0,
             "r" | "R" => 1,
-            _ => return Err(format!("side to move '{side}' must be 'b' or 'r'")),
+            _ => {
+                return Err(format!(
+                    "side to move {} must be 'b' or 'r'",
+                    crate::error::Error::quote(side)
+                ))
+            }
         };
         let rows: Vec<&str> = board.split('/').collect();
         if rows.len() != n {

@@ -216,31 +216,51 @@ impl Isolation {
         let (rows, cols) = crate::games::parse_dims(parts.next().unwrap_or(""))?;
         let mut a = None;
         let mut b = None;
-        let mut misere = false;
+        let mut misere = None;
+        // Each parameter once: `a=1,a=2` or `misere:normal` could mean
+        // either, so neither is read.
         for part in parts {
-            if crate::games::parse_play(Some(part)).is_ok() {
-                misere = crate::games::parse_play(Some(part))?;
+            if let Ok(m) = crate::games::play_word(part) {
+                if misere.replace(m).is_some() {
+                    return Err("the play convention ('misere' or 'normal') is given twice".into());
+                }
                 continue;
             }
+            if part.is_empty() {
+                return Err(crate::games::empty_param());
+            }
             for kv in part.split(',') {
-                let (k, v) = kv
-                    .split_once('=')
-                    .ok_or_else(|| format!("expected a=SQUARE,b=SQUARE or misere, found '{kv}'"))?;
-                let v: u32 = v
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("start square {k}='{v}' is not a square number"))?;
-                match k.trim() {
-                    "a" => a = Some(v),
-                    "b" => b = Some(v),
+                if kv.is_empty() {
+                    return Err(crate::games::empty_item(part));
+                }
+                let (k, v) = kv.split_once('=').ok_or_else(|| {
+                    format!(
+                        "expected a=SQUARE,b=SQUARE or misere, found {}",
+                        crate::error::Error::quote(kv)
+                    )
+                })?;
+                let slot = match k {
+                    "a" => &mut a,
+                    "b" => &mut b,
                     other => {
                         return Err(format!(
-                            "unknown parameter '{other}' (isolation takes a=SQUARE,b=SQUARE and misere)"
+                            "unknown parameter {} (isolation takes a=SQUARE,b=SQUARE and misere)",
+                            crate::error::Error::quote(other)
                         ))
                     }
+                };
+                let v: u32 = crate::games::parse_num(v).ok_or_else(|| {
+                    format!(
+                        "start square {k}={} is not a square number",
+                        crate::error::Error::quote(v)
+                    )
+                })?;
+                if slot.replace(v).is_some() {
+                    return Err(format!("start square '{k}' is given twice"));
                 }
             }
         }
+        let misere = misere.unwrap_or(false);
         let default = Isolation::new(rows, cols)?;
         let start = [
             a.unwrap_or(default.start[0] as u32),
@@ -633,10 +653,12 @@ impl Game for Isolation {
         for (r, row) in rows.iter().enumerate() {
             let len = row.chars().count();
             if len != self.cols as usize {
-                return Err(format!(
-                    "row {} has {len} squares, expected {}",
+                return Err(crate::games::row_length(
                     r + 1,
-                    self.cols
+                    row,
+                    len,
+                    self.cols,
+                    "squares",
                 ));
             }
             for (c, ch) in row.chars().enumerate() {

@@ -79,23 +79,30 @@ impl Mnk {
 
     /// Parses the parameters after `mnk:`, e.g. `4x4x4`.
     pub fn from_params(params: &str) -> Result<Mnk, String> {
-        let usage =
-            || format!("expected a board and line length like 3x3x3 (RxCxK), found '{params}'");
-        let parts: Vec<&str> = params.trim().split(['x', 'X']).collect();
-        let [r, c, k] = parts.as_slice() else {
+        let usage = || {
+            format!(
+                "expected a board and line length like 3x3x3 (RxCxK), found {}",
+                crate::error::Error::quote(params)
+            )
+        };
+        let mut parts = params.split(['x', 'X']);
+        let (Some(r), Some(c), Some(k), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
             return Err(usage());
         };
-        let num = |t: &str| t.trim().parse::<u32>().map_err(|_| usage());
+        let num = |t: &str| crate::games::parse_num::<u32>(t).ok_or_else(usage);
         Mnk::new(num(r)?, num(c)?, num(k)?)
     }
 
     /// Parses the parameters after the alias `tictactoe`: there are none.
     pub fn from_tictactoe_params(params: &str) -> Result<Mnk, String> {
-        if params.trim().is_empty() {
+        if params.is_empty() {
             Ok(Mnk::tictactoe())
         } else {
             Err(format!(
-                "tictactoe takes no parameters, found '{params}' (use mnk:RxCxK for other boards)"
+                "tictactoe takes no parameters, found {} (use mnk:RxCxK for other boards)",
+                crate::error::Error::quote(params)
             ))
         }
     }

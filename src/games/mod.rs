@@ -153,14 +153,23 @@ macro_rules! with_game {
 
 impl AnyGame {
     /// Parses a spec such as `isolation:4x4` or `isolation:4x4:a=1,b=14`.
+    ///
+    /// Only the canonical spelling is read: lower case, no spaces (a
+    /// pattern file's path excepted), every parameter once. A file's header
+    /// stores the canonical spec, and a spec that could mean two games, or
+    /// one that names the same game as another spelling, would let two
+    /// tables of one game disagree on their name. Near misses are refused
+    /// with the spelling to use.
     pub fn parse(spec: &str) -> Result<AnyGame, Error> {
-        let spec = spec.trim();
-        let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
         let bad = |reason: String| Error::BadGame {
             spec: spec.to_string(),
             reason,
         };
-        match name.to_ascii_lowercase().as_str() {
+        if let Some(reason) = Self::misspelling(spec) {
+            return Err(bad(reason));
+        }
+        let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+        match name {
             "isolation" => Isolation::from_params(params)
                 .map(AnyGame::Isolation)
                 .map_err(bad),
@@ -179,6 +188,8 @@ impl AnyGame {
                 .map(AnyGame::Dodgem)
                 .map_err(bad),
             "mnk" => Mnk::from_params(params).map(AnyGame::Mnk).map_err(bad),
+            // `tictactoe:` (a trailing ':') is refused like any empty parameter.
+            "tictactoe" if spec.ends_with(':') => Err(bad(empty_param())),
             "tictactoe" => Mnk::from_tictactoe_params(params)
                 .map(AnyGame::Mnk)
                 .map_err(bad),
@@ -190,6 +201,57 @@ impl AnyGame {
                 known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
             }),
         }
+    }
+
+    /// Why `spec` is not in canonical spelling, naming the spelling to use
+    /// when that parses, or `None` when the spelling is canonical. Spaces
+    /// around the spec, upper case and spaces inside are refused except in
+    /// a pattern file's path (any file name is allowed); the inline pattern
+    /// form checks its own fields.
+    fn misspelling(spec: &str) -> Option<String> {
+        let trimmed = spec.trim();
+        let (name, params) = trimmed.split_once(':').unwrap_or((trimmed, ""));
+        let lower = name.to_ascii_lowercase();
+        let known = lower == "tictactoe" || GAMES.iter().any(|g| g.name == lower);
+        let free_params = lower == "pattern";
+        let fix = |p: &str| -> String {
+            if free_params {
+                p.to_string()
+            } else {
+                p.chars()
+                    .filter(|c| !c.is_whitespace())
+                    .map(|c| c.to_ascii_lowercase())
+                    .collect()
+            }
+        };
+        let suggestion = match trimmed.split_once(':') {
+            Some(_) => format!("{lower}:{}", fix(params)),
+            None => lower.clone(),
+        };
+        let reason = if trimmed.len() != spec.len() {
+            "a spec has no spaces around it"
+        } else if !known {
+            // An unknown name is reported as unknown, whatever its case.
+            return None;
+        } else if name != lower {
+            "game names are lower case"
+        } else if !free_params && params.contains(char::is_whitespace) {
+            "a spec has no spaces"
+        } else if !free_params && params.chars().any(|c| c.is_ascii_uppercase()) {
+            "specs are lower case"
+        } else {
+            return None;
+        };
+        // Only suggest what is itself accepted (the suggestion is canonical
+        // in spelling, so this recurses once).
+        Some(match AnyGame::parse(&suggestion) {
+            Ok(_) => format!("{reason}: did you mean {}?", Error::quote(&suggestion)),
+            Err(Error::BadGame { reason: why, .. }) => format!(
+                "{reason}; spelled {}, it is still refused: {why}",
+                Error::quote(&suggestion)
+            ),
+            Err(e) => format!("{reason}: {e}"),
+        })
     }
 
     /// Canonical spec with every rule parameter.
@@ -230,29 +292,82 @@ impl AnyGame {
     }
 }
 
-/// Parses the optional play-convention parameter: absent or `normal` for
-/// normal play, `misere` (or `misère`) for misère play. Returns `true` for misère.
-pub(crate) fn parse_play(param: Option<&str>) -> Result<bool, String> {
-    match param.map(|p| p.trim().to_ascii_lowercase()) {
-        None => Ok(false),
-        Some(p) if p == "normal" => Ok(false),
-        Some(p) if p == "misere" || p == "misère" => Ok(true),
-        Some(p) => Err(format!(
-            "unknown parameter '{p}' (expected 'misere' or 'normal')"
+/// Parses what follows a game's size: nothing, or `:`-separated play
+/// conventions, `normal` or `misere` (or `misère`). Returns `true` for
+/// misère. The convention may be given once: `misere:misere` and
+/// `misere:normal` are refused rather than read as the last one.
+pub(crate) fn parse_play(rest: Option<&str>) -> Result<bool, String> {
+    let Some(rest) = rest else {
+        return Ok(false);
+    };
+    let mut play = None;
+    for part in rest.split(':') {
+        let misere = play_word(part)?;
+        if let Some(prev) = play {
+            return Err(if prev == misere {
+                format!("'{part}' is given twice")
+            } else {
+                "'misere' and 'normal' conflict: give one".to_string()
+            });
+        }
+        play = Some(misere);
+    }
+    Ok(play.unwrap_or(false))
+}
+
+/// One play-convention word: `Ok(true)` for misère, `Ok(false)` for normal.
+pub(crate) fn play_word(part: &str) -> Result<bool, String> {
+    match part.to_ascii_lowercase().as_str() {
+        "" => Err(empty_param()),
+        "normal" => Ok(false),
+        "misere" | "misère" => Ok(true),
+        _ => Err(format!(
+            "unknown parameter {} (expected 'misere' or 'normal')",
+            Error::quote(part)
         )),
     }
 }
 
+/// The refusal of a picture row of the wrong length. A row with a space in
+/// it (`..1 extra` as the last row) is not a long row but text after the
+/// board: say so rather than count the spaces and the words as cells.
+pub(crate) fn row_length(row_no: usize, row: &str, len: usize, want: u32, unit: &str) -> String {
+    match row.trim().split_once(char::is_whitespace) {
+        Some((_, rest)) => format!(
+            "row {row_no}: unexpected text {} after a space (a board has no spaces in its rows)",
+            Error::quote(rest.trim_start())
+        ),
+        None => format!("row {row_no} has {len} {unit}, expected {want}"),
+    }
+}
+
+/// The refusal of an empty `:`-separated field.
+pub(crate) fn empty_param() -> String {
+    "empty parameter: a doubled or trailing ':'".to_string()
+}
+
+/// The refusal of an empty `,`-separated item in `list`.
+pub(crate) fn empty_item(list: &str) -> String {
+    format!(
+        "empty item in {}: a doubled or trailing ','",
+        Error::quote(list)
+    )
+}
+
+/// A whole number written with digits only: no sign, no spaces, not empty
+/// (`str::parse` also takes `+7`).
+pub(crate) fn parse_num<T: std::str::FromStr>(s: &str) -> Option<T> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
 /// Parses `RxC` board dimensions.
 pub(crate) fn parse_dims(s: &str) -> Result<(u32, u32), String> {
-    let (r, c) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("expected a board size like 4x4, found '{s}'"))?;
-    let num = |t: &str| {
-        t.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("expected a board size like 4x4, found '{s}'"))
-    };
+    let wrong = || format!("expected a board size like 4x4, found {}", Error::quote(s));
+    let (r, c) = s.split_once(['x', 'X']).ok_or_else(wrong)?;
+    let num = |t: &str| parse_num::<u32>(t).ok_or_else(wrong);
     Ok((num(r)?, num(c)?))
 }
 

@@ -954,11 +954,14 @@ impl PatternBoard {
             for (r, (g, &want)) in groups.iter().zip(&self.rows).enumerate() {
                 let len = g.chars().count();
                 if len != want as usize {
-                    return Err(format!("row {} has {len} squares, expected {want}", r + 1));
+                    return Err(crate::games::row_length(r + 1, g, len, want, "squares"));
                 }
             }
         } else {
             let len = s.chars().count();
+            if len != self.n as usize && s.contains(char::is_whitespace) {
+                return Err(crate::games::row_length(1, s, len, self.n, "squares"));
+            }
             if len != self.n as usize {
                 return Err(format!(
                     "expected {} squares ('.', 'x' or 'o' each{}), found {len}",
@@ -1175,7 +1178,10 @@ impl_pattern_game!(PatternGame);
 /// Checks a game name: 1 to 32 letters, digits, `-` or `_`.
 fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > 32 {
-        return Err(format!("name '{name}' must have 1 to 32 characters"));
+        return Err(format!(
+            "name {} must have 1 to 32 characters",
+            crate::error::Error::quote(name)
+        ));
     }
     if let Some(c) = name
         .chars()
@@ -1188,11 +1194,35 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// What a path that is not a regular file names, for the refusal.
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
+}
+
 /// Parses a square number.
 fn parse_square(t: &str) -> Result<u32, String> {
-    t.trim()
-        .parse::<u32>()
-        .map_err(|_| format!("'{t}' is not a square number"))
+    crate::games::parse_num::<u32>(t)
+        .ok_or_else(|| format!("{} is not a square number", crate::error::Error::quote(t)))
 }
 
 /// Builds a pattern mask from square numbers, refusing squares off the board
@@ -1237,8 +1267,10 @@ impl PatternGame {
     /// Parses what follows `pattern:`: the inline canonical form
     /// `NAME:squares=N[:rows=..]:lines=..` when a field after the first is
     /// `squares=`, `rows=` or `lines=`, otherwise a pattern file's path.
+    ///
+    /// The path is taken as it is (spaces included); the inline form is
+    /// canonical only, so it refuses spaces.
     pub fn from_params(params: &str) -> Result<PatternGame, String> {
-        let params = params.trim();
         if params.is_empty() {
             return Err(
                 "expected pattern:PATH (a pattern file) or pattern:NAME:squares=N:lines=A.B.C,..."
@@ -1252,7 +1284,13 @@ impl PatternGame {
                     .iter()
                     .any(|k| f.trim_start().starts_with(k))
             });
-        if inline {
+        if inline && params.contains(char::is_whitespace) {
+            let fixed: String = params.chars().filter(|c| !c.is_whitespace()).collect();
+            Err(format!(
+                "an inline pattern spec has no spaces: did you mean {}?",
+                crate::error::Error::quote(&format!("pattern:{fixed}"))
+            ))
+        } else if inline {
             Self::from_inline(fields[0], &fields[1..])
         } else {
             Self::from_file(params)
@@ -1264,31 +1302,34 @@ impl PatternGame {
         let (mut squares, mut rows, mut lines) = (None, None, None);
         for f in fields {
             let (k, v) = f.split_once('=').unwrap_or((f, ""));
-            let slot = match k.trim() {
+            let slot = match k {
                 "squares" => &mut squares,
                 "rows" => &mut rows,
                 _ => &mut lines,
             };
             if slot.is_some() {
-                return Err(format!("'{}' is given twice", k.trim()));
+                return Err(format!("'{k}' is given twice"));
             }
-            *slot = Some(v.trim());
+            *slot = Some(v);
         }
         let rows: Vec<u32> = match rows {
             None => Vec::new(),
             Some(r) => r
                 .split('.')
                 .map(|t| {
-                    t.trim()
-                        .parse::<u32>()
-                        .map_err(|_| format!("rows: '{t}' is not a number of squares"))
+                    crate::games::parse_num::<u32>(t).ok_or_else(|| {
+                        format!(
+                            "rows: {} is not a number of squares",
+                            crate::error::Error::quote(t)
+                        )
+                    })
                 })
                 .collect::<Result<_, _>>()?,
         };
         let n = match squares {
-            Some(s) => s
-                .parse::<u32>()
-                .map_err(|_| format!("squares: '{s}' is not a number"))?,
+            Some(s) => crate::games::parse_num::<u32>(s).ok_or_else(|| {
+                format!("squares: {} is not a number", crate::error::Error::quote(s))
+            })?,
             None if !rows.is_empty() => {
                 let sum: u64 = rows.iter().map(|&r| u64::from(r)).sum();
                 u32::try_from(sum).unwrap_or(u32::MAX)
@@ -1306,28 +1347,54 @@ impl PatternGame {
                 .map(parse_square)
                 .collect::<Result<Vec<u32>, String>>()
                 .and_then(|sq| pattern_mask(&sq, n))
-                .map_err(|e| format!("lines: pattern {} ('{l}'): {e}", i + 1))?;
+                .map_err(|e| {
+                    format!(
+                        "lines: pattern {} ({}): {e}",
+                        i + 1,
+                        crate::error::Error::quote(l)
+                    )
+                })?;
             masks.push(squares);
         }
-        PatternGame::new(name.trim(), PatternBoard::new(n, &masks, &rows)?)
+        PatternGame::new(name, PatternBoard::new(n, &masks, &rows)?)
     }
 
     /// Reads a pattern file (at most [`MAX_FILE_BYTES`]).
+    ///
+    /// Only a regular file is opened: the file's metadata is checked first,
+    /// because opening a FIFO for reading waits for a writer (forever, in
+    /// `solve pattern:p.txt --dry-run`), and a device such as `/dev/zero`
+    /// never ends. A file larger than the cap is refused unread.
     pub fn from_file(path: &str) -> Result<PatternGame, String> {
         use std::io::Read;
-        let cannot = |e: std::io::Error| format!("cannot read pattern file '{path}': {e}");
+        let shown = crate::error::Error::quote(path);
+        let cannot = |e: std::io::Error| format!("cannot read pattern file {shown}: {e}");
+        let meta = std::fs::metadata(path).map_err(cannot)?;
+        if !meta.is_file() {
+            return Err(format!(
+                "pattern file {shown} is {}, not a regular file",
+                file_kind(&meta.file_type())
+            ));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(format!(
+                "pattern file {shown} has {} bytes; a pattern file is at most {MAX_FILE_BYTES}",
+                meta.len()
+            ));
+        }
         let file = std::fs::File::open(path).map_err(cannot)?;
         let mut bytes = Vec::new();
         file.take(MAX_FILE_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(cannot)?;
+        // The file may have grown since its metadata was read.
         if bytes.len() as u64 > MAX_FILE_BYTES {
             return Err(format!(
-                "pattern file '{path}' is larger than {MAX_FILE_BYTES} bytes"
+                "pattern file {shown} is larger than {MAX_FILE_BYTES} bytes"
             ));
         }
         let text = String::from_utf8(bytes)
-            .map_err(|_| format!("pattern file '{path}' is not UTF-8 text"))?;
+            .map_err(|_| format!("pattern file {shown} is not UTF-8 text"))?;
         Self::from_text(&text, path)
     }
 
@@ -1375,7 +1442,7 @@ impl PatternGame {
                         .ok()
                         .filter(|n| (1..=MAX_SQUARES).contains(n))
                         .ok_or_else(|| {
-                            err(format!("squares must be 1 to {MAX_SQUARES}, not '{v}'"))
+                            err(format!("squares must be 1 to {MAX_SQUARES}, not {}", crate::error::Error::quote(v)))
                         })?;
                     squares = Some((at, n));
                 }
@@ -1390,7 +1457,7 @@ impl PatternGame {
                             t.parse::<u32>()
                                 .ok()
                                 .filter(|&v| (1..=MAX_SQUARES).contains(&v))
-                                .ok_or_else(|| err(format!("row length '{t}' is not 1 to {MAX_SQUARES}")))
+                                .ok_or_else(|| err(format!("row length {} is not 1 to {MAX_SQUARES}", crate::error::Error::quote(t))))
                         })
                         .collect::<Result<Vec<u32>, String>>()?;
                     rows = Some((at, r));
@@ -1405,7 +1472,8 @@ impl PatternGame {
                 }
                 other => {
                     return Err(err(format!(
-                        "unknown keyword '{other}' (expected name, squares, rows, or a pattern: square numbers)"
+                        "unknown keyword {} (expected name, squares, rows, or a pattern: square numbers)",
+                        crate::error::Error::quote(other)
                     )))
                 }
             }
@@ -1478,9 +1546,16 @@ impl PatternGame {
         )
     }
 
-    /// `pattern-NAME`.
+    /// `pattern-NAME-HASH`: the name alone does not tell two rule sets
+    /// apart (two files may both say `name ttt`), and default output names
+    /// must not let one overwrite the other's table; HASH is the CRC-32 of
+    /// the canonical spec, 8 hex digits.
     fn stem(&self) -> String {
-        format!("pattern-{}", self.name)
+        format!(
+            "pattern-{}-{:08x}",
+            self.name,
+            crc32fast::hash(self.canonical_spec().as_bytes())
+        )
     }
 }
 
@@ -1753,7 +1828,20 @@ mod tests {
             assert_eq!(again.spec(), spec);
             assert_eq!(again, crate::games::AnyGame::Pattern(g.clone()), "{spec}");
         }
-        assert_eq!(ttt().file_stem(), "pattern-ttt");
+        // The name and the CRC-32 of the canonical spec: files named alike
+        // with other patterns get other stems.
+        assert_eq!(ttt().file_stem(), "pattern-ttt-59110830");
+        assert_eq!(
+            ttt().file_stem(),
+            format!(
+                "pattern-ttt-{:08x}",
+                crc32fast::hash(ttt().spec().as_bytes())
+            )
+        );
+        assert_eq!(
+            ttt().folded().unwrap().file_stem(),
+            "pattern-ttt-59110830-folded"
+        );
         for bad in [
             "",
             "t:squares=3",

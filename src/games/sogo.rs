@@ -37,7 +37,10 @@
 //! `/`, cells `.` empty, `x` player 0, `o` player 1. For sogo:2 the position
 //! `a1b2b2` (= `144`) is `.o/x.|.x/..`.
 
-use super::connect::{gravity_play, parse_rest, Gravity, GravityIndex, GravityPosition, TightFold};
+use super::connect::{
+    gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityIndex, GravityPosition,
+    TightFold,
+};
 use crate::game::Game;
 use std::sync::Arc;
 
@@ -76,10 +79,12 @@ impl Sogo {
             Some((s, r)) => (s, Some(r)),
             None => (params, None),
         };
-        let n: u32 = size
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad cube side '{size}' (expected sogo:N, e.g. sogo:3)"))?;
+        let n: u32 = crate::games::parse_num(size).ok_or_else(|| {
+            format!(
+                "bad cube side {} (expected sogo:N, e.g. sogo:3)",
+                crate::error::Error::quote(size)
+            )
+        })?;
         let misere = parse_rest(rest)?;
         Sogo::new(n, misere)
     }
@@ -114,6 +119,9 @@ impl Sogo {
                     i += 1;
                     continue;
                 }
+                if moves.len() as u32 >= self.board.cells() {
+                    return Err(too_many_moves(self.board.cells()));
+                }
                 let which = moves.len() + 1;
                 let file = ch.to_ascii_lowercase();
                 if !file.is_ascii_lowercase() || (file as u32 - 'a' as u32) >= n {
@@ -134,26 +142,24 @@ impl Sogo {
                     }
                     _ => {
                         return Err(format!(
-                            "move {which}: '{file}{rank}' needs a rank number 1..={n}"
+                            "move {which}: {} needs a rank number 1..={n}",
+                            crate::error::Error::quote(&format!("{file}{rank}"))
                         ))
                     }
                 }
             }
         } else {
-            let tokens: Vec<&str> = if s.contains(|c: char| c.is_whitespace() || c == ',') {
-                s.split(|c: char| c.is_whitespace() || c == ',')
-                    .filter(|t| !t.is_empty())
-                    .collect()
-            } else {
-                s.split("").filter(|t| !t.is_empty()).collect()
-            };
-            for (i, t) in tokens.iter().enumerate() {
-                match t.parse::<u32>() {
-                    Ok(c) if (1..=cols).contains(&c) => moves.push(c - 1),
+            for (i, t) in move_tokens(s).enumerate() {
+                if i as u32 >= self.board.cells() {
+                    return Err(too_many_moves(self.board.cells()));
+                }
+                match crate::games::parse_num::<u32>(t) {
+                    Some(c) if (1..=cols).contains(&c) => moves.push(c - 1),
                     _ => {
                         return Err(format!(
-                            "move {} '{t}' is not a column number 1..={cols}",
-                            i + 1
+                            "move {} {} is not a column number 1..={cols}",
+                            i + 1,
+                            crate::error::Error::quote(t)
                         ))
                     }
                 }
@@ -295,7 +301,10 @@ impl Game for Sogo {
         if s.is_empty() || s == "-" {
             return Ok(GravityPosition::EMPTY);
         }
-        if s.contains(['|', '/', '.']) {
+        // A picture has a '|', '/' or '.' except sogo:1's "x" (the cube
+        // of one cell holding x's piece); 'x' and 'o' are never file letters
+        // (N <= 3), so text of cell characters only is a picture too.
+        if s.contains(['|', '/', '.']) || s.chars().all(|c| matches!(c, 'x' | 'o' | 'X' | 'O')) {
             return self.parse_picture(s);
         }
         let moves = self.parse_moves(s)?;
@@ -349,6 +358,42 @@ mod tests {
         for bad in ["", "0", "4", "x", "3:sideways", "3x3"] {
             assert!(Sogo::from_params(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Issue 11: sogo:1 printed its one-piece cube as `x`, which it then
+    /// read as a square and refused ("bad position 'x'"), so `line` on a
+    /// solved sogo:1 table failed. Every legal position of the small cubes,
+    /// plain and folded, must read back from its own notation.
+    #[test]
+    fn every_position_reads_back_from_its_notation() {
+        for spec in ["1", "1:misere", "2", "2:misere"] {
+            let plain = g(spec);
+            let mut games = vec![plain.clone()];
+            games.extend(plain.folded().ok());
+            for s in games {
+                let mut legal = 0;
+                for i in 0..s.size() {
+                    let Some(p) = s.decode(i) else { continue };
+                    let text = s.format_position(&p);
+                    let q = s
+                        .parse_position(&text)
+                        .unwrap_or_else(|e| panic!("sogo:{spec} {i} '{text}': {e}"));
+                    assert_eq!(s.encode(&q), i, "sogo:{spec} '{text}'");
+                    legal += 1;
+                }
+                assert!(legal > 1, "sogo:{spec}");
+            }
+        }
+        let one = g("1");
+        let x = one.parse_position("x").unwrap();
+        assert_eq!(one.format_position(&x), "x");
+        assert_eq!(one.parse_position("a1"), Ok(x));
+        assert_eq!(one.parse_position("X"), Ok(x));
+        // An o alone is not a position: x moves first.
+        assert!(one.parse_position("o").is_err());
+        // A stray x among squares is still blamed as a square.
+        let e = g("2").parse_position("a1x").unwrap_err();
+        assert!(e.contains("move 2: expected a file letter"), "{e}");
     }
 
     #[test]

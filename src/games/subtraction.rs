@@ -45,23 +45,29 @@ impl Subtraction {
 
     /// Parses `N:S[:misere]`.
     pub fn from_params(params: &str) -> Result<Subtraction, String> {
-        let parts: Vec<&str> = params.split(':').collect();
         let usage = "expected subtraction:N:S[:misere], e.g. subtraction:1000:1,3,4";
-        let (n, s, rest) = match parts.as_slice() {
-            [n, s] => (*n, *s, None),
-            [n, s, r] => (*n, *s, Some(*r)),
-            _ => return Err(usage.into()),
+        let (n, rest) = params.split_once(':').ok_or(usage)?;
+        let (s, rest) = match rest.split_once(':') {
+            Some((s, r)) => (s, Some(r)),
+            None => (rest, None),
         };
-        let max: u64 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("pile size '{n}' is not a number ({usage})"))?;
+        let quote = crate::error::Error::quote;
+        let max: u64 = crate::games::parse_num(n)
+            .ok_or_else(|| format!("pile size {} is not a number ({usage})", quote(n)))?;
+        if s.is_empty() {
+            return Err(format!("the subtraction set is empty ({usage})"));
+        }
+        // Amounts may repeat or come in any order (a set; the canonical
+        // spec lists each once, ascending), but an empty item is a typo.
         let set = s
             .split(',')
             .map(|x| {
-                x.trim()
-                    .parse::<u64>()
-                    .map_err(|_| format!("subtraction amount '{x}' is not a number ({usage})"))
+                if x.is_empty() {
+                    return Err(crate::games::empty_item(s));
+                }
+                crate::games::parse_num::<u64>(x).ok_or_else(|| {
+                    format!("subtraction amount {} is not a number ({usage})", quote(x))
+                })
             })
             .collect::<Result<Vec<u64>, String>>()?;
         let misere = crate::games::parse_play(rest)?;
