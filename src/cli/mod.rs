@@ -371,20 +371,6 @@ fn dry_run_report(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Text from a file, made safe to print: control characters (a crafted
-/// header's terminal escapes) are shown escaped, the rest as is.
-pub(crate) fn escape(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
 pub(crate) fn describe(p: &PositionInfo) -> String {
     format!(
         "{}: {}, {}{}{}",
@@ -451,7 +437,7 @@ pub fn info(file: &Path, as_json: bool) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!("file          {}", file.display());
-    println!("game          {}", escape(&h.spec));
+    println!("game          {}", retrograde::Error::clip(&h.spec));
     println!(
         "format        version {}, index scheme {}{}, {}-byte cells ({})",
         h.version,
@@ -474,7 +460,7 @@ pub fn info(file: &Path, as_json: bool) -> Result<ExitCode> {
         h.data_offset
     );
     println!("data CRC32    {:08x}", h.data_crc);
-    println!("generator     {}", escape(&h.generator));
+    println!("generator     {}", retrograde::Error::clip(&h.generator));
     println!("counts by value:");
     print_counts(h);
     Ok(ExitCode::SUCCESS)
@@ -692,7 +678,7 @@ pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
         }
     };
     say(format!("file        {}", file.display()));
-    say(format!("game        {}", escape(&h.spec)));
+    say(format!("game        {}", retrograde::Error::clip(&h.spec)));
     say("header      ok (magic, version, sizes, header CRC32)".to_string());
     let crc = tb.verify();
     match &crc {

@@ -125,8 +125,8 @@ pub fn play_with(
                             info.moves.iter().take(6).map(|m| m.mv.as_str()).collect();
                         writeln!(
                             out,
-                            "'{}' is not a legal move here (legal moves include {}; 'hint' lists all {})",
-                            quote(typed),
+                            "{} is not a legal move here (legal moves include {}; 'hint' lists all {})",
+                            retrograde::Error::quote(typed),
                             some.join(", "),
                             info.moves.len()
                         )?;
@@ -154,7 +154,10 @@ pub fn play(file: &Path, start: Option<&str>, side: &str) -> Result<ExitCode> {
     let human_first = match side.to_ascii_lowercase().as_str() {
         "first" | "1" | "0" | "player0" => true,
         "second" | "2" | "player1" => false,
-        other => bail!("--side must be 'first' or 'second', not '{other}'"),
+        other => bail!(
+            "--side must be 'first' or 'second', not {}",
+            retrograde::Error::quote(other)
+        ),
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
@@ -165,18 +168,6 @@ pub fn play(file: &Path, start: Option<&str>, side: &str) -> Result<ExitCode> {
         &mut stdin.lock(),
         &mut stdout.lock(),
     )
-}
-
-/// At most 80 characters of what the user typed, control characters
-/// escaped: a pasted megabyte or a terminal escape is not echoed back.
-fn quote(typed: &str) -> String {
-    const SHOWN: usize = 60;
-    let n = typed.chars().count();
-    let mut s = super::escape(&typed.chars().take(SHOWN).collect::<String>());
-    if n > SHOWN {
-        s.push_str(&format!("... ({} characters)", thousands(n as u64)));
-    }
-    s
 }
 
 pub fn line(file: &Path, start: Option<&str>, as_json: bool) -> Result<ExitCode> {
