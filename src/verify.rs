@@ -18,7 +18,7 @@
 
 use crate::error::Result;
 use crate::game::Game;
-use crate::reader::Tablebase;
+use crate::reader::{Storage, Tablebase};
 use crate::value::{Outcome, TableKind, Value};
 use rayon::prelude::*;
 
@@ -120,7 +120,7 @@ pub fn expected_from_children(children: &[Outcome]) -> Option<Outcome> {
 }
 
 /// Re-derives every entry of `tb` from its children.
-pub fn rederive<G: Game, D: AsRef<[u8]> + Sync>(
+pub fn rederive<G: Game, D: Storage + Sync>(
     game: &G,
     tb: &Tablebase<D>,
 ) -> Result<Rederivation> {
@@ -206,7 +206,7 @@ pub fn rederive<G: Game, D: AsRef<[u8]> + Sync>(
 
 /// The nimber the rules give a position: 0 at game over (normal play), else
 /// the mex of the children's stored nimbers; `None` if a child has none.
-fn expected_nimber<G: Game, D: AsRef<[u8]>>(
+fn expected_nimber<G: Game, D: Storage>(
     game: &G,
     tb: &Tablebase<D>,
     p: &G::Position,
