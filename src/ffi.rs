@@ -553,7 +553,11 @@ mod tests {
             assert!(last_error().contains("cannot open"));
             // Unknown flag bits are refused before the path is looked at.
             assert!(rtb_open_with(c"/nonexistent/x.rtb".as_ptr(), 4).is_null());
-            assert!(last_error().contains("unknown flags 0x4"), "{}", last_error());
+            assert!(
+                last_error().contains("unknown flags 0x4"),
+                "{}",
+                last_error()
+            );
         }
     }
 

@@ -309,8 +309,7 @@ impl Tablebase<FileStorage> {
 /// Maps a checked regular file.
 pub(crate) fn map_file(path: &Path) -> Result<memmap2::Mmap> {
     let file = open_regular(path)?;
-    crate::mmap::map_read(&file)
-        .map_err(|e| Error::io(format!("cannot map {}", path.display()), e))
+    crate::mmap::map_read(&file).map_err(|e| Error::io(format!("cannot map {}", path.display()), e))
 }
 
 impl Tablebase<memmap2::Mmap> {

@@ -120,10 +120,7 @@ pub fn expected_from_children(children: &[Outcome]) -> Option<Outcome> {
 }
 
 /// Re-derives every entry of `tb` from its children.
-pub fn rederive<G: Game, D: Storage + Sync>(
-    game: &G,
-    tb: &Tablebase<D>,
-) -> Result<Rederivation> {
+pub fn rederive<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Rederivation> {
     const CHUNK: u64 = 1 << 16;
     let size = game.size();
     let chunks = size.div_ceil(CHUNK);

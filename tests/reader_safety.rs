@@ -69,7 +69,10 @@ fn a_file_truncated_while_open_gives_an_error_not_a_crash() {
         matches!(e, Error::FileChanged { offset: o, len } if o == offset + last * width && len == width as usize),
         "{e}"
     );
-    assert!(e.to_string().contains("changed or shrank while open"), "{e}");
+    assert!(
+        e.to_string().contains("changed or shrank while open"),
+        "{e}"
+    );
     // The text interface and the data check say the same, without panicking.
     let e = tb.probe_text(None, true).unwrap_err();
     assert!(matches!(e, Error::FileChanged { .. }), "{e}");
@@ -124,9 +127,18 @@ fn probe_from_stdin_reports_a_file_truncated_mid_run() {
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     let status = child.wait().unwrap();
-    assert_eq!(status.signal(), None, "killed by a signal; stderr: {stderr}");
+    assert_eq!(
+        status.signal(),
+        None,
+        "killed by a signal; stderr: {stderr}"
+    );
     assert_eq!(status.code(), Some(1), "stderr: {stderr}");
     assert_eq!(rest, "", "no answer after the cut");
     let lines: Vec<&str> = stderr.lines().collect();
@@ -158,7 +170,10 @@ fn open_verified_refuses_a_flipped_data_byte_that_open_answers_from() {
     let want = good.probe(&g, &g.start()).unwrap();
     let bad = flipped_copy(&path, &g);
     // `open` checks only the header, and answers wrongly from the data.
-    let answered = Tablebase::open(&bad).unwrap().probe(&g, &g.start()).unwrap();
+    let answered = Tablebase::open(&bad)
+        .unwrap()
+        .probe(&g, &g.start())
+        .unwrap();
     assert_eq!(answered.value, want.value);
     assert_ne!(answered.remoteness, want.remoteness);
     let e = match Tablebase::open_verified(&bad) {
@@ -218,16 +233,23 @@ fn refused<D>(r: retrograde::Result<Tablebase<D>>) -> Error {
 fn special_files_are_refused_saying_what_they_are() {
     let e = refused(Tablebase::open("/dev/zero"));
     assert!(
-        matches!(e, Error::NotAFile { kind: "a character device" }),
+        matches!(
+            e,
+            Error::NotAFile {
+                kind: "a character device"
+            }
+        ),
         "{e}"
     );
-    assert_eq!(
-        e.to_string(),
-        "is a character device, not a tablebase file"
-    );
+    assert_eq!(e.to_string(), "is a character device, not a tablebase file");
     let e = refused(Tablebase::open_mmap("/dev/null"));
     assert!(
-        matches!(e, Error::NotAFile { kind: "a character device" }),
+        matches!(
+            e,
+            Error::NotAFile {
+                kind: "a character device"
+            }
+        ),
         "{e}"
     );
     // A regular file of size 0 that is not empty at all.
@@ -285,7 +307,12 @@ fn c_api_open_flags_and_bad_text() {
     let (good_c, bad_c) = (c(&path), c(&bad));
     // Safety: NUL-terminated paths and positions; valid int outputs.
     unsafe {
-        for flags in [0, RTB_OPEN_MMAP, RTB_OPEN_VERIFY, RTB_OPEN_MMAP | RTB_OPEN_VERIFY] {
+        for flags in [
+            0,
+            RTB_OPEN_MMAP,
+            RTB_OPEN_VERIFY,
+            RTB_OPEN_MMAP | RTB_OPEN_VERIFY,
+        ] {
             let h = rtb_open_with(good_c.as_ptr(), flags);
             assert!(!h.is_null(), "flags {flags}: {}", last_error());
             let (mut v, mut r) = (-9, -9);
@@ -320,7 +347,11 @@ fn c_api_open_flags_and_bad_text() {
             );
         }
         assert!(rtb_open_with(good_c.as_ptr(), 8).is_null());
-        assert!(last_error().contains("unknown flags 0x8"), "{}", last_error());
+        assert!(
+            last_error().contains("unknown flags 0x8"),
+            "{}",
+            last_error()
+        );
     }
 }
 
