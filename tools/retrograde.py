@@ -34,7 +34,7 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["Tablebase", "RetrogradeError", "load_library"]
+__all__ = ["Tablebase", "RetrogradeError", "RetrogradeIndexError", "load_library"]
 
 VALUES = ("win", "lose", "tie", "draw")
 
