@@ -15,8 +15,11 @@
  *   - NULL, forged and closed handles are rejected with RTB_ERR_NULL or
  *     RTB_ERR_HANDLE; handles are never reused. A handle may be used from
  *     several threads at once.
- *   - Strings passed in are NUL-terminated UTF-8. A NULL position means the
- *     game's start position.
+ *   - Strings passed in are NUL-terminated UTF-8 (RTB_ERR_UTF8 otherwise; a
+ *     path may be any bytes on Unix). A string ends at its first NUL byte: a
+ *     caller holding length-delimited text (from another language, a network)
+ *     must refuse text containing a NUL itself, or the library sees only the
+ *     part before it. A NULL position means the game's start position.
  *   - Text out: the functions taking (buf, len) return the text's length in
  *     bytes, without the NUL. The text and its NUL are written only if the
  *     length is < len; otherwise buf gets "" (when len > 0) and the caller
@@ -24,6 +27,30 @@
  *   - Values are for the player to move; remoteness is the number of moves
  *     to the end under perfect play, -1 when there is none (a draw, or a
  *     nimber table).
+ *
+ * What opening checks
+ *   rtb_open checks, and refuses with a message naming what is wrong: that
+ *   the path is a regular file (not a directory, FIFO, device or socket; a
+ *   FIFO is never opened, so this never blocks) of non-zero size; the magic
+ *   bytes; the format version; the header length and header CRC; that the
+ *   header is consistent (known flags, cell width and encoding, page-aligned
+ *   data offset, value counts summing to the entries); that the file length
+ *   is exactly the header's plus the cells; and that the game spec parses, is
+ *   canonical, and has the file's index scheme, folding and entry count.
+ *   It does NOT read the data: one damaged cell behind an intact header is
+ *   answered from. RTB_OPEN_VERIFY adds the data CRC (one pass over the
+ *   file) before the handle is returned. (`retrograde verify` goes further:
+ *   it re-derives every entry from the rules and checks the header's
+ *   statistics.)
+ *
+ * Files that change while open
+ *   By default a handle reads the file with positioned reads (pread): if
+ *   another process truncates the file, probes past the new end fail with
+ *   RTB_ERR_FILE ("the file changed or shrank while open"), and the host
+ *   process is unharmed. RTB_OPEN_MMAP maps the file instead: probes are
+ *   faster (no system call), but a truncation makes the next probe past the
+ *   new end raise SIGBUS, which kills the whole host process, and a disk I/O
+ *   error does the same. Use it only for files nothing modifies in place.
  */
 #ifndef RETROGRADE_H
 #define RETROGRADE_H
@@ -55,11 +82,28 @@ enum rtb_status {
     RTB_ERR_POSITION = -4, /* the position does not parse, or is not a position */
     RTB_ERR_RANGE = -5,    /* index >= rtb_entries(h) */
     RTB_ERR_FILE = -6,     /* not a usable tablebase file, or another library error */
-    RTB_ERR_PANIC = -7     /* internal error (a bug in the library) */
+    RTB_ERR_PANIC = -7,    /* internal error (a bug in the library) */
+    RTB_ERR_ARG = -8       /* an argument is not valid (unknown rtb_open_with flags) */
 };
 
-/* Opens a tablebase file and checks its header. NULL on error. */
+/* Flags of rtb_open_with. */
+enum rtb_open_flags {
+    /* Memory-map the file. HAZARD: if the file is truncated while open, the
+     * next probe past its new end raises SIGBUS and kills the process. */
+    RTB_OPEN_MMAP = 1,
+    /* Check the data CRC (read the whole file) before returning the handle. */
+    RTB_OPEN_VERIFY = 2
+};
+
+/* Opens a tablebase file and checks its header (see "What opening checks");
+ * reads with positioned reads, so a file truncated while open gives
+ * RTB_ERR_FILE, never a crash. Same as rtb_open_with(path, 0). NULL on
+ * error. */
 rtb_handle *rtb_open(const char *path);
+
+/* rtb_open with flags: RTB_OPEN_MMAP, RTB_OPEN_VERIFY, or both (|). Unknown
+ * bits are refused: NULL, with the message in rtb_last_error(). */
+rtb_handle *rtb_open_with(const char *path, unsigned int flags);
 
 /* Closes a handle: RTB_OK, or RTB_ERR_NULL / RTB_ERR_HANDLE. */
 int rtb_close(rtb_handle *h);

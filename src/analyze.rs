@@ -11,7 +11,7 @@
 
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::reader::Tablebase;
+use crate::reader::{Storage, Tablebase};
 use crate::value::{Outcome, Value};
 use bitvec::prelude::*;
 use rayon::prelude::*;
@@ -54,7 +54,7 @@ impl Analysis {
     /// Counts one reachable position of `tier` with its stored outcome and,
     /// in a nimber table, its nimber; returns whether the game is over there
     /// (its moves are then not counted and not followed).
-    fn count<G: Game, D: AsRef<[u8]>>(
+    fn count<G: Game, D: Storage>(
         &mut self,
         game: &G,
         tb: &Tablebase<D>,
@@ -124,7 +124,7 @@ impl Analysis {
 /// With a symmetry-folded table the walk still runs over the plain index, so
 /// symmetric positions count separately and the figures equal those of the
 /// unfolded table; only the values are read through the folded index.
-pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Analysis> {
+pub fn analyze<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Analysis> {
     let walk = game.unfolded();
     let size = walk.size();
     let start = walk.start();
@@ -181,7 +181,7 @@ pub fn analyze<G: Game, D: AsRef<[u8]> + Sync>(game: &G, tb: &Tablebase<D>) -> R
 /// layer's positions are visited in parallel; a child joins the next layer
 /// if its bit was not yet set. The figures are sums over the reachable set,
 /// so they do not depend on the order of the visits.
-fn analyze_loopy<G: Game, D: AsRef<[u8]> + Sync>(
+fn analyze_loopy<G: Game, D: Storage + Sync>(
     game: &G,
     walk: &G,
     tb: &Tablebase<D>,

@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::reader::Tablebase;
+use crate::reader::{Storage, Tablebase};
 use crate::value::Outcome;
 use rayon::prelude::*;
 
@@ -39,7 +39,7 @@ impl Comparison {
 const KEEP: usize = 10;
 
 /// Compares `a` and `b`, which must hold the same game and table kind.
-pub fn compare<D: AsRef<[u8]> + Sync, E: AsRef<[u8]> + Sync>(
+pub fn compare<D: Storage + Sync, E: Storage + Sync>(
     a: &Tablebase<D>,
     b: &Tablebase<E>,
 ) -> Result<Comparison> {
@@ -74,7 +74,7 @@ pub fn compare<D: AsRef<[u8]> + Sync, E: AsRef<[u8]> + Sync>(
     })
 }
 
-fn compare_games<G: Game, D: AsRef<[u8]> + Sync, E: AsRef<[u8]> + Sync>(
+fn compare_games<G: Game, D: Storage + Sync, E: Storage + Sync>(
     plain: &G,
     ga: &G,
     a: &Tablebase<D>,

@@ -49,12 +49,26 @@ pub enum Error {
     /// The file does not start with the tablebase magic.
     #[error("not a retrograde tablebase (bad magic bytes)")]
     BadMagic,
-    /// The file is empty.
-    #[error("the file is empty: not a tablebase")]
+    /// The file is empty. Files under /proc and /sys report size 0 too.
+    #[error("the file is empty (size 0): not a tablebase (special files such as those under /proc also report size 0)")]
     Empty,
     /// The path is a directory.
     #[error("is a directory, not a tablebase file")]
     IsDirectory,
+    /// The path is not a regular file: a FIFO, a device, a socket.
+    #[error("is {kind}, not a tablebase file")]
+    NotAFile {
+        /// What it is, e.g. "a FIFO (named pipe)".
+        kind: &'static str,
+    },
+    /// A read past the end of a file that was longer when it was opened.
+    #[error("the file changed or shrank while open (cannot read {len} bytes at offset {offset}): open it again")]
+    FileChanged {
+        /// Where the read started.
+        offset: u64,
+        /// Bytes asked for.
+        len: usize,
+    },
     /// A format version this build does not read.
     #[error("format version {found} is not supported (this build reads version {supported})")]
     UnsupportedVersion {

@@ -16,18 +16,24 @@
 //! * Every NULL pointer argument is rejected (except where NULL documents a
 //!   meaning: the start position, or a size query with a zero-length buffer).
 //! * Strings in are NUL-terminated and must be UTF-8 (paths: any bytes on
-//!   Unix); strings out are UTF-8, NUL-terminated, and written only when they
-//!   fit, at most `len` bytes: the required length is always returned.
+//!   Unix), else [`RTB_ERR_UTF8`]; a string ends at its first NUL, so a caller
+//!   holding length-delimited text must refuse an embedded NUL itself
+//!   (tools/retrograde.py does). Strings out are UTF-8, NUL-terminated, and
+//!   written only when they fit, at most `len` bytes: the required length is
+//!   always returned.
+//! * [`rtb_open`] reads the file with positioned reads: a file truncated
+//!   while open makes probes fail with [`RTB_ERR_FILE`], never kills the
+//!   host. [`RTB_OPEN_MMAP`] maps it instead, at the risk stated there.
 //! * The message of the last failure on the calling thread is in
 //!   [`rtb_last_error`]; every other call resets it (to `""` on success).
 
 use crate::error::Error;
-use crate::reader::Tablebase;
+use crate::reader::{FileStorage, Storage, Tablebase};
 use crate::value::{Outcome, Value};
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::ffi::{c_char, c_int, c_uint, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
@@ -50,6 +56,19 @@ pub const RTB_ERR_RANGE: c_int = -5;
 pub const RTB_ERR_FILE: c_int = -6;
 /// A bug: the library panicked. The message says where.
 pub const RTB_ERR_PANIC: c_int = -7;
+/// An argument is not valid: unknown flag bits for [`rtb_open_with`].
+pub const RTB_ERR_ARG: c_int = -8;
+
+/// [`rtb_open_with`] flag: memory-map the file. Probes are faster (a memory
+/// read instead of a system call), but if another process truncates the file
+/// while it is open, the next probe past the new end raises SIGBUS and kills
+/// the whole host process, and a disk I/O error does the same. Only for files
+/// that nothing modifies in place.
+pub const RTB_OPEN_MMAP: c_uint = 1;
+/// [`rtb_open_with`] flag: check the data CRC (read the whole file) before
+/// returning the handle, so that a damaged cell behind an intact header is
+/// refused at open instead of answered.
+pub const RTB_OPEN_VERIFY: c_uint = 2;
 
 /// `rtb_value`: win for the player to move.
 pub const RTB_WIN: c_int = 0;
@@ -67,7 +86,37 @@ pub struct RtbHandle {
     _private: [u8; 0],
 }
 
-type Shared = Arc<Tablebase>;
+/// Where an open handle's bytes are: read from the file, or mapped.
+enum Source {
+    File(FileStorage),
+    Mapped(memmap2::Mmap),
+}
+
+impl Storage for Source {
+    fn size(&self) -> std::io::Result<u64> {
+        match self {
+            Source::File(f) => f.size(),
+            Source::Mapped(m) => m.size(),
+        }
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        match self {
+            Source::File(f) => f.read_at(offset, buf),
+            Source::Mapped(m) => m.read_at(offset, buf),
+        }
+    }
+
+    #[inline]
+    fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Source::File(_) => None,
+            Source::Mapped(m) => Some(&m[..]),
+        }
+    }
+}
+
+type Shared = Arc<Tablebase<Source>>;
 
 /// Open tablebases by handle id.
 static HANDLES: RwLock<BTreeMap<usize, Shared>> = RwLock::new(BTreeMap::new());
@@ -226,19 +275,51 @@ unsafe fn write_text(text: &str, buf: *mut c_char, len: usize) -> FfiResult<i64>
     i64::try_from(n).map_err(|_| Failure(RTB_ERR_PANIC, "text longer than 2^63 bytes".into()))
 }
 
-/// Opens a tablebase file and checks its header. Returns a handle, or NULL on
-/// error (message in `rtb_last_error`).
+/// Opens a tablebase file and checks its header (what is checked: see
+/// `Tablebase::open`; the data CRC only with [`RTB_OPEN_VERIFY`]). Probes use
+/// positioned reads: a file truncated while open makes them fail with
+/// `RTB_ERR_FILE`, never crashes the host. Returns a handle, or NULL on error
+/// (message in `rtb_last_error`). The same as `rtb_open_with(path, 0)`.
 ///
 /// # Safety
 /// `path` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn rtb_open(path: *const c_char) -> *mut RtbHandle {
+    // Safety: forwarded caller contract on `path`.
+    unsafe { open_handle("rtb_open", path, 0) }
+}
+
+/// [`rtb_open`] with flags: [`RTB_OPEN_MMAP`] (map the file: faster probes,
+/// but a truncated file kills the process with SIGBUS), [`RTB_OPEN_VERIFY`]
+/// (check the data CRC before returning). Unknown bits are refused
+/// (`RTB_ERR_ARG` in the message; the result is NULL).
+///
+/// # Safety
+/// `path` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_open_with(path: *const c_char, flags: c_uint) -> *mut RtbHandle {
+    // Safety: forwarded caller contract on `path`.
+    unsafe { open_handle("rtb_open_with", path, flags) }
+}
+
+/// The body of [`rtb_open`] and [`rtb_open_with`].
+///
+/// # Safety
+/// `path` is NULL or a NUL-terminated string.
+unsafe fn open_handle(name: &str, path: *const c_char, flags: c_uint) -> *mut RtbHandle {
     guard(
-        "rtb_open",
+        name,
         |_| std::ptr::null_mut(),
         || {
             if path.is_null() {
                 return Err(Failure(RTB_ERR_NULL, "the path is NULL".into()));
+            }
+            let unknown = flags & !(RTB_OPEN_MMAP | RTB_OPEN_VERIFY);
+            if unknown != 0 {
+                return Err(Failure(
+                    RTB_ERR_ARG,
+                    format!("unknown flags {unknown:#x} (known: RTB_OPEN_MMAP, RTB_OPEN_VERIFY)"),
+                ));
             }
             // Safety: non-null, and the caller promises a NUL-terminated string.
             let c = unsafe { CStr::from_ptr(path) };
@@ -251,7 +332,16 @@ pub unsafe extern "C" fn rtb_open(path: *const c_char) -> *mut RtbHandle {
             let p = std::path::Path::new(c.to_str().map_err(|e| {
                 Failure(RTB_ERR_UTF8, format!("the path is not valid UTF-8 ({e})"))
             })?);
-            let tb = Tablebase::open(p).map_err(|e| Failure(RTB_ERR_FILE, e.to_string()))?;
+            let file = |e: Error| Failure(RTB_ERR_FILE, e.to_string());
+            let source = if flags & RTB_OPEN_MMAP != 0 {
+                Source::Mapped(crate::reader::map_file(p).map_err(file)?)
+            } else {
+                Source::File(FileStorage::open(p).map_err(file)?)
+            };
+            let tb = Tablebase::from_storage(source).map_err(file)?;
+            if flags & RTB_OPEN_VERIFY != 0 {
+                tb.verify().map_err(file)?;
+            }
             let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
             HANDLES
                 .write()
@@ -266,7 +356,7 @@ pub unsafe extern "C" fn rtb_open(path: *const c_char) -> *mut RtbHandle {
 
 /// Closes a handle. Returns `RTB_OK`, `RTB_ERR_NULL` or `RTB_ERR_HANDLE`
 /// (already closed, or never opened). Probes already running on other
-/// threads are unaffected: the file is unmapped when the last one finishes.
+/// threads are unaffected: the file is closed when the last one finishes.
 ///
 /// The handle is only compared, never dereferenced, so any value is safe.
 #[no_mangle]
@@ -461,6 +551,13 @@ mod tests {
             assert!(last_error().contains("NULL"));
             assert!(rtb_open(c"/nonexistent/x.rtb".as_ptr()).is_null());
             assert!(last_error().contains("cannot open"));
+            // Unknown flag bits are refused before the path is looked at.
+            assert!(rtb_open_with(c"/nonexistent/x.rtb".as_ptr(), 4).is_null());
+            assert!(
+                last_error().contains("unknown flags 0x4"),
+                "{}",
+                last_error()
+            );
         }
     }
 

@@ -40,7 +40,7 @@ const KNOWN_FLAGS: u32 = FLAG_FOLDED;
 /// Size of the fixed part of the header.
 const FIXED: usize = 104;
 /// Headers larger than this are refused without reading further.
-const MAX_HEADER: usize = 64 * 1024;
+pub(crate) const MAX_HEADER: usize = 64 * 1024;
 
 /// Summary of a solve, stored in the header.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

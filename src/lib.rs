@@ -1,6 +1,10 @@
 //! `retrograde`: complete game tablebases by retrograde analysis, and a small
 //! reader that answers any position by reading one byte.
 //!
+//! [`Tablebase::open`] reads the file with positioned reads, so a file
+//! truncated under an embedding program is an `Err`, never a crash;
+//! [`Tablebase::open_mmap`] maps it (faster probes, but see its hazard).
+//!
 //! With `default-features = false` the crate is the reader, the file format
 //! and the games (no clap, rayon or indicatif):
 //!
@@ -40,5 +44,7 @@ pub use crate::format::Header;
 pub use crate::game::Game;
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
-pub use crate::reader::{Bound, Tablebase};
+pub use crate::reader::{Bound, FileStorage, Storage, Tablebase};
 pub use crate::value::{CellCodec, Outcome, TableKind, Value};
+/// The storage of [`Tablebase::open_mmap`].
+pub use memmap2::Mmap;

@@ -73,11 +73,15 @@ enum Command {
         /// List every legal move with its result, best first.
         #[arg(long)]
         moves: bool,
-        /// Access advice for the memory map: `random` (no read-ahead: best
+        /// Access advice for the file: `random` (no read-ahead: best
         /// for scattered probes of a cold file larger than memory) or
         /// `willneed` (read the whole file into the page cache first).
         #[arg(long, value_name = "ADVICE")]
         advise: Option<String>,
+        /// Check the data CRC (read the whole file) before answering: a
+        /// damaged file is then an error, not wrong answers.
+        #[arg(long)]
+        verify: bool,
         /// Print JSON (one object per line).
         #[arg(long)]
         json: bool,
@@ -192,8 +196,9 @@ fn main() -> ExitCode {
             positions,
             moves,
             advise,
+            verify,
             json,
-        } => cli::probe(&file, &positions, moves, advise.as_deref(), json),
+        } => cli::probe(&file, &positions, moves, advise.as_deref(), verify, json),
         Command::Analyze {
             file,
             json,

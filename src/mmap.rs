@@ -5,12 +5,17 @@
 //!
 //! A memory map turns the file into memory that the process does not own:
 //! if another process truncates or rewrites the file while it is mapped, reads
-//! may see changed bytes or fault with SIGBUS. The crate relies on these rules:
+//! may see changed bytes or fault with SIGBUS. That is why the default reader
+//! (`Tablebase::open`) does not map: an embedding program must not die because
+//! a file shrank. Maps are made only where a caller asked for one:
 //!
+//! * `Tablebase::open_mmap` (C: `RTB_OPEN_MMAP`, Python: `mmap=True`), whose
+//!   documentation states the hazard, and the command line's batch commands
+//!   (`verify`, `analyze`, `compare`), which read every cell.
 //! * A finished tablebase is never written in place: the generator writes a
 //!   `.partial` file and renames it over the destination, so a reader's map
-//!   keeps the old inode. Users must not edit `.rtb` files in place while
-//!   something reads them.
+//!   keeps the old inode. Users must not edit `.rtb` files in place while a
+//!   mapping reader uses them.
 //! * I/O errors on a mapped file (a failing disk) arrive as SIGBUS, not as
 //!   `Err` values; that is the price of zero-copy reads.
 
@@ -20,7 +25,8 @@ use std::io;
 
 /// Maps a whole file read-only.
 pub fn map_read(file: &File) -> io::Result<Mmap> {
-    // Safety: see the module's contract: finished files are replaced by
-    // rename, never modified in place, so the mapped bytes stay valid.
+    // Safety: see the module's contract: only callers that chose a map reach
+    // here, and finished files are replaced by rename, never modified in
+    // place, so the mapped bytes stay valid.
     unsafe { MmapOptions::new().map(file) }
 }

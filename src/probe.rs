@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::reader::Tablebase;
+use crate::reader::{Storage, Tablebase};
 use crate::value::Outcome;
 
 /// One legal move and what it leads to.
@@ -52,7 +52,7 @@ pub struct PositionInfo {
     pub moves: Vec<MoveInfo>,
 }
 
-impl<D: AsRef<[u8]>> Tablebase<D> {
+impl<D: Storage> Tablebase<D> {
     /// Probes a position given in the game's notation (`None`: the start).
     /// With `with_moves`, also every legal move ranked best first: the
     /// shortest win, then the shortest tie, then draws, then the longest loss.
@@ -107,7 +107,7 @@ impl<D: AsRef<[u8]>> Tablebase<D> {
     }
 }
 
-impl<D: AsRef<[u8]>> Tablebase<D> {
+impl<D: Storage> Tablebase<D> {
     /// The principal line from a position (`None`: the start): the position,
     /// then the position after the first best move, and so on to the end of
     /// the game. Each element but the first carries the move that led to it

@@ -18,7 +18,7 @@
 
 use crate::error::Result;
 use crate::game::Game;
-use crate::reader::Tablebase;
+use crate::reader::{Storage, Tablebase};
 use crate::value::{Outcome, TableKind, Value};
 use rayon::prelude::*;
 
@@ -198,10 +198,7 @@ pub fn padding_is_zero(file: &[u8], header: &crate::format::Header) -> bool {
 }
 
 /// Re-derives every entry of `tb` from its children.
-pub fn rederive<G: Game, D: AsRef<[u8]> + Sync>(
-    game: &G,
-    tb: &Tablebase<D>,
-) -> Result<Rederivation> {
+pub fn rederive<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Rederivation> {
     const CHUNK: u64 = 1 << 16;
     let size = game.size();
     let chunks = size.div_ceil(CHUNK);
@@ -284,7 +281,7 @@ pub fn rederive<G: Game, D: AsRef<[u8]> + Sync>(
 
 /// The nimber the rules give a position: 0 at game over (normal play), else
 /// the mex of the children's stored nimbers; `None` if a child has none.
-fn expected_nimber<G: Game, D: AsRef<[u8]>>(
+fn expected_nimber<G: Game, D: Storage>(
     game: &G,
     tb: &Tablebase<D>,
     p: &G::Position,

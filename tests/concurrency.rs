@@ -4,19 +4,20 @@
 
 use retrograde::games::{AnyGame, Isolation};
 use retrograde::solve::{solve_to_file, NoProgress};
-use retrograde::{Game, Outcome, Tablebase};
+use retrograde::{Game, Outcome, Storage, Tablebase};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use tempfile::TempDir;
 
-/// Compile-time: an open tablebase (mapped or in memory) and the games can
+/// Compile-time: an open tablebase (read, mapped or in memory) and the games can
 /// be shared between threads.
 #[allow(dead_code)]
 fn assert_send_sync() {
     fn is<T: Send + Sync>() {}
     is::<Tablebase>();
+    is::<Tablebase<retrograde::Mmap>>();
     is::<Tablebase<Vec<u8>>>();
     is::<AnyGame>();
     is::<Isolation>();
@@ -36,19 +37,21 @@ fn solved_4x4() -> (TempDir, PathBuf, Isolation) {
 }
 
 /// Every cell, in index order, read by one thread.
-fn single_pass(tb: &Tablebase) -> Vec<Option<Outcome>> {
+fn single_pass<D: Storage>(tb: &Tablebase<D>) -> Vec<Option<Outcome>> {
     (0..tb.len()).map(|i| tb.probe_index(i).unwrap()).collect()
 }
 
-#[test]
-fn threads_sharing_one_tablebase_agree_with_a_single_pass() {
-    let (_dir, path, g) = solved_4x4();
-    let tb = Arc::new(Tablebase::open(&path).unwrap());
-    let want = Arc::new(single_pass(&tb));
-    assert!(want.iter().filter(|o| o.is_some()).count() > 1_000_000);
+/// `THREADS` threads each probe `steps` cells of `tb` and check them
+/// against `want`.
+fn threads_agree<D: Storage + Send + Sync + 'static>(
+    tb: Arc<Tablebase<D>>,
+    g: &Isolation,
+    want: &Arc<Vec<Option<Outcome>>>,
+    steps: u64,
+) {
     let handles: Vec<_> = (0..THREADS)
         .map(|t| {
-            let (tb, want, g) = (Arc::clone(&tb), Arc::clone(&want), g.clone());
+            let (tb, want, g) = (Arc::clone(&tb), Arc::clone(want), g.clone());
             std::thread::spawn(move || {
                 let n = tb.len();
                 // Each thread starts elsewhere and walks with its own stride,
@@ -56,7 +59,7 @@ fn threads_sharing_one_tablebase_agree_with_a_single_pass() {
                 let stride = [1, 7, 13, 31, 61, 127, 251, 509][t];
                 let mut i = (t as u64 * n) / THREADS as u64;
                 let mut by_position = 0u64;
-                for k in 0..n {
+                for k in 0..steps {
                     assert_eq!(tb.probe_index(i).unwrap(), want[i as usize], "index {i}");
                     // Through the game's notation too, for every 64th index.
                     if k % 64 == 0 {
@@ -72,8 +75,22 @@ fn threads_sharing_one_tablebase_agree_with_a_single_pass() {
         })
         .collect();
     for h in handles {
-        assert!(h.join().unwrap() > 1000);
+        // At least a quarter of the indices are positions.
+        assert!(h.join().unwrap() > steps / 64 / 8);
     }
+}
+
+#[test]
+fn threads_sharing_one_tablebase_agree_with_a_single_pass() {
+    let (_dir, path, g) = solved_4x4();
+    let mapped = Arc::new(Tablebase::open_mmap(&path).unwrap());
+    let want = Arc::new(single_pass(&mapped));
+    assert!(want.iter().filter(|o| o.is_some()).count() > 1_000_000);
+    let n = mapped.len();
+    threads_agree(mapped, &g, &want, n);
+    // Positioned reads cost a system call each: a 32nd of the walk.
+    let file = Arc::new(Tablebase::open(&path).unwrap());
+    threads_agree(file, &g, &want, n / 32);
 }
 
 #[test]

@@ -33,7 +33,10 @@ fn check_folding<G: Game>(
     let (a, b) = (dir.path().join("plain.rtb"), dir.path().join("folded.rtb"));
     solve_to_file(plain, &a, &NoProgress).unwrap();
     solve_to_file(&folded, &b, &NoProgress).unwrap();
-    let (plain_tb, folded_tb) = (Tablebase::open(&a).unwrap(), Tablebase::open(&b).unwrap());
+    let (plain_tb, folded_tb) = (
+        Tablebase::open_mmap(&a).unwrap(),
+        Tablebase::open_mmap(&b).unwrap(),
+    );
     assert!(
         folded_tb.game().is_folded(),
         "{spec}: the header records folding"

@@ -267,7 +267,7 @@ fn check(game: &Isolation) {
     let path = dir.path().join(format!("{}.rtb", game.file_stem()));
     retrograde::solve::solve_to_file(game, &path, &retrograde::solve::NoProgress)
         .expect("solve to file");
-    let tb = Tablebase::open(&path).expect("open");
+    let tb = Tablebase::open_mmap(&path).expect("open");
     tb.verify().expect("checksum");
     assert!(
         tb.data() == &data[..],

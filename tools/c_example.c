@@ -166,6 +166,18 @@ int main(int argc, char **argv) {
     CHECK(rtb_probe_position(forged, NULL, &v, &r) == RTB_ERR_HANDLE, "forged handle: %s",
           rtb_last_error());
 
+    /* Opening with flags: a map and a verified open give the same answers;
+     * unknown flag bits are refused. */
+    rtb_handle *checked = rtb_open_with(path, RTB_OPEN_MMAP | RTB_OPEN_VERIFY);
+    CHECK(checked != NULL, "rtb_open_with(RTB_OPEN_MMAP | RTB_OPEN_VERIFY): %s",
+          checked ? "a handle" : rtb_last_error());
+    if (checked) {
+        expect(checked, "0.../...x/.x../...1", RTB_WIN, 7);
+        rtb_close(checked);
+    }
+    CHECK(rtb_open_with(path, 0x80) == NULL && strstr(rtb_last_error(), "unknown flags"),
+          "rtb_open_with(unknown flag): NULL (%s)", rtb_last_error());
+
     /* Closing: a closed handle is rejected, however it is used. */
     CHECK(rtb_close(h) == RTB_OK, "rtb_close: RTB_OK");
     CHECK(rtb_close(h) == RTB_ERR_HANDLE, "second rtb_close: RTB_ERR_HANDLE (%s)",

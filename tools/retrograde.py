@@ -13,14 +13,28 @@ holding it), else in this repository's target/release/.
 Values are 'win', 'lose', 'tie' or 'draw' for the player to move; remoteness
 is the number of moves to the end under perfect play, None for a draw (or in
 a nimber table). Errors raise RetrogradeError with the library's message.
+
+Arguments are checked before they reach C: a position must be a str (bytes
+raise TypeError), and no string may hold a NUL character (ValueError, as
+Python's own open() does: C would silently stop reading at the NUL). An index
+must be an int in [0, 2**64) (outside it raises IndexError; at or above
+`entries` the library's RetrogradeError, which is an IndexError too).
+
+Tablebase(path) reads the file with positioned reads: if another process
+truncates the file while it is open, probes raise RetrogradeError, and the
+interpreter survives. Tablebase(path, mmap=True) maps the file instead:
+faster probes, but a file truncated while open then kills the whole Python
+process with SIGBUS. Tablebase(path, verify=True) checks the data CRC (reads
+the whole file) before the first answer; otherwise only the header is checked.
 """
 
 import ctypes
+import operator
 import os
 import sys
 from pathlib import Path
 
-__all__ = ["Tablebase", "RetrogradeError", "load_library"]
+__all__ = ["Tablebase", "RetrogradeError", "RetrogradeIndexError", "load_library"]
 
 VALUES = ("win", "lose", "tie", "draw")
 
@@ -33,6 +47,13 @@ RTB_ERR_POSITION = -4
 RTB_ERR_RANGE = -5
 RTB_ERR_FILE = -6
 RTB_ERR_PANIC = -7
+RTB_ERR_ARG = -8
+
+# Flags of rtb_open_with.
+RTB_OPEN_MMAP = 1
+RTB_OPEN_VERIFY = 2
+
+INDEX_LIMIT = 1 << 64
 
 
 class RetrogradeError(Exception):
@@ -41,6 +62,15 @@ class RetrogradeError(Exception):
     def __init__(self, code, message):
         super().__init__(message)
         self.code = code
+
+
+class RetrogradeIndexError(RetrogradeError, IndexError):
+    """An index outside the table (RTB_ERR_RANGE): catch it as either class."""
+
+
+def _exception(code, message):
+    cls = RetrogradeIndexError if code == RTB_ERR_RANGE else RetrogradeError
+    return cls(code, message)
 
 
 def _library_name():
@@ -79,6 +109,7 @@ def load_library():
     out_int = ctypes.POINTER(ctypes.c_int)
     signatures = {
         "rtb_open": ([ctypes.c_char_p], handle),
+        "rtb_open_with": ([ctypes.c_char_p, ctypes.c_uint], handle),
         "rtb_close": ([handle], ctypes.c_int),
         "rtb_entries": ([handle], ctypes.c_int64),
         "rtb_game_spec": ([handle, ctypes.c_char_p, ctypes.c_size_t], ctypes.c_int64),
@@ -100,19 +131,66 @@ def load_library():
 
 def _error(lib, code):
     message = lib.rtb_last_error().decode("utf-8", "replace")
-    return RetrogradeError(code, message or f"error {code}")
+    return _exception(code, message or f"error {code}")
 
 
-def _text(s):
-    return None if s is None else s.encode("utf-8")
+def _text(s, what="position"):
+    """A str (or None) as NUL-terminated UTF-8 for C, refused if C would read
+    something else: bytes are not text, and a NUL would end the string early."""
+    if s is None:
+        return None
+    if not isinstance(s, str):
+        raise TypeError(f"the {what} must be a str or None, not {type(s).__name__}")
+    if "\0" in s:
+        raise ValueError(f"embedded null byte in the {what}")
+    return s.encode("utf-8")
+
+
+def _path(path):
+    """A path (str, bytes or os.PathLike) as bytes for C, refusing a NUL as open() does."""
+    encoded = os.fsencode(os.fspath(path))
+    if b"\0" in encoded:
+        raise ValueError("embedded null byte in the path")
+    return encoded
+
+
+def _index(index):
+    """An index as a C uint64_t: an int (or __index__) in [0, 2**64), never wrapped."""
+    if isinstance(index, bool):
+        raise TypeError("the index must be an int, not bool")
+    try:
+        i = operator.index(index)
+    except TypeError:
+        raise TypeError(f"the index must be an int, not {type(index).__name__}") from None
+    if not 0 <= i < INDEX_LIMIT:
+        raise RetrogradeIndexError(
+            RTB_ERR_RANGE, f"index {i} is out of range: indices are 0 to entries - 1"
+        )
+    return i
 
 
 class Tablebase:
-    """An open tablebase file. Use as a context manager, or call close()."""
+    """An open tablebase file. Use as a context manager, or call close().
 
-    def __init__(self, path):
+    Tablebase(path) checks the header only (magic, version, lengths, header
+    CRC, game spec and index size) and reads with positioned reads: a file
+    truncated while open makes probes raise RetrogradeError.
+
+    verify=True also checks the data CRC (one pass over the file) before
+    returning, so a damaged cell is refused instead of answered.
+
+    mmap=True memory-maps the file: probes are faster, but if another process
+    truncates the file while it is open, the next probe kills this whole
+    Python process with SIGBUS (and so does a disk I/O error). Only for files
+    nothing modifies in place.
+    """
+
+    def __init__(self, path, *, mmap=False, verify=False):
+        self._h = None
+        encoded = _path(path)
+        flags = (RTB_OPEN_MMAP if mmap else 0) | (RTB_OPEN_VERIFY if verify else 0)
         self._lib = load_library()
-        self._h = self._lib.rtb_open(os.fsencode(os.fspath(path)))
+        self._h = self._lib.rtb_open_with(encoded, flags)
         if not self._h:
             raise _error(self._lib, RTB_ERR_FILE)
 
@@ -185,10 +263,13 @@ class Tablebase:
         return self._outcome(rc, value, remoteness)
 
     def probe_index(self, index):
-        """(value, remoteness) of the position at an index."""
+        """(value, remoteness) of the position at an index. An index that is
+        not an int raises TypeError; one outside [0, entries) raises
+        RetrogradeIndexError (an IndexError and a RetrogradeError)."""
+        i = _index(index)
         value, remoteness = ctypes.c_int(), ctypes.c_int()
         rc = self._lib.rtb_probe_index(
-            self._handle(), index, ctypes.byref(value), ctypes.byref(remoteness)
+            self._handle(), i, ctypes.byref(value), ctypes.byref(remoteness)
         )
         return self._outcome(rc, value, remoteness)
 

@@ -10,7 +10,7 @@ use retrograde::games::GAMES;
 use retrograde::solve::output::check_output;
 use retrograde::solve::{solve_locked, OutputLock, SolveOptions};
 use retrograde::verify::{manifest_entry, rederive};
-use retrograde::{with_game, AnyGame, Outcome, PositionInfo, TableKind, Tablebase, Value};
+use retrograde::{with_game, AnyGame, Mmap, Outcome, PositionInfo, TableKind, Tablebase, Value};
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -44,8 +44,21 @@ where
     }
 }
 
+/// Opens for probing: positioned reads, so a file truncated under a long
+/// `probe -` run is an error message, not a crash.
 pub(crate) fn open(file: &Path) -> Result<Tablebase> {
-    Tablebase::open(file).map_err(|e| match e {
+    named(file, Tablebase::open(file))
+}
+
+/// Opens for the batch commands (`verify`, `analyze`, `compare`), which read
+/// every cell: a memory map, whose probes cost nanoseconds instead of a
+/// system call. Truncating the file while they run kills them (SIGBUS).
+pub(crate) fn open_mapped(file: &Path) -> Result<Tablebase<Mmap>> {
+    named(file, Tablebase::open_mmap(file))
+}
+
+fn named<T>(file: &Path, opened: retrograde::Result<T>) -> Result<T> {
+    opened.map_err(|e| match e {
         // I/O errors already name the path.
         retrograde::Error::Io { .. } => anyhow::Error::new(e),
         e => anyhow::Error::new(e).context(file.display().to_string()),
@@ -503,9 +516,13 @@ pub fn probe(
     positions: &[String],
     with_moves: bool,
     advise: Option<&str>,
+    verify: bool,
     as_json: bool,
 ) -> Result<ExitCode> {
     let tb = open(file)?;
+    if verify {
+        named(file, tb.verify())?;
+    }
     match advise {
         None => {}
         Some("random") => tb.advise_random()?,
@@ -587,7 +604,7 @@ fn print_moves(p: &PositionInfo, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-fn analysis_json(a: &Analysis, tb: &Tablebase) -> Json {
+fn analysis_json(a: &Analysis, tb: &Tablebase<Mmap>) -> Json {
     let start = a.start.map(|o| {
         let (value, remoteness) = outcome_json(o);
         json!({"value": value, "remoteness": remoteness})
@@ -615,7 +632,7 @@ fn analysis_json(a: &Analysis, tb: &Tablebase) -> Json {
 }
 
 pub fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
-    let tb = open(file)?;
+    let tb = open_mapped(file)?;
     let a = with_game!(tb.game(), g => analyze_tb(g, &tb))
         .with_context(|| format!("analyzing {}", file.display()))?;
     if as_json {
@@ -668,7 +685,7 @@ pub fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
 }
 
 pub fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
-    let tb = open(file)?;
+    let tb = open_mapped(file)?;
     let h = tb.header();
     let mut ok = true;
     let mut report = serde_json::Map::new();
@@ -803,7 +820,7 @@ fn padding_ok(file: &Path, h: &Header) -> Result<bool> {
 }
 
 pub fn compare(a: &Path, b: &Path, as_json: bool) -> Result<ExitCode> {
-    let (ta, tb) = (open(a)?, open(b)?);
+    let (ta, tb) = (open_mapped(a)?, open_mapped(b)?);
     let c = retrograde::compare::compare(&ta, &tb)
         .with_context(|| format!("comparing {} and {}", a.display(), b.display()))?;
     let show = |o: Option<Outcome>| o.map_or("nothing".to_string(), |o| o.to_string());
