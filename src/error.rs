@@ -62,7 +62,7 @@ pub enum Error {
         kind: &'static str,
     },
     /// A read past the end of a file that was longer when it was opened.
-    #[error("the file changed or shrank while open (cannot read {len} bytes at offset {offset}): open it again")]
+    #[error("the file changed or shrank while open (a read of length {len} at offset {offset} failed): open it again")]
     FileChanged {
         /// Where the read started.
         offset: u64,
