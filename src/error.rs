@@ -199,6 +199,38 @@ impl Error {
     }
 }
 
+/// What a file is, for messages that refuse anything but a regular file
+/// ("is a FIFO (named pipe), not ..."): the reader, pattern files and the
+/// solver's outputs and checkpoints all say it the same way.
+pub(crate) fn file_kind(t: &std::fs::FileType) -> &'static str {
+    if t.is_file() {
+        return "a regular file";
+    }
+    if t.is_dir() {
+        return "a directory";
+    }
+    if t.is_symlink() {
+        return "a symbolic link";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
 /// The first `max` characters of `s` with unsafe characters escaped, and
 /// whether any were left out. Touches at most `max + 1` characters, so a
 /// huge input costs nothing.

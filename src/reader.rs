@@ -177,25 +177,8 @@ fn special_kind(t: FileType) -> Option<Error> {
     if t.is_dir() {
         return Some(Error::IsDirectory);
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = if t.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if t.is_char_device() {
-            "a character device"
-        } else if t.is_block_device() {
-            "a block device"
-        } else if t.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
-        Some(Error::NotAFile { kind })
-    }
-    #[cfg(not(unix))]
     Some(Error::NotAFile {
-        kind: "not a regular file",
+        kind: crate::error::file_kind(&t),
     })
 }
 

@@ -1194,31 +1194,6 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// What a path that is not a regular file names, for the refusal.
-fn file_kind(t: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "a special file"
-    }
-}
-
 /// Parses a square number.
 fn parse_square(t: &str) -> Result<u32, String> {
     crate::games::parse_num::<u32>(t)
@@ -1373,7 +1348,7 @@ impl PatternGame {
         if !meta.is_file() {
             return Err(format!(
                 "pattern file {shown} is {}, not a regular file",
-                file_kind(&meta.file_type())
+                crate::error::file_kind(&meta.file_type())
             ));
         }
         if meta.len() > MAX_FILE_BYTES {

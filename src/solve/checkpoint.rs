@@ -155,7 +155,7 @@ impl Checkpoint {
                 path,
                 format!(
                     "is {}, not a regular file",
-                    super::output::describe_file_type(&meta)
+                    crate::error::file_kind(&meta.file_type())
                 ),
             ));
         }

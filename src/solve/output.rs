@@ -84,38 +84,6 @@ fn parent_dir(path: &Path) -> &Path {
     }
 }
 
-/// What kind of file a metadata describes, for messages.
-pub fn describe_file_type(meta: &fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        return "a directory";
-    }
-    if t.is_symlink() {
-        return "a symbolic link";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if t.is_file() {
-        "a regular file"
-    } else {
-        "not a regular file"
-    }
-}
-
 /// Device and inode of a file (unix); elsewhere `None`, and the same-file
 /// check falls back to comparing canonical paths.
 #[cfg(unix)]
@@ -173,7 +141,7 @@ pub fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<()> {
             if !meta.is_file() {
                 return Err(refuse(format!(
                     "is {}, not a regular file; a solve only replaces regular files",
-                    describe_file_type(&meta)
+                    crate::error::file_kind(&meta.file_type())
                 )));
             }
         }
@@ -285,7 +253,7 @@ pub(crate) fn open_regular(path: &Path, create: bool) -> std::io::Result<File> {
         return Err(std::io::Error::other(format!(
             "{} is {}, not a regular file",
             path.display(),
-            describe_file_type(&meta)
+            crate::error::file_kind(&meta.file_type())
         )));
     }
     Ok(f)
