@@ -11,10 +11,11 @@
 
 use super::checkpoint::{checkpoint_path, Checkpoint, Identity};
 use super::output::{check_output, OutputLock, TempFile};
-use super::{codec_for, solve_tiers, Progress, SolveOptions};
+use super::{codec_for, solve_into, solve_tiers, NoProgress, Progress, SolveOptions};
 use crate::error::{Error, Result};
 use crate::format::{self, Header, Summary, FORMAT_VERSION};
 use crate::game::Game;
+use crate::value::CellCodec;
 use rayon::prelude::*;
 use std::fs;
 use std::io::Write;
@@ -83,28 +84,8 @@ pub fn solve_locked<G: Game>(
     let path = lock.output();
     check_output(path, &options.inputs)?;
     let codec = codec_for(game, options.kind)?;
-    let spec = game.spec();
-    let mut header = Header {
-        version: FORMAT_VERSION,
-        spec,
-        index_scheme: game.index_scheme(),
-        cell_width: codec.width(),
-        cell_encoding: codec.kind().id(),
-        flags: if game.is_folded() {
-            format::FLAG_FOLDED
-        } else {
-            0
-        },
-        entries: game.size(),
-        data_offset: 0,
-        data_crc: 0,
-        summary: Summary::default(),
-        generator: generator(),
-    };
-    header.data_offset = Header::data_offset_for(header.encoded_len());
-    let data_len = usize::try_from(header.data_len()).map_err(|_| {
-        Error::GameInvariant("table too large for this machine's address space".into())
-    })?;
+    let mut header = table_header(game, codec);
+    let data_len = data_len(&header)?;
 
     let started = Instant::now();
     // The table lives in anonymous memory while tiers are labelled, and is
@@ -112,8 +93,7 @@ pub fn solve_locked<G: Game>(
     // made the kernel write dirty pages back again and again (every tier
     // dirties every page, as tiers interleave in the index): 7.3 times the
     // file size on Isolation 5x5 folded.
-    let mut table = memmap2::MmapMut::map_anon(data_len.max(1))
-        .map_err(|e| Error::io(format!("cannot allocate {data_len} bytes for the table"), e))?;
+    let mut table = anon_table(data_len)?;
     let table = &mut table[..data_len];
 
     let ckpt_path = checkpoint_path(path);
@@ -185,6 +165,62 @@ pub fn solve_locked<G: Game>(
     })
 }
 
+/// The header of `game`'s table in `codec` before the solve fills in the
+/// summary and the data CRC.
+fn table_header<G: Game>(game: &G, codec: CellCodec) -> Header {
+    let mut header = Header {
+        version: FORMAT_VERSION,
+        spec: game.spec(),
+        index_scheme: game.index_scheme(),
+        cell_width: codec.width(),
+        cell_encoding: codec.kind().id(),
+        flags: if game.is_folded() {
+            format::FLAG_FOLDED
+        } else {
+            0
+        },
+        entries: game.size(),
+        data_offset: 0,
+        data_crc: 0,
+        summary: Summary::default(),
+        generator: generator(),
+    };
+    header.data_offset = Header::data_offset_for(header.encoded_len());
+    header
+}
+
+/// The table's data length, if this machine can hold it.
+fn data_len(header: &Header) -> Result<usize> {
+    usize::try_from(header.data_len()).map_err(|_| {
+        Error::GameInvariant("table too large for this machine's address space".into())
+    })
+}
+
+/// Solves `game` into the complete image of its tablebase file (header,
+/// padding, cells), byte for byte what [`solve_to_file`] writes: for
+/// embedding and tests without files. Of `options` only the table kind
+/// matters; nothing is checkpointed.
+pub fn solve_to_bytes<G: Game>(game: &G, options: &SolveOptions) -> Result<Vec<u8>> {
+    let codec = codec_for(game, options.kind)?;
+    let mut header = table_header(game, codec);
+    let data_len = data_len(&header)?;
+    let mut table = anon_table(data_len)?;
+    let table = &mut table[..data_len];
+    header.summary = solve_into(game, table, codec, &NoProgress)?;
+    header.data_crc = format::data_crc(table);
+    let mut out = Vec::with_capacity(header.data_offset as usize + data_len);
+    write_tablebase(&mut out, &header, table)
+        .map_err(|e| Error::io("cannot write the table to memory", e))?;
+    Ok(out)
+}
+
+/// A zeroed, page-aligned buffer for a table of `len` bytes: wider cells are
+/// solved through aligned atomics.
+pub(super) fn anon_table(len: usize) -> Result<memmap2::MmapMut> {
+    memmap2::MmapMut::map_anon(len.max(1))
+        .map_err(|e| Error::io(format!("cannot allocate {len} bytes for the table"), e))
+}
+
 /// Streams a tablebase (header, zero padding to the data offset, data) to a
 /// writer. Any write error is returned as is.
 pub fn write_tablebase(out: impl Write, header: &Header, table: &[u8]) -> std::io::Result<()> {
@@ -247,4 +283,33 @@ fn restore_tier<G: Game>(
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Cram, Isolation};
+    use crate::value::TableKind;
+
+    /// The in-memory image and the file are one format, written by one
+    /// function: they must never drift apart.
+    #[test]
+    fn solve_to_bytes_is_the_file_solve_to_file_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let iso = Isolation::new(3, 3).unwrap();
+        let cram = Cram::new(3, 3, false).unwrap();
+        let nimbers = SolveOptions {
+            checkpoint_interval: None,
+            ..SolveOptions::with_kind(TableKind::Nimber)
+        };
+        let path = dir.path().join("iso.rtb");
+        solve_to_file(&iso, &path, &NoProgress).unwrap();
+        let bytes = solve_to_bytes(&iso, &SolveOptions::default()).unwrap();
+        assert_eq!(bytes, std::fs::read(&path).unwrap());
+        let path = dir.path().join("cram.rtb");
+        solve_file(&cram, &path, &nimbers, &NoProgress).unwrap();
+        let bytes = solve_to_bytes(&cram, &nimbers).unwrap();
+        assert_eq!(bytes, std::fs::read(&path).unwrap());
+        assert!(crate::Tablebase::from_bytes(bytes).is_ok());
+    }
 }

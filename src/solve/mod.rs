@@ -17,7 +17,10 @@ pub mod output;
 
 pub use checkpoint::checkpoint_path;
 pub use estimate::{estimate, Estimate};
-pub use file::{generator, solve_file, solve_locked, solve_to_file, write_tablebase, SolveReport};
+pub use file::{
+    generator, solve_file, solve_locked, solve_to_bytes, solve_to_file, write_tablebase,
+    SolveReport,
+};
 pub use output::{remove_temporary_files, OutputLock};
 
 use crate::error::{Error, Result};
@@ -751,9 +754,7 @@ pub fn solve_in_memory_with<G: Game>(
 ) -> Result<(Vec<u8>, CellCodec, Summary)> {
     let codec = codec_for(game, options.kind)?;
     let len = game.size() as usize * usize::from(codec.width());
-    // A page-aligned buffer: wider cells are solved through aligned atomics.
-    let mut table = memmap2::MmapMut::map_anon(len.max(1))
-        .map_err(|e| Error::io(format!("cannot allocate {len} bytes for the table"), e))?;
+    let mut table = file::anon_table(len)?;
     let summary = solve_into(game, &mut table[..len], codec, &NoProgress)?;
     Ok((table[..len].to_vec(), codec, summary))
 }
