@@ -15,7 +15,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use retrograde::games::Isolation;
-use retrograde::solve::{solve_to_file, NoProgress};
+use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{Game, Storage, Tablebase};
 use std::hint::black_box;
 use std::time::Duration;
@@ -42,7 +42,7 @@ fn probe(c: &mut Criterion) {
     let game = Isolation::new(4, 4).expect("valid board");
     let dir = tempfile::tempdir().expect("cannot create a temporary directory");
     let path = dir.path().join("isolation-4x4.rtb");
-    solve_to_file(&game, &path, &NoProgress).expect("solve");
+    solve_to_file(&game, &path, &SolveOptions::default(), &NoProgress).expect("solve");
     let tb = Tablebase::open_mmap(&path).expect("open_mmap");
     let file = Tablebase::open(&path).expect("open");
     let memory = Tablebase::from_bytes(std::fs::read(&path).expect("read")).expect("from_bytes");

@@ -1,8 +1,9 @@
 //! Solve throughput: the two ways the generator can hold its table.
 //!
-//! * `in_memory`: `solve_in_memory`, a zeroed `Vec<u8>` (allocation included).
-//! * `to_file`: `solve_to_file`, straight into a memory-mapped `.partial` file
-//!   in a temporary directory, then CRC, header, `fsync` and rename, i.e.
+//! * `in_memory`: `solve_in_memory`, into zeroed anonymous memory, copied out
+//!   to a `Vec<u8>` (allocation included).
+//! * `to_file`: `solve_to_file`, into anonymous memory, then CRC, header, a
+//!   `.partial` file in a temporary directory, `fsync` and rename, i.e.
 //!   everything `retrograde solve` does except the progress bar.
 //!
 //! Throughput is in positions (every index of Isolation is a legal position,
@@ -12,7 +13,7 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 use retrograde::games::Isolation;
-use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress};
+use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions};
 use retrograde::Game;
 use std::hint::black_box;
 use std::time::Duration;
@@ -35,15 +36,16 @@ fn solve(c: &mut Criterion) {
         group.throughput(Throughput::Elements(game.size()));
 
         group.bench_with_input(BenchmarkId::new("in_memory", &name), &game, |b, g| {
-            b.iter(|| {
-                let (data, _codec, summary) = solve_in_memory(g).expect("solve");
-                black_box((data, summary))
-            })
+            b.iter(|| black_box(solve_in_memory(g, &SolveOptions::default()).expect("solve")))
         });
 
         let path = dir.path().join(format!("{name}.rtb"));
         group.bench_with_input(BenchmarkId::new("to_file", &name), &game, |b, g| {
-            b.iter(|| black_box(solve_to_file(g, &path, &NoProgress).expect("solve")))
+            b.iter(|| {
+                black_box(
+                    solve_to_file(g, &path, &SolveOptions::default(), &NoProgress).expect("solve"),
+                )
+            })
         });
     }
     group.finish();

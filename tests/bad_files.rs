@@ -6,7 +6,7 @@
 
 use retrograde::format::{Header, PAGE};
 use retrograde::games::{AnyGame, Isolation};
-use retrograde::solve::{solve_to_file, NoProgress};
+use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::verify::rederive;
 use retrograde::{Error, Game, Tablebase, Value};
 use std::path::{Path, PathBuf};
@@ -19,7 +19,7 @@ fn solved(spec: &str) -> (TempDir, PathBuf, Vec<u8>) {
     let AnyGame::Isolation(g) = AnyGame::parse(spec).unwrap() else {
         panic!("{spec} is not isolation")
     };
-    solve_to_file(&g, &path, &NoProgress).unwrap();
+    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     (dir, path, bytes)
 }
@@ -326,7 +326,7 @@ fn a_misere_spec_on_normal_data_is_caught_only_by_rederive() {
         let AnyGame::Subtraction(g) = AnyGame::parse("subtraction:200:1,3,4").unwrap() else {
             panic!()
         };
-        solve_to_file(&g, &path, &NoProgress).unwrap();
+        solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
         let b = std::fs::read(&path).unwrap();
         (dir, path, b)
     };
@@ -460,7 +460,7 @@ fn headers_that_name_another_index_are_game_mismatches() {
     let AnyGame::Digits(g) = AnyGame::parse("digits:100").unwrap() else {
         panic!()
     };
-    solve_to_file(&g, &path, &NoProgress).unwrap();
+    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
     let digits = std::fs::read(&path).unwrap();
     let bad = reheader(&digits, |h| h.flags = retrograde::format::FLAG_FOLDED);
     let e = both_refuse(dir2.path(), "digits-folded.rtb", &bad);

@@ -3,7 +3,7 @@
 //! answers of a single-threaded pass.
 
 use retrograde::games::{AnyGame, Isolation};
-use retrograde::solve::{solve_to_file, NoProgress};
+use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{Game, Outcome, Storage, Tablebase};
 use std::io::Write;
 use std::path::PathBuf;
@@ -32,7 +32,7 @@ fn solved_4x4() -> (TempDir, PathBuf, Isolation) {
     let AnyGame::Isolation(g) = AnyGame::parse("isolation:4x4").unwrap() else {
         panic!()
     };
-    solve_to_file(&g, &path, &NoProgress).unwrap();
+    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
     (dir, path, g)
 }
 

@@ -4,7 +4,7 @@
 //! OEIS A002187; Lemoine & Viennot).
 
 use retrograde::games::Cram;
-use retrograde::solve::{solve_in_memory, solve_in_memory_with, SolveOptions};
+use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::{AnyGame, CellCodec, Error, Game, Outcome, TableKind, Value};
 use std::collections::HashMap;
 
@@ -25,7 +25,9 @@ fn cram(rows: u32, cols: u32, misere: bool) -> Cram {
 
 /// Every outcome of a value table, in index order.
 fn values(g: &Cram) -> Vec<Outcome> {
-    let (data, codec, _) = solve_in_memory(g).unwrap();
+    let Solved {
+        cells: data, codec, ..
+    } = solve_in_memory(g, &SolveOptions::default()).unwrap();
     (0..g.size() as usize)
         .map(|i| codec.decode(cell(&data, codec, i)).unwrap())
         .collect()
@@ -34,7 +36,9 @@ fn values(g: &Cram) -> Vec<Outcome> {
 /// Every nimber of a nimber table, in index order.
 fn nimbers(g: &Cram) -> Vec<u32> {
     let options = SolveOptions::with_kind(TableKind::Nimber);
-    let (data, codec, _) = solve_in_memory_with(g, &options).unwrap();
+    let Solved {
+        cells: data, codec, ..
+    } = solve_in_memory(g, &options).unwrap();
     (0..g.size() as usize)
         .map(|i| codec.nimber(cell(&data, codec, i)).unwrap())
         .collect()
@@ -219,7 +223,9 @@ fn symmetry_strategies_decide_the_start() {
         (3, 6, true),
     ] {
         let g = cram(rows, cols, false);
-        let (data, codec, _) = solve_in_memory(&g).unwrap();
+        let Solved {
+            cells: data, codec, ..
+        } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
         let start = codec.decode(cell(&data, codec, 0)).unwrap();
         let want = if first_wins { Value::Win } else { Value::Lose };
         assert_eq!(start.value, want, "{rows}x{cols}");
@@ -275,7 +281,7 @@ fn specs_and_misere_nimbers() {
     assert_eq!(AnyGame::parse(&g.spec()).unwrap(), g);
     assert_eq!(g.file_stem(), "cram-3x4-misere");
     let options = SolveOptions::with_kind(TableKind::Nimber);
-    let err = retrograde::with_game!(&g, g => solve_in_memory_with(g, &options)).unwrap_err();
+    let err = retrograde::with_game!(&g, g => solve_in_memory(g, &options)).unwrap_err();
     assert!(matches!(err, Error::NimbersUnsupported { .. }), "{err}");
     for bad in ["cram", "cram:0x3", "cram:6x6", "cram:3x3:both", "cram:3by3"] {
         assert!(AnyGame::parse(bad).is_err(), "{bad}");

@@ -8,9 +8,7 @@
 //!   or ties, to check the tie remoteness rule.
 #![cfg(feature = "solve")]
 
-use retrograde::solve::{
-    solve_in_memory, solve_in_memory_with, solve_into, NoProgress, SolveOptions,
-};
+use retrograde::solve::{solve_in_memory, solve_into, NoProgress, SolveOptions, Solved};
 use retrograde::{CellCodec, Error, Game, Outcome, TableKind, Value};
 
 /// The cell at `index` of a little-endian table of `codec.width()`-byte cells.
@@ -191,7 +189,11 @@ fn subtraction_oracle(chips: u32, set: &[u32]) -> Vec<Outcome> {
 }
 
 fn check_subtraction(game: &Subtraction) -> CellCodec {
-    let (data, codec, summary) = solve_in_memory(game).expect("solve");
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(game, &SolveOptions::default()).expect("solve");
     let want = subtraction_oracle(game.chips, &game.set);
     for p in 0..=game.chips {
         assert_eq!(
@@ -214,7 +216,11 @@ fn chain_of_200_needs_two_byte_cells() {
     let codec = check_subtraction(&g);
     assert!(g.max_remoteness() > 63);
     assert_eq!(codec.width(), 2, "remoteness bound > 63 needs two bytes");
-    let (data, codec, summary) = solve_in_memory(&g).unwrap();
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     let start = codec.decode(cell(&data, codec, 200)).unwrap();
     assert!(
         start.remoteness.unwrap() > 63,
@@ -266,7 +272,7 @@ fn short_chain_fits_one_byte() {
 fn subtraction_1_3_4_p_positions() {
     let g = Subtraction::new(100, &[1, 3, 4]);
     let codec = check_subtraction(&g);
-    let (data, _, _) = solve_in_memory(&g).unwrap();
+    let Solved { cells: data, .. } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     for p in 0..=100u32 {
         let v = codec
             .decode(cell(&data, codec, u64::from(p)))
@@ -283,7 +289,11 @@ fn subtraction_1_3_4_p_positions() {
 fn subtraction_1_2_3_nimbers() {
     let g = Subtraction::new(200, &[1, 2, 3]);
     let options = SolveOptions::with_kind(TableKind::Nimber);
-    let (data, codec, summary) = solve_in_memory_with(&g, &options).expect("solve");
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(&g, &options).expect("solve");
     assert_eq!(codec.kind(), TableKind::Nimber);
     assert_eq!(codec.width(), 1);
     let mut grundy: Vec<u32> = Vec::new();
@@ -311,11 +321,11 @@ fn subtraction_1_2_3_nimbers() {
 fn nimbers_refused_for_a_game_that_does_not_allow_them() {
     let g = Ties { size: 50 };
     let options = SolveOptions::with_kind(TableKind::Nimber);
-    let r = solve_in_memory_with(&g, &options);
+    let r = solve_in_memory(&g, &options);
     assert!(
         matches!(r, Err(Error::NimbersUnsupported { .. })),
         "got {:?}",
-        r.map(|(_, c, s)| (c, s))
+        r.map(|s| (s.codec, s.summary))
     );
 }
 
@@ -323,7 +333,7 @@ fn nimbers_refused_for_a_game_that_does_not_allow_them() {
 fn badly_tiered_game_is_refused() {
     let mut g = Subtraction::new(20, &[1, 2]);
     g.broken_tiers = true;
-    let r = solve_in_memory(&g);
+    let r = solve_in_memory(&g, &SolveOptions::default());
     assert!(
         matches!(r, Err(Error::GameInvariant(_))),
         "children read before they are solved must be an error, got {r:?}"
@@ -492,7 +502,11 @@ fn ties_oracle(g: &Ties) -> Vec<Outcome> {
 fn ties_follow_the_tie_remoteness_rule() {
     let g = Ties { size: 400 };
     let want = ties_oracle(&g);
-    let (data, codec, summary) = solve_in_memory(&g).expect("solve");
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(&g, &SolveOptions::default()).expect("solve");
     for p in 0..g.size {
         assert_eq!(
             codec.decode(cell(&data, codec, u64::from(p))),

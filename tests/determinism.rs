@@ -8,7 +8,7 @@
 //! it is too large and no small instance is named here.
 
 use retrograde::games::{AnyGame, GAMES};
-use retrograde::solve::{solve_in_memory_with, SolveOptions};
+use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::{Game, TableKind};
 
 /// Largest index solved here per game and thread count (the whole test
@@ -105,7 +105,7 @@ fn solve(g: &AnyGame, kind: TableKind, threads: usize) -> (Vec<u8>, String) {
     };
     pool.install(|| {
         retrograde::with_game!(g, x => {
-            let (table, codec, summary) = solve_in_memory_with(x, &options)
+            let Solved { cells: table, codec, summary } = solve_in_memory(x, &options)
                 .unwrap_or_else(|e| panic!("{}: {e}", x.spec()));
             (table, format!("{codec:?} {summary:?}"))
         })

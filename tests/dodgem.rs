@@ -7,9 +7,7 @@
 
 use retrograde::analyze::analyze;
 use retrograde::games::Dodgem;
-use retrograde::solve::{
-    solve_in_memory, solve_in_memory_with, solve_to_file, NoProgress, SolveOptions,
-};
+use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
 use retrograde::verify::rederive;
 use retrograde::{CellCodec, Error, Game, Outcome, TableKind, Tablebase, Value};
 use std::collections::HashMap;
@@ -223,7 +221,11 @@ fn dodgem_oracle(n: usize) -> (Vec<Board>, Vec<Outcome>, HashMap<Board, usize>) 
 
 fn check_dodgem_against_oracle(n: usize) {
     let g = Dodgem::new(n as u32).unwrap();
-    let (data, codec, summary) = solve_in_memory(&g).unwrap();
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     let (boards, values, _) = dodgem_oracle(n);
     assert_eq!(boards.len() as u64, g.size(), "every index is a position");
     assert_eq!(summary.non_positions, 0);
@@ -260,13 +262,17 @@ fn dodgem_4_matches_value_iteration_entry_by_entry() {
 fn dodgem_3_is_a_first_player_win_and_4_a_draw() {
     // Winning Ways, ch. 22: 3×3 Dodgem is a win for the first player.
     let g = Dodgem::new(3).unwrap();
-    let (data, codec, _) = solve_in_memory(&g).unwrap();
+    let Solved {
+        cells: data, codec, ..
+    } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     let start = outcome(&data, codec, g.encode(&g.start()) as usize).unwrap();
     assert_eq!(start.value, Value::Win);
     assert_eq!(g.format_position(&g.start()), Board::start(3).text());
     // des Jardins (1996): 4×4 is a draw with perfect play.
     let g = Dodgem::new(4).unwrap();
-    let (data, codec, _) = solve_in_memory(&g).unwrap();
+    let Solved {
+        cells: data, codec, ..
+    } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     let start = outcome(&data, codec, g.encode(&g.start()) as usize).unwrap();
     assert_eq!(start, Outcome::DRAW);
 }
@@ -278,7 +284,11 @@ fn dodgem_3_is_a_first_player_win_and_4_a_draw() {
 fn dodgem_5_is_a_draw() {
     // des Jardins (1996): 5×5 is a draw with perfect play.
     let g = Dodgem::new(5).unwrap();
-    let (data, codec, summary) = solve_in_memory(&g).unwrap();
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     let start = outcome(&data, codec, g.encode(&g.start()) as usize).unwrap();
     assert_eq!(start, Outcome::DRAW);
     assert_eq!(summary.non_positions, 0);
@@ -292,7 +302,11 @@ fn tables_are_identical_for_any_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| solve_in_memory(&Dodgem::new(4).unwrap()).unwrap().0)
+            .install(|| {
+                solve_in_memory(&Dodgem::new(4).unwrap(), &SolveOptions::default())
+                    .unwrap()
+                    .cells
+            })
     };
     let one = solve(1);
     assert_eq!(one, solve(2));
@@ -305,7 +319,7 @@ fn analyze_walks_the_reachable_positions_of_a_loopy_game() {
     for n in [3usize, 4] {
         let g = Dodgem::new(n as u32).unwrap();
         let path = dir.path().join(format!("d{n}.rtb"));
-        solve_to_file(&g, &path, &NoProgress).unwrap();
+        solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
         let tb = Tablebase::open_mmap(&path).unwrap();
         let a = analyze(&g, &tb).unwrap();
         // The oracle's own breadth-first search from the start.
@@ -342,7 +356,7 @@ fn rederive_accepts_loopy_tables_and_catches_a_wrong_draw() {
     let dir = tempfile::tempdir().unwrap();
     let g = Dodgem::new(4).unwrap();
     let path = dir.path().join("d4.rtb");
-    solve_to_file(&g, &path, &NoProgress).unwrap();
+    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
     let tb = Tablebase::open_mmap(&path).unwrap();
     let r = rederive(&g, &tb).unwrap();
     assert_eq!((r.checked, r.mismatches), (g.size(), 0));
@@ -554,7 +568,11 @@ impl Game for Graph {
 #[test]
 fn hand_made_loopy_game_has_the_known_values() {
     let g = Graph::new();
-    let (data, codec, summary) = solve_in_memory(&g).unwrap();
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     let want = graph_expected();
     for (i, w) in want.iter().enumerate() {
         assert_eq!(outcome(&data, codec, i), *w, "node {i}");
@@ -586,7 +604,11 @@ fn hand_made_loopy_game_is_thread_count_independent() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| solve_in_memory(&Graph::new()).unwrap().0)
+            .install(|| {
+                solve_in_memory(&Graph::new(), &SolveOptions::default())
+                    .unwrap()
+                    .cells
+            })
     };
     assert_eq!(solve(1), solve(2));
 }
@@ -597,11 +619,11 @@ fn loopy_games_refuse_nimber_tables() {
         kind: TableKind::Nimber,
         ..SolveOptions::default()
     };
-    let e = solve_in_memory_with(&Graph::new(), &options).unwrap_err();
+    let e = solve_in_memory(&Graph::new(), &options).unwrap_err();
     assert!(matches!(e, Error::NimbersUnsupported { .. }), "{e}");
     assert!(e.to_string().contains("loopy"), "{e}");
     // Dodgem is partisan: refused before the loopy solver is reached.
-    let e = solve_in_memory_with(&Dodgem::new(3).unwrap(), &options).unwrap_err();
+    let e = solve_in_memory(&Dodgem::new(3).unwrap(), &options).unwrap_err();
     assert!(matches!(e, Error::NimbersUnsupported { .. }), "{e}");
 }
 
@@ -610,7 +632,7 @@ fn probe_ranks_drawing_moves_and_the_cli_spec_parses() {
     let dir = tempfile::tempdir().unwrap();
     let g = Dodgem::new(4).unwrap();
     let path = dir.path().join("d4.rtb");
-    solve_to_file(&g, &path, &NoProgress).unwrap();
+    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
     let tb = Tablebase::open(&path).unwrap();
     assert_eq!(tb.header().spec, "dodgem:4");
     let info = tb.probe_text(None, true).unwrap();
@@ -629,7 +651,11 @@ fn probe_ranks_drawing_moves_and_the_cli_spec_parses() {
 #[test]
 fn remoteness_beyond_the_cell_is_refused_not_truncated() {
     // Node k of the path is decided in round k: 63 fits a one-byte cell.
-    let (data, codec, summary) = solve_in_memory(&Graph::path(64)).unwrap();
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(&Graph::path(64), &SolveOptions::default()).unwrap();
     assert_eq!(codec.width(), 1);
     for k in 0..64 {
         let v = if k % 2 == 0 { Value::Lose } else { Value::Win };
@@ -637,7 +663,7 @@ fn remoteness_beyond_the_cell_is_refused_not_truncated() {
     }
     assert_eq!(summary.counts[Value::Draw.ordinal()], 0);
     // 64 does not, and the bound of 10 claimed only chose the cell width.
-    let e = solve_in_memory(&Graph::path(65)).unwrap_err();
+    let e = solve_in_memory(&Graph::path(65), &SolveOptions::default()).unwrap_err();
     assert!(
         matches!(e, Error::RemotenessOverflow { remoteness: 64, .. }),
         "{e}"

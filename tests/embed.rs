@@ -13,7 +13,7 @@
 //! `cargo build --lib` in the same profile. Each test links a private copy.
 #![cfg(feature = "solve")]
 
-use retrograde::solve::{solve_to_file, NoProgress};
+use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::AnyGame;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -86,7 +86,7 @@ fn solved_table() -> (tempfile::TempDir, PathBuf) {
     let AnyGame::Isolation(game) = AnyGame::parse("isolation:4x4").unwrap() else {
         unreachable!()
     };
-    solve_to_file(&game, &path, &NoProgress).unwrap();
+    solve_to_file(&game, &path, &SolveOptions::default(), &NoProgress).unwrap();
     (dir, path)
 }
 

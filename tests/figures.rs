@@ -9,7 +9,7 @@
 
 use retrograde::analyze::{analyze, non_primitive};
 use retrograde::games::Isolation;
-use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress};
+use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
 use retrograde::verify::rederive;
 use retrograde::{Error, Game, Outcome, Tablebase, Value};
 use std::path::PathBuf;
@@ -27,7 +27,7 @@ fn isolation(rows: u32, cols: u32) -> Isolation {
 fn solve_file(game: &Isolation) -> (TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{}.rtb", game.file_stem()));
-    solve_to_file(game, &path, &NoProgress).expect("solve");
+    solve_to_file(game, &path, &SolveOptions::default(), &NoProgress).expect("solve");
     (dir, path)
 }
 
@@ -140,7 +140,7 @@ fn isolation_4x4_same_bytes_with_one_and_two_threads() {
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| solve_to_file(&g, &path, &NoProgress))
+        pool.install(|| solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress))
             .expect("solve");
         files.push(std::fs::read(&path).unwrap());
     }
@@ -151,7 +151,7 @@ fn isolation_4x4_same_bytes_with_one_and_two_threads() {
         files[0].iter().zip(&files[1]).position(|(a, b)| a != b)
     );
     // And the file holds what the in-memory solve computes.
-    let (data, _, _) = solve_in_memory(&g).unwrap();
+    let Solved { cells: data, .. } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     let tb = Tablebase::from_bytes(&files[0]).unwrap();
     assert!(tb.data() == &data[..], "file and in-memory solves differ");
 }

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use retrograde::analyze::analyze;
 use retrograde::compare::compare;
 use retrograde::games::symmetry::BoardSymmetries;
-use retrograde::solve::{solve_to_file, NoProgress};
+use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{AnyGame, Game, Tablebase};
 use std::process::{Command, Output};
 
@@ -31,8 +31,8 @@ fn check_folding<G: Game>(
     assert!(folded.size() < plain.size(), "{spec}: folding must shrink");
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("plain.rtb"), dir.path().join("folded.rtb"));
-    solve_to_file(plain, &a, &NoProgress).unwrap();
-    solve_to_file(&folded, &b, &NoProgress).unwrap();
+    solve_to_file(plain, &a, &SolveOptions::default(), &NoProgress).unwrap();
+    solve_to_file(&folded, &b, &SolveOptions::default(), &NoProgress).unwrap();
     let (plain_tb, folded_tb) = (
         Tablebase::open_mmap(&a).unwrap(),
         Tablebase::open_mmap(&b).unwrap(),

@@ -16,7 +16,7 @@
 //! 1 + min over tying children; lose = 1 + max over children.
 #![cfg(feature = "solve")]
 
-use retrograde::solve::solve_in_memory;
+use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::{AnyGame, CellCodec, Game, Outcome, Value};
 use std::collections::HashMap;
 
@@ -262,7 +262,11 @@ fn cell(data: &[u8], codec: CellCodec, i: u64) -> u32 {
 /// entry, checks every other index is empty; returns the table and game.
 fn check_all(spec: &str, geo: Geo, index: fn(Geo, &Board) -> u64) -> (AnyGame, Vec<u8>, CellCodec) {
     let game = AnyGame::parse(spec).unwrap();
-    let (data, codec, summary) = retrograde::with_game!(&game, g => solve_in_memory(g)).unwrap();
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = retrograde::with_game!(&game, g => solve_in_memory(g, &SolveOptions::default())).unwrap();
     let size = game.size();
     let mut oracle = Oracle::new(geo);
     let mut is_position = vec![false; size as usize];
@@ -418,7 +422,11 @@ fn connect_5x4_matches_oracle() {
             cargo test --release --test gravity sogo_3_full_solve -- --ignored"]
 fn sogo_3_full_solve() {
     let game = AnyGame::parse("sogo:3").unwrap();
-    let (data, codec, summary) = retrograde::with_game!(&game, g => solve_in_memory(g)).unwrap();
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = retrograde::with_game!(&game, g => solve_in_memory(g, &SolveOptions::default())).unwrap();
     // Measured with this crate (no published figure): 752,074,159 legal
     // positions; the first player wins in 9. No position is a tie: as in
     // 3×3×3 tic-tac-toe, every full cube holds a line.

@@ -2,7 +2,7 @@
 //! what the generator produces today: a change to the rules, the index or the
 //! cell encoding that alters a known file fails here before it ships.
 
-use retrograde::solve::{solve_in_memory_with, SolveOptions};
+use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::verify::{manifest, ManifestEntry};
 use retrograde::{with_game, AnyGame, TableKind};
 
@@ -41,7 +41,7 @@ fn small_known_tablebases_match_their_manifest_crc() {
         } else {
             TableKind::Value
         });
-        let (data, _, _) = with_game!(&g, g => solve_in_memory_with(g, &options)).unwrap();
+        let Solved { cells: data, .. } = with_game!(&g, g => solve_in_memory(g, &options)).unwrap();
         assert_eq!(
             crc32fast::hash(&data),
             e.data_crc,
@@ -58,7 +58,7 @@ fn small_known_tablebases_match_their_manifest_crc() {
 /// changes these CRCs and must update them here, on purpose.
 #[test]
 fn small_files_are_byte_identical_to_their_golden_crc() {
-    use retrograde::solve::{solve_file, NoProgress};
+    use retrograde::solve::{solve_to_file, NoProgress};
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&str, bool, TableKind, u64, u32)] = &[
         ("tictactoe", false, TableKind::Value, 10142, 0xf009c621),
@@ -74,7 +74,7 @@ fn small_files_are_byte_identical_to_their_golden_crc() {
         ),
     ];
     assert_eq!(
-        retrograde::solve::generator(),
+        retrograde::format::generator(),
         "retrograde 0.1.0",
         "the version changed: re-derive the whole-file CRCs below"
     );
@@ -88,7 +88,7 @@ fn small_files_are_byte_identical_to_their_golden_crc() {
             checkpoint_interval: None,
             ..SolveOptions::with_kind(kind)
         };
-        with_game!(&g, g => solve_file(g, &path, &options, &NoProgress)).unwrap();
+        with_game!(&g, g => solve_to_file(g, &path, &options, &NoProgress)).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(bytes.len() as u64, len, "{spec} fold={fold}");
         assert_eq!(crc32fast::hash(&bytes), crc, "{spec} fold={fold} {kind:?}");

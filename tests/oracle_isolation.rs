@@ -202,7 +202,12 @@ fn cell(data: &[u8], codec: CellCodec, index: u64) -> u32 {
 fn check(game: &Isolation) {
     let (rows, cols) = (game.rows() as usize, game.cols() as usize);
     let n = rows * cols;
-    let (data, codec, summary) = retrograde::solve::solve_in_memory(game).expect("solve");
+    let retrograde::solve::Solved {
+        cells: data,
+        codec,
+        summary,
+    } = retrograde::solve::solve_in_memory(game, &retrograde::solve::SolveOptions::default())
+        .expect("solve");
     let size = game.size();
     assert_eq!(
         size,
@@ -265,8 +270,13 @@ fn check(game: &Isolation) {
     // cells as the in-memory solve.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{}.rtb", game.file_stem()));
-    retrograde::solve::solve_to_file(game, &path, &retrograde::solve::NoProgress)
-        .expect("solve to file");
+    retrograde::solve::solve_to_file(
+        game,
+        &path,
+        &retrograde::solve::SolveOptions::default(),
+        &retrograde::solve::NoProgress,
+    )
+    .expect("solve to file");
     let tb = Tablebase::open_mmap(&path).expect("open");
     tb.verify().expect("checksum");
     assert!(
@@ -349,7 +359,10 @@ fn oracle_agrees_with_hand_analysis_on_2x2() {
     assert_eq!(o.solve([0, 3], 0), (false, 2));
     let g = isolation(2, 2);
     assert_eq!(g.start().pieces, [0, 3]);
-    let (data, codec, _) = retrograde::solve::solve_in_memory(&g).unwrap();
+    let retrograde::solve::Solved {
+        cells: data, codec, ..
+    } = retrograde::solve::solve_in_memory(&g, &retrograde::solve::SolveOptions::default())
+        .unwrap();
     let start = g.encode(&g.start());
     assert_eq!(
         codec.decode(cell(&data, codec, start)),

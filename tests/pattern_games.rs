@@ -19,7 +19,7 @@
 
 use retrograde::analyze::analyze;
 use retrograde::games::{Mnk, PatternGame, PatternPosition};
-use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress};
+use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
 use retrograde::{AnyGame, CellCodec, Game, Outcome, Tablebase, Value};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -141,7 +141,11 @@ fn cell(data: &[u8], codec: CellCodec, index: u64) -> u32 {
 /// player to move owns a pattern) checked. Returns the solve's summary
 /// counts for further checks.
 fn check<G: Game<Position = PatternPosition>>(game: &G, n: usize, lines: Vec<Vec<usize>>) {
-    let (data, codec, summary) = solve_in_memory(game).expect("solve");
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(game, &SolveOptions::default()).expect("solve");
     let size = game.size();
     let mut oracle = Oracle::new(n, lines);
     let mut seen = vec![false; size as usize];
@@ -327,8 +331,16 @@ fn qango4_matches_oracle_entry_by_entry() {
 fn tictactoe_file_gives_the_mnk_333_table() {
     let file = pattern_file("tictactoe.txt");
     let mnk = Mnk::tictactoe();
-    let (a, ca, _) = solve_in_memory(&file).unwrap();
-    let (b, cb, _) = solve_in_memory(&mnk).unwrap();
+    let Solved {
+        cells: a,
+        codec: ca,
+        ..
+    } = solve_in_memory(&file, &SolveOptions::default()).unwrap();
+    let Solved {
+        cells: b,
+        codec: cb,
+        ..
+    } = solve_in_memory(&mnk, &SolveOptions::default()).unwrap();
     assert_eq!(ca, cb);
     assert_eq!(a, b);
     assert_eq!(
@@ -349,7 +361,7 @@ fn tictactoe_reachable_figures() {
     };
     assert_eq!(g.spec(), "mnk:3x3x3");
     let path = dir.path().join("ttt.rtb");
-    solve_to_file(&g, &path, &NoProgress).unwrap();
+    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
     let tb = Tablebase::open_mmap(&path).unwrap();
     tb.verify().unwrap();
     let a = analyze(&g, &tb).unwrap();
@@ -374,7 +386,9 @@ fn mnk_444_is_a_tie() {
     let g = Mnk::new(4, 4, 4).unwrap();
     assert_eq!(g.size(), 10_165_779);
     let t = Instant::now();
-    let (data, codec, _) = solve_in_memory(&g).unwrap();
+    let Solved {
+        cells: data, codec, ..
+    } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     eprintln!("mnk:4x4x4 solved in memory in {:.2?}", t.elapsed());
     let start = codec.decode(cell(&data, codec, g.encode(&g.start())));
     assert_eq!(
@@ -398,7 +412,7 @@ fn pattern_tablebase_does_not_need_its_file() {
         panic!("not a pattern game");
     };
     let path = dir.path().join(format!("{}.rtb", g.file_stem()));
-    solve_to_file(&g, &path, &NoProgress).unwrap();
+    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
     std::fs::remove_file(&copy).unwrap();
     let tb = Tablebase::open(&path).unwrap();
     assert_eq!(tb.game(), &AnyGame::Pattern(g.clone()));

@@ -11,7 +11,7 @@
 #![cfg(feature = "solve")]
 
 use retrograde::games::{AnyGame, Isolation};
-use retrograde::solve::{solve_to_file, NoProgress};
+use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{Error, Game, Outcome, Tablebase};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
@@ -23,7 +23,7 @@ fn solved_3x3() -> (TempDir, PathBuf, Isolation) {
     let AnyGame::Isolation(g) = AnyGame::parse("isolation:3x3").unwrap() else {
         unreachable!()
     };
-    solve_to_file(&g, &path, &NoProgress).unwrap();
+    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
     (dir, path, g)
 }
 

@@ -1,12 +1,14 @@
 //! Take-away games against an independent memoised minimax and the published
 //! facts (REFERENCE.md: Ferguson, Game Theory I, §1.4 and §3.3).
 
-use retrograde::solve::{solve_in_memory, solve_in_memory_with, SolveOptions};
+use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::{AnyGame, CellCodec, Error, Game, Outcome, TableKind, Value};
 
 fn solved(spec: &str) -> (AnyGame, Vec<u8>, CellCodec) {
     let game = AnyGame::parse(spec).unwrap();
-    let (data, codec, _) = retrograde::with_game!(&game, g => solve_in_memory(g)).unwrap();
+    let Solved {
+        cells: data, codec, ..
+    } = retrograde::with_game!(&game, g => solve_in_memory(g, &SolveOptions::default())).unwrap();
     (game, data, codec)
 }
 
@@ -164,8 +166,9 @@ fn digits_match_oracle_normal_and_misere() {
 fn nimbers(spec: &str) -> Vec<u32> {
     let game = AnyGame::parse(spec).unwrap();
     let options = SolveOptions::with_kind(TableKind::Nimber);
-    let (data, codec, _) =
-        retrograde::with_game!(&game, g => solve_in_memory_with(g, &options)).unwrap();
+    let Solved {
+        cells: data, codec, ..
+    } = retrograde::with_game!(&game, g => solve_in_memory(g, &options)).unwrap();
     let n = data.len() / usize::from(codec.width());
     (0..n)
         .map(|i| codec.nimber(cell(&data, codec, i)).unwrap())
@@ -190,7 +193,7 @@ fn grundy_values_of_subtraction_sets() {
 fn nimbers_of_misere_games_are_refused() {
     let game = AnyGame::parse("subtraction:10:1,2:misere").unwrap();
     let options = SolveOptions::with_kind(TableKind::Nimber);
-    let err = retrograde::with_game!(&game, g => solve_in_memory_with(g, &options)).unwrap_err();
+    let err = retrograde::with_game!(&game, g => solve_in_memory(g, &options)).unwrap_err();
     assert!(matches!(err, Error::NimbersUnsupported { .. }), "{err}");
 }
 

@@ -1,8 +1,9 @@
 //! Disk full or a write error while the finished table is written out: a
 //! clear error, and nothing left under a name that looks complete.
 
+use retrograde::format::write_tablebase;
 use retrograde::games::Isolation;
-use retrograde::solve::{solve_in_memory, solve_to_file, write_tablebase, NoProgress};
+use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
 use retrograde::{Game, Tablebase};
 use std::io::{self, Write};
 
@@ -35,8 +36,8 @@ fn a_full_disk_is_an_error_and_the_bytes_written_never_open_as_a_tablebase() {
     let dir = tempfile::tempdir().unwrap();
     let g = Isolation::new(3, 3).unwrap();
     let path = dir.path().join("ok.rtb");
-    let report = solve_to_file(&g, &path, &NoProgress).unwrap();
-    let (data, _, _) = solve_in_memory(&g).unwrap();
+    let report = solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
+    let Solved { cells: data, .. } = solve_in_memory(&g, &SolveOptions::default()).unwrap();
     let whole = std::fs::read(&path).unwrap();
     for room in [0, 10, 200, 4096, 4096 + 100, whole.len() - 1] {
         let mut disk = FullDisk {
@@ -66,7 +67,13 @@ fn a_failed_solve_leaves_no_partial_file() {
     let blocker = dir.path().join("not-a-dir");
     std::fs::write(&blocker, b"x").unwrap();
     let g = Isolation::new(3, 3).unwrap();
-    let err = solve_to_file(&g, &blocker.join("t.rtb"), &NoProgress).unwrap_err();
+    let err = solve_to_file(
+        &g,
+        &blocker.join("t.rtb"),
+        &SolveOptions::default(),
+        &NoProgress,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("not-a-dir"), "{err}");
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(left.len(), 1, "only the blocker remains");

@@ -10,7 +10,7 @@
 //! dropped (and the file cut back to the last good record).
 //!
 //! ```text
-//! header:  magic "RTBCKPT\0" | u32 format version | u32 header length H |
+//! header:  magic "RTBCKPT\0" | u32 checkpoint version | u32 header length H |
 //!          u32 CRC32 of the header with this field zero | u16 index scheme |
 //!          u8 table kind | u8 cell width | u64 entries |
 //!          u16 length S | S bytes of game spec | u16 length G | G bytes generator
@@ -19,19 +19,28 @@
 //! ```
 //!
 //! A checkpoint of other rules, another index, another table kind or another
-//! format or program version is refused with a message, never reused.
+//! checkpoint or program version is refused with a message, never reused.
+//!
+//! The checkpoint version ([`CHECKPOINT_VERSION`]) is this layout's own and
+//! moves independently of the table format's
+//! ([`FORMAT_VERSION`](crate::format::FORMAT_VERSION)): a checkpoint is only
+//! ever read back by the solve that wrote it, a table by any reader.
 
-use super::output::{open_regular, TempFile};
+use super::output::open_regular;
 use crate::error::{Error, Result};
-use crate::format::FORMAT_VERSION;
+use crate::format::{generator, CellCodec, TempFile};
 use crate::game::Game;
-use crate::value::CellCodec;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 const MAGIC: [u8; 8] = *b"RTBCKPT\0";
+/// The checkpoint layout's version. Checkpoints written before it had a
+/// number of its own stored the table format's version, 1, in this field,
+/// so it starts at 1 and those checkpoints still resume; bump it when the
+/// layout above changes, whatever the table format does.
+pub const CHECKPOINT_VERSION: u32 = 1;
 const RECORD: [u8; 4] = *b"TIER";
 const RECORD_HEAD: usize = 4 + 4 + 4 + 8 + 8 + 4;
 
@@ -76,14 +85,14 @@ impl Identity {
             kind: codec.kind().id(),
             width: codec.width(),
             entries: game.size(),
-            generator: super::file::generator(),
+            generator: generator(),
         }
     }
 
     fn encode(&self) -> Vec<u8> {
         let mut b = vec![0u8; 8 + 4 + 4 + 4 + 2 + 1 + 1 + 8];
         b[..8].copy_from_slice(&MAGIC);
-        LE::write_u32(&mut b[8..], FORMAT_VERSION);
+        LE::write_u32(&mut b[8..], CHECKPOINT_VERSION);
         LE::write_u16(&mut b[20..], self.index_scheme);
         b[22] = self.kind;
         b[23] = self.width;
@@ -168,10 +177,12 @@ impl Checkpoint {
             return Err(refuse(path, "is not a retrograde checkpoint"));
         }
         let version = LE::read_u32(&bytes[8..]);
-        if version != FORMAT_VERSION {
+        if version != CHECKPOINT_VERSION {
             return Err(refuse(
                 path,
-                format!("has format version {version}, this build writes {FORMAT_VERSION}"),
+                format!(
+                    "has checkpoint format version {version}, this build reads version {CHECKPOINT_VERSION}"
+                ),
             ));
         }
         let len = LE::read_u32(&bytes[12..]) as usize;
@@ -303,4 +314,48 @@ fn unpack(raw: &[u8], width: u8) -> Vec<u32> {
             u32::from_le_bytes(x)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Isolation;
+
+    fn identity() -> Identity {
+        let g = Isolation::new(3, 3).unwrap();
+        Identity::of(&g, CellCodec::new(1))
+    }
+
+    fn resume(path: &Path, id: &Identity) -> Result<Checkpoint> {
+        Checkpoint::resume(path, id, |_, _| Ok(()), |_| 0)
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_checkpoint_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rtb.ckpt");
+        let id = identity();
+        drop(Checkpoint::create(&path, &id).unwrap());
+        assert_eq!(resume(&path, &id).unwrap().next_tier, 0);
+        let mut bytes = std::fs::read(&path).unwrap();
+        LE::write_u32(&mut bytes[8..], CHECKPOINT_VERSION + 1);
+        std::fs::write(&path, &bytes).unwrap();
+        let err = resume(&path, &id).err().expect("refused").to_string();
+        let want = format!(
+            "has checkpoint format version {}, this build reads version {CHECKPOINT_VERSION}",
+            CHECKPOINT_VERSION + 1
+        );
+        assert!(err.contains(&want), "{err}");
+        assert!(err.contains("--restart"), "{err}");
+    }
+
+    /// The version field sits where checkpoints written before it existed
+    /// kept the table format's version (1): those still resume.
+    #[test]
+    fn the_checkpoint_version_keeps_older_checkpoints_readable() {
+        assert_eq!(CHECKPOINT_VERSION, 1);
+        let b = identity().encode();
+        assert_eq!(&b[..8], &MAGIC);
+        assert_eq!(LE::read_u32(&b[8..]), 1);
+    }
 }

@@ -23,9 +23,9 @@ use super::{
     SolveOptions, Table,
 };
 use crate::error::Result;
-use crate::format::Header;
+use crate::format::{CellCodec, TableKind};
 use crate::game::Game;
-use crate::value::{CellCodec, TableKind, Value};
+use crate::value::Value;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8};
 use std::time::Instant;
 
@@ -115,20 +115,7 @@ pub fn estimate<G: Game>(game: &G, options: &SolveOptions, threads: usize) -> Re
     let codec = codec_for(game, options.kind)?;
     let entries = game.size();
     let width = codec.width();
-    let probe = Header {
-        version: crate::format::FORMAT_VERSION,
-        spec: game.spec(),
-        index_scheme: game.index_scheme(),
-        cell_width: width,
-        cell_encoding: codec.kind().id(),
-        flags: 0,
-        entries,
-        data_offset: 0,
-        data_crc: 0,
-        summary: Default::default(),
-        generator: super::file::generator(),
-    };
-    let file_bytes = Header::data_offset_for(probe.encoded_len()) + probe.data_len();
+    let file_bytes = crate::format::table_header(game, codec).file_len();
 
     let (busy, positions, sampled_positions, calibration_seconds) = match width {
         1 => calibrate(game, &Synthetic::<AtomicU8>::new(entries, codec), codec),

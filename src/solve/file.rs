@@ -1,24 +1,19 @@
-//! Writing a tablebase file: solve into memory, checksum, write a temporary
-//! file of this solve's own (`NAME.<unique>.partial`, created exclusively),
-//! sync it, and rename it into place — all under the output's lock
-//! (src/solve/output.rs says what that guards against).
-//!
-//! Only a complete, synced file is renamed to the destination, so an
-//! interrupted run never leaves a file that looks complete; the temporary
-//! file exists only while the finished table is being written out. Completed
+//! Solving into a tablebase file (or its image in memory): solve into
+//! anonymous memory, checksum, and write the file out through
+//! [`crate::format::write_table_file`] (a temporary file of this solve's own,
+//! synced, then renamed into place) — all under the output's lock
+//! (src/solve/output.rs says what that guards against). Completed
 //! tiers go to a checkpoint (`NAME.ckpt`) as the solve runs, so a rerun of the
 //! same command after a crash resumes from the last checkpointed tier.
 
 use super::checkpoint::{checkpoint_path, Checkpoint, Identity};
-use super::output::{check_output, OutputLock, TempFile};
+use super::output::{check_output, OutputLock};
 use super::{codec_for, solve_into, solve_tiers, NoProgress, Progress, SolveOptions};
 use crate::error::{Error, Result};
-use crate::format::{self, Header, Summary, FORMAT_VERSION};
+use crate::format::{self, table_header, write_table_file, write_tablebase, Header};
 use crate::game::Game;
-use crate::value::CellCodec;
 use rayon::prelude::*;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -40,24 +35,10 @@ pub struct SolveReport {
     pub child_lookups: Option<u64>,
 }
 
-/// The generator string stored in headers.
-pub fn generator() -> String {
-    format!("retrograde {}", env!("CARGO_PKG_VERSION"))
-}
-
-/// Solves `game` into the tablebase file `path` (values and remoteness).
-pub fn solve_to_file<G: Game>(
-    game: &G,
-    path: &Path,
-    progress: &dyn Progress,
-) -> Result<SolveReport> {
-    solve_file(game, path, &SolveOptions::default(), progress)
-}
-
 /// Solves `game` into the tablebase file `path` with `options`, holding the
 /// output's lock for the whole solve (a second solve of the same output is
 /// refused with [`Error::Output`]).
-pub fn solve_file<G: Game>(
+pub fn solve_to_file<G: Game>(
     game: &G,
     path: &Path,
     options: &SolveOptions,
@@ -145,13 +126,9 @@ pub fn solve_locked<G: Game>(
     // Checked again just before the rename: the output may have been
     // replaced by something else (a device, a link to one) while we solved.
     check_output(path, &options.inputs)?;
-    // Dropping the temporary file on any error removes it: nothing
-    // half-written survives under any name; the checkpoint, if any, stays
-    // for the next run.
-    let tmp = TempFile::create_beside(path)?;
-    write_tablebase(tmp.file(), &header, table)
-        .map_err(|e| Error::io(format!("cannot write {}", tmp.path().display()), e))?;
-    drop(tmp.persist(path)?);
+    // On an error nothing half-written survives under any name, while the
+    // checkpoint, if any, stays for the next run.
+    write_table_file(path, &header, table)?;
     if let Some(ck) = ckpt {
         ck.remove();
     }
@@ -163,30 +140,6 @@ pub fn solve_locked<G: Game>(
         resumed_tiers: first_tier,
         child_lookups: solved.child_lookups,
     })
-}
-
-/// The header of `game`'s table in `codec` before the solve fills in the
-/// summary and the data CRC.
-fn table_header<G: Game>(game: &G, codec: CellCodec) -> Header {
-    let mut header = Header {
-        version: FORMAT_VERSION,
-        spec: game.spec(),
-        index_scheme: game.index_scheme(),
-        cell_width: codec.width(),
-        cell_encoding: codec.kind().id(),
-        flags: if game.is_folded() {
-            format::FLAG_FOLDED
-        } else {
-            0
-        },
-        entries: game.size(),
-        data_offset: 0,
-        data_crc: 0,
-        summary: Summary::default(),
-        generator: generator(),
-    };
-    header.data_offset = Header::data_offset_for(header.encoded_len());
-    header
 }
 
 /// The table's data length, if this machine can hold it.
@@ -219,17 +172,6 @@ pub fn solve_to_bytes<G: Game>(game: &G, options: &SolveOptions) -> Result<Vec<u
 pub(super) fn anon_table(len: usize) -> Result<memmap2::MmapMut> {
     memmap2::MmapMut::map_anon(len.max(1))
         .map_err(|e| Error::io(format!("cannot allocate {len} bytes for the table"), e))
-}
-
-/// Streams a tablebase (header, zero padding to the data offset, data) to a
-/// writer. Any write error is returned as is.
-pub fn write_tablebase(out: impl Write, header: &Header, table: &[u8]) -> std::io::Result<()> {
-    let head = header.encode();
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-    out.write_all(&head)?;
-    out.write_all(&vec![0u8; header.data_offset as usize - head.len()])?;
-    out.write_all(table)?;
-    out.flush()
 }
 
 /// Positions in a tier, counted by enumeration.
@@ -288,8 +230,8 @@ fn restore_tier<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::TableKind;
     use crate::games::{Cram, Isolation};
-    use crate::value::TableKind;
 
     /// The in-memory image and the file are one format, written by one
     /// function: they must never drift apart.
@@ -303,11 +245,11 @@ mod tests {
             ..SolveOptions::with_kind(TableKind::Nimber)
         };
         let path = dir.path().join("iso.rtb");
-        solve_to_file(&iso, &path, &NoProgress).unwrap();
+        solve_to_file(&iso, &path, &SolveOptions::default(), &NoProgress).unwrap();
         let bytes = solve_to_bytes(&iso, &SolveOptions::default()).unwrap();
         assert_eq!(bytes, std::fs::read(&path).unwrap());
         let path = dir.path().join("cram.rtb");
-        solve_file(&cram, &path, &nimbers, &NoProgress).unwrap();
+        solve_to_file(&cram, &path, &nimbers, &NoProgress).unwrap();
         let bytes = solve_to_bytes(&cram, &nimbers).unwrap();
         assert_eq!(bytes, std::fs::read(&path).unwrap());
         assert!(crate::Tablebase::from_bytes(bytes).is_ok());

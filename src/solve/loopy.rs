@@ -48,9 +48,9 @@
 
 use super::{Progress, Slot, Tally};
 use crate::error::{Error, Result};
-use crate::format::Summary;
+use crate::format::{CellCodec, Summary, TableKind, CELL_DRAW, CELL_NONE};
 use crate::game::Game;
-use crate::value::{CellCodec, TableKind, Value, CELL_DRAW, CELL_NONE};
+use crate::value::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 

@@ -15,18 +15,17 @@ mod file;
 mod loopy;
 pub mod output;
 
-pub use checkpoint::checkpoint_path;
+pub use checkpoint::{checkpoint_path, CHECKPOINT_VERSION};
 pub use estimate::{estimate, Estimate};
-pub use file::{
-    generator, solve_file, solve_locked, solve_to_bytes, solve_to_file, write_tablebase,
-    SolveReport,
-};
-pub use output::{remove_temporary_files, OutputLock};
+pub use file::{solve_locked, solve_to_bytes, solve_to_file, SolveReport};
+// The command line's signal handler cleans up a solve's working files.
+pub use crate::format::remove_temporary_files;
+pub use output::OutputLock;
 
 use crate::error::{Error, Result};
-use crate::format::Summary;
+use crate::format::{CellCodec, Summary, TableKind, CELL_DRAW, CELL_NONE};
 use crate::game::Game;
-use crate::value::{CellCodec, TableKind, Value, CELL_DRAW, CELL_NONE};
+use crate::value::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
@@ -144,7 +143,7 @@ pub fn solve_into<G: Game>(
 }
 
 /// What [`solve_tiers`] found.
-pub(crate) struct Solved {
+pub(crate) struct TierRun {
     /// The header summary of the whole table.
     pub(crate) summary: Summary,
     /// Child cells read by the tiers solved in this run (`None` for loopy
@@ -167,7 +166,7 @@ pub(crate) fn solve_tiers<G: Game>(
     progress: &dyn Progress,
     first_tier: u32,
     after_tier: &mut AfterTier<'_>,
-) -> Result<Solved> {
+) -> Result<TierRun> {
     let expected = game.size() as usize * usize::from(codec.width());
     if data.len() != expected {
         return Err(Error::GameInvariant(format!(
@@ -193,7 +192,9 @@ pub(crate) fn solve_tiers<G: Game>(
     // (checked above; AtomicUN has uN's size and alignment), holds exactly
     // `len` cells (checked above), and the exclusive borrow of `data` rules
     // out any other access while the view lives. Cells are stored in native
-    // order, which is little-endian on every supported target (see lib.rs).
+    // order, which the file format's little-endian cells require: the format
+    // module refuses to build the solver for a big-endian target
+    // (src/format/mod.rs).
     match width {
         1 => solve_cells(
             game,
@@ -230,9 +231,9 @@ fn solve_cells<G: Game, S: Slot>(
     progress: &dyn Progress,
     first_tier: u32,
     after_tier: &mut AfterTier<'_>,
-) -> Result<Solved> {
+) -> Result<TierRun> {
     if !game.acyclic() {
-        return Ok(Solved {
+        return Ok(TierRun {
             summary: loopy::solve(game, cells, codec, progress)?,
             child_lookups: None,
         });
@@ -279,7 +280,7 @@ fn solve_cells<G: Game, S: Slot>(
     let child_lookups = Some(total.lookups);
     if first_tier == 0 {
         let size = game.size();
-        return Ok(Solved {
+        return Ok(TierRun {
             summary: Summary {
                 counts: total.counts,
                 non_positions: size - total.positions,
@@ -289,7 +290,7 @@ fn solve_cells<G: Game, S: Slot>(
             child_lookups,
         });
     }
-    Ok(Solved {
+    Ok(TierRun {
         summary: summarize(cells, codec),
         child_lookups,
     })
@@ -740,23 +741,32 @@ impl Default for SolveOptions {
     }
 }
 
-/// Solves `game` into a new in-memory buffer of 1-, 2- or 4-byte cells
-/// (whichever the game's bound needs). For tests and embedding; the command
-/// line writes files with [`solve_to_file`].
-pub fn solve_in_memory<G: Game>(game: &G) -> Result<(Vec<u8>, CellCodec, Summary)> {
-    solve_in_memory_with(game, &SolveOptions::default())
+/// A table solved in memory by [`solve_in_memory`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solved {
+    /// The cells, `game.size()` of them, `codec.width()` bytes each,
+    /// little-endian: the data part of the file.
+    pub cells: Vec<u8>,
+    /// How the cells are encoded.
+    pub codec: CellCodec,
+    /// Counts by value and largest remoteness or nimber: the header summary.
+    pub summary: Summary,
 }
 
-/// [`solve_in_memory`] with options (e.g. a nimber table).
-pub fn solve_in_memory_with<G: Game>(
-    game: &G,
-    options: &SolveOptions,
-) -> Result<(Vec<u8>, CellCodec, Summary)> {
+/// Solves `game` into memory, in 1-, 2- or 4-byte cells (whichever the
+/// game's bound needs), for tests and embedding. Of `options` only the table
+/// kind matters; nothing is checkpointed. [`solve_to_bytes`] gives the whole
+/// file image, [`solve_to_file`] writes the file.
+pub fn solve_in_memory<G: Game>(game: &G, options: &SolveOptions) -> Result<Solved> {
     let codec = codec_for(game, options.kind)?;
     let len = game.size() as usize * usize::from(codec.width());
     let mut table = file::anon_table(len)?;
     let summary = solve_into(game, &mut table[..len], codec, &NoProgress)?;
-    Ok((table[..len].to_vec(), codec, summary))
+    Ok(Solved {
+        cells: table[..len].to_vec(),
+        codec,
+        summary,
+    })
 }
 
 /// The narrowest cell for the table: for values, one whose remoteness range

@@ -1,4 +1,4 @@
-//! The tablebase file header: layout, parsing, writing and checksums.
+//! The tablebase file header: layout, parsing, encoding and checksums.
 //!
 //! All integers little-endian. See docs/FORMAT.md for the full description.
 //!
@@ -23,8 +23,8 @@
 //!  106+S    2 length G of the generator string; G bytes of UTF-8
 //! ```
 
+use super::cells::{CellCodec, TableKind};
 use crate::error::{Error, Result};
-use crate::value::{CellCodec, TableKind};
 use byteorder::{ByteOrder, LittleEndian as LE};
 
 /// File magic: non-ASCII first byte and CR/LF/EOF bytes catch text-mode damage.
@@ -68,7 +68,7 @@ pub struct Header {
     pub cell_width: u8,
     /// Cell encoding id.
     pub cell_encoding: u8,
-    /// Flags (reserved, 0).
+    /// Flags: [`FLAG_FOLDED`]; any other bit is refused by [`Header::decode`].
     pub flags: u32,
     /// Number of entries (the game's index size).
     pub entries: u64,

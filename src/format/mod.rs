@@ -1,0 +1,36 @@
+//! The `.rtb` file format, in one place: the header ([`Header`]), the cell
+//! encodings ([`CellCodec`]) and, with the `solve` feature, writing a table
+//! (the header a solve writes, the generator string, the streaming writer
+//! and the temporary-file-then-rename protocol). docs/FORMAT.md describes
+//! the bytes; the solver's checkpoint files are described with their
+//! reader and writer in `src/solve/checkpoint.rs`.
+//!
+//! The reader needs only the header and the cells, so they build without
+//! the `solve` feature; writing is the solver's.
+
+mod cells;
+mod header;
+#[cfg(feature = "solve")]
+mod write;
+
+pub use cells::{CellCodec, TableKind};
+#[cfg(feature = "solve")]
+pub(crate) use cells::{CELL_DRAW, CELL_NONE};
+pub(crate) use header::MAX_HEADER;
+pub use header::{data_crc, Header, Summary, FLAG_FOLDED, FORMAT_VERSION, MAGIC, PAGE};
+#[cfg(feature = "solve")]
+pub(crate) use write::{file_id, register, table_header, unregister};
+#[cfg(feature = "solve")]
+pub use write::{generator, remove_temporary_files, write_table_file, write_tablebase, TempFile};
+
+// The solver labels cells through native-endian atomics laid over the
+// table's bytes (`AtomicU16`/`AtomicU32`, src/solve/mod.rs) and writes those
+// bytes out as they are, while the format says little-endian. On a
+// big-endian target every wider cell would be written byte-swapped, and
+// nothing would notice until a reader elsewhere opened the file. The reader
+// decodes cells with explicit little-endian reads, so it alone stays
+// portable.
+#[cfg(all(feature = "solve", not(target_endian = "little")))]
+compile_error!(
+    "the solver needs a little-endian target: it writes cells through native-endian atomics"
+);

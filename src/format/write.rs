@@ -1,0 +1,279 @@
+//! Writing a tablebase file: the header a solve writes, the generator
+//! string, the streaming writer, and the protocol that puts a finished
+//! table under its name.
+//!
+//! A table is written to a temporary file of its own
+//! (`NAME.<pid>-<random>.partial`, created exclusively, so no existing path
+//! is ever opened for writing), synced, and renamed over the destination
+//! only when complete, so an interrupted run never leaves a file that looks
+//! complete. Temporary files (and the solver's output locks) are registered
+//! while they exist, so a signal handler can remove them
+//! ([`remove_temporary_files`]) before the process exits.
+
+use super::{CellCodec, Header, Summary, FLAG_FOLDED, FORMAT_VERSION};
+use crate::error::{Error, Result};
+use crate::game::Game;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The generator string stored in headers (and checkpoints): this program
+/// and its version.
+pub fn generator() -> String {
+    format!("retrograde {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The header of `game`'s table in `codec`, before the solve fills in the
+/// summary and the data CRC.
+pub(crate) fn table_header<G: Game>(game: &G, codec: CellCodec) -> Header {
+    let mut header = Header {
+        version: FORMAT_VERSION,
+        spec: game.spec(),
+        index_scheme: game.index_scheme(),
+        cell_width: codec.width(),
+        cell_encoding: codec.kind().id(),
+        flags: if game.is_folded() { FLAG_FOLDED } else { 0 },
+        entries: game.size(),
+        data_offset: 0,
+        data_crc: 0,
+        summary: Summary::default(),
+        generator: generator(),
+    };
+    header.data_offset = Header::data_offset_for(header.encoded_len());
+    header
+}
+
+/// Streams a tablebase (header, zero padding to the data offset, data) to a
+/// writer. Any write error is returned as is.
+pub fn write_tablebase(out: impl Write, header: &Header, table: &[u8]) -> std::io::Result<()> {
+    let head = header.encode();
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+    out.write_all(&head)?;
+    out.write_all(&vec![0u8; header.data_offset as usize - head.len()])?;
+    out.write_all(table)?;
+    out.flush()
+}
+
+/// Writes a finished table to `dest`: to a fresh temporary file beside it,
+/// synced, then renamed into place. On any error the temporary file is
+/// removed, so nothing half-written survives under any name.
+pub fn write_table_file(dest: &Path, header: &Header, table: &[u8]) -> Result<()> {
+    let tmp = TempFile::create_beside(dest)?;
+    write_tablebase(tmp.file(), header, table)
+        .map_err(|e| Error::io(format!("cannot write {}", tmp.path().display()), e))?;
+    drop(tmp.persist(dest)?);
+    Ok(())
+}
+
+/// The working files this process owns right now: temporary files being
+/// written and lock files held, each with its device and inode, so a file
+/// someone else has since put at that name is never removed.
+static WORKING: Mutex<Vec<(PathBuf, Option<FileId>)>> = Mutex::new(Vec::new());
+
+/// Device and inode.
+pub(crate) type FileId = (u64, u64);
+
+/// Removes every temporary file this process is writing and every output
+/// lock file it holds — not the checkpoints, which exist to be resumed from.
+/// For signal handlers: call it on SIGINT or SIGTERM before exiting, so an
+/// interrupted solve leaves no `.partial` or `.lock` file behind (the
+/// command line does).
+pub fn remove_temporary_files() {
+    // A poisoned lock still holds the list; the files matter more.
+    let list = match WORKING.lock() {
+        Ok(l) => l.clone(),
+        Err(p) => p.into_inner().clone(),
+    };
+    for (path, id) in list {
+        let ours = fs::symlink_metadata(&path).is_ok_and(|m| file_id(&m) == id);
+        if ours {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+pub(crate) fn register(path: &Path, file: &File) {
+    let id = file.metadata().ok().and_then(|m| file_id(&m));
+    if let Ok(mut l) = WORKING.lock() {
+        l.push((path.to_path_buf(), id));
+    }
+}
+
+pub(crate) fn unregister(path: &Path) {
+    if let Ok(mut l) = WORKING.lock() {
+        l.retain(|(p, _)| p != path);
+    }
+}
+
+/// The directory an output lives in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Device and inode of a file (unix); elsewhere `None`, and the same-file
+/// check falls back to comparing canonical paths.
+#[cfg(unix)]
+pub(crate) fn file_id(meta: &fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+pub(crate) fn file_id(_meta: &fs::Metadata) -> Option<FileId> {
+    None
+}
+
+/// A file being written under a fresh name beside its destination, created
+/// exclusively; renamed into place by [`TempFile::persist`], removed if
+/// dropped before that.
+#[derive(Debug)]
+pub struct TempFile {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl TempFile {
+    /// Creates `DIR/NAME.<unique>.partial` exclusively for the destination
+    /// `dest`; never opens an existing path.
+    pub fn create_beside(dest: &Path) -> Result<TempFile> {
+        let dir = parent_dir(dest);
+        let name = dest.file_name().unwrap_or_default().to_string_lossy();
+        let pid = std::process::id();
+        let mut last = None;
+        for attempt in 0u32..64 {
+            let path =
+                dest.with_file_name(format!("{name}.{}.partial", unique_token(pid, attempt)));
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => {
+                    register(&path, &file);
+                    return Ok(TempFile {
+                        path,
+                        file: Some(file),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => {
+                    return Err(Error::io(
+                        format!("cannot create a temporary file in {}", dir.display()),
+                        e,
+                    ))
+                }
+            }
+        }
+        Err(Error::io(
+            format!("cannot create a temporary file in {}", dir.display()),
+            last.unwrap_or_else(|| std::io::Error::other("no free name")),
+        ))
+    }
+
+    /// The temporary path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file.
+    pub fn file(&self) -> &File {
+        self.file.as_ref().expect("file present until persisted")
+    }
+
+    /// Syncs the file and renames it to `dest` (replacing a regular file or a
+    /// symlink there, never following it). Returns the open file, which is
+    /// now the one at `dest`.
+    pub fn persist(mut self, dest: &Path) -> Result<File> {
+        let file = self.file.take().expect("file present until persisted");
+        if let Err(e) = file.sync_all() {
+            let _ = fs::remove_file(&self.path);
+            unregister(&self.path);
+            return Err(Error::io(format!("cannot sync {}", self.path.display()), e));
+        }
+        let renamed = fs::rename(&self.path, dest).map_err(|e| {
+            Error::io(
+                format!(
+                    "cannot rename {} to {}",
+                    self.path.display(),
+                    dest.display()
+                ),
+                e,
+            )
+        });
+        if let Err(e) = renamed {
+            let _ = fs::remove_file(&self.path);
+            unregister(&self.path);
+            return Err(e);
+        }
+        unregister(&self.path);
+        sync_dir(dest);
+        Ok(file)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.path);
+            unregister(&self.path);
+        }
+    }
+}
+
+/// A name no other process or attempt uses: pid, clock and a per-process
+/// counter. Exclusive creation makes a collision a retry, never a reuse.
+fn unique_token(pid: u32, attempt: u32) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let mixed = (u64::from(nanos) << 32 | u64::from(n) << 8 | u64::from(attempt))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    format!("{pid}-{:08x}", (mixed >> 32) as u32)
+}
+
+/// Makes a rename durable. Best effort: not every platform can open a
+/// directory for syncing, and the file itself is already synced.
+fn sync_dir(path: &Path) {
+    if let Ok(d) = File::open(parent_dir(path)) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_files_are_fresh_and_removed_unless_persisted() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("t.rtb");
+        let a = TempFile::create_beside(&dest).unwrap();
+        let b = TempFile::create_beside(&dest).unwrap();
+        assert_ne!(a.path(), b.path());
+        let (pa, pb) = (a.path().to_path_buf(), b.path().to_path_buf());
+        drop(a);
+        assert!(!pa.exists());
+        // Persisting over a symlink replaces the link, not its target.
+        let target = dir.path().join("target");
+        std::fs::write(&target, b"keep").unwrap();
+        std::os::unix::fs::symlink(&target, &dest).unwrap();
+        use std::io::Write;
+        b.file().write_all(b"table").unwrap();
+        drop(b.persist(&dest).unwrap());
+        assert!(!pb.exists());
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        assert_eq!(std::fs::read(&dest).unwrap(), b"table");
+        assert!(std::fs::symlink_metadata(&dest).unwrap().is_file());
+        // What a signal handler calls removes a file being written. (In this
+        // test, not a test of its own: it would remove the files of tests
+        // running beside it.)
+        let t = TempFile::create_beside(&dest).unwrap();
+        let p = t.path().to_path_buf();
+        remove_temporary_files();
+        assert!(!p.exists());
+        drop(t);
+    }
+}
