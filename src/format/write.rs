@@ -93,6 +93,7 @@ pub fn remove_temporary_files() {
     }
 }
 
+/// Puts a working file on the list [`remove_temporary_files`] clears.
 pub(crate) fn register(path: &Path, file: &File) {
     let id = file.metadata().ok().and_then(|m| file_id(&m));
     if let Ok(mut l) = WORKING.lock() {
@@ -100,6 +101,7 @@ pub(crate) fn register(path: &Path, file: &File) {
     }
 }
 
+/// Takes a working file off the list once it is renamed or removed.
 pub(crate) fn unregister(path: &Path) {
     if let Ok(mut l) = WORKING.lock() {
         l.retain(|(p, _)| p != path);

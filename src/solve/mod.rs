@@ -8,6 +8,18 @@
 //! Games whose positions can repeat ([`Game::acyclic`] false) are solved by
 //! the retrograde child-counting algorithm of the `loopy` module instead,
 //! which also labels draws; value tables only.
+//!
+//! The entry points, from the lowest level up:
+//!
+//! * [`solve_into`]: into the caller's zeroed buffer, in a given codec;
+//! * [`solve_in_memory`]: into a new buffer ([`Solved`]: cells, codec,
+//!   summary);
+//! * [`solve_to_bytes`]: the complete file image (header, padding, cells);
+//! * [`solve_to_file`]: the file itself, under the output's lock, with
+//!   checkpoints to resume from;
+//! * [`solve_locked`]: the same under a lock the caller holds.
+//!
+//! All but the first take a [`SolveOptions`] (table kind, checkpoints).
 
 mod checkpoint;
 mod estimate;
