@@ -1,5 +1,6 @@
 //! The `retrograde` command: a thin shell over the library. Each subcommand
-//! parses its arguments with clap and calls one function in `cli/`.
+//! is one file in `cli/` holding its clap `Args` (whose doc comments are the
+//! help text) and a `run`; this file parses and dispatches.
 
 mod cli;
 
