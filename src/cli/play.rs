@@ -1,16 +1,25 @@
-//! `retrograde play`: a human against the perfect player, and `retrograde
-//! line`: the principal line of perfect play.
+//! `retrograde play`: a human against the perfect player.
 
-use super::{describe, thousands};
+use super::open::open;
+use super::output::describe;
+use super::MAX_PLIES;
 use anyhow::{bail, Result};
 use retrograde::{PositionInfo, Tablebase};
-use serde_json::json;
 use std::io::{BufRead, Write};
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Draws can go on for ever; a line or a game stops after this many moves.
-const MAX_PLIES: usize = 1000;
+/// Play against the perfect player in the terminal.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Tablebase file.
+    file: PathBuf,
+    /// Start from this position (default: the game's start).
+    position: Option<String>,
+    /// Your side: `first` (you move first) or `second`.
+    #[arg(long, default_value = "first")]
+    side: String,
+}
 
 /// The position drawn one row per line, if the notation has rows.
 fn board(p: &PositionInfo) -> String {
@@ -149,9 +158,9 @@ pub fn play_with(
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn play(file: &Path, start: Option<&str>, side: &str) -> Result<ExitCode> {
-    let tb = super::open(file)?;
-    let human_first = match side.to_ascii_lowercase().as_str() {
+pub fn run(args: Args) -> Result<ExitCode> {
+    let tb = open(&args.file)?;
+    let human_first = match args.side.to_ascii_lowercase().as_str() {
         "first" | "1" | "0" | "player0" => true,
         "second" | "2" | "player1" => false,
         other => bail!(
@@ -163,55 +172,9 @@ pub fn play(file: &Path, start: Option<&str>, side: &str) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     play_with(
         &tb,
-        start,
+        args.position.as_deref(),
         human_first,
         &mut stdin.lock(),
         &mut stdout.lock(),
     )
-}
-
-pub fn line(file: &Path, start: Option<&str>, as_json: bool) -> Result<ExitCode> {
-    let tb = super::open(file)?;
-    let steps = tb.line(start, MAX_PLIES)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    // The ply column is as wide as its largest number ("1,000" is five).
-    let width = thousands(steps.len().saturating_sub(1) as u64).len().max(4);
-    let cut = steps.len() > MAX_PLIES
-        && steps
-            .last()
-            .is_some_and(|(_, p)| p.moves.iter().any(|m| m.best));
-    for (ply, (mv, p)) in steps.iter().enumerate() {
-        if as_json {
-            let (value, remoteness) = super::outcome_json(p.outcome);
-            writeln!(
-                out,
-                "{}",
-                json!({"ply": ply, "move": mv, "position": p.position, "to_move": p.to_move,
-                       "value": value, "remoteness": remoteness, "nimber": p.nimber})
-            )?;
-        } else {
-            writeln!(
-                out,
-                "{:>width$}  {:<10}  {}",
-                thousands(ply as u64),
-                mv.as_deref().unwrap_or("start"),
-                describe(p)
-            )?;
-        }
-    }
-    if cut {
-        // A drawn line never ends: say the listing was cut (on stderr for
-        // JSON, so the stream stays one object per line).
-        let note = format!(
-            "(line cut after {} moves: perfect play from a drawn position never ends)",
-            thousands(MAX_PLIES as u64)
-        );
-        if as_json {
-            eprintln!("{note}");
-        } else {
-            writeln!(out, "{note}")?;
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }

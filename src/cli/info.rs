@@ -1,0 +1,60 @@
+//! `retrograde info`: a tablebase's header.
+
+use super::open::open;
+use super::output::{header_json, print_counts, thousands};
+use anyhow::Result;
+use retrograde::TableKind;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Show a tablebase's header: game, format, counts by value, largest remoteness.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Tablebase file.
+    file: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let Args {
+        file,
+        json: as_json,
+    } = args;
+    let file = file.as_path();
+    let tb = open(file)?;
+    let h = tb.header();
+    if as_json {
+        println!("{}", header_json(h, file));
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("file          {}", file.display());
+    println!("game          {}", retrograde::Error::clip(&h.spec));
+    println!(
+        "format        version {}, index scheme {}{}, {}-byte cells ({})",
+        h.version,
+        h.index_scheme,
+        if h.flags & retrograde::format::FLAG_FOLDED != 0 {
+            " (symmetries folded)"
+        } else {
+            ""
+        },
+        h.cell_width,
+        match h.kind() {
+            TableKind::Value => "value in the top 2 bits, remoteness below",
+            TableKind::Nimber => "nimber + 1; 0 = not a position",
+        }
+    );
+    println!(
+        "entries       {} ({:.2} MiB of data at offset {})",
+        thousands(h.entries),
+        h.data_len() as f64 / (1 << 20) as f64,
+        h.data_offset
+    );
+    println!("data CRC32    {:08x}", h.data_crc);
+    println!("generator     {}", retrograde::Error::clip(&h.generator));
+    println!("counts by value:");
+    print_counts(h);
+    Ok(ExitCode::SUCCESS)
+}

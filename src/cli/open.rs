@@ -1,0 +1,27 @@
+//! Opening tablebases for the commands, with the file's name on every error.
+
+use anyhow::Result;
+use retrograde::{Mmap, Tablebase};
+use std::path::Path;
+
+/// Opens for probing: positioned reads, so a file truncated under a long
+/// `probe -` run is an error message, not a crash.
+pub fn open(file: &Path) -> Result<Tablebase> {
+    named(file, Tablebase::open(file))
+}
+
+/// Opens for the batch commands (`verify`, `analyze`, `compare`), which read
+/// every cell: a memory map, whose probes cost nanoseconds instead of a
+/// system call. Truncating the file while they run kills them (SIGBUS).
+pub fn open_mapped(file: &Path) -> Result<Tablebase<Mmap>> {
+    named(file, Tablebase::open_mmap(file))
+}
+
+/// Prefixes a library error with the file's name.
+pub fn named<T>(file: &Path, opened: retrograde::Result<T>) -> Result<T> {
+    opened.map_err(|e| match e {
+        // I/O errors already name the path.
+        retrograde::Error::Io { .. } => anyhow::Error::new(e),
+        e => anyhow::Error::new(e).context(file.display().to_string()),
+    })
+}

@@ -1,0 +1,257 @@
+//! `retrograde solve`: label every position of a game and write its table.
+
+use super::output::{describe, header_json, human_bytes, position_json, print_counts, thousands};
+use super::resources::{check_resources, disk_available, existing_dir, memory_available};
+use super::{open::open, progress, with_threads};
+use anyhow::{bail, Context, Result};
+use retrograde::solve::output::check_output;
+use retrograde::solve::{solve_locked, OutputLock, SolveOptions};
+use retrograde::{with_game, AnyGame, TableKind};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Solve a game: label every position and write the tablebase file.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Game spec, e.g. `isolation:4x4` or `isolation:4x4:a=1,b=14`.
+    game: String,
+    /// Output file (default: tablebases/<game>.rtb).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Fold the board's symmetries into the index (a smaller file; every
+    /// position still probes).
+    #[arg(long)]
+    fold: bool,
+    /// Print entries, file size, memory, disk and a calibrated time
+    /// estimate, and stop.
+    #[arg(long)]
+    dry_run: bool,
+    /// Solve even when memory or disk looks too small.
+    #[arg(long)]
+    force: bool,
+    /// Checkpoint completed tiers to FILE.ckpt at most this often, in
+    /// seconds (0: after every tier); a rerun resumes from it.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    checkpoint_every: f64,
+    /// Write no checkpoint.
+    #[arg(long)]
+    no_checkpoint: bool,
+    /// Discard an existing checkpoint and solve from scratch.
+    #[arg(long)]
+    restart: bool,
+    /// Build a nimber (Sprague-Grundy) table instead of values with
+    /// remoteness (impartial games under normal play).
+    #[arg(long)]
+    nimbers: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    with_threads(args.threads, || solve(args))
+}
+
+fn solve(args: Args) -> Result<ExitCode> {
+    let Args {
+        game: spec,
+        output,
+        threads: _,
+        fold,
+        dry_run,
+        force,
+        checkpoint_every,
+        no_checkpoint,
+        restart,
+        nimbers,
+        json: as_json,
+    } = args;
+    let spec = spec.as_str();
+    let checkpoint_every = (!no_checkpoint).then_some(checkpoint_every);
+    let mut game = AnyGame::parse(spec)?;
+    if fold {
+        game = game
+            .folded()
+            .map_err(|e| anyhow::anyhow!("cannot fold {}: {e}", game.spec()))?;
+    }
+    let options = SolveOptions::with_kind(if nimbers {
+        TableKind::Nimber
+    } else {
+        TableKind::Value
+    });
+    let checkpoint_interval = match checkpoint_every {
+        None => None,
+        Some(secs) if (0.0..=MAX_CHECKPOINT_SECS).contains(&secs) => {
+            Some(std::time::Duration::from_secs_f64(secs))
+        }
+        Some(secs) => bail!(
+            "--checkpoint-every must be a number of seconds from 0 to {MAX_CHECKPOINT_SECS:e} (use --no-checkpoint for none), not {secs}"
+        ),
+    };
+    let options = SolveOptions {
+        checkpoint_interval,
+        restart,
+        inputs: input_files(spec),
+        ..options
+    };
+    let suffix = if nimbers { "-nimbers" } else { "" };
+    let path = output.unwrap_or_else(|| {
+        PathBuf::from("tablebases").join(format!("{}{suffix}.rtb", game.file_stem()))
+    });
+    if path.is_dir() {
+        bail!(
+            "{}: is a directory; give a file name with -o",
+            path.display()
+        );
+    }
+    check_output(&path, &options.inputs)?;
+    let threads = rayon::current_num_threads();
+    if dry_run {
+        return dry_run_report(&game, &options, &path, threads, as_json);
+    }
+    if !force {
+        check_resources(&game, &options, &path)?;
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create directory {}", dir.display()))?;
+    }
+    // Held until the report is printed: the file read back for the start's
+    // value is the one this solve wrote, not another solve's.
+    let lock = OutputLock::acquire(&path)?;
+    let bar = progress::Bar::new(game.size());
+    let started = Instant::now();
+    let report = with_game!(&game, g => solve_locked(g, &lock, &options, &bar))
+        .with_context(|| format!("solving {}", game.spec()))?;
+    bar.finish();
+    let wall = started.elapsed().as_secs_f64();
+    let tb = open(&path)?;
+    let start = tb.probe_text(None, false)?;
+    let h = &report.header;
+    if as_json {
+        let mut j = header_json(h, &path);
+        j["seconds"] = json!(wall);
+        j["solve_seconds"] = json!(report.solve_time.as_secs_f64());
+        j["child_lookups"] = json!(report.child_lookups);
+        j["resumed_tiers"] = json!(report.resumed_tiers);
+        j["threads"] = json!(threads);
+        j["start"] = position_json(&start);
+        println!("{j}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if report.resumed_tiers > 0 {
+        println!(
+            "resumed from checkpoint: tiers 0-{} restored, the rest solved",
+            report.resumed_tiers - 1
+        );
+    }
+    let solved = h.entries - h.summary.non_positions;
+    println!(
+        "solved {} in {:.2} s with {} thread{} ({} positions, {:.1} M positions/s; labelling {:.2} s, writing and syncing {:.2} s)",
+        h.spec,
+        wall,
+        threads,
+        if threads == 1 { "" } else { "s" },
+        thousands(solved),
+        solved as f64 / report.solve_time.as_secs_f64().max(1e-9) / 1e6,
+        report.solve_time.as_secs_f64(),
+        report.finish_time.as_secs_f64()
+    );
+    if let Some(n) = report.child_lookups {
+        println!(
+            "read {} child cells ({:.1} M/s while labelling)",
+            thousands(n),
+            n as f64 / report.solve_time.as_secs_f64().max(1e-9) / 1e6
+        );
+    }
+    print_counts(h);
+    println!(
+        "wrote {} ({:.2} MiB, data CRC32 {:08x})",
+        path.display(),
+        h.file_len() as f64 / (1 << 20) as f64,
+        h.data_crc
+    );
+    println!("start {}", describe(&start));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--checkpoint-every` above this (about 31 years) is a typo, and would
+/// overflow a `Duration` soon after.
+const MAX_CHECKPOINT_SECS: f64 = 1e9;
+
+/// The files a spec reads: a `pattern:PATH` spec's pattern file (the inline
+/// form `pattern:NAME:squares=...:lines=...` reads none).
+fn input_files(spec: &str) -> Vec<PathBuf> {
+    match spec.trim().strip_prefix("pattern:") {
+        Some(rest) if !rest.contains(":lines=") && Path::new(rest).exists() => {
+            vec![PathBuf::from(rest)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn dry_run_report(
+    game: &AnyGame,
+    options: &SolveOptions,
+    path: &Path,
+    threads: usize,
+    as_json: bool,
+) -> Result<ExitCode> {
+    let e = with_game!(game, g => retrograde::solve::estimate(g, options, threads))?;
+    let mem = memory_available();
+    let disk = disk_available(&existing_dir(path));
+    if as_json {
+        println!(
+            "{}",
+            json!({
+                "game": game.spec(),
+                "file": path.display().to_string(),
+                "entries": e.entries,
+                "cell_width": e.cell_width,
+                "file_bytes": e.file_bytes,
+                "memory_bytes": e.memory_bytes,
+                "disk_bytes": e.disk_bytes,
+                "memory_available": mem,
+                "disk_available": disk,
+                "positions": e.positions.round() as u64,
+                "seconds": e.seconds,
+                "threads": e.threads,
+                "calibration_seconds": e.calibration_seconds,
+            })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let avail = |a: Option<u64>| {
+        a.map_or(String::new(), |a| {
+            format!(" ({} available)", human_bytes(a))
+        })
+    };
+    println!("game          {}", game.spec());
+    println!("output        {}", path.display());
+    println!(
+        "entries       {} ({}-byte cells)",
+        thousands(e.entries),
+        e.cell_width
+    );
+    println!("file size     {}", human_bytes(e.file_bytes));
+    println!(
+        "peak memory   {}{}",
+        human_bytes(e.memory_bytes),
+        avail(mem)
+    );
+    println!("disk needed   {}{}", human_bytes(e.disk_bytes), avail(disk));
+    println!(
+        "time          about {:.1} s with {} thread{} (calibrated on {} positions in {:.2} s)",
+        e.seconds,
+        e.threads,
+        if e.threads == 1 { "" } else { "s" },
+        thousands(e.sampled_positions),
+        e.calibration_seconds
+    );
+    Ok(ExitCode::SUCCESS)
+}
