@@ -1,5 +1,5 @@
 // The checks shared by the fuzz targets (fuzz/fuzz_targets/*.rs) and by the
-// corpus replay test of the main crate (tests/fuzz_corpus.rs), which both
+// corpus replay test of the main crate (tests/files/fuzz_corpus.rs), which both
 // `include!` this file inside a module. Each check takes arbitrary input and
 // panics only when the library misbehaves: a panic inside the library, an
 // answer that contradicts itself, or an error that is not one line.

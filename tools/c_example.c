@@ -8,7 +8,7 @@
  *      -L target/release -lretrograde -Wl,-rpath,"$PWD/target/release" -o c_example
  *   ./c_example tablebases/isolation-4x4.rtb
  *
- * tests/embed.rs does this under `cargo test` with a freshly solved table.
+ * tests/files/embed.rs does this under `cargo test` with a freshly solved table.
  */
 #include "retrograde.h"
 

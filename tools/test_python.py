@@ -5,7 +5,7 @@
 
 RETROGRADE_TABLEBASE names an Isolation 4x4 tablebase (default:
 tablebases/isolation-4x4.rtb in this repository); RETROGRADE_LIB the library
-(default: target/release/). tests/embed.rs runs this under `cargo test`.
+(default: target/release/). tests/files/embed.rs runs this under `cargo test`.
 """
 
 import os

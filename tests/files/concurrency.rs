@@ -3,13 +3,14 @@
 //! answers of a single-threaded pass.
 
 use retrograde::games::{AnyGame, Isolation};
-use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{Game, Outcome, Storage, Tablebase};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use tempfile::TempDir;
+
+use crate::common::solved_isolation;
 
 /// Compile-time: an open tablebase (read, mapped or in memory) and the games can
 /// be shared between threads.
@@ -27,13 +28,7 @@ fn assert_send_sync() {
 const THREADS: usize = 8;
 
 fn solved_4x4() -> (TempDir, PathBuf, Isolation) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("isolation-4x4.rtb");
-    let AnyGame::Isolation(g) = AnyGame::parse("isolation:4x4").unwrap() else {
-        panic!()
-    };
-    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
-    (dir, path, g)
+    solved_isolation("isolation:4x4", "isolation-4x4.rtb")
 }
 
 /// Every cell, in index order, read by one thread.

@@ -13,11 +13,11 @@
 //! `cargo build --lib` in the same profile. Each test links a private copy.
 #![cfg(feature = "solve")]
 
-use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
-use retrograde::AnyGame;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+
+use crate::common::solved_isolation;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -37,7 +37,7 @@ fn library_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let exe = std::env::current_exe().expect("the test's own path");
         let deps = exe.parent().expect("the test's directory").to_path_buf();
-        // target/<profile>/deps/embed-HASH: the profile directory is deps' parent.
+        // target/<profile>/deps/files-HASH: the profile directory is deps' parent.
         let profile_dir = deps.parent().expect("the profile directory").to_path_buf();
         for dir in [&deps, &profile_dir] {
             if dir.join(library_file_name()).is_file() {
@@ -81,12 +81,7 @@ fn library_copy(dir: &Path) -> &Path {
 
 /// A freshly solved Isolation 4×4 tablebase in a temporary directory.
 fn solved_table() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("isolation-4x4.rtb");
-    let AnyGame::Isolation(game) = AnyGame::parse("isolation:4x4").unwrap() else {
-        unreachable!()
-    };
-    solve_to_file(&game, &path, &SolveOptions::default(), &NoProgress).unwrap();
+    let (dir, path, _) = solved_isolation("isolation:4x4", "isolation-4x4.rtb");
     (dir, path)
 }
 

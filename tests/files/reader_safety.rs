@@ -10,21 +10,16 @@
 
 #![cfg(feature = "solve")]
 
-use retrograde::games::{AnyGame, Isolation};
-use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
+use retrograde::games::Isolation;
 use retrograde::{Error, Game, Outcome, Tablebase};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
+use crate::common::{refused, solved_isolation};
+
 /// A solved isolation:3x3 file (13 KiB) in a fresh directory, and its game.
 fn solved_3x3() -> (TempDir, PathBuf, Isolation) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.rtb");
-    let AnyGame::Isolation(g) = AnyGame::parse("isolation:3x3").unwrap() else {
-        unreachable!()
-    };
-    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
-    (dir, path, g)
+    solved_isolation("isolation:3x3", "t.rtb")
 }
 
 /// The last index that holds a position, and its outcome.
@@ -218,14 +213,6 @@ fn probe_verify_refuses_a_flipped_data_byte() {
     assert!(err.starts_with("retrograde: error: "), "{err}");
     assert!(err.contains(bad.to_str().unwrap()), "names the file: {err}");
     assert!(err.contains("data checksum mismatch"), "{err}");
-}
-
-/// The error of a refused open (a `Tablebase` has no `Debug`).
-fn refused<D>(r: retrograde::Result<Tablebase<D>>) -> Error {
-    match r {
-        Ok(_) => panic!("a non-file opened"),
-        Err(e) => e,
-    }
 }
 
 #[cfg(target_os = "linux")]

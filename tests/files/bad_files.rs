@@ -2,45 +2,27 @@
 //! mislabelled is refused with its own error by `Tablebase::open` and
 //! `Tablebase::from_bytes`, or, for the damage no header check can see, is
 //! caught by `verify()` (the data checksum) or `verify::rederive` (the
-//! rules). Library level; tests/cli.rs checks what the command line prints.
+//! rules). Library level; tests/cli/commands.rs checks what the command line prints.
 
 use retrograde::format::{Header, PAGE};
-use retrograde::games::{AnyGame, Isolation};
+use retrograde::games::AnyGame;
 use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::verify::rederive;
 use retrograde::{Error, Game, Tablebase, Value};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
+use crate::common::{iso, refused, solved_isolation};
+
 /// A solved isolation:3x3 file (13 KiB) in a fresh directory, and its bytes.
 fn solved(spec: &str) -> (TempDir, PathBuf, Vec<u8>) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.rtb");
-    let AnyGame::Isolation(g) = AnyGame::parse(spec).unwrap() else {
-        panic!("{spec} is not isolation")
-    };
-    solve_to_file(&g, &path, &SolveOptions::default(), &NoProgress).unwrap();
+    let (dir, path, _) = solved_isolation(spec, "t.rtb");
     let bytes = std::fs::read(&path).unwrap();
     (dir, path, bytes)
 }
 
 fn solved_3x3() -> (TempDir, PathBuf, Vec<u8>) {
     solved("isolation:3x3")
-}
-
-fn iso(spec: &str) -> Isolation {
-    match AnyGame::parse(spec).unwrap() {
-        AnyGame::Isolation(g) => g,
-        other => panic!("{other:?}"),
-    }
-}
-
-/// The error of a refused open (a `Tablebase` has no `Debug`).
-fn refused<D>(r: retrograde::Result<Tablebase<D>>) -> Error {
-    match r {
-        Ok(_) => panic!("a bad file opened"),
-        Err(e) => e,
-    }
 }
 
 /// Opens `bytes` both ways, from memory and from a file, and returns the two

@@ -3,14 +3,12 @@
 //! torn checkpoints are cut back; checkpoints of other rules are refused.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const GAME: &str = "isolation:4x5";
+use crate::common::bin;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_retrograde"))
-}
+const GAME: &str = "isolation:4x5";
 
 fn ckpt(out: &Path) -> PathBuf {
     let mut name = out.file_name().unwrap().to_os_string();

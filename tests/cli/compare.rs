@@ -1,21 +1,6 @@
 //! `retrograde compare`: entry-by-entry comparison of two tablebases.
 
-use std::path::Path;
-use std::process::Command;
-
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn solve(game: &str, out: &Path, extra: &[&str]) {
-    let mut args = vec!["solve", game, "-o", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    let o = run(&args);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
+use crate::common::{run, solve};
 
 #[test]
 fn compare_finds_identity_and_every_difference() {

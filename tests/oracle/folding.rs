@@ -12,7 +12,8 @@ use retrograde::compare::compare;
 use retrograde::games::symmetry::BoardSymmetries;
 use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{AnyGame, Game, Tablebase};
-use std::process::{Command, Output};
+
+use crate::common::run;
 
 /// Solves `plain` and its folded form and compares them (see the module
 /// docs); `images` lists a position's images under the folded symmetries
@@ -87,13 +88,6 @@ fn check_folding<G: Game>(
     let c = compare(&plain_tb, &folded_tb).unwrap();
     assert!(c.identical(), "{spec}: {c:?}");
     (plain.size(), folded.size())
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// Runs the command, asserting success; returns stdout.

@@ -20,6 +20,8 @@ use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::{AnyGame, CellCodec, Game, Outcome, Value};
 use std::collections::HashMap;
 
+use crate::common::cell;
+
 /// A box of `nx × ny` columns of height `h`, `k` in a row.
 #[derive(Clone, Copy)]
 struct Geo {
@@ -250,14 +252,6 @@ fn tight_index(geo: Geo, b: &Board) -> u64 {
     offset + hrank * binom(k, k / 2) + crank
 }
 
-fn cell(data: &[u8], codec: CellCodec, i: u64) -> u32 {
-    let w = usize::from(codec.width());
-    let i = i as usize;
-    let mut b = [0u8; 4];
-    b[..w].copy_from_slice(&data[i * w..i * w + w]);
-    u32::from_le_bytes(b)
-}
-
 /// Solves `spec`, runs the oracle on every legal board, compares entry by
 /// entry, checks every other index is empty; returns the table and game.
 fn check_all(spec: &str, geo: Geo, index: fn(Geo, &Board) -> u64) -> (AnyGame, Vec<u8>, CellCodec) {
@@ -412,14 +406,14 @@ fn sogo_3_index_follows_the_documented_formula() {
 }
 
 #[test]
-#[ignore = "about 30 s: cargo test --release --test gravity connect_5x4 -- --ignored"]
+#[ignore = "about 30 s: cargo test --release --test oracle connect_5x4 -- --ignored"]
 fn connect_5x4_matches_oracle() {
     check_all("connect:5x4", connect(5, 4, 4, false), connect_index);
 }
 
 #[test]
 #[ignore = "6.7 GB of memory and about 3 minutes on 2 cores: \
-            cargo test --release --test gravity sogo_3_full_solve -- --ignored"]
+            cargo test --release --test oracle sogo_3_full_solve -- --ignored"]
 fn sogo_3_full_solve() {
     let game = AnyGame::parse("sogo:3").unwrap();
     let Solved {

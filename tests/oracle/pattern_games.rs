@@ -20,9 +20,11 @@
 use retrograde::analyze::analyze;
 use retrograde::games::{Mnk, PatternGame, PatternPosition};
 use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
-use retrograde::{AnyGame, CellCodec, Game, Outcome, Tablebase, Value};
+use retrograde::{AnyGame, Game, Outcome, Tablebase, Value};
 use std::path::PathBuf;
 use std::time::Instant;
+
+use crate::common::cell;
 
 /// Memo cell: 0 unknown, else `KNOWN | value << 5 | remoteness`.
 const KNOWN: u8 = 0x80;
@@ -124,15 +126,6 @@ fn documented_index(c: &[Vec<u64>], board: &[u8]) -> u64 {
         i += 1;
     }
     offset + rank_s * c[k][k.div_ceil(2)] + rank_x
-}
-
-fn cell(data: &[u8], codec: CellCodec, index: u64) -> u32 {
-    let w = usize::from(codec.width());
-    let at = index as usize * w;
-    data[at..at + w]
-        .iter()
-        .rev()
-        .fold(0u32, |acc, &b| acc << 8 | u32::from(b))
 }
 
 /// Solves `game` and compares every index with the oracle on `lines`:
@@ -428,8 +421,8 @@ fn pattern_tablebase_does_not_need_its_file() {
 }
 
 /// Speed of the index and the child generator on mnk:4x4x4 (measurement,
-/// not a check): `cargo test --release --test pattern_games -- --ignored
-/// --nocapture`.
+/// not a check): `cargo test --release --test oracle pattern_games::timings
+/// -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn timings() {

@@ -4,19 +4,14 @@
 use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::{AnyGame, CellCodec, Error, Game, Outcome, TableKind, Value};
 
+use crate::common::cell;
+
 fn solved(spec: &str) -> (AnyGame, Vec<u8>, CellCodec) {
     let game = AnyGame::parse(spec).unwrap();
     let Solved {
         cells: data, codec, ..
     } = retrograde::with_game!(&game, g => solve_in_memory(g, &SolveOptions::default())).unwrap();
     (game, data, codec)
-}
-
-fn cell(data: &[u8], codec: CellCodec, i: usize) -> u32 {
-    let w = usize::from(codec.width());
-    let mut b = [0u8; 4];
-    b[..w].copy_from_slice(&data[i * w..i * w + w]);
-    u32::from_le_bytes(b)
 }
 
 fn outcome(data: &[u8], codec: CellCodec, i: usize) -> Outcome {

@@ -7,8 +7,10 @@
 use serde_json::Value as Json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use tempfile::TempDir;
+
+use crate::common::bin;
 
 /// The 4×4 start and its value (REFERENCE.md, Isolation table).
 const START_4X4: &str = ".0../..../..../..1.";
@@ -19,10 +21,6 @@ const LOSE_IN_8: &str = "0.../x.x./.1../....";
 const ENTRIES_4X4: u64 = 16 * 15 * (1 << 14);
 
 // ---------------------------------------------------------------- helpers
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_retrograde"))
-}
 
 /// What a finished run printed, with the command line for messages.
 struct Run {

@@ -2,19 +2,9 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_retrograde"))
-}
-
-fn solve(game: &str, out: &Path) {
-    let o = bin()
-        .args(["solve", game, "-o", out.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
+use crate::common::{bin, solve};
 
 fn play(file: &Path, args: &[&str], input: &str) -> (bool, String, String) {
     let mut child = bin()
@@ -54,7 +44,7 @@ fn line_moves(file: &Path) -> Vec<String> {
 fn a_human_playing_the_best_line_wins_against_the_perfect_player() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("i.rtb");
-    solve("isolation:4x4", &file);
+    solve("isolation:4x4", &file, &[]);
     let moves = line_moves(&file);
     assert_eq!(moves.len(), 11, "the start is a win in 11: {moves:?}");
     assert_eq!(moves[0], "2x10");
@@ -82,7 +72,7 @@ fn a_human_playing_the_best_line_wins_against_the_perfect_player() {
 fn the_computer_wins_when_it_moves_first_and_quit_and_eof_end_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.rtb");
-    solve("subtraction:20:1,3,4", &file);
+    solve("subtraction:20:1,3,4", &file, &[]);
     // 20 mod 7 = 6: a win for the first player, the computer. Whatever the
     // human takes, the computer wins; the human always takes 1.
     let (ok, out, _) = play(&file, &["--side", "second"], &"1\n".repeat(30));
@@ -108,7 +98,7 @@ fn the_computer_wins_when_it_moves_first_and_quit_and_eof_end_quietly() {
 fn line_prints_the_principal_variation_and_completions_work() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.rtb");
-    solve("tictactoe", &file);
+    solve("tictactoe", &file, &[]);
     let o = bin().arg("line").arg(&file).output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     // A tie in 9: ten lines, the start and nine moves, ending on a full board.

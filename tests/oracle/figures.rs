@@ -4,7 +4,7 @@
 //! the 4×4 table.
 //!
 //! The 4×5 figure takes minutes and about 100 MB; it is ignored by default.
-//! Run it with `cargo test --release --test figures -- --ignored`.
+//! Run it with `cargo test --release --test oracle figures:: -- --ignored`.
 #![cfg(feature = "solve")]
 
 use retrograde::analyze::{analyze, non_primitive};
@@ -211,7 +211,7 @@ fn isolation_4x4_flipped_cell_is_caught() {
 
 /// REFERENCE.md, Isolation, table of reachable positions, row 4×5 (Gao & Li):
 /// 97,976,968 reachable, start win in 13. Minutes and ~100 MB of disk; run
-/// with `cargo test --release --test figures -- --ignored`.
+/// with `cargo test --release --test oracle figures:: -- --ignored`.
 #[test]
 #[ignore = "slow: cargo test --release -- --ignored"]
 fn isolation_4x5_reachable_figures() {

@@ -14,7 +14,9 @@
 #![cfg(feature = "solve")]
 
 use retrograde::games::Isolation;
-use retrograde::{AnyGame, CellCodec, Game, Outcome, Tablebase, Value};
+use retrograde::{AnyGame, Game, Outcome, Tablebase, Value};
+
+use crate::common::cell;
 
 /// Memo cell: 0 = not computed; otherwise `KNOWN | [WIN] | remoteness`.
 const KNOWN: u8 = 0x80;
@@ -187,16 +189,6 @@ fn oracle_reach(o: &mut Oracle, start: [usize; 2]) -> Reach {
         }
     }
     out
-}
-
-/// The cell at `index` of a little-endian table of `codec.width()`-byte cells.
-fn cell(data: &[u8], codec: CellCodec, index: u64) -> u32 {
-    let w = usize::from(codec.width());
-    let at = index as usize * w;
-    data[at..at + w]
-        .iter()
-        .rev()
-        .fold(0u32, |acc, &b| acc << 8 | u32::from(b))
 }
 
 fn check(game: &Isolation) {

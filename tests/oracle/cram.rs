@@ -5,15 +5,10 @@
 
 use retrograde::games::Cram;
 use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
-use retrograde::{AnyGame, CellCodec, Error, Game, Outcome, TableKind, Value};
+use retrograde::{AnyGame, Error, Game, Outcome, TableKind, Value};
 use std::collections::HashMap;
 
-fn cell(data: &[u8], codec: CellCodec, i: usize) -> u32 {
-    let w = usize::from(codec.width());
-    let mut b = [0u8; 4];
-    b[..w].copy_from_slice(&data[i * w..i * w + w]);
-    u32::from_le_bytes(b)
-}
+use crate::common::cell;
 
 fn cram(rows: u32, cols: u32, misere: bool) -> Cram {
     let spec = format!("cram:{rows}x{cols}{}", if misere { ":misere" } else { "" });

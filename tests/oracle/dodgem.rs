@@ -12,12 +12,7 @@ use retrograde::verify::rederive;
 use retrograde::{CellCodec, Error, Game, Outcome, TableKind, Tablebase, Value};
 use std::collections::HashMap;
 
-fn cell(data: &[u8], codec: CellCodec, i: usize) -> u32 {
-    let w = usize::from(codec.width());
-    let mut b = [0u8; 4];
-    b[..w].copy_from_slice(&data[i * w..i * w + w]);
-    u32::from_le_bytes(b)
-}
+use crate::common::cell;
 
 fn outcome(data: &[u8], codec: CellCodec, i: usize) -> Option<Outcome> {
     codec.decode(cell(data, codec, i))
@@ -278,7 +273,7 @@ fn dodgem_3_is_a_first_player_win_and_4_a_draw() {
 }
 
 /// About a minute and 1 GB on 2 cores (240 M positions): run with
-/// `cargo test --release --test dodgem -- --ignored`.
+/// `cargo test --release --test oracle dodgem:: -- --ignored`.
 #[test]
 #[ignore]
 fn dodgem_5_is_a_draw() {

@@ -10,6 +10,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::common::bin;
+
 /// Small instances of every family (and their variants), each cheap enough
 /// to walk every index of.
 const SMALL: &[&str] = &[
@@ -59,10 +61,6 @@ fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) 
     });
     rx.recv_timeout(Duration::from_secs(secs))
         .expect("still blocked: the call waits on its input")
-}
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_retrograde"))
 }
 
 // ------------------------------------------------------- item 1: notation

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
 mod checks {
-    include!("../fuzz/checks.rs");
+    include!("../../fuzz/checks.rs");
 }
 
 fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {

@@ -11,15 +11,7 @@
 use retrograde::solve::{solve_in_memory, solve_into, NoProgress, SolveOptions, Solved};
 use retrograde::{CellCodec, Error, Game, Outcome, TableKind, Value};
 
-/// The cell at `index` of a little-endian table of `codec.width()`-byte cells.
-fn cell(data: &[u8], codec: CellCodec, index: u64) -> u32 {
-    let w = usize::from(codec.width());
-    let at = index as usize * w;
-    data[at..at + w]
-        .iter()
-        .rev()
-        .fold(0u32, |acc, &b| acc << 8 | u32::from(b))
-}
+use crate::common::cell;
 
 /// One pile of up to `chips` chips; a move takes `k ∈ set` chips. Positions
 /// are chip counts; index = chip count; tier = chip count.

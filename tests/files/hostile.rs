@@ -12,9 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_retrograde"))
-}
+use crate::common::bin;
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
     let out = bin().current_dir(dir).args(args).output().unwrap();

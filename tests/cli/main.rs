@@ -1,0 +1,11 @@
+//! The `retrograde` command end to end: every subcommand run as a separate
+//! process, `play`, `compare`, and hostile game specs and positions. Run one
+//! suite with `cargo test --release --test cli play::`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod commands;
+mod compare;
+mod hostile_specs;
+mod play;
