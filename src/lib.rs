@@ -44,7 +44,8 @@ pub use crate::format::Header;
 pub use crate::game::Game;
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
-pub use crate::reader::{Bound, FileStorage, Storage, Tablebase};
+pub use crate::reader::raw;
+pub use crate::reader::{Bound, FileStorage, GameTable, Storage, Tablebase};
 pub use crate::value::{CellCodec, Outcome, TableKind, Value};
 /// The storage of [`Tablebase::open_mmap`].
 pub use memmap2::Mmap;
