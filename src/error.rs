@@ -3,7 +3,26 @@
 use std::io;
 
 /// Anything that can go wrong in the library.
+///
+/// Each variant's message is one complete line. The enum is
+/// `#[non_exhaustive]`: a match needs a `_` arm, so new failure kinds can be
+/// added without breaking callers.
+///
+/// ```
+/// use retrograde::{Error, Tablebase};
+///
+/// let e = Tablebase::from_bytes(vec![0u8; 200]).err().expect("not a table");
+/// assert!(matches!(e, Error::BadMagic));
+/// assert_eq!(e.to_string(), "not a retrograde tablebase (bad magic bytes)");
+/// let kind = match e {
+///     Error::BadMagic | Error::Empty => "not a tablebase",
+///     Error::Io { .. } => "cannot read",
+///     _ => "damaged or unusable",
+/// };
+/// assert_eq!(kind, "not a tablebase");
+/// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The game name is not known.
     #[error("unknown game {} (known games: {known})", Error::quote(.name))]

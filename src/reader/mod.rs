@@ -22,9 +22,10 @@ pub mod raw;
 mod storage;
 mod typed;
 
+#[cfg(feature = "ffi")]
 pub(crate) use storage::map_file;
 pub use storage::{FileStorage, Storage};
-pub use typed::{Bound, GameTable};
+pub use typed::{Bound, GameTable, Moves, RankedMove};
 
 use crate::error::{Error, Result};
 use crate::format::Header;

@@ -335,8 +335,9 @@ impl<D: Storage> RawTable<D> {
     /// let table = RawTable::open(&path)?.bind(game)?;
     /// assert_eq!(table.probe(&20)?.value, Value::Win);
     /// // From 20 chips, the best move takes 2 and leaves a multiple of 3.
-    /// let (mv, child, _) = table.best_move(&20)?.expect("20 chips is not game over");
-    /// assert_eq!((mv, child), (2, 18));
+    /// let best = table.best_move(&20)?.expect("20 chips is not game over");
+    /// assert_eq!((best.mv, best.position), (2, 18));
+    /// assert_eq!(best.for_mover().value, Value::Win);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn bind<G: Game>(self, game: G) -> Result<GameTable<G, D>> {

@@ -9,6 +9,33 @@ use crate::reader::storage::{FileStorage, Storage};
 use crate::reader::Tablebase;
 use crate::value::Outcome;
 
+/// A legal move, the position it leads to, and that position's outcome, as
+/// [`GameTable::moves`] ranks them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankedMove<M, P> {
+    /// The move.
+    pub mv: M,
+    /// The position it leads to.
+    pub position: P,
+    /// That position's outcome for the player who moves next (the mover's
+    /// opponent): a `Lose` here is a win for the mover.
+    pub child: Outcome,
+}
+
+impl<M, P> RankedMove<M, P> {
+    /// The outcome for the player making the move: the child's value flipped,
+    /// with the child's remoteness.
+    pub fn for_mover(&self) -> Outcome {
+        Outcome {
+            value: self.child.value.flip(),
+            remoteness: self.child.remoteness,
+        }
+    }
+}
+
+/// What [`GameTable::moves`] returns for a game `G`.
+pub type Moves<G> = Vec<RankedMove<<G as Game>::Move, <G as Game>::Position>>;
+
 /// Value and remoteness of `p`, whose game was checked against `raw`.
 #[inline]
 fn probe<G: Game, D: Storage>(raw: &RawTable<D>, game: &G, p: &G::Position) -> Result<Outcome> {
@@ -25,17 +52,21 @@ fn ranked_moves<G: Game, D: Storage>(
     raw: &RawTable<D>,
     game: &G,
     p: &G::Position,
-) -> Result<Vec<(G::Move, G::Position, Outcome)>> {
+) -> Result<Moves<G>> {
     if game.primitive(p).is_some() {
         return Ok(Vec::new());
     }
     let mut moves = Vec::new();
-    for (m, c) in game.moves(p) {
-        let o = probe(raw, game, &c)?;
-        moves.push((m, c, o));
+    for (mv, position) in game.moves(p) {
+        let child = probe(raw, game, &position)?;
+        moves.push(RankedMove {
+            mv,
+            position,
+            child,
+        });
     }
     // Stable sort keeps the game's move order among equals.
-    moves.sort_by_key(|m| m.2.child_rank());
+    moves.sort_by_key(|m| m.child.child_rank());
     Ok(moves)
 }
 
@@ -90,13 +121,13 @@ impl<G: Game, D: Storage> GameTable<G, D> {
     /// the mover: the shortest win, then the shortest tie, then draws, then
     /// the longest loss; moves as good as each other keep the game's order.
     /// A game-over position has no moves. Value tables only.
-    pub fn moves(&self, p: &G::Position) -> Result<Vec<(G::Move, G::Position, Outcome)>> {
+    pub fn moves(&self, p: &G::Position) -> Result<Moves<G>> {
         ranked_moves(&self.raw, &self.game, p)
     }
 
-    /// The first of [`GameTable::moves`]: a best move, the position it
-    /// leads to and that position's outcome; `None` when the game is over.
-    pub fn best_move(&self, p: &G::Position) -> Result<Option<(G::Move, G::Position, Outcome)>> {
+    /// The first of [`GameTable::moves`]: a best move; `None` when the game
+    /// is over.
+    pub fn best_move(&self, p: &G::Position) -> Result<Option<RankedMove<G::Move, G::Position>>> {
         Ok(self.moves(p)?.into_iter().next())
     }
 }
@@ -134,7 +165,7 @@ impl<'a, G: Game, D: Storage> Bound<'a, G, D> {
     }
 
     /// Every legal move of `p`, best first: see [`GameTable::moves`].
-    pub fn moves(&self, p: &G::Position) -> Result<Vec<(G::Move, G::Position, Outcome)>> {
+    pub fn moves(&self, p: &G::Position) -> Result<Moves<G>> {
         ranked_moves(self.tb.raw(), self.game, p)
     }
 }

@@ -194,6 +194,7 @@ pub(crate) fn solve_tiers<G: Game>(
     match width {
         1 => solve_cells(
             game,
+            // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU8, len) },
             codec,
             progress,
@@ -202,6 +203,7 @@ pub(crate) fn solve_tiers<G: Game>(
         ),
         2 => solve_cells(
             game,
+            // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU16, len) },
             codec,
             progress,
@@ -210,6 +212,7 @@ pub(crate) fn solve_tiers<G: Game>(
         ),
         4 => solve_cells(
             game,
+            // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU32, len) },
             codec,
             progress,
