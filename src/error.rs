@@ -192,7 +192,7 @@ impl Error {
     }
 
     /// User input quoted for an error message: `'text'`, at most
-    /// [`QUOTE_CHARS`] characters of it then `…' (N bytes)`, control and
+    /// `QUOTE_CHARS` (60) characters of it then `…' (N bytes)`, control and
     /// bidirectional-formatting characters escaped (`\u{1b}`). A 10 MB
     /// position gives a one-line message, and input cannot move the cursor,
     /// recolour the terminal or reorder the line it is shown in.
@@ -206,7 +206,7 @@ impl Error {
     }
 
     /// A free-text part of a message with control characters escaped and
-    /// cut after [`CLIP_CHARS`] characters (marked `…`): the sentences the
+    /// cut after `CLIP_CHARS` (400) characters (marked `…`): the sentences the
     /// games build quote tokens of the input, which may be long or hostile.
     pub fn clip(text: &str) -> String {
         let (shown, cut) = escape_prefix(text, CLIP_CHARS);

@@ -16,6 +16,86 @@ pub const SCAN_CHUNK: u64 = 1 << 16;
 /// Methods taking closures are generic rather than object-safe on purpose:
 /// the solver is monomorphised per game so the child enumeration inlines into
 /// its hot loop.
+///
+/// A whole game, solved and read back (every method without a default is
+/// here; the defaults scan the index space for each tier, which is fine for
+/// small games):
+///
+/// ```
+/// use retrograde::raw::RawTable;
+/// use retrograde::solve::{solve_file, NoProgress, SolveOptions};
+/// use retrograde::{Game, Value};
+///
+/// /// Players in turn add 1 or 2 to a running total; whoever reaches 10 wins.
+/// #[derive(Clone)]
+/// struct RaceTo10;
+///
+/// impl Game for RaceTo10 {
+///     type Position = u8; // the total so far
+///     type Move = u8; // the amount added
+///
+///     fn spec(&self) -> String {
+///         "race:10".into()
+///     }
+///     fn file_stem(&self) -> String {
+///         "race-10".into()
+///     }
+///     fn index_scheme(&self) -> u16 {
+///         1
+///     }
+///     fn size(&self) -> u64 {
+///         11
+///     }
+///     fn encode(&self, p: &u8) -> u64 {
+///         u64::from(*p)
+///     }
+///     fn decode(&self, index: u64) -> Option<u8> {
+///         (index <= 10).then_some(index as u8)
+///     }
+///     fn start(&self) -> u8 {
+///         0
+///     }
+///     // Whoever reached 10 has won: the player to move has lost.
+///     fn primitive(&self, p: &u8) -> Option<Value> {
+///         (*p == 10).then_some(Value::Lose)
+///     }
+///     fn moves(&self, p: &u8) -> Vec<(u8, u8)> {
+///         [1, 2].into_iter().filter(|k| p + k <= 10).map(|k| (k, p + k)).collect()
+///     }
+///     // Every move raises the total, so the solve starts from 10.
+///     fn tier_count(&self) -> u32 {
+///         11
+///     }
+///     fn tier(&self, p: &u8) -> u32 {
+///         10 - u32::from(*p)
+///     }
+///     fn max_remoteness(&self) -> u32 {
+///         10
+///     }
+///     fn player_to_move(&self, _p: &u8) -> Option<u8> {
+///         None
+///     }
+///     fn parse_position(&self, s: &str) -> Result<u8, String> {
+///         s.parse().ok().filter(|&p| p <= 10).ok_or(format!("not a total: {s}"))
+///     }
+///     fn format_position(&self, p: &u8) -> String {
+///         p.to_string()
+///     }
+///     fn format_move(&self, m: &u8) -> String {
+///         format!("+{m}")
+///     }
+/// }
+///
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("race-10.rtb");
+/// solve_file(&RaceTo10, &path, &SolveOptions::default(), &NoProgress)?;
+/// let table = RawTable::open(&path)?.bind(RaceTo10)?;
+/// // A total 1, 4 or 7 leaves the player to move a multiple of 3 from 10.
+/// assert_eq!(table.probe(&1)?.value, Value::Lose);
+/// assert_eq!(table.probe(&0)?.to_string(), "win in 7");
+/// assert_eq!(table.best_move(&0)?.map(|m| m.mv), Some(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Game: Clone + Send + Sync + Sized {
     /// A decoded position, side to move included.
     type Position: Clone + Debug + PartialEq + Send + Sync;

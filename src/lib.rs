@@ -48,7 +48,8 @@
 //! * `ffi`: the C ABI ([`ffi`], `include/retrograde.h`) exported by the
 //!   cdylib; on by default so that `cargo build --release` builds a usable
 //!   `libretrograde.so`.
-//! * `testing`: [`testing`], conformance checks for authors of a [`Game`].
+//! * `testing`: `retrograde::testing`, conformance checks for authors of a
+//!   [`Game`].
 #![warn(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
@@ -76,7 +77,7 @@ pub use crate::error::{Error, Result};
 pub use crate::format::Header;
 #[cfg(any(test, feature = "testing"))]
 pub use crate::game::testing;
-pub use crate::game::Game;
+pub use crate::game::{Game, SCAN_CHUNK};
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
 pub use crate::reader::raw;

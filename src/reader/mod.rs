@@ -313,6 +313,25 @@ impl<D: Storage> Tablebase<D> {
     /// Value and remoteness of a position of `game`, which must be this
     /// tablebase's game (checked on every call, see [`Tablebase::bind`] to
     /// check once).
+    ///
+    /// ```
+    /// use retrograde::games::Subtraction;
+    /// use retrograde::{Error, Tablebase, Value};
+    ///
+    /// let game = Subtraction::new(30, &[1, 3, 4], false)?;
+    /// # let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("take-away.rtb");
+    /// retrograde::solve::solve_file(&game, &path, &Default::default(), &retrograde::solve::NoProgress)?;
+    ///
+    /// let tb = Tablebase::open(&path)?;
+    /// // The losses for the player to move are the piles of 0 or 2 modulo 7.
+    /// assert_eq!(tb.probe(&game, &30)?.value, Value::Lose);
+    /// assert_eq!(tb.probe(&game, &29)?.value, Value::Win);
+    /// // Another game's positions are refused, not answered.
+    /// let other = Subtraction::new(30, &[1, 2], false)?;
+    /// assert!(matches!(tb.probe(&other, &30), Err(Error::GameMismatch { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn probe<G: Game>(&self, game: &G, p: &G::Position) -> Result<Outcome> {
         self.bind(game)?.probe(p)
     }
