@@ -4,6 +4,11 @@
 //! `target/release/libretrograde.so` (`.dylib` on macOS, `retrograde.dll` on
 //! Windows). See docs/EMBEDDING.md.
 //!
+//! Compiled with the cargo feature `ffi`, a default feature: cargo cannot turn
+//! a feature on for the cdylib alone, and a default keeps `cargo build
+//! --release` producing a usable library, while a Rust program that depends
+//! on the crate with `default-features = false` gets no `rtb_*` symbols.
+//!
 //! Rules every function follows:
 //!
 //! * Nothing unwinds into C: each body runs under [`std::panic::catch_unwind`]
