@@ -2,7 +2,9 @@
  * retrograde.h: the C interface of the retrograde tablebase reader.
  *
  * Build the library with `cargo build --release`: target/release/libretrograde.so
- * (libretrograde.dylib on macOS, retrograde.dll on Windows). Link with
+ * (libretrograde.dylib on macOS, retrograde.dll on Windows). The functions
+ * are the cargo feature `ffi`, on by default; a build with
+ * --no-default-features needs --features ffi. Link with
  *   cc -I include prog.c -L target/release -lretrograde -Wl,-rpath,$PWD/target/release
  * Implementation: src/ffi.rs. Guide: docs/EMBEDDING.md.
  *

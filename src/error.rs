@@ -3,7 +3,26 @@
 use std::io;
 
 /// Anything that can go wrong in the library.
+///
+/// Each variant's message is one complete line. The enum is
+/// `#[non_exhaustive]`: a match needs a `_` arm, so new failure kinds can be
+/// added without breaking callers.
+///
+/// ```
+/// use retrograde::{Error, Tablebase};
+///
+/// let e = Tablebase::from_bytes(vec![0u8; 200]).err().expect("not a table");
+/// assert!(matches!(e, Error::BadMagic));
+/// assert_eq!(e.to_string(), "not a retrograde tablebase (bad magic bytes)");
+/// let kind = match e {
+///     Error::BadMagic | Error::Empty => "not a tablebase",
+///     Error::Io { .. } => "cannot read",
+///     _ => "damaged or unusable",
+/// };
+/// assert_eq!(kind, "not a tablebase");
+/// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The game name is not known.
     #[error("unknown game {} (known games: {known})", Error::quote(.name))]
@@ -173,7 +192,7 @@ impl Error {
     }
 
     /// User input quoted for an error message: `'text'`, at most
-    /// [`QUOTE_CHARS`] characters of it then `…' (N bytes)`, control and
+    /// `QUOTE_CHARS` (60) characters of it then `…' (N bytes)`, control and
     /// bidirectional-formatting characters escaped (`\u{1b}`). A 10 MB
     /// position gives a one-line message, and input cannot move the cursor,
     /// recolour the terminal or reorder the line it is shown in.
@@ -187,7 +206,7 @@ impl Error {
     }
 
     /// A free-text part of a message with control characters escaped and
-    /// cut after [`CLIP_CHARS`] characters (marked `…`): the sentences the
+    /// cut after `CLIP_CHARS` (400) characters (marked `…`): the sentences the
     /// games build quote tokens of the input, which may be long or hostile.
     pub fn clip(text: &str) -> String {
         let (shown, cut) = escape_prefix(text, CLIP_CHARS);

@@ -4,6 +4,11 @@
 //! `target/release/libretrograde.so` (`.dylib` on macOS, `retrograde.dll` on
 //! Windows). See docs/EMBEDDING.md.
 //!
+//! Compiled with the cargo feature `ffi`, a default feature: cargo cannot turn
+//! a feature on for the cdylib alone, and a default keeps `cargo build
+//! --release` producing a usable library, while a Rust program that depends
+//! on the crate with `default-features = false` gets no `rtb_*` symbols.
+//!
 //! Rules every function follows:
 //!
 //! * Nothing unwinds into C: each body runs under [`std::panic::catch_unwind`]
@@ -205,7 +210,7 @@ unsafe fn text_arg<'a>(s: *const c_char, what: &str) -> FfiResult<Option<&'a str
     if s.is_null() {
         return Ok(None);
     }
-    // Safety: non-null, and the caller promises a NUL-terminated string.
+    // SAFETY: non-null, and the caller promises a NUL-terminated string.
     let c = unsafe { CStr::from_ptr(s) };
     c.to_str()
         .map(Some)
@@ -238,7 +243,7 @@ unsafe fn write_outcome(o: Outcome, value: *mut c_int, remoteness: *mut c_int) -
             "the value and remoteness pointers must not be NULL".into(),
         ));
     }
-    // Safety: both non-null and, by the caller's contract, writable; the
+    // SAFETY: both non-null and, by the caller's contract, writable; the
     // unaligned write makes no alignment assumption.
     unsafe {
         value.write_unaligned(value_code(o.value));
@@ -262,14 +267,14 @@ unsafe fn write_text(text: &str, buf: *mut c_char, len: usize) -> FfiResult<i64>
     let n = text.len();
     let dst = buf.cast::<u8>();
     if n < len {
-        // Safety: `n + 1 <= len` bytes at `buf` are writable by the caller's
+        // SAFETY: `n + 1 <= len` bytes at `buf` are writable by the caller's
         // contract; `text` is our own string, so the ranges cannot overlap.
         unsafe {
             std::ptr::copy_nonoverlapping(text.as_ptr(), dst, n);
             dst.add(n).write(0);
         }
     } else if len > 0 {
-        // Safety: `len >= 1`, so the first byte is writable.
+        // SAFETY: `len >= 1`, so the first byte is writable.
         unsafe { dst.write(0) };
     }
     i64::try_from(n).map_err(|_| Failure(RTB_ERR_PANIC, "text longer than 2^63 bytes".into()))
@@ -285,7 +290,7 @@ unsafe fn write_text(text: &str, buf: *mut c_char, len: usize) -> FfiResult<i64>
 /// `path` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn rtb_open(path: *const c_char) -> *mut RtbHandle {
-    // Safety: forwarded caller contract on `path`.
+    // SAFETY: forwarded caller contract on `path`.
     unsafe { open_handle("rtb_open", path, 0) }
 }
 
@@ -298,7 +303,7 @@ pub unsafe extern "C" fn rtb_open(path: *const c_char) -> *mut RtbHandle {
 /// `path` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn rtb_open_with(path: *const c_char, flags: c_uint) -> *mut RtbHandle {
-    // Safety: forwarded caller contract on `path`.
+    // SAFETY: forwarded caller contract on `path`.
     unsafe { open_handle("rtb_open_with", path, flags) }
 }
 
@@ -321,7 +326,7 @@ unsafe fn open_handle(name: &str, path: *const c_char, flags: c_uint) -> *mut Rt
                     format!("unknown flags {unknown:#x} (known: RTB_OPEN_MMAP, RTB_OPEN_VERIFY)"),
                 ));
             }
-            // Safety: non-null, and the caller promises a NUL-terminated string.
+            // SAFETY: non-null, and the caller promises a NUL-terminated string.
             let c = unsafe { CStr::from_ptr(path) };
             #[cfg(unix)]
             let p = {
@@ -399,7 +404,7 @@ pub extern "C" fn rtb_entries(h: *const RtbHandle) -> i64 {
 pub unsafe extern "C" fn rtb_game_spec(h: *const RtbHandle, buf: *mut c_char, len: usize) -> i64 {
     guard("rtb_game_spec", i64::from, || {
         let tb = lookup(h)?;
-        // Safety: forwarded caller contract on `buf` and `len`.
+        // SAFETY: forwarded caller contract on `buf` and `len`.
         unsafe { write_text(&tb.header().spec, buf, len) }
     })
 }
@@ -430,7 +435,7 @@ pub unsafe extern "C" fn rtb_probe_index(
                     format!("index {index} is not a position (no value stored)"),
                 )
             })?;
-            // Safety: forwarded caller contract on the output pointers.
+            // SAFETY: forwarded caller contract on the output pointers.
             unsafe { write_outcome(o, value, remoteness) }?;
             Ok(RTB_OK)
         },
@@ -456,10 +461,10 @@ pub unsafe extern "C" fn rtb_probe_position(
         |code| code,
         || {
             let tb = lookup(h)?;
-            // Safety: forwarded caller contract on `position`.
+            // SAFETY: forwarded caller contract on `position`.
             let text = unsafe { text_arg(position, "position") }?;
             let info = tb.probe_text(text, false)?;
-            // Safety: forwarded caller contract on the output pointers.
+            // SAFETY: forwarded caller contract on the output pointers.
             unsafe { write_outcome(info.outcome, value, remoteness) }?;
             Ok(RTB_OK)
         },
@@ -489,7 +494,7 @@ pub unsafe extern "C" fn rtb_best_moves(
 ) -> i64 {
     guard("rtb_best_moves", i64::from, || {
         let tb = lookup(h)?;
-        // Safety: forwarded caller contract on `position`.
+        // SAFETY: forwarded caller contract on `position`.
         let text = unsafe { text_arg(position, "position") }?;
         let info = tb.probe_text(text, true)?;
         let mut out = String::new();
@@ -504,7 +509,7 @@ pub unsafe extern "C" fn rtb_best_moves(
                 u8::from(m.best)
             ));
         }
-        // Safety: forwarded caller contract on `buf` and `len`.
+        // SAFETY: forwarded caller contract on `buf` and `len`.
         unsafe { write_text(&out, buf, len) }
     })
 }
@@ -526,7 +531,7 @@ mod tests {
     use super::*;
 
     fn last_error() -> String {
-        // Safety: rtb_last_error returns a valid NUL-terminated string.
+        // SAFETY: rtb_last_error returns a valid NUL-terminated string.
         unsafe { CStr::from_ptr(rtb_last_error()) }
             .to_string_lossy()
             .into_owned()
@@ -536,7 +541,7 @@ mod tests {
     fn null_and_forged_handles_are_rejected() {
         let mut v = 0;
         let mut r = 0;
-        // Safety: the outputs are valid ints; the handles are never dereferenced.
+        // SAFETY: the outputs are valid ints; the handles are never dereferenced.
         unsafe {
             assert_eq!(
                 rtb_probe_position(std::ptr::null(), std::ptr::null(), &mut v, &mut r),
@@ -564,7 +569,7 @@ mod tests {
     #[test]
     fn write_text_never_overflows() {
         let mut buf = [b'?' as c_char; 8];
-        // Safety: `buf` holds 8 bytes; lengths passed never exceed that.
+        // SAFETY: `buf` holds 8 bytes; lengths passed never exceed that.
         unsafe {
             assert_eq!(write_text("hello", buf.as_mut_ptr(), 5).ok(), Some(5));
             assert_eq!(buf[0], 0);

@@ -16,6 +16,86 @@ pub const SCAN_CHUNK: u64 = 1 << 16;
 /// Methods taking closures are generic rather than object-safe on purpose:
 /// the solver is monomorphised per game so the child enumeration inlines into
 /// its hot loop.
+///
+/// A whole game, solved and read back (every method without a default is
+/// here; the defaults scan the index space for each tier, which is fine for
+/// small games):
+///
+/// ```
+/// use retrograde::raw::RawTable;
+/// use retrograde::solve::{solve_file, NoProgress, SolveOptions};
+/// use retrograde::{Game, Value};
+///
+/// /// Players in turn add 1 or 2 to a running total; whoever reaches 10 wins.
+/// #[derive(Clone)]
+/// struct RaceTo10;
+///
+/// impl Game for RaceTo10 {
+///     type Position = u8; // the total so far
+///     type Move = u8; // the amount added
+///
+///     fn spec(&self) -> String {
+///         "race:10".into()
+///     }
+///     fn file_stem(&self) -> String {
+///         "race-10".into()
+///     }
+///     fn index_scheme(&self) -> u16 {
+///         1
+///     }
+///     fn size(&self) -> u64 {
+///         11
+///     }
+///     fn encode(&self, p: &u8) -> u64 {
+///         u64::from(*p)
+///     }
+///     fn decode(&self, index: u64) -> Option<u8> {
+///         (index <= 10).then_some(index as u8)
+///     }
+///     fn start(&self) -> u8 {
+///         0
+///     }
+///     // Whoever reached 10 has won: the player to move has lost.
+///     fn primitive(&self, p: &u8) -> Option<Value> {
+///         (*p == 10).then_some(Value::Lose)
+///     }
+///     fn moves(&self, p: &u8) -> Vec<(u8, u8)> {
+///         [1, 2].into_iter().filter(|k| p + k <= 10).map(|k| (k, p + k)).collect()
+///     }
+///     // Every move raises the total, so the solve starts from 10.
+///     fn tier_count(&self) -> u32 {
+///         11
+///     }
+///     fn tier(&self, p: &u8) -> u32 {
+///         10 - u32::from(*p)
+///     }
+///     fn max_remoteness(&self) -> u32 {
+///         10
+///     }
+///     fn player_to_move(&self, _p: &u8) -> Option<u8> {
+///         None
+///     }
+///     fn parse_position(&self, s: &str) -> Result<u8, String> {
+///         s.parse().ok().filter(|&p| p <= 10).ok_or(format!("not a total: {s}"))
+///     }
+///     fn format_position(&self, p: &u8) -> String {
+///         p.to_string()
+///     }
+///     fn format_move(&self, m: &u8) -> String {
+///         format!("+{m}")
+///     }
+/// }
+///
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("race-10.rtb");
+/// solve_file(&RaceTo10, &path, &SolveOptions::default(), &NoProgress)?;
+/// let table = RawTable::open(&path)?.bind(RaceTo10)?;
+/// // A total 1, 4 or 7 leaves the player to move a multiple of 3 from 10.
+/// assert_eq!(table.probe(&1)?.value, Value::Lose);
+/// assert_eq!(table.probe(&0)?.to_string(), "win in 7");
+/// assert_eq!(table.best_move(&0)?.map(|m| m.mv), Some(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Game: Clone + Send + Sync + Sized {
     /// A decoded position, side to move included.
     type Position: Clone + Debug + PartialEq + Send + Sync;
@@ -215,45 +295,222 @@ pub trait Game: Clone + Send + Sync + Sized {
     fn format_move(&self, m: &Self::Move) -> String;
 }
 
-/// Checks shared by the games' unit tests.
-#[cfg(test)]
-pub(crate) mod testing {
+/// Conformance checks for game authors: walk every index of a small
+/// instance of a [`Game`] and check that the index, the tiers, the moves and
+/// (for loopy games) the parents agree with each other, as the solver
+/// assumes but cannot check at full speed. Available with the cargo feature
+/// `testing` (GamesmanOne's test worker plays the same part):
+///
+/// ```toml
+/// [dev-dependencies]
+/// retrograde = { version = "0.1", features = ["testing"] }
+/// ```
+///
+/// Each check panics with the game's spec and the offending index, as a
+/// test assertion does, and returns what it counted. They allocate a byte
+/// per index and visit every index, so use small instances.
+///
+/// ```
+/// use retrograde::games::Subtraction;
+/// use retrograde::testing;
+///
+/// let game = Subtraction::new(30, &[1, 3, 4], false)?;
+/// assert_eq!(testing::check_game(&game), 31); // 31 legal positions
+/// # Ok::<(), String>(())
+/// ```
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
     use super::Game;
+
+    /// The checks of what the solver relies on: [`check_enumeration`]
+    /// (unordered), [`check_moves`] and, for a loopy game,
+    /// [`check_parents`]. Returns the number of legal positions.
+    pub fn check_game<G: Game>(g: &G) -> u64 {
+        let legal = check_enumeration(g, false);
+        check_moves(g);
+        if !g.acyclic() {
+            check_parents(g);
+        }
+        legal
+    }
+
+    /// [`check_enumeration`], and that units past the end of a tier and
+    /// tiers past the last are empty: calls the solver never makes, but
+    /// which a robust enumeration answers with nothing (the built-in games
+    /// do). Returns the legal indices.
+    pub fn check_units<G: Game>(g: &G, ordered: bool) -> u64 {
+        let legal = check_enumeration(g, ordered);
+        let spec = g.spec();
+        g.for_each_in_unit(0, g.tier_units(0), |i, _| {
+            panic!("{spec}: unit past the end of tier 0 yields index {i}")
+        });
+        g.for_each_in_unit(g.tier_count(), 0, |i, _| {
+            panic!("{spec}: tier past the last yields index {i}")
+        });
+        legal
+    }
 
     /// Walks every work unit of every tier and checks that the units
     /// enumerate each legal index exactly once (and nothing else), that each
     /// index round-trips through `decode` and `encode` and lies in its tier,
-    /// in increasing order within a tier when `ordered`, and that units past
-    /// the end and tiers past the last are empty. Returns the legal indices.
-    pub(crate) fn check_units<G: Game>(g: &G, ordered: bool) -> u64 {
+    /// and, when `ordered`, that a tier's indices come in increasing order.
+    /// Returns the legal indices.
+    pub fn check_enumeration<G: Game>(g: &G, ordered: bool) -> u64 {
         let spec = g.spec();
         let mut seen = vec![0u8; g.size() as usize];
         for t in 0..g.tier_count() {
             let mut last = None;
             for u in 0..g.tier_units(t) {
                 g.for_each_in_unit(t, u, |i, p| {
-                    assert_eq!(g.encode(p), i, "{spec}");
-                    assert_eq!(g.decode(i).as_ref(), Some(p), "{spec}");
-                    assert_eq!(g.tier(p), t, "{spec}");
-                    assert!(!ordered || last < Some(i), "{spec}: increasing order");
+                    assert!(
+                        i < g.size(),
+                        "{spec}: unit {u} of tier {t} yields index {i}, out of range"
+                    );
+                    assert_eq!(
+                        g.encode(p),
+                        i,
+                        "{spec}: encode of the position unit {u} of tier {t} yields at {i}"
+                    );
+                    assert_eq!(g.decode(i).as_ref(), Some(p), "{spec}: decode({i})");
+                    assert_eq!(g.tier(p), t, "{spec}: tier of index {i}");
+                    assert!(
+                        !ordered || last < Some(i),
+                        "{spec}: index {i} out of increasing order in tier {t}"
+                    );
                     last = Some(i);
-                    seen[i as usize] += 1;
+                    seen[i as usize] = seen[i as usize].saturating_add(1);
                 });
             }
         }
-        g.for_each_in_unit(0, g.tier_units(0), |_, _| {
-            panic!("{spec}: unit past the end")
-        });
-        g.for_each_in_unit(g.tier_count(), 0, |_, _| {
-            panic!("{spec}: tier past the last")
-        });
         let mut legal = 0;
         for (i, &n) in seen.iter().enumerate() {
             let d = g.decode(i as u64);
-            assert_eq!(n, u8::from(d.is_some()), "{spec} index {i}");
+            assert_eq!(
+                n,
+                u8::from(d.is_some()),
+                "{spec}: index {i} is enumerated {n} times, but decode says {}",
+                if d.is_some() {
+                    "legal"
+                } else {
+                    "not a position"
+                }
+            );
             legal += u64::from(n);
         }
-        assert_eq!(g.decode(g.size()), None, "{spec}");
+        assert_eq!(g.decode(g.size()), None, "{spec}: decode past the end");
         legal
+    }
+
+    /// Checks the moves of every legal position: a position that is not
+    /// game over has a move; every child's index is in range and decodes to
+    /// a position with the same index (its canonical image, for a folded
+    /// game); [`Game::for_each_child_index`] yields exactly the indices of
+    /// [`Game::moves`] (as a multiset), and [`Game::move_count`] their
+    /// number; in an acyclic game every child lies in a lower tier. Returns
+    /// the moves counted.
+    pub fn check_moves<G: Game>(g: &G) -> u64 {
+        let spec = g.spec();
+        let mut total = 0;
+        for i in 0..g.size() {
+            let Some(p) = g.decode(i) else { continue };
+            if g.primitive(&p).is_some() {
+                continue;
+            }
+            let moves = g.moves(&p);
+            assert!(
+                !moves.is_empty(),
+                "{spec}: index {i} is not game over but has no move"
+            );
+            let mut from_moves = Vec::with_capacity(moves.len());
+            for (m, c) in &moves {
+                let ci = g.encode(c);
+                assert!(
+                    ci < g.size(),
+                    "{spec}: move {m:?} from index {i} leads to index {ci}, out of range"
+                );
+                let back = g.decode(ci);
+                assert!(
+                    back.as_ref().is_some_and(|b| g.encode(b) == ci),
+                    "{spec}: move {m:?} from index {i} leads to index {ci}, which does not decode to a position of that index"
+                );
+                if g.acyclic() {
+                    assert!(
+                        g.tier(c) < g.tier(&p),
+                        "{spec}: move {m:?} from index {i} (tier {}) leads to tier {}, not below",
+                        g.tier(&p),
+                        g.tier(c)
+                    );
+                }
+                from_moves.push(ci);
+            }
+            let mut yielded = Vec::with_capacity(moves.len());
+            g.for_each_child_index(&p, |ci| yielded.push(ci));
+            from_moves.sort_unstable();
+            yielded.sort_unstable();
+            assert_eq!(
+                yielded, from_moves,
+                "{spec}: for_each_child_index and moves disagree at index {i}"
+            );
+            assert_eq!(
+                g.move_count(&p),
+                moves.len() as u64,
+                "{spec}: move_count at index {i}"
+            );
+            total += moves.len() as u64;
+        }
+        total
+    }
+
+    /// Checks a loopy game's parents against its children: for every legal
+    /// position `p` and child index `c`, [`Game::for_each_parent_index`] of
+    /// `c` yields `p` exactly as many times as `p` yields `c`, and every
+    /// parent yielded is a legal position that is not game over. Returns the
+    /// parent links counted.
+    pub fn check_parents<G: Game>(g: &G) -> u64 {
+        let spec = g.spec();
+        let mut total = 0;
+        for i in 0..g.size() {
+            let Some(p) = g.decode(i) else { continue };
+            let mut parents = Vec::new();
+            g.for_each_parent_index(&p, |pi| parents.push(pi));
+            parents.sort_unstable();
+            for pi in &parents {
+                let parent = g.decode(*pi);
+                let parent = parent.unwrap_or_else(|| {
+                    panic!("{spec}: parent {pi} of index {i} is not a position")
+                });
+                assert!(
+                    g.primitive(&parent).is_none(),
+                    "{spec}: parent {pi} of index {i} is game over"
+                );
+            }
+            let mut j = 0;
+            while j < parents.len() {
+                let pi = parents[j];
+                let yielded = parents[j..].iter().take_while(|&&x| x == pi).count();
+                let parent = g.decode(pi).unwrap_or_else(|| unreachable!());
+                let mut moves_to = 0;
+                g.for_each_child_index(&parent, |c| moves_to += usize::from(c == i));
+                assert_eq!(yielded, moves_to, "{spec}: index {pi} is yielded {yielded} times as a parent of index {i}, but has {moves_to} moves to it");
+                j += yielded;
+            }
+            if g.primitive(&p).is_none() {
+                let mut children = Vec::new();
+                g.for_each_child_index(&p, |c| children.push(c));
+                for c in children {
+                    let child = g.decode(c).unwrap_or_else(|| {
+                        panic!("{spec}: child {c} of index {i} is not a position")
+                    });
+                    let mut back = 0;
+                    g.for_each_parent_index(&child, |pi| back += usize::from(pi == i));
+                    assert!(
+                        back > 0,
+                        "{spec}: index {i} moves to index {c}, which does not name it as a parent"
+                    );
+                }
+            }
+            total += parents.len() as u64;
+        }
+        total
     }
 }

@@ -1,26 +1,60 @@
 //! `retrograde`: complete game tablebases by retrograde analysis, and a small
 //! reader that answers any position by reading one byte.
 //!
-//! [`Tablebase::open`] reads the file with positioned reads, so a file
-//! truncated under an embedding program is an `Err`, never a crash;
-//! [`Tablebase::open_mmap`] maps it (faster probes, but see its hazard).
+//! Solve a game into a table, then probe it:
 //!
-//! With `default-features = false` the crate is the reader, the file format
-//! and the games (no clap, rayon or indicatif):
-//!
-//! ```no_run
+//! ```
+//! use retrograde::games::Isolation;
+//! use retrograde::solve::{solve_file, NoProgress, SolveOptions};
 //! use retrograde::{AnyGame, Game, Tablebase};
-//! let tb = Tablebase::open("tablebases/isolation-4x4.rtb")?;
+//!
+//! let game = Isolation::new(3, 3)?;
+//! # let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("isolation-3x3.rtb");
+//! solve_file(&game, &path, &SolveOptions::default(), &NoProgress)?;
+//!
+//! let tb = Tablebase::open(&path)?;
+//! let start = tb.probe_text(None, true)?; // None: the start, with ranked moves
+//! println!("{}: {}", start.position, start.outcome);
+//! for m in start.moves.iter().filter(|m| m.best) {
+//!     println!("best: {} to {}", m.mv, m.position);
+//! }
 //! if let AnyGame::Isolation(g) = tb.game() {
-//!     let p = g.parse_position(".0../..../..../..1.").map_err(|e| e.to_string())?;
-//!     let o = tb.probe(g, &p)?;
-//!     println!("{o}"); // win in 11
+//!     let bound = tb.bind(g)?; // checks once: same rules, index scheme, folding
+//!     assert_eq!(bound.probe(&g.start())?, start.outcome);
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The layers, from the bytes up:
+//!
+//! * [`Storage`]: where a table's bytes live. [`Tablebase::open`] reads the
+//!   file with positioned reads, so a file truncated under an embedding
+//!   program is an `Err`, never a crash; [`Tablebase::open_mmap`] maps it
+//!   (faster probes, but see its hazard); [`Tablebase::from_bytes`] reads a
+//!   table held in memory.
+//! * [`raw::RawTable`]: the checked header and the cells by index, for any
+//!   game. [`raw::RawTable::bind`] attaches a [`Game`] of the program's own
+//!   and gives a [`GameTable`] that probes its positions.
+//! * [`Tablebase`]: a table of one of the built-in [`games`], named by the
+//!   header's spec, probed by text ([`Tablebase::probe_text`]) or, once the
+//!   game is matched, by position ([`Tablebase::bind`]).
+//!
+//! With `default-features = false` the crate is the reader, the file format
+//! and the games (no clap, rayon or indicatif). Cargo features:
+//!
+//! * `solve`: the generator ([`solve`]), `analyze`, `compare` and `verify`.
+//! * `cli`: the command-line tool (implies `solve`).
+//! * `ffi`: the C ABI ([`ffi`], `include/retrograde.h`) exported by the
+//!   cdylib; on by default so that `cargo build --release` builds a usable
+//!   `libretrograde.so`.
+//! * `testing`: `retrograde::testing`, conformance checks for authors of a
+//!   [`Game`].
 #![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 mod error;
+#[cfg(feature = "ffi")]
 pub mod ffi;
 pub mod format;
 mod game;
@@ -41,10 +75,24 @@ pub mod verify;
 
 pub use crate::error::{Error, Result};
 pub use crate::format::Header;
-pub use crate::game::Game;
+#[cfg(any(test, feature = "testing"))]
+pub use crate::game::testing;
+pub use crate::game::{Game, SCAN_CHUNK};
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
-pub use crate::reader::{Bound, FileStorage, Storage, Tablebase};
+pub use crate::reader::raw;
+pub use crate::reader::{Bound, FileStorage, GameTable, Moves, RankedMove, Storage, Tablebase};
 pub use crate::value::{CellCodec, Outcome, TableKind, Value};
 /// The storage of [`Tablebase::open_mmap`].
 pub use memmap2::Mmap;
+
+/// The Rust snippets of README.md, compiled and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
+/// The Rust snippets of docs/EMBEDDING.md, compiled and run by
+/// `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/EMBEDDING.md")]
+pub struct EmbeddingDoctests;

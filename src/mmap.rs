@@ -25,7 +25,7 @@ use std::io;
 
 /// Maps a whole file read-only.
 pub fn map_read(file: &File) -> io::Result<Mmap> {
-    // Safety: see the module's contract: only callers that chose a map reach
+    // SAFETY: see the module's contract: only callers that chose a map reach
     // here, and finished files are replaced by rename, never modified in
     // place, so the mapped bytes stay valid.
     unsafe { MmapOptions::new().map(file) }

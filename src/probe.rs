@@ -78,17 +78,15 @@ impl<D: Storage> Tablebase<D> {
         let primitive = g.primitive(&p).is_some();
         let mut moves = Vec::new();
         if with_moves && !primitive {
-            for (m, c) in g.moves(&p) {
+            for m in tb.moves(&p)? {
                 moves.push(MoveInfo {
-                    mv: g.format_move(&m),
-                    position: g.format_position(&c),
-                    child: tb.probe(&c)?,
-                    nimber: tb.nimber(&c)?,
+                    mv: g.format_move(&m.mv),
+                    position: g.format_position(&m.position),
+                    child: m.child,
+                    nimber: tb.nimber(&m.position)?,
                     best: false,
                 });
             }
-            // Stable sort keeps the game's move order among equals.
-            moves.sort_by_key(|m| m.child.child_rank());
             if let Some(top) = moves.first().map(|m| m.child.child_rank()) {
                 for m in &mut moves {
                     m.best = m.child.child_rank() == top;

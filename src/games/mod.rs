@@ -1,7 +1,7 @@
 //! The registry: game names, their specs, and dispatch to the concrete game.
 //!
 //! Adding a game means adding its file here, a variant of [`AnyGame`], a line
-//! in [`AnyGame::parse`], [`GAMES`] and the [`with_game!`] macro. Nothing in
+//! in [`AnyGame::parse`], [`GAMES`] and the `with_game!` macro. Nothing in
 //! the solver or the reader changes.
 
 pub mod connect;

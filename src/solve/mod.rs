@@ -210,6 +210,7 @@ pub(crate) fn solve_tiers<G: Game>(
     match width {
         1 => solve_cells(
             game,
+            // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU8, len) },
             codec,
             progress,
@@ -218,6 +219,7 @@ pub(crate) fn solve_tiers<G: Game>(
         ),
         2 => solve_cells(
             game,
+            // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU16, len) },
             codec,
             progress,
@@ -226,6 +228,7 @@ pub(crate) fn solve_tiers<G: Game>(
         ),
         4 => solve_cells(
             game,
+            // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU32, len) },
             codec,
             progress,

@@ -11,7 +11,7 @@
 //! included, into the directory holding this test's executable (`deps/`).
 //! If it is not there (another build layout), the test builds it with
 //! `cargo build --lib` in the same profile. Each test links a private copy.
-#![cfg(feature = "solve")]
+#![cfg(all(feature = "solve", feature = "ffi"))]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -6,10 +6,15 @@
 //!   S = {1, 2} remoteness exceeds 63, so the solver needs two-byte cells.
 //! - `Ties`: a pseudo-random acyclic game whose terminal positions are losses
 //!   or ties, to check the tie remoteness rule.
+//!
+//! Their tables are also written to files and read back through the library
+//! (`RawTable`, `bind`), and the games pass the conformance checks of
+//! `retrograde::testing`.
 #![cfg(feature = "solve")]
 
+use retrograde::raw::RawTable;
 use retrograde::solve::{solve_in_memory, solve_into, NoProgress, SolveOptions, Solved};
-use retrograde::{CellCodec, Error, Game, Outcome, TableKind, Value};
+use retrograde::{testing, CellCodec, Error, Game, Outcome, TableKind, Value};
 
 use crate::common::cell;
 
@@ -544,4 +549,234 @@ fn ties_follow_the_tie_remoteness_rule() {
                 .all(|&c| want[c as usize].value != Value::Lose));
         }
     }
+}
+
+/// A game that says it is `inner` but reports another index scheme or size:
+/// what a program would bind by mistake after changing its index.
+#[derive(Clone)]
+struct Misreported {
+    inner: Subtraction,
+    size: u64,
+    scheme: u16,
+}
+
+impl Game for Misreported {
+    type Position = u32;
+    type Move = u32;
+
+    fn spec(&self) -> String {
+        self.inner.spec()
+    }
+    fn file_stem(&self) -> String {
+        self.inner.file_stem()
+    }
+    fn index_scheme(&self) -> u16 {
+        self.scheme
+    }
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn encode(&self, p: &u32) -> u64 {
+        self.inner.encode(p)
+    }
+    fn decode(&self, index: u64) -> Option<u32> {
+        self.inner.decode(index)
+    }
+    fn start(&self) -> u32 {
+        self.inner.start()
+    }
+    fn primitive(&self, p: &u32) -> Option<Value> {
+        self.inner.primitive(p)
+    }
+    fn moves(&self, p: &u32) -> Vec<(u32, u32)> {
+        self.inner.moves(p)
+    }
+    fn tier_count(&self) -> u32 {
+        self.inner.tier_count()
+    }
+    fn tier(&self, p: &u32) -> u32 {
+        self.inner.tier(p)
+    }
+    fn max_remoteness(&self) -> u32 {
+        self.inner.max_remoteness()
+    }
+    fn player_to_move(&self, p: &u32) -> Option<u8> {
+        self.inner.player_to_move(p)
+    }
+    fn parse_position(&self, s: &str) -> Result<u32, String> {
+        self.inner.parse_position(s)
+    }
+    fn format_position(&self, p: &u32) -> String {
+        self.inner.format_position(p)
+    }
+    fn format_move(&self, m: &u32) -> String {
+        self.inner.format_move(m)
+    }
+}
+
+/// Solves `game` into a file in `dir` and returns its path.
+fn solve_to_path<G: Game>(
+    game: &G,
+    options: &SolveOptions,
+    dir: &std::path::Path,
+) -> std::path::PathBuf {
+    let path = dir.join(format!("{}.rtb", game.file_stem()));
+    retrograde::solve::solve_to_file(game, &path, options, &NoProgress).expect("solve to file");
+    path
+}
+
+/// A table solved from a game defined here, written to a file and read back
+/// through the library's API (`RawTable`, then `bind`), entry by entry
+/// against the cells the solver produced in memory.
+fn read_back<G: Game<Position = u32>>(game: &G, kind: TableKind) {
+    let options = SolveOptions::with_kind(kind);
+    let Solved {
+        cells: data,
+        codec,
+        summary,
+    } = solve_in_memory(game, &options).expect("solve");
+    let dir = tempfile::tempdir().unwrap();
+    let path = solve_to_path(game, &options, dir.path());
+
+    let raw = RawTable::open(&path).expect("open the custom table");
+    raw.verify().expect("data CRC");
+    assert_eq!(raw.header().spec, game.spec());
+    assert_eq!(raw.header().index_scheme, game.index_scheme());
+    assert_eq!(raw.header().summary, summary);
+    assert_eq!(raw.codec(), codec);
+    assert_eq!(raw.len(), game.size());
+    assert!(!raw.is_folded());
+    let bytes = std::fs::read(&path).unwrap();
+    // The in-memory image is the file, byte for byte.
+    let image = retrograde::solve::solve_to_bytes(game, &options).expect("solve to bytes");
+    assert!(image == bytes, "{}: solve_to_bytes differs from the file", game.spec());
+    let in_memory = RawTable::from_bytes(&bytes[..]).expect("the same image in memory");
+    let mapped = RawTable::open_mmap(&path).expect("mapped");
+    assert_eq!(in_memory.data(), &data[..]);
+    for i in 0..game.size() {
+        let want = cell(&data, codec, i);
+        assert_eq!(raw.cell(i).unwrap(), want, "{} cell {i}", game.spec());
+        assert_eq!(in_memory.cell(i).unwrap(), want);
+        assert_eq!(mapped.cell(i).unwrap(), want);
+        assert_eq!(raw.outcome(i).unwrap(), codec.decode(want));
+        assert_eq!(raw.nimber(i).unwrap(), codec.nimber(want));
+    }
+    assert!(matches!(
+        raw.cell(game.size()),
+        Err(Error::IndexOutOfRange { index, size }) if index == game.size() && size == game.size()
+    ));
+
+    let table = raw.bind(game.clone()).expect("the table's own game binds");
+    for i in 0..game.size() {
+        let Some(p) = game.decode(i) else { continue };
+        let want = cell(&data, codec, i);
+        match kind {
+            TableKind::Value => {
+                assert_eq!(Some(table.probe(&p).unwrap()), codec.decode(want))
+            }
+            TableKind::Nimber => assert_eq!(table.nimber(&p).unwrap(), codec.nimber(want)),
+        }
+    }
+    if kind == TableKind::Value {
+        // The ranked moves agree with the cells: the first is a best move.
+        let start = game.start();
+        let moves = table.moves(&start).unwrap();
+        assert_eq!(moves.len(), game.moves(&start).len());
+        let best = table
+            .best_move(&start)
+            .unwrap()
+            .expect("the start has moves");
+        assert_eq!(best, moves[0]);
+        let outcome = table.probe(&start).unwrap();
+        assert_eq!(best.for_mover().value, outcome.value);
+        if let Some(r) = outcome.remoteness {
+            assert_eq!(best.child.remoteness, Some(r - 1));
+        }
+    }
+}
+
+#[test]
+fn custom_tables_read_back_through_the_library() {
+    read_back(&Subtraction::new(200, &[1, 2]), TableKind::Value);
+    read_back(&Subtraction::new(100, &[1, 2, 3]), TableKind::Nimber);
+    read_back(&Ties { size: 400 }, TableKind::Value);
+}
+
+/// `Tablebase` knows only the built-in games; the raw layer reads any table.
+#[test]
+fn a_custom_game_needs_the_raw_layer() {
+    let g = Ties { size: 50 };
+    let dir = tempfile::tempdir().unwrap();
+    let path = solve_to_path(&g, &SolveOptions::default(), dir.path());
+    let e = retrograde::Tablebase::open(&path)
+        .err()
+        .expect("not a built-in game");
+    assert!(matches!(e, Error::CorruptHeader(_)), "{e}");
+    assert!(
+        e.to_string().contains("game spec 'ties:50' is not usable"),
+        "{e}"
+    );
+    let table = RawTable::open(&path).unwrap().bind(g.clone()).unwrap();
+    assert_eq!(table.game().spec(), "ties:50");
+    assert_eq!(table.raw().len(), 50);
+}
+
+/// A game that is not the table's is refused, whichever part differs: the
+/// rules (spec), the index scheme or the number of positions.
+#[test]
+fn a_mismatching_game_is_refused() {
+    let g = Subtraction::new(60, &[1, 2]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = solve_to_path(&g, &SolveOptions::default(), dir.path());
+    let refused = |r: retrograde::Result<()>, what: &str| match r {
+        Err(Error::GameMismatch { spec, reason }) => {
+            assert_eq!(spec, "subtraction:60:1,2");
+            assert!(reason.contains(what), "{reason}");
+        }
+        other => panic!("expected GameMismatch naming {what}, got {other:?}"),
+    };
+    let raw = RawTable::open(&path).unwrap();
+    refused(
+        raw.check_game(&Subtraction::new(60, &[1, 3])),
+        "subtraction:60:1,3",
+    );
+    refused(
+        raw.check_game(&Subtraction::new(61, &[1, 2])),
+        "subtraction:61:1,2",
+    );
+    let resized = Misreported {
+        inner: g.clone(),
+        size: 62,
+        scheme: 1,
+    };
+    refused(raw.check_game(&resized), "62 positions");
+    let rescheme = Misreported {
+        inner: g.clone(),
+        size: 61,
+        scheme: 2,
+    };
+    refused(raw.check_game(&rescheme), "index scheme 2");
+    let e = RawTable::open(&path)
+        .unwrap()
+        .bind(Ties { size: 61 })
+        .err()
+        .expect("another game");
+    assert!(matches!(e, Error::GameMismatch { .. }));
+    assert!(RawTable::open(&path).unwrap().bind(g).is_ok());
+}
+
+/// The conformance checks game authors run (feature `testing`) pass on the
+/// games above, and catch a broken one with a message naming the fault.
+#[test]
+fn conformance_checks() {
+    assert_eq!(testing::check_game(&Subtraction::new(60, &[1, 3, 4])), 61);
+    assert_eq!(testing::check_game(&Ties { size: 300 }), 300);
+    assert!(testing::check_moves(&Ties { size: 300 }) > 300);
+
+    let mut broken = Subtraction::new(20, &[1, 2]);
+    broken.broken_tiers = true;
+    let panic = std::panic::catch_unwind(|| testing::check_game(&broken)).expect_err("caught");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("subtraction:20:1,2"), "{message}");
+    assert!(message.contains("not below"), "{message}");
 }
