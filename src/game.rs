@@ -23,7 +23,7 @@ pub const SCAN_CHUNK: u64 = 1 << 16;
 ///
 /// ```
 /// use retrograde::raw::RawTable;
-/// use retrograde::solve::{solve_file, NoProgress, SolveOptions};
+/// use retrograde::solve::{solve_to_bytes, SolveOptions};
 /// use retrograde::{Game, Value};
 ///
 /// /// Players in turn add 1 or 2 to a running total; whoever reaches 10 wins.
@@ -86,10 +86,9 @@ pub const SCAN_CHUNK: u64 = 1 << 16;
 ///     }
 /// }
 ///
-/// # let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("race-10.rtb");
-/// solve_file(&RaceTo10, &path, &SolveOptions::default(), &NoProgress)?;
-/// let table = RawTable::open(&path)?.bind(RaceTo10)?;
+/// // In memory here; `solve_to_file` writes the same bytes to a file.
+/// let bytes = solve_to_bytes(&RaceTo10, &SolveOptions::default())?;
+/// let table = RawTable::from_bytes(bytes)?.bind(RaceTo10)?;
 /// // A total 1, 4 or 7 leaves the player to move a multiple of 3 from 10.
 /// assert_eq!(table.probe(&1)?.value, Value::Lose);
 /// assert_eq!(table.probe(&0)?.to_string(), "win in 7");

@@ -5,13 +5,13 @@
 //!
 //! ```
 //! use retrograde::games::Isolation;
-//! use retrograde::solve::{solve_file, NoProgress, SolveOptions};
+//! use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 //! use retrograde::{AnyGame, Game, Tablebase};
 //!
 //! let game = Isolation::new(3, 3)?;
 //! # let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("isolation-3x3.rtb");
-//! solve_file(&game, &path, &SolveOptions::default(), &NoProgress)?;
+//! solve_to_file(&game, &path, &SolveOptions::default(), &NoProgress)?;
 //!
 //! let tb = Tablebase::open(&path)?;
 //! let start = tb.probe_text(None, true)?; // None: the start, with ranked moves

@@ -51,7 +51,7 @@ use std::path::Path;
 /// let game = Isolation::new(3, 3)?;
 /// # let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("isolation-3x3.rtb");
-/// retrograde::solve::solve_file(&game, &path, &Default::default(), &retrograde::solve::NoProgress)?;
+/// retrograde::solve::solve_to_file(&game, &path, &Default::default(), &retrograde::solve::NoProgress)?;
 ///
 /// let tb = Tablebase::open(&path)?;
 /// assert_eq!(tb.game().spec(), game.spec());
@@ -319,11 +319,10 @@ impl<D: Storage> Tablebase<D> {
     /// use retrograde::{Error, Tablebase, Value};
     ///
     /// let game = Subtraction::new(30, &[1, 3, 4], false)?;
-    /// # let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("take-away.rtb");
-    /// retrograde::solve::solve_file(&game, &path, &Default::default(), &retrograde::solve::NoProgress)?;
+    /// // A table in memory: the bytes a file would hold.
+    /// let bytes = retrograde::solve::solve_to_bytes(&game, &Default::default())?;
     ///
-    /// let tb = Tablebase::open(&path)?;
+    /// let tb = Tablebase::from_bytes(bytes)?;
     /// // The losses for the player to move are the piles of 0 or 2 modulo 7.
     /// assert_eq!(tb.probe(&game, &30)?.value, Value::Lose);
     /// assert_eq!(tb.probe(&game, &29)?.value, Value::Win);

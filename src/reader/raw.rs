@@ -32,11 +32,10 @@ use std::path::Path;
 /// use retrograde::{Game, Value};
 ///
 /// let game = Subtraction::new(20, &[1, 2], false)?;
-/// # let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("subtraction.rtb");
-/// retrograde::solve::solve_file(&game, &path, &Default::default(), &retrograde::solve::NoProgress)?;
+/// // `RawTable::open(path)` reads a file; this table is held in memory.
+/// let bytes = retrograde::solve::solve_to_bytes(&game, &Default::default())?;
 ///
-/// let table = RawTable::open(&path)?;
+/// let table = RawTable::from_bytes(bytes)?;
 /// assert_eq!(table.header().spec, game.spec());
 /// assert_eq!(table.len(), 21);
 /// // Pile sizes that are multiples of 3 are lost for the player to move.
@@ -323,16 +322,14 @@ impl<D: Storage> RawTable<D> {
     /// use retrograde::{Error, Game, Value};
     ///
     /// let game = Subtraction::new(20, &[1, 2], false)?;
-    /// # let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("subtraction.rtb");
-    /// retrograde::solve::solve_file(&game, &path, &Default::default(), &retrograde::solve::NoProgress)?;
+    /// let bytes = retrograde::solve::solve_to_bytes(&game, &Default::default())?;
     ///
     /// // Other rules are refused, not answered from the wrong table.
     /// let other = Subtraction::new(20, &[1, 3], false)?;
-    /// let refused = RawTable::open(&path)?.bind(other);
+    /// let refused = RawTable::from_bytes(&bytes[..])?.bind(other);
     /// assert!(matches!(refused, Err(Error::GameMismatch { .. })));
     ///
-    /// let table = RawTable::open(&path)?.bind(game)?;
+    /// let table = RawTable::from_bytes(bytes)?.bind(game)?;
     /// assert_eq!(table.probe(&20)?.value, Value::Win);
     /// // From 20 chips, the best move takes 2 and leaves a multiple of 3.
     /// let best = table.best_move(&20)?.expect("20 chips is not game over");

@@ -649,7 +649,11 @@ fn read_back<G: Game<Position = u32>>(game: &G, kind: TableKind) {
     let bytes = std::fs::read(&path).unwrap();
     // The in-memory image is the file, byte for byte.
     let image = retrograde::solve::solve_to_bytes(game, &options).expect("solve to bytes");
-    assert!(image == bytes, "{}: solve_to_bytes differs from the file", game.spec());
+    assert!(
+        image == bytes,
+        "{}: solve_to_bytes differs from the file",
+        game.spec()
+    );
     let in_memory = RawTable::from_bytes(&bytes[..]).expect("the same image in memory");
     let mapped = RawTable::open_mmap(&path).expect("mapped");
     assert_eq!(in_memory.data(), &data[..]);
