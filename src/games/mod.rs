@@ -4,10 +4,12 @@
 //! in [`AnyGame::parse`], [`GAMES`] and the [`with_game!`] macro. Nothing in
 //! the solver or the reader changes.
 
+mod bits;
 pub mod connect;
 pub mod cram;
 pub mod digits;
 pub mod dodgem;
+pub mod gravity;
 pub mod isolation;
 pub mod mnk;
 pub mod pattern;
@@ -15,10 +17,11 @@ pub mod sogo;
 pub mod subtraction;
 pub mod symmetry;
 
-pub use connect::{Connect, Gravity, GravityIndex, GravityPosition};
+pub use connect::Connect;
 pub use cram::{Cram, CramMove, CramPosition};
 pub use digits::Digits;
 pub use dodgem::{Dodgem, DodgemMove, DodgemPosition};
+pub use gravity::{Gravity, GravityPosition};
 pub use isolation::{Isolation, IsolationMove, IsolationPosition};
 pub use mnk::Mnk;
 pub use pattern::{PatternBoard, PatternGame, PatternPosition};

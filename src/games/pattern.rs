@@ -99,6 +99,7 @@
 //! `rows` only when the layout has more than one row, `lines` the patterns
 //! in canonical order, squares joined by `.`, patterns by `,`.
 
+use crate::games::bits::next_combination;
 use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::fmt;
@@ -195,13 +196,10 @@ fn low_table(set: u32) -> [u32; 27] {
     low
 }
 
-/// The next set with as many elements, in numeric (colex) order (Gosper).
+/// The next set with as many elements, in numeric (colex) order.
 #[inline(always)]
-fn next_combination(set: u32) -> u32 {
-    let s = u64::from(set);
-    let c = s & s.wrapping_neg();
-    let r = s + c;
-    ((((r ^ s) >> 2) / c) | r) as u32
+fn next_set(set: u32) -> u32 {
+    next_combination(u64::from(set)) as u32
 }
 
 /// The square numbers of a mask, in order, joined by `sep`.
@@ -863,14 +861,7 @@ impl PatternBoard {
             return;
         }
         match &self.folding {
-            None => self.walk(
-                k,
-                start,
-                end,
-                self.unrank_position(k, start),
-                next_combination,
-                f,
-            ),
+            None => self.walk(k, start, end, self.unrank_position(k, start), next_set, f),
             Some(fold) => {
                 // Folded, the next set is the next representative.
                 let reps = &fold.reps[k as usize];

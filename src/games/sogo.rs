@@ -8,7 +8,7 @@
 //! (`x`) moves first; a full cube without a line is a tie. N is 1..=3.
 //!
 //! The board, move generation, tiers and index are the shared gravity board
-//! of [`crate::games::connect`], with its tight index (scheme 1, documented
+//! of [`crate::games::gravity`], with its tight index (scheme 1, documented
 //! there): positions with k pieces in one block, the column-height vector
 //! ranked among those with k pieces, times the `C(k, ⌊k/2⌋)` colourings
 //! ranked in colex order. Sizes: sogo:2 757 entries, sogo:3 6,676,791,201
@@ -37,12 +37,10 @@
 //! `/`, cells `.` empty, `x` player 0, `o` player 1. For sogo:2 the position
 //! `a1b2b2` (= `144`) is `.o/x.|.x/..`.
 
-use super::connect::{
+use super::gravity::{
     gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityIndex, GravityPosition,
-    TightFold,
 };
 use crate::game::Game;
-use std::sync::Arc;
 
 /// Sogo on an N×N×N cube.
 ///
@@ -50,9 +48,8 @@ use std::sync::Arc;
 /// plain one (same spec; the file header's flag tells them apart).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sogo {
+    /// The board, which holds the index (plain or symmetry-folded).
     board: Gravity,
-    /// The symmetry-folded index (scheme 2), when chosen.
-    fold: Option<Arc<TightFold>>,
 }
 
 impl Sogo {
@@ -69,7 +66,6 @@ impl Sogo {
         }
         Ok(Sogo {
             board: Gravity::new(n, n, n, n, misere, GravityIndex::Tight)?,
-            fold: None,
         })
     }
 
@@ -211,85 +207,6 @@ impl Game for Sogo {
             if self.board.misere() { "-misere" } else { "" },
             if self.is_folded() { "-folded" } else { "" }
         )
-    }
-
-    /// Scheme 1: the plain tight index; scheme 2: symmetry-folded.
-    fn index_scheme(&self) -> u16 {
-        if self.is_folded() {
-            2
-        } else {
-            1
-        }
-    }
-
-    fn size(&self) -> u64 {
-        match &self.fold {
-            None => self.board.size(),
-            Some(f) => f.size(),
-        }
-    }
-
-    #[inline]
-    fn encode(&self, p: &GravityPosition) -> u64 {
-        match &self.fold {
-            None => self.board.encode(p),
-            Some(f) => f.encode(&self.board, p),
-        }
-    }
-
-    #[inline]
-    fn decode(&self, index: u64) -> Option<GravityPosition> {
-        match &self.fold {
-            None => self.board.decode(index),
-            Some(f) => f.decode(&self.board, index),
-        }
-    }
-
-    #[inline(always)]
-    fn for_each_child_index(&self, p: &GravityPosition, f: impl FnMut(u64)) {
-        match &self.fold {
-            None => self.board.for_each_child_index(p, f),
-            Some(fold) => fold.for_each_child_index(&self.board, p, f),
-        }
-    }
-
-    fn tier_units(&self, tier: u32) -> u64 {
-        match &self.fold {
-            None => self.board.tier_units(tier),
-            Some(f) => f.tier_units(&self.board, tier),
-        }
-    }
-
-    #[inline]
-    fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
-        match &self.fold {
-            None => self.board.for_each_in_unit(tier, unit, f),
-            Some(fold) => fold.for_each_in_unit(&self.board, tier, unit, f),
-        }
-    }
-
-    /// The 8 symmetries of the floor folded into the index (scheme 2);
-    /// refused for sogo:1, whose single column is its own image.
-    fn folded(&self) -> Result<Sogo, String> {
-        if self.fold.is_some() {
-            return Ok(self.clone());
-        }
-        let fold = TightFold::new(&self.board).map_err(|e| format!("{}: {e}", self.spec()))?;
-        Ok(Sogo {
-            board: self.board.clone(),
-            fold: Some(Arc::new(fold)),
-        })
-    }
-
-    fn unfolded(&self) -> Sogo {
-        Sogo {
-            board: self.board.clone(),
-            fold: None,
-        }
-    }
-
-    fn is_folded(&self) -> bool {
-        self.fold.is_some()
     }
 
     gravity_play!();
