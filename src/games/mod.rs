@@ -30,6 +30,9 @@ pub mod mnk;
 pub mod pattern;
 pub mod sogo;
 pub mod subtraction;
+// Public for tests/folding.rs, which checks the tables against the games;
+// embedders have no use for them.
+#[doc(hidden)]
 pub mod symmetry;
 
 pub use connect::Connect;
