@@ -636,3 +636,206 @@ impl TightFold {
         b.tight_unit(&self.tight, k, self.offset[k], &self.reps[k], unit, &mut f);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::games::Sogo;
+
+    fn g(spec: &str) -> Sogo {
+        Sogo::from_params(spec).unwrap()
+    }
+
+    #[test]
+    fn index_round_trips_and_units_cover_each_legal_index_once() {
+        for spec in ["1", "2"] {
+            let s = g(spec);
+            let mut seen = vec![0u8; s.size() as usize];
+            for t in 0..s.tier_count() {
+                let mut last = None;
+                for u in 0..s.tier_units(t) {
+                    s.for_each_in_unit(t, u, |i, p| {
+                        assert_eq!(s.encode(p), i);
+                        assert_eq!(s.tier(p), t);
+                        assert!(last < Some(i));
+                        last = Some(i);
+                        seen[i as usize] += 1;
+                    });
+                }
+            }
+            for i in 0..s.size() {
+                let d = s.decode(i);
+                assert_eq!(seen[i as usize], u8::from(d.is_some()), "{spec} {i}");
+                if let Some(p) = d {
+                    assert_eq!(s.encode(&p), i);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sogo3_samples_round_trip_and_children_agree_with_moves() {
+        let s = g("3");
+        let mut checked = 0;
+        for i in (0..s.size()).step_by(999_983) {
+            let Some(p) = s.decode(i) else { continue };
+            assert_eq!(s.encode(&p), i);
+            checked += 1;
+            if s.primitive(&p).is_some() {
+                continue;
+            }
+            let mut fast = Vec::new();
+            s.for_each_child_index(&p, |x| fast.push(x));
+            let slow: Vec<u64> = s.moves(&p).iter().map(|(_, q)| s.encode(q)).collect();
+            assert_eq!(fast, slow);
+            for x in fast {
+                assert!(s.decode(x).is_some());
+            }
+        }
+        assert!(checked > 300, "{checked}");
+        // A tier's units start where the previous tier ends.
+        let t = s.tier_count() - 1 - 13;
+        let mut first = None;
+        s.for_each_in_unit(t, 0, |i, _| {
+            first.get_or_insert(i);
+        });
+        assert!(first.is_some());
+    }
+
+    /// The images of a position under the floor's symmetries, identity first.
+    fn images(s: &Sogo, p: &GravityPosition) -> Vec<GravityPosition> {
+        let n = s.side();
+        let sym = crate::games::symmetry::BoardSymmetries::grid(n, n);
+        (0..sym.len())
+            .map(|g| {
+                let map = |m: u64| {
+                    (0..n * n * n)
+                        .filter(|&cell| m >> cell & 1 != 0)
+                        .fold(0u64, |acc, cell| {
+                            acc | 1 << (sym.square(g, cell / n) * n + cell % n)
+                        })
+                };
+                GravityPosition {
+                    pieces: p.pieces.map(map),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether two positions have the same occupied cells.
+    fn same_heights(a: &GravityPosition, b: &GravityPosition) -> bool {
+        a.occupied() == b.occupied()
+    }
+
+    #[test]
+    fn folded_round_trips_units_and_children_on_sogo2() {
+        for spec in ["2", "2:misere"] {
+            let plain = g(spec);
+            let f = plain.folded().unwrap();
+            let legal = crate::game::testing::check_units(&f, true);
+            for i in 0..f.size() {
+                if let Some(p) = f.decode(i) {
+                    assert_eq!(plain.decode(plain.encode(&p)), Some(p));
+                }
+            }
+            assert_eq!(f.decode(f.size()), None);
+            assert_eq!(f.decode(u64::MAX), None);
+            // Every legal position is stored as one of its images (all of
+            // them at one index unless a symmetry fixes the height vector);
+            // children agree with the moves.
+            let mut plain_legal = 0u64;
+            for i in 0..plain.size() {
+                let Some(p) = plain.decode(i) else { continue };
+                plain_legal += 1;
+                let imgs = images(&f, &p);
+                for q in &imgs {
+                    let stored = f.decode(f.encode(q)).unwrap();
+                    assert!(imgs.contains(&stored), "{spec} {}", f.format_position(q));
+                }
+                if (1..imgs.len()).all(|g| !same_heights(&imgs[0], &imgs[g])) {
+                    assert!(imgs.iter().all(|q| f.encode(q) == f.encode(&p)));
+                }
+                if f.primitive(&p).is_some() {
+                    continue;
+                }
+                let mut fast = Vec::new();
+                f.for_each_child_index(&p, |x| fast.push(x));
+                let slow: Vec<u64> = f.moves(&p).iter().map(|(_, q)| f.encode(q)).collect();
+                assert_eq!(fast, slow, "{spec}: {}", f.format_position(&p));
+                assert_eq!(f.move_count(&p), slow.len() as u64);
+            }
+            assert!(
+                8 * legal >= plain_legal && 2 * legal < plain_legal,
+                "{spec}"
+            );
+        }
+    }
+
+    #[test]
+    fn folded_sogo3_samples_round_trip_and_small_tiers_are_covered() {
+        let f = g("3").folded().unwrap();
+        let mut checked = 0;
+        for i in (0..f.size()).step_by(99_991) {
+            let Some(p) = f.decode(i) else { continue };
+            assert_eq!(f.encode(&p), i);
+            checked += 1;
+            for q in images(&f, &p) {
+                assert_eq!(
+                    f.decode(f.encode(&q)).map(|r| same_heights(&r, &p)),
+                    Some(true)
+                );
+            }
+            if f.primitive(&p).is_some() {
+                continue;
+            }
+            let mut fast = Vec::new();
+            f.for_each_child_index(&p, |x| fast.push(x));
+            let slow: Vec<u64> = f.moves(&p).iter().map(|(_, q)| f.encode(q)).collect();
+            assert_eq!(fast, slow, "{}", f.format_position(&p));
+            for x in fast {
+                assert!(f.decode(x).is_some());
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        // The blocks of 0..=6 pieces, index by index; then the first units
+        // of the largest tier.
+        let blocks = |t: u32| {
+            let mut v = Vec::new();
+            for u in 0..f.tier_units(t) {
+                f.for_each_in_unit(t, u, |i, p| {
+                    assert_eq!(f.encode(p), i);
+                    v.push(i);
+                });
+            }
+            v
+        };
+        let mut next = 0;
+        for k in 0..=6 {
+            let found = blocks(27 - k);
+            let first = found.first().copied().unwrap_or(next);
+            let mut want = Vec::new();
+            let mut i = next;
+            while f.decode(i).is_none_or(|p| f.tier(&p) == 27 - k) {
+                if f.decode(i).is_some() {
+                    want.push(i);
+                }
+                i += 1;
+            }
+            assert!(first >= next);
+            assert_eq!(found, want, "{k} pieces");
+            next = i;
+        }
+        let t = 27 - 14;
+        let mut last = None;
+        for u in 0..3 {
+            f.for_each_in_unit(t, u, |i, p| {
+                assert!(last < Some(i));
+                last = Some(i);
+                assert_eq!(f.decode(i).as_ref(), Some(p));
+                assert_eq!(f.encode(p), i);
+            });
+        }
+        assert!(last.is_some());
+    }
+}
