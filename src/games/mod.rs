@@ -12,7 +12,7 @@
 //! 2. Add one entry to the list in `__games_registry!` below: its name,
 //!    [`AnyGame`] variant and type, and its [`GameInfo`] text. The variant,
 //!    [`AnyGame::parse`], [`GAMES`] (so `retrograde games`) and
-//!    [`with_game!`] all follow from that list.
+//!    [`with_game!`](crate::with_game) all follow from that list.
 //!
 //! Nothing in the solver, the file format or the reader changes. Shared
 //! pieces: [`gravity`] (the board Connect and Sogo drop pieces on),

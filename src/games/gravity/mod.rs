@@ -27,10 +27,10 @@
 //! per column; folded, the left-right mirror) or [`tight`] (Sogo: blocks of
 //! piece counts ranked combinatorially; folded, the floor's symmetries). A
 //! game holds the board and forwards its index methods to it through
-//! [`gravity_play!`], so it writes only its spec and notation.
+//! `gravity_play!`, so it writes only its spec and notation.
 
-mod mixed;
-mod tight;
+pub mod mixed;
+pub mod tight;
 
 use crate::value::Value;
 use std::fmt;

@@ -40,7 +40,7 @@
 //!
 //! Tier t holds the positions with n − t empty squares (k = n − t pieces):
 //! every move fills a square, so it leads to the tier below. The tier is one
-//! contiguous index range, cut into work units of [`UNIT`] indices.
+//! contiguous index range, cut into work units of `UNIT` indices.
 //!
 //! A child's index costs O(1) after an O(n) pass over the parent: inserting
 //! square e into S shifts the rank terms of the elements above e by one, so
@@ -708,7 +708,7 @@ impl PatternBoard {
         self.n - p.occupied().count_ones()
     }
 
-    /// Units of [`UNIT`] indices covering the tier's index range.
+    /// Units of `UNIT` indices covering the tier's index range.
     pub fn tier_units(&self, tier: u32) -> u64 {
         match self.n.checked_sub(tier) {
             Some(k) => self.tier_len(k).div_ceil(UNIT),
