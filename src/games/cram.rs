@@ -31,6 +31,7 @@
 //! middle of the top two rows.
 
 use crate::game::Game;
+use crate::games::bits::next_combination;
 use crate::value::Value;
 
 /// Largest board: 30 squares keeps masks in a `u32` and the table at 2^30 cells.
@@ -386,10 +387,7 @@ impl Game for Cram {
             if low == 0 {
                 break;
             }
-            // Next pattern with the same number of bits (Gosper's hack).
-            let c = low & low.wrapping_neg();
-            let next = low + c;
-            low = (((next ^ low) >> 2) / c) | next;
+            low = next_combination(low);
             if low >= limit {
                 break;
             }

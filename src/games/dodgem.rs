@@ -45,6 +45,7 @@
 //! `decode` is `None` only beyond the size.
 
 use crate::game::Game;
+use crate::games::bits::{insert_zero, next_combination};
 use crate::value::Value;
 
 /// Largest supported board side: 5×5 has 240 M entries; 6×6 would have 1.9·10¹¹.
@@ -120,23 +121,6 @@ pub struct DodgemMove {
     pub dir: Direction,
 }
 
-/// The next larger integer with as many one bits (Gosper's hack); `x` ≠ 0.
-#[inline(always)]
-fn next_subset(x: u32) -> u32 {
-    if x == 0 {
-        return 0;
-    }
-    let t = x | (x - 1);
-    (t.wrapping_add(1)) | ((!t & t.wrapping_add(1)).wrapping_sub(1) >> (x.trailing_zeros() + 1))
-}
-
-/// Inserts a zero bit at position `i` of `x`, shifting the bits above it up.
-#[inline(always)]
-fn insert_zero(x: u32, i: u32) -> u32 {
-    let low = (1u32 << i) - 1;
-    (x & low) | ((x & !low) << 1)
-}
-
 impl Dodgem {
     /// Dodgem on an `n`×`n` board (2 ≤ n ≤ 5).
     pub fn new(n: u32) -> Result<Dodgem, String> {
@@ -182,7 +166,7 @@ impl Dodgem {
             let mut x = (1u32 << k) - 1;
             for _ in 0..binom[squares as usize][k] {
                 subsets.push(x);
-                x = next_subset(x);
+                x = next_combination(u64::from(x)) as u32;
             }
         }
         Ok(Dodgem {
@@ -611,7 +595,7 @@ impl Game for Dodgem {
                 f(index, &DodgemPosition { blue, red, to_move });
                 index += 1;
             }
-            free = next_subset(free);
+            free = next_combination(u64::from(free)) as u32;
         }
     }
 

@@ -20,6 +20,7 @@
 //! entries, and differ from a common base in one bit.
 
 use crate::game::Game;
+use crate::games::bits::{insert_zero, next_combination};
 use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::sync::Arc;
@@ -140,13 +141,6 @@ pub struct IsolationMove {
 fn squeeze(x: u32, i: u32) -> u32 {
     let low = (1u32 << i) - 1;
     (x & low) | ((x >> 1) & !low)
-}
-
-/// Inserts a zero bit at position `i` of `x`, shifting the bits above it up.
-#[inline(always)]
-fn insert_zero(x: u32, i: u32) -> u32 {
-    let low = (1u32 << i) - 1;
-    (x & low) | ((x & !low) << 1)
 }
 
 impl Isolation {
@@ -621,10 +615,7 @@ impl Game for Isolation {
             if board == 0 {
                 break;
             }
-            // Next board with the same number of bits (Gosper's hack).
-            let c = board & board.wrapping_neg();
-            let next = board + c;
-            board = (((next ^ board) >> 2) / c) | next;
+            board = next_combination(board);
             if board >= limit {
                 break;
             }

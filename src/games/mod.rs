@@ -1,24 +1,45 @@
-//! The registry: game names, their specs, and dispatch to the concrete game.
+//! The built-in games, and the registry: game names, their specs, and
+//! dispatch to the concrete game.
 //!
-//! Adding a game means adding its file here, a variant of [`AnyGame`], a line
-//! in [`AnyGame::parse`], [`GAMES`] and the `with_game!` macro. Nothing in
-//! the solver or the reader changes.
+//! # Adding a game
+//!
+//! 1. Write the game in its own file here, `src/games/NAME.rs` (`pub mod
+//!    NAME;` and a `pub use` below): a type implementing
+//!    [`Game`](crate::game::Game), with
+//!    `from_params(&str) -> Result<Self, String>` parsing what follows
+//!    `NAME:` in a spec, and its unit tests (`retrograde::testing`, feature `testing`:
+//!    checks of the index, the work units and the moves).
+//! 2. Add one entry to the list in `__games_registry!` below: its name,
+//!    [`AnyGame`] variant and type, and its [`GameInfo`] text. The variant,
+//!    [`AnyGame::parse`], [`GAMES`] (so `retrograde games`) and
+//!    [`with_game!`](crate::with_game) all follow from that list.
+//!
+//! Nothing in the solver, the file format or the reader changes. Shared
+//! pieces: [`gravity`] (the board Connect and Sogo drop pieces on),
+//! [`symmetry`] (board symmetries for folded indices), `bits` (Gosper's
+//! next combination and other bit tricks).
 
+mod bits;
 pub mod connect;
 pub mod cram;
 pub mod digits;
 pub mod dodgem;
+pub mod gravity;
 pub mod isolation;
 pub mod mnk;
 pub mod pattern;
 pub mod sogo;
 pub mod subtraction;
+// Public for tests/folding.rs, which checks the tables against the games;
+// embedders have no use for them.
+#[doc(hidden)]
 pub mod symmetry;
 
-pub use connect::{Connect, Gravity, GravityIndex, GravityPosition};
+pub use connect::Connect;
 pub use cram::{Cram, CramMove, CramPosition};
 pub use digits::Digits;
 pub use dodgem::{Dodgem, DodgemMove, DodgemPosition};
+pub use gravity::{Gravity, GravityPosition};
 pub use isolation::{Isolation, IsolationMove, IsolationPosition};
 pub use mnk::Mnk;
 pub use pattern::{PatternBoard, PatternGame, PatternPosition};
@@ -41,113 +62,134 @@ pub struct GameInfo {
     pub example_position: &'static str,
 }
 
-/// Every game this build knows.
-pub const GAMES: &[GameInfo] = &[GameInfo {
-    name: "isolation",
-    params: "RxC[:a=SQUARE,b=SQUARE][:misere]  (R,C >= 2, R*C <= 25; a, b: start squares of players 0 and 1; misere: the player who cannot step wins)",
-    notation: "rows top to bottom separated by '/': '.' present, 'x' removed, '0' and '1' the pieces; moves TOxREMOVE with square = row*C + col",
-    example_spec: "isolation:4x4",
-    example_position: "0.../...x/.x../...1",
-},
-GameInfo {
-    name: "subtraction",
-    params: "N:S[:misere]  (piles 0..=N; S: comma-separated amounts a move may take)",
-    notation: "a position is the pile size; a move is the number of chips taken",
-    example_spec: "subtraction:1000:1,3,4",
-    example_position: "17",
-},
-GameInfo {
-    name: "digits",
-    params: "N[:misere]  (numbers 0..=N; a move subtracts a non-zero digit; reaching 0 wins)",
-    notation: "a position is the number; a move is the digit subtracted",
-    example_spec: "digits:1000",
-    example_position: "42",
-},
-GameInfo {
-    name: "mnk",
-    params: "RxCxK  (K in a row on R rows x C columns, 1 <= K <= max(R,C), R*C <= 25; alias tictactoe = mnk:3x3x3)",
-    notation: "rows top to bottom separated by '/' (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square row*C + col",
-    example_spec: "mnk:4x4x4",
-    example_position: "x.o./.x../..o./....",
-},
-GameInfo {
-    name: "pattern",
-    params: "PATH  (a pattern file: name, squares/rows, one winning pattern per line; see games/*.txt) or the canonical NAME:squares=N[:rows=R.R..]:lines=A.B.C,...",
-    notation: "one character per square in square order, '/' between the file's rows (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square number",
-    example_spec: "pattern:games/tictactoe.txt",
-    example_position: "x.o/.x./...",
-},
-GameInfo {
-    name: "connect",
-    params: "WxH[xK][:misere]  (Connect-Four family: W columns, H rows, K in a row, default 4; W*H <= 63, index (2^(H+1)-1)^W <= 2^40)",
-    notation: "rows top to bottom separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played, 1-based (4453; '-' = empty board); a move is a column number 1..W",
-    example_spec: "connect:4x4x4",
-    example_position: "..../..../.o../oxx.",
-},
-GameInfo {
-    name: "sogo",
-    params: "N[:misere]  (N x N x N cube with gravity, N in a row on any line of the cube wins; N = 1..3)",
-    notation: "layers bottom first separated by '|', each N rows (rank N to 1) separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played as squares (a1b2) or numbers x+N*y+1; a move is a square like b2",
-    example_spec: "sogo:3",
-    example_position: ".../.o./x..|.../.x./...|.../.../...",
-},
-GameInfo {
-    name: "cram",
-    params: "RxC[:misere]  (R rows, C columns, R*C <= 30; place dominoes; who cannot move loses, or wins under misere)",
-    notation: "rows top to bottom separated by '/': '.' empty, '#' covered (or Glop's B000*0GG000000E: '0' empty, 'G' covered, '*' after the first row); moves A-B, the two squares covered, square = row*C + col",
-    example_spec: "cram:5x5",
-    example_position: "...../.##../...../...../.....",
-},
-GameInfo {
-    name: "dodgem",
-    params: "N  (N x N board, N = 2..5, N-1 cars each; loopy: draws are possible)",
-    notation: "rows top to bottom separated by '/': '.' empty, 'b' blue (first player) car, 'r' red car, then ' b' or ' r' for the side to move; moves SQUARE then DIRECTION: a file letter and rank number (a1 bottom left), '>' right, '^' up, 'v' down, '<' left (forward off the far edge leaves the board)",
-    example_spec: "dodgem:3",
-    example_position: "b../.b./.rr r",
-}];
-
-/// A game chosen at run time by its spec.
-// One value per open table or command: its size does not matter, and boxing
-// a variant would only add a deref to every dispatch.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq)]
-pub enum AnyGame {
-    /// Isolation.
-    Isolation(Isolation),
-    /// A subtraction game.
-    Subtraction(Subtraction),
-    /// The digit game.
-    Digits(Digits),
-    /// The Connect-Four family.
-    Connect(Connect),
-    /// Sogo (3-D Connect Four).
-    Sogo(Sogo),
-    /// Cram.
-    Cram(Cram),
-    /// Dodgem (a loopy game: draws).
-    Dodgem(Dodgem),
-    /// An m,n,k-game (tic-tac-toe is 3,3,3).
-    Mnk(Mnk),
-    /// A pattern game read from a pattern file.
-    Pattern(PatternGame),
+/// The registry: every game this build knows, in the order `retrograde
+/// games` lists them. Each entry is a game's name (what comes before the
+/// first `:` of a spec), its [`AnyGame`] variant and type (which has
+/// `from_params(&str) -> Result<Self, String>`), and the rest of its
+/// [`GameInfo`]. It hands the list to the macro `$cb`, so the enum, the
+/// parser, [`GAMES`] and [`with_game!`] all come from this one list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __games_registry {
+    ($cb:ident!($($args:tt)*)) => {
+        $crate::$cb! { ($($args)*)
+        /// Isolation.
+        "isolation" => Isolation(Isolation) {
+            params: "RxC[:a=SQUARE,b=SQUARE][:misere]  (R,C >= 2, R*C <= 25; a, b: start squares of players 0 and 1; misere: the player who cannot step wins)",
+            notation: "rows top to bottom separated by '/': '.' present, 'x' removed, '0' and '1' the pieces; moves TOxREMOVE with square = row*C + col",
+            example_spec: "isolation:4x4",
+            example_position: "0.../...x/.x../...1",
+        },
+        /// A subtraction game.
+        "subtraction" => Subtraction(Subtraction) {
+            params: "N:S[:misere]  (piles 0..=N; S: comma-separated amounts a move may take)",
+            notation: "a position is the pile size; a move is the number of chips taken",
+            example_spec: "subtraction:1000:1,3,4",
+            example_position: "17",
+        },
+        /// The digit game.
+        "digits" => Digits(Digits) {
+            params: "N[:misere]  (numbers 0..=N; a move subtracts a non-zero digit; reaching 0 wins)",
+            notation: "a position is the number; a move is the digit subtracted",
+            example_spec: "digits:1000",
+            example_position: "42",
+        },
+        /// An m,n,k-game (tic-tac-toe is 3,3,3).
+        "mnk" => Mnk(Mnk) {
+            params: "RxCxK  (K in a row on R rows x C columns, 1 <= K <= max(R,C), R*C <= 25; alias tictactoe = mnk:3x3x3)",
+            notation: "rows top to bottom separated by '/' (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square row*C + col",
+            example_spec: "mnk:4x4x4",
+            example_position: "x.o./.x../..o./....",
+        },
+        /// A pattern game read from a pattern file.
+        "pattern" => Pattern(PatternGame) {
+            params: "PATH  (a pattern file: name, squares/rows, one winning pattern per line; see games/*.txt) or the canonical NAME:squares=N[:rows=R.R..]:lines=A.B.C,...",
+            notation: "one character per square in square order, '/' between the file's rows (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square number",
+            example_spec: "pattern:games/tictactoe.txt",
+            example_position: "x.o/.x./...",
+        },
+        /// The Connect-Four family.
+        "connect" => Connect(Connect) {
+            params: "WxH[xK][:misere]  (Connect-Four family: W columns, H rows, K in a row, default 4; W*H <= 63, index (2^(H+1)-1)^W <= 2^40)",
+            notation: "rows top to bottom separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played, 1-based (4453; '-' = empty board); a move is a column number 1..W",
+            example_spec: "connect:4x4x4",
+            example_position: "..../..../.o../oxx.",
+        },
+        /// Sogo (3-D Connect Four).
+        "sogo" => Sogo(Sogo) {
+            params: "N[:misere]  (N x N x N cube with gravity, N in a row on any line of the cube wins; N = 1..3)",
+            notation: "layers bottom first separated by '|', each N rows (rank N to 1) separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played as squares (a1b2) or numbers x+N*y+1; a move is a square like b2",
+            example_spec: "sogo:3",
+            example_position: ".../.o./x..|.../.x./...|.../.../...",
+        },
+        /// Cram.
+        "cram" => Cram(Cram) {
+            params: "RxC[:misere]  (R rows, C columns, R*C <= 30; place dominoes; who cannot move loses, or wins under misere)",
+            notation: "rows top to bottom separated by '/': '.' empty, '#' covered (or Glop's B000*0GG000000E: '0' empty, 'G' covered, '*' after the first row); moves A-B, the two squares covered, square = row*C + col",
+            example_spec: "cram:5x5",
+            example_position: "...../.##../...../...../.....",
+        },
+        /// Dodgem (a loopy game: draws).
+        "dodgem" => Dodgem(Dodgem) {
+            params: "N  (N x N board, N = 2..5, N-1 cars each; loopy: draws are possible)",
+            notation: "rows top to bottom separated by '/': '.' empty, 'b' blue (first player) car, 'r' red car, then ' b' or ' r' for the side to move; moves SQUARE then DIRECTION: a file letter and rank number (a1 bottom left), '>' right, '^' up, 'v' down, '<' left (forward off the far edge leaves the board)",
+            example_spec: "dodgem:3",
+            example_position: "b../.b./.rr r",
+        },
+        }
+    };
 }
+
+/// Builds [`AnyGame`], [`GAMES`] and the name dispatch of [`AnyGame::parse`]
+/// from the registry.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __games_items {
+    (() $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($field:ident: $value:expr),* $(,)? }),* $(,)?) => {
+        /// Every game this build knows.
+        pub const GAMES: &[$crate::games::GameInfo] = &[$($crate::games::GameInfo { name: $name, $($field: $value),* }),*];
+
+        /// A game chosen at run time by its spec.
+        // One value per open table or command: its size does not matter, and boxing
+        // a variant would only add a deref to every dispatch.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AnyGame {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        impl AnyGame {
+            /// The game `name` with the parameters `params`, or `None` for a
+            /// name the registry does not hold.
+            fn from_name(name: &str, params: &str) -> Option<Result<AnyGame, String>> {
+                Some(match name {
+                    $($name => <$ty>::from_params(params).map(AnyGame::$variant),)*
+                    _ => return None,
+                })
+            }
+        }
+    };
+}
+
+/// Expands [`with_game!`]: one match arm per registered game.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_game_arms {
+    (($any:expr, $g:ident, $body:expr) $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($rest:tt)* }),* $(,)?) => {
+        match $any {
+            $($crate::games::AnyGame::$variant($g) => $body,)*
+        }
+    };
+}
+
+__games_registry!(__games_items!());
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`],
 /// so generic code is monomorphised per game.
 #[macro_export]
 macro_rules! with_game {
     ($any:expr, $g:ident => $body:expr) => {
-        match $any {
-            $crate::games::AnyGame::Isolation($g) => $body,
-            $crate::games::AnyGame::Subtraction($g) => $body,
-            $crate::games::AnyGame::Digits($g) => $body,
-            $crate::games::AnyGame::Connect($g) => $body,
-            $crate::games::AnyGame::Sogo($g) => $body,
-            $crate::games::AnyGame::Cram($g) => $body,
-            $crate::games::AnyGame::Dodgem($g) => $body,
-            $crate::games::AnyGame::Mnk($g) => $body,
-            $crate::games::AnyGame::Pattern($g) => $body,
-        }
+        $crate::__games_registry!(__with_game_arms!($any, $g, $body))
     };
 }
 
@@ -170,36 +212,18 @@ impl AnyGame {
         }
         let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
         match name {
-            "isolation" => Isolation::from_params(params)
-                .map(AnyGame::Isolation)
-                .map_err(bad),
-            "subtraction" => Subtraction::from_params(params)
-                .map(AnyGame::Subtraction)
-                .map_err(bad),
-            "digits" => Digits::from_params(params)
-                .map(AnyGame::Digits)
-                .map_err(bad),
-            "connect" => Connect::from_params(params)
-                .map(AnyGame::Connect)
-                .map_err(bad),
-            "sogo" => Sogo::from_params(params).map(AnyGame::Sogo).map_err(bad),
-            "cram" => Cram::from_params(params).map(AnyGame::Cram).map_err(bad),
-            "dodgem" => Dodgem::from_params(params)
-                .map(AnyGame::Dodgem)
-                .map_err(bad),
-            "mnk" => Mnk::from_params(params).map(AnyGame::Mnk).map_err(bad),
             // `tictactoe:` (a trailing ':') is refused like any empty parameter.
             "tictactoe" if spec.ends_with(':') => Err(bad(empty_param())),
             "tictactoe" => Mnk::from_tictactoe_params(params)
                 .map(AnyGame::Mnk)
                 .map_err(bad),
-            "pattern" => PatternGame::from_params(params)
-                .map(AnyGame::Pattern)
-                .map_err(bad),
-            _ => Err(Error::UnknownGame {
-                name: name.to_string(),
-                known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
-            }),
+            _ => match AnyGame::from_name(name, params) {
+                Some(game) => game.map_err(bad),
+                None => Err(Error::UnknownGame {
+                    name: name.to_string(),
+                    known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+                }),
+            },
         }
     }
 

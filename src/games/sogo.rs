@@ -8,7 +8,7 @@
 //! (`x`) moves first; a full cube without a line is a tie. N is 1..=3.
 //!
 //! The board, move generation, tiers and index are the shared gravity board
-//! of [`crate::games::connect`], with its tight index (scheme 1, documented
+//! of [`crate::games::gravity`], with its tight index (scheme 1, documented
 //! there): positions with k pieces in one block, the column-height vector
 //! ranked among those with k pieces, times the `C(k, ⌊k/2⌋)` colourings
 //! ranked in colex order. Sizes: sogo:2 757 entries, sogo:3 6,676,791,201
@@ -37,12 +37,10 @@
 //! `/`, cells `.` empty, `x` player 0, `o` player 1. For sogo:2 the position
 //! `a1b2b2` (= `144`) is `.o/x.|.x/..`.
 
-use super::connect::{
+use super::gravity::{
     gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityIndex, GravityPosition,
-    TightFold,
 };
 use crate::game::Game;
-use std::sync::Arc;
 
 /// Sogo on an N×N×N cube.
 ///
@@ -50,9 +48,8 @@ use std::sync::Arc;
 /// plain one (same spec; the file header's flag tells them apart).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sogo {
+    /// The board, which holds the index (plain or symmetry-folded).
     board: Gravity,
-    /// The symmetry-folded index (scheme 2), when chosen.
-    fold: Option<Arc<TightFold>>,
 }
 
 impl Sogo {
@@ -69,7 +66,6 @@ impl Sogo {
         }
         Ok(Sogo {
             board: Gravity::new(n, n, n, n, misere, GravityIndex::Tight)?,
-            fold: None,
         })
     }
 
@@ -213,85 +209,6 @@ impl Game for Sogo {
         )
     }
 
-    /// Scheme 1: the plain tight index; scheme 2: symmetry-folded.
-    fn index_scheme(&self) -> u16 {
-        if self.is_folded() {
-            2
-        } else {
-            1
-        }
-    }
-
-    fn size(&self) -> u64 {
-        match &self.fold {
-            None => self.board.size(),
-            Some(f) => f.size(),
-        }
-    }
-
-    #[inline]
-    fn encode(&self, p: &GravityPosition) -> u64 {
-        match &self.fold {
-            None => self.board.encode(p),
-            Some(f) => f.encode(&self.board, p),
-        }
-    }
-
-    #[inline]
-    fn decode(&self, index: u64) -> Option<GravityPosition> {
-        match &self.fold {
-            None => self.board.decode(index),
-            Some(f) => f.decode(&self.board, index),
-        }
-    }
-
-    #[inline(always)]
-    fn for_each_child_index(&self, p: &GravityPosition, f: impl FnMut(u64)) {
-        match &self.fold {
-            None => self.board.for_each_child_index(p, f),
-            Some(fold) => fold.for_each_child_index(&self.board, p, f),
-        }
-    }
-
-    fn tier_units(&self, tier: u32) -> u64 {
-        match &self.fold {
-            None => self.board.tier_units(tier),
-            Some(f) => f.tier_units(&self.board, tier),
-        }
-    }
-
-    #[inline]
-    fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
-        match &self.fold {
-            None => self.board.for_each_in_unit(tier, unit, f),
-            Some(fold) => fold.for_each_in_unit(&self.board, tier, unit, f),
-        }
-    }
-
-    /// The 8 symmetries of the floor folded into the index (scheme 2);
-    /// refused for sogo:1, whose single column is its own image.
-    fn folded(&self) -> Result<Sogo, String> {
-        if self.fold.is_some() {
-            return Ok(self.clone());
-        }
-        let fold = TightFold::new(&self.board).map_err(|e| format!("{}: {e}", self.spec()))?;
-        Ok(Sogo {
-            board: self.board.clone(),
-            fold: Some(Arc::new(fold)),
-        })
-    }
-
-    fn unfolded(&self) -> Sogo {
-        Sogo {
-            board: self.board.clone(),
-            fold: None,
-        }
-    }
-
-    fn is_folded(&self) -> bool {
-        self.fold.is_some()
-    }
-
     gravity_play!();
 
     /// Squares (`a1b2b2`), column numbers (`155`), `-`/empty, or a layer
@@ -397,87 +314,6 @@ mod tests {
     }
 
     #[test]
-    fn index_round_trips_and_units_cover_each_legal_index_once() {
-        for spec in ["1", "2"] {
-            let s = g(spec);
-            let mut seen = vec![0u8; s.size() as usize];
-            for t in 0..s.tier_count() {
-                let mut last = None;
-                for u in 0..s.tier_units(t) {
-                    s.for_each_in_unit(t, u, |i, p| {
-                        assert_eq!(s.encode(p), i);
-                        assert_eq!(s.tier(p), t);
-                        assert!(last < Some(i));
-                        last = Some(i);
-                        seen[i as usize] += 1;
-                    });
-                }
-            }
-            for i in 0..s.size() {
-                let d = s.decode(i);
-                assert_eq!(seen[i as usize], u8::from(d.is_some()), "{spec} {i}");
-                if let Some(p) = d {
-                    assert_eq!(s.encode(&p), i);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn sogo3_samples_round_trip_and_children_agree_with_moves() {
-        let s = g("3");
-        let mut checked = 0;
-        for i in (0..s.size()).step_by(999_983) {
-            let Some(p) = s.decode(i) else { continue };
-            assert_eq!(s.encode(&p), i);
-            checked += 1;
-            if s.primitive(&p).is_some() {
-                continue;
-            }
-            let mut fast = Vec::new();
-            s.for_each_child_index(&p, |x| fast.push(x));
-            let slow: Vec<u64> = s.moves(&p).iter().map(|(_, q)| s.encode(q)).collect();
-            assert_eq!(fast, slow);
-            for x in fast {
-                assert!(s.decode(x).is_some());
-            }
-        }
-        assert!(checked > 300, "{checked}");
-        // A tier's units start where the previous tier ends.
-        let t = s.tier_count() - 1 - 13;
-        let mut first = None;
-        s.for_each_in_unit(t, 0, |i, _| {
-            first.get_or_insert(i);
-        });
-        assert!(first.is_some());
-    }
-
-    /// The images of a position under the floor's symmetries, identity first.
-    fn images(s: &Sogo, p: &GravityPosition) -> Vec<GravityPosition> {
-        let n = s.side();
-        let sym = crate::games::symmetry::BoardSymmetries::grid(n, n);
-        (0..sym.len())
-            .map(|g| {
-                let map = |m: u64| {
-                    (0..n * n * n)
-                        .filter(|&cell| m >> cell & 1 != 0)
-                        .fold(0u64, |acc, cell| {
-                            acc | 1 << (sym.square(g, cell / n) * n + cell % n)
-                        })
-                };
-                GravityPosition {
-                    pieces: p.pieces.map(map),
-                }
-            })
-            .collect()
-    }
-
-    /// Whether two positions have the same occupied cells.
-    fn same_heights(a: &GravityPosition, b: &GravityPosition) -> bool {
-        a.occupied() == b.occupied()
-    }
-
-    #[test]
     fn folded_sizes_specs_and_refusals() {
         let plain = g("2:misere");
         let f = plain.folded().unwrap();
@@ -494,117 +330,6 @@ mod tests {
         assert_eq!(g("3").folded().unwrap().size(), 1_031_368_848);
         let e = g("1").folded().unwrap_err();
         assert!(e.contains("single column"), "{e}");
-    }
-
-    #[test]
-    fn folded_round_trips_units_and_children_on_sogo2() {
-        for spec in ["2", "2:misere"] {
-            let plain = g(spec);
-            let f = plain.folded().unwrap();
-            let legal = crate::game::testing::check_units(&f, true);
-            for i in 0..f.size() {
-                if let Some(p) = f.decode(i) {
-                    assert_eq!(plain.decode(plain.encode(&p)), Some(p));
-                }
-            }
-            assert_eq!(f.decode(f.size()), None);
-            assert_eq!(f.decode(u64::MAX), None);
-            // Every legal position is stored as one of its images (all of
-            // them at one index unless a symmetry fixes the height vector);
-            // children agree with the moves.
-            let mut plain_legal = 0u64;
-            for i in 0..plain.size() {
-                let Some(p) = plain.decode(i) else { continue };
-                plain_legal += 1;
-                let imgs = images(&f, &p);
-                for q in &imgs {
-                    let stored = f.decode(f.encode(q)).unwrap();
-                    assert!(imgs.contains(&stored), "{spec} {}", f.format_position(q));
-                }
-                if (1..imgs.len()).all(|g| !same_heights(&imgs[0], &imgs[g])) {
-                    assert!(imgs.iter().all(|q| f.encode(q) == f.encode(&p)));
-                }
-                if f.primitive(&p).is_some() {
-                    continue;
-                }
-                let mut fast = Vec::new();
-                f.for_each_child_index(&p, |x| fast.push(x));
-                let slow: Vec<u64> = f.moves(&p).iter().map(|(_, q)| f.encode(q)).collect();
-                assert_eq!(fast, slow, "{spec}: {}", f.format_position(&p));
-                assert_eq!(f.move_count(&p), slow.len() as u64);
-            }
-            assert!(
-                8 * legal >= plain_legal && 2 * legal < plain_legal,
-                "{spec}"
-            );
-        }
-    }
-
-    #[test]
-    fn folded_sogo3_samples_round_trip_and_small_tiers_are_covered() {
-        let f = g("3").folded().unwrap();
-        let mut checked = 0;
-        for i in (0..f.size()).step_by(99_991) {
-            let Some(p) = f.decode(i) else { continue };
-            assert_eq!(f.encode(&p), i);
-            checked += 1;
-            for q in images(&f, &p) {
-                assert_eq!(
-                    f.decode(f.encode(&q)).map(|r| same_heights(&r, &p)),
-                    Some(true)
-                );
-            }
-            if f.primitive(&p).is_some() {
-                continue;
-            }
-            let mut fast = Vec::new();
-            f.for_each_child_index(&p, |x| fast.push(x));
-            let slow: Vec<u64> = f.moves(&p).iter().map(|(_, q)| f.encode(q)).collect();
-            assert_eq!(fast, slow, "{}", f.format_position(&p));
-            for x in fast {
-                assert!(f.decode(x).is_some());
-            }
-        }
-        assert!(checked > 1000, "{checked}");
-        // The blocks of 0..=6 pieces, index by index; then the first units
-        // of the largest tier.
-        let blocks = |t: u32| {
-            let mut v = Vec::new();
-            for u in 0..f.tier_units(t) {
-                f.for_each_in_unit(t, u, |i, p| {
-                    assert_eq!(f.encode(p), i);
-                    v.push(i);
-                });
-            }
-            v
-        };
-        let mut next = 0;
-        for k in 0..=6 {
-            let found = blocks(27 - k);
-            let first = found.first().copied().unwrap_or(next);
-            let mut want = Vec::new();
-            let mut i = next;
-            while f.decode(i).is_none_or(|p| f.tier(&p) == 27 - k) {
-                if f.decode(i).is_some() {
-                    want.push(i);
-                }
-                i += 1;
-            }
-            assert!(first >= next);
-            assert_eq!(found, want, "{k} pieces");
-            next = i;
-        }
-        let t = 27 - 14;
-        let mut last = None;
-        for u in 0..3 {
-            f.for_each_in_unit(t, u, |i, p| {
-                assert!(last < Some(i));
-                last = Some(i);
-                assert_eq!(f.decode(i).as_ref(), Some(p));
-                assert_eq!(f.encode(p), i);
-            });
-        }
-        assert!(last.is_some());
     }
 
     #[test]

@@ -40,7 +40,7 @@
 //!
 //! Tier t holds the positions with n − t empty squares (k = n − t pieces):
 //! every move fills a square, so it leads to the tier below. The tier is one
-//! contiguous index range, cut into work units of [`UNIT`] indices.
+//! contiguous index range, cut into work units of `UNIT` indices.
 //!
 //! A child's index costs O(1) after an O(n) pass over the parent: inserting
 //! square e into S shifts the rank terms of the elements above e by one, so
@@ -99,6 +99,14 @@
 //! `rows` only when the layout has more than one row, `lines` the patterns
 //! in canonical order, squares joined by `.`, patterns by `,`.
 
+mod file;
+mod folding;
+
+pub(crate) use file::impl_pattern_game;
+pub use file::PatternGame;
+use folding::Folding;
+
+use crate::games::bits::next_combination;
 use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::fmt;
@@ -118,13 +126,13 @@ pub const MAX_SPEC_LEN: usize = 60_000;
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
 
 /// Indices per work unit of a tier.
-pub const UNIT: u64 = 1 << 15;
+pub(crate) const UNIT: u64 = 1 << 15;
 
 /// The index scheme documented in this module.
-pub const INDEX_SCHEME: u16 = 1;
+pub(crate) const INDEX_SCHEME: u16 = 1;
 
 /// The symmetry-folded index scheme (`solve --fold`).
-pub const FOLDED_INDEX_SCHEME: u16 = 2;
+pub(crate) const FOLDED_INDEX_SCHEME: u16 = 2;
 
 /// Binomial coefficients C(a, b) for a, b < 32 (only ≤ 26 are used); zero
 /// when b > a. Sized 32 so masked indices need no bounds checks.
@@ -195,13 +203,10 @@ fn low_table(set: u32) -> [u32; 27] {
     low
 }
 
-/// The next set with as many elements, in numeric (colex) order (Gosper).
+/// The next set with as many elements, in numeric (colex) order.
 #[inline(always)]
-fn next_combination(set: u32) -> u32 {
-    let s = u64::from(set);
-    let c = s & s.wrapping_neg();
-    let r = s + c;
-    ((((r ^ s) >> 2) / c) | r) as u32
+fn next_set(set: u32) -> u32 {
+    next_combination(u64::from(set)) as u32
 }
 
 /// The square numbers of a mask, in order, joined by `sep`.
@@ -305,143 +310,6 @@ pub struct PatternBoard {
     owns: Arc<Owns>,
     /// The symmetry-folded index (scheme 2), when chosen.
     folding: Option<Arc<Folding>>,
-}
-
-/// Index scheme 2: the board's symmetries folded into the occupied set.
-///
-/// The symmetries are those of the board's layout as a rectangle (R rows of
-/// C squares: 8 for a square, 4 for a rectangle, 2 for one row) that map the
-/// set of winning patterns onto itself. Occupied sets S fall into orbits;
-/// each orbit keeps its numerically smallest member as representative.
-/// Within tier k the representatives are numbered in numeric order (their
-/// *slot*), and
-///
-/// ```text
-/// index = offset₂(k) + slot(S) · C(k, ⌈k/2⌉) + rank(g(X) within g(S))
-/// offset₂(k) = Σ_{j<k} slots(j) · C(j, ⌈j/2⌉)
-/// ```
-///
-/// where g is the first symmetry (identity first) taking S to its
-/// representative. A representative fixed by a symmetry keeps every X, so
-/// mirror images of such a board are solved separately: a few percent of
-/// space for an index that is a table lookup plus the scheme-1 X rank.
-struct Folding {
-    sym: BoardSymmetries,
-    /// For each square set S (by mask): `slot << 3 | g`.
-    slot_of: Vec<u32>,
-    /// `reps[k]`: the representatives with k squares, in numeric order.
-    reps: Vec<Vec<u32>>,
-    /// `offsets[k]`: first folded index of the positions with k pieces.
-    offsets: [u64; 27],
-}
-
-impl Folding {
-    fn new(board: &PatternBoard) -> Result<Folding, String> {
-        let n = board.n;
-        let (rows, cols) = (board.rows.len() as u32, board.rows[0]);
-        if board.rows.iter().any(|&r| r != cols) {
-            return Err(format!(
-                "folding needs a rectangular layout (rows of equal length), not rows {}",
-                board
-                    .rows
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ));
-        }
-        let mut sorted = board.patterns.clone();
-        sorted.sort_unstable();
-        let grid = BoardSymmetries::grid(rows, cols);
-        let sym = grid.filter(|perm| {
-            let mut image: Vec<u32> = sorted
-                .iter()
-                .map(|&p| {
-                    squares_list(p)
-                        .iter()
-                        .fold(0, |m, &q| m | 1 << perm[q as usize])
-                })
-                .collect();
-            image.sort_unstable();
-            image == sorted
-        });
-        if sym.len() == 1 {
-            return Err(format!(
-                "no symmetry of the {rows}x{cols} layout maps the winning patterns onto themselves"
-            ));
-        }
-        debug_assert!(sym.len() <= 8, "slot_of keeps g in 3 bits");
-        // Sets in increasing order: a set's representative is never larger,
-        // so it has its slot by the time a non-representative needs it.
-        let mut slot_of = vec![0u32; 1usize << n];
-        let mut reps: Vec<Vec<u32>> = vec![Vec::new(); n as usize + 1];
-        for set in 0..1u32 << n {
-            let (rep, g) = (0..sym.len())
-                .map(|g| (sym.mask(g, set), g as u32))
-                .min_by_key(|&(m, g)| (m, g))
-                .unwrap_or((set, 0));
-            slot_of[set as usize] = if rep == set {
-                let tier = &mut reps[set.count_ones() as usize];
-                tier.push(set);
-                (tier.len() as u32 - 1) << 3
-            } else {
-                slot_of[rep as usize] & !7 | g
-            };
-        }
-        let mut offsets = [0u64; 27];
-        for k in 0..=n {
-            offsets[k as usize + 1] =
-                offsets[k as usize] + reps[k as usize].len() as u64 * binom(k, k.div_ceil(2));
-        }
-        Ok(Folding {
-            sym,
-            slot_of,
-            reps,
-            offsets,
-        })
-    }
-
-    /// The folded index of the position (x, o).
-    #[inline]
-    fn encode(&self, x: u32, o: u32) -> u64 {
-        let s = x | o;
-        let k = s.count_ones();
-        let e = self.slot_of[s as usize];
-        let (slot, g) = (e >> 3, (e & 7) as usize);
-        let (x, s) = if g == 0 {
-            (x, s)
-        } else {
-            (self.sym.mask(g, x), self.sym.mask(g, s))
-        };
-        self.offsets[k as usize] + u64::from(slot) * binom(k, k.div_ceil(2)) + rank_within(x, s)
-    }
-
-    /// The position with `k` pieces at folded offset `local` in its tier,
-    /// whether or not it is legal.
-    #[inline]
-    fn unrank_position(&self, k: u32, local: u64) -> PatternPosition {
-        let cx = binom(k, k.div_ceil(2));
-        let s = self.reps[k as usize][(local / cx) as usize];
-        let x = deposit(unrank(local % cx, k.div_ceil(2), k), s);
-        PatternPosition { x, o: s & !x }
-    }
-}
-
-/// The colex rank of X among the subsets of S with as many squares, X's
-/// squares numbered by their position in S.
-#[inline(always)]
-fn rank_within(x: u32, s: u32) -> u64 {
-    let (mut rx, mut j, mut t) = (0, 0, 0);
-    let mut rest = s;
-    while rest != 0 {
-        let sq = rest.trailing_zeros();
-        rest &= rest - 1;
-        let is_x = x >> sq & 1;
-        rx += u64::from(is_x) * binom(j, t + 1);
-        t += is_x;
-        j += 1;
-    }
-    rx
 }
 
 impl PartialEq for PatternBoard {
@@ -840,7 +708,7 @@ impl PatternBoard {
         self.n - p.occupied().count_ones()
     }
 
-    /// Units of [`UNIT`] indices covering the tier's index range.
+    /// Units of `UNIT` indices covering the tier's index range.
     pub fn tier_units(&self, tier: u32) -> u64 {
         match self.n.checked_sub(tier) {
             Some(k) => self.tier_len(k).div_ceil(UNIT),
@@ -863,14 +731,7 @@ impl PatternBoard {
             return;
         }
         match &self.folding {
-            None => self.walk(
-                k,
-                start,
-                end,
-                self.unrank_position(k, start),
-                next_combination,
-                f,
-            ),
+            None => self.walk(k, start, end, self.unrank_position(k, start), next_set, f),
             Some(fold) => {
                 // Folded, the next set is the next representative.
                 let reps = &fold.reps[k as usize];
@@ -1040,498 +901,6 @@ fn squares_list(mask: u32) -> Vec<u32> {
         m &= m - 1;
     }
     v
-}
-
-/// Implements [`crate::game::Game`] for a type holding a [`PatternBoard`]
-/// in a field `board` by delegating to it (symmetry folding replaces the
-/// field with the folded board). The type provides inherent `fn board(&self) ->
-/// &PatternBoard`, `fn canonical_spec(&self) -> String` and `fn stem(&self)
-/// -> String`; everything else is the board's.
-macro_rules! impl_pattern_game {
-    ($ty:ty) => {
-        impl $crate::game::Game for $ty {
-            type Position = $crate::games::pattern::PatternPosition;
-            /// The square occupied.
-            type Move = u8;
-
-            fn spec(&self) -> String {
-                self.canonical_spec()
-            }
-
-            fn file_stem(&self) -> String {
-                if self.board.is_folded() {
-                    format!("{}-folded", self.stem())
-                } else {
-                    self.stem()
-                }
-            }
-
-            fn index_scheme(&self) -> u16 {
-                self.board.index_scheme()
-            }
-
-            fn folded(&self) -> Result<Self, String> {
-                let mut g = self.clone();
-                g.board = self.board.folded()?;
-                Ok(g)
-            }
-
-            fn unfolded(&self) -> Self {
-                let mut g = self.clone();
-                g.board = self.board.unfolded();
-                g
-            }
-
-            fn is_folded(&self) -> bool {
-                self.board.is_folded()
-            }
-
-            fn size(&self) -> u64 {
-                self.board().size()
-            }
-
-            #[inline]
-            fn encode(&self, p: &Self::Position) -> u64 {
-                self.board().encode(p)
-            }
-
-            #[inline]
-            fn decode(&self, index: u64) -> Option<Self::Position> {
-                self.board().decode(index)
-            }
-
-            fn start(&self) -> Self::Position {
-                self.board().start()
-            }
-
-            #[inline]
-            fn primitive(&self, p: &Self::Position) -> Option<$crate::value::Value> {
-                self.board().primitive(p)
-            }
-
-            fn moves(&self, p: &Self::Position) -> Vec<(u8, Self::Position)> {
-                self.board().moves(p)
-            }
-
-            #[inline(always)]
-            fn for_each_child_index(&self, p: &Self::Position, f: impl FnMut(u64)) {
-                self.board().for_each_child_index(p, f)
-            }
-
-            #[inline]
-            fn move_count(&self, p: &Self::Position) -> u64 {
-                self.board().move_count(p)
-            }
-
-            fn tier_count(&self) -> u32 {
-                self.board().tier_count()
-            }
-
-            #[inline]
-            fn tier(&self, p: &Self::Position) -> u32 {
-                self.board().tier(p)
-            }
-
-            fn tier_units(&self, tier: u32) -> u64 {
-                self.board().tier_units(tier)
-            }
-
-            #[inline]
-            fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &Self::Position)) {
-                self.board().for_each_in_unit(tier, unit, f)
-            }
-
-            fn max_remoteness(&self) -> u32 {
-                self.board().max_remoteness()
-            }
-
-            fn player_to_move(&self, p: &Self::Position) -> Option<u8> {
-                Some(p.mover())
-            }
-
-            fn parse_position(&self, s: &str) -> Result<Self::Position, String> {
-                self.board().parse_position(s)
-            }
-
-            fn format_position(&self, p: &Self::Position) -> String {
-                self.board().format_position(p)
-            }
-
-            fn format_move(&self, m: &u8) -> String {
-                m.to_string()
-            }
-        }
-    };
-}
-pub(crate) use impl_pattern_game;
-
-/// A pattern game described by a pattern file or an inline spec (see the
-/// module docs for both formats).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PatternGame {
-    name: String,
-    board: PatternBoard,
-}
-
-impl_pattern_game!(PatternGame);
-
-/// Checks a game name: 1 to 32 letters, digits, `-` or `_`.
-fn check_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 32 {
-        return Err(format!(
-            "name {} must have 1 to 32 characters",
-            crate::error::Error::quote(name)
-        ));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
-    {
-        return Err(format!(
-            "name '{name}' contains '{c}': use letters, digits, '-' and '_'"
-        ));
-    }
-    Ok(())
-}
-
-/// Parses a square number.
-fn parse_square(t: &str) -> Result<u32, String> {
-    crate::games::parse_num::<u32>(t)
-        .ok_or_else(|| format!("{} is not a square number", crate::error::Error::quote(t)))
-}
-
-/// Builds a pattern mask from square numbers, refusing squares off the board
-/// and repeats.
-fn pattern_mask(squares: &[u32], n: u32) -> Result<u32, String> {
-    let mut mask = 0u32;
-    for &sq in squares {
-        if sq >= n {
-            return Err(format!(
-                "square {sq} is off the board (squares are 0..{})",
-                n - 1
-            ));
-        }
-        if mask >> sq & 1 != 0 {
-            return Err(format!("square {sq} appears twice in the pattern"));
-        }
-        mask |= 1 << sq;
-    }
-    if mask == 0 {
-        return Err("the pattern is empty".into());
-    }
-    Ok(mask)
-}
-
-impl PatternGame {
-    /// A pattern game named `name` on `board`.
-    pub fn new(name: &str, board: PatternBoard) -> Result<PatternGame, String> {
-        check_name(name)?;
-        let g = PatternGame {
-            name: name.to_string(),
-            board,
-        };
-        let len = g.canonical_spec().len();
-        if len > MAX_SPEC_LEN {
-            return Err(format!(
-                "the patterns take {len} bytes as a spec; at most {MAX_SPEC_LEN} fit a tablebase header"
-            ));
-        }
-        Ok(g)
-    }
-
-    /// Parses what follows `pattern:`: the inline canonical form
-    /// `NAME:squares=N[:rows=..]:lines=..` when a field after the first is
-    /// `squares=`, `rows=` or `lines=`, otherwise a pattern file's path.
-    ///
-    /// The path is taken as it is (spaces included); the inline form is
-    /// canonical only, so it refuses spaces.
-    pub fn from_params(params: &str) -> Result<PatternGame, String> {
-        if params.is_empty() {
-            return Err(
-                "expected pattern:PATH (a pattern file) or pattern:NAME:squares=N:lines=A.B.C,..."
-                    .into(),
-            );
-        }
-        let fields: Vec<&str> = params.split(':').collect();
-        let inline = fields.len() > 1
-            && fields[1..].iter().all(|f| {
-                ["squares=", "rows=", "lines="]
-                    .iter()
-                    .any(|k| f.trim_start().starts_with(k))
-            });
-        if inline && params.contains(char::is_whitespace) {
-            let fixed: String = params.chars().filter(|c| !c.is_whitespace()).collect();
-            Err(format!(
-                "an inline pattern spec has no spaces: did you mean {}?",
-                crate::error::Error::quote(&format!("pattern:{fixed}"))
-            ))
-        } else if inline {
-            Self::from_inline(fields[0], &fields[1..])
-        } else {
-            Self::from_file(params)
-        }
-    }
-
-    /// Parses the inline form's fields after the name.
-    fn from_inline(name: &str, fields: &[&str]) -> Result<PatternGame, String> {
-        let (mut squares, mut rows, mut lines) = (None, None, None);
-        for f in fields {
-            let (k, v) = f.split_once('=').unwrap_or((f, ""));
-            let slot = match k {
-                "squares" => &mut squares,
-                "rows" => &mut rows,
-                _ => &mut lines,
-            };
-            if slot.is_some() {
-                return Err(format!("'{k}' is given twice"));
-            }
-            *slot = Some(v);
-        }
-        let rows: Vec<u32> = match rows {
-            None => Vec::new(),
-            Some(r) => r
-                .split('.')
-                .map(|t| {
-                    crate::games::parse_num::<u32>(t).ok_or_else(|| {
-                        format!(
-                            "rows: {} is not a number of squares",
-                            crate::error::Error::quote(t)
-                        )
-                    })
-                })
-                .collect::<Result<_, _>>()?,
-        };
-        let n = match squares {
-            Some(s) => crate::games::parse_num::<u32>(s).ok_or_else(|| {
-                format!("squares: {} is not a number", crate::error::Error::quote(s))
-            })?,
-            None if !rows.is_empty() => {
-                let sum: u64 = rows.iter().map(|&r| u64::from(r)).sum();
-                u32::try_from(sum).unwrap_or(u32::MAX)
-            }
-            None => return Err("missing squares=N".into()),
-        };
-        if n == 0 || n > MAX_SQUARES {
-            return Err(format!("a board has 1 to {MAX_SQUARES} squares, not {n}"));
-        }
-        let lines = lines.ok_or("missing lines=A.B.C,D.E.F,...")?;
-        let mut masks = Vec::new();
-        for (i, l) in lines.split(',').enumerate() {
-            let squares = l
-                .split('.')
-                .map(parse_square)
-                .collect::<Result<Vec<u32>, String>>()
-                .and_then(|sq| pattern_mask(&sq, n))
-                .map_err(|e| {
-                    format!(
-                        "lines: pattern {} ({}): {e}",
-                        i + 1,
-                        crate::error::Error::quote(l)
-                    )
-                })?;
-            masks.push(squares);
-        }
-        PatternGame::new(name, PatternBoard::new(n, &masks, &rows)?)
-    }
-
-    /// Reads a pattern file (at most [`MAX_FILE_BYTES`]).
-    ///
-    /// Only a regular file is opened: the file's metadata is checked first,
-    /// because opening a FIFO for reading waits for a writer (forever, in
-    /// `solve pattern:p.txt --dry-run`), and a device such as `/dev/zero`
-    /// never ends. A file larger than the cap is refused unread.
-    pub fn from_file(path: &str) -> Result<PatternGame, String> {
-        use std::io::Read;
-        let shown = crate::error::Error::quote(path);
-        let cannot = |e: std::io::Error| format!("cannot read pattern file {shown}: {e}");
-        let meta = std::fs::metadata(path).map_err(cannot)?;
-        if !meta.is_file() {
-            return Err(format!(
-                "pattern file {shown} is {}, not a regular file",
-                crate::error::file_kind(&meta.file_type())
-            ));
-        }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(format!(
-                "pattern file {shown} has {} bytes; a pattern file is at most {MAX_FILE_BYTES}",
-                meta.len()
-            ));
-        }
-        let file = std::fs::File::open(path).map_err(cannot)?;
-        let mut bytes = Vec::new();
-        file.take(MAX_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(cannot)?;
-        // The file may have grown since its metadata was read.
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Err(format!(
-                "pattern file {shown} is larger than {MAX_FILE_BYTES} bytes"
-            ));
-        }
-        let text = String::from_utf8(bytes)
-            .map_err(|_| format!("pattern file {shown} is not UTF-8 text"))?;
-        Self::from_text(&text, path)
-    }
-
-    /// Parses the text of a pattern file; `source` names it in errors,
-    /// which read `SOURCE line N: ...`.
-    pub fn from_text(text: &str, source: &str) -> Result<PatternGame, String> {
-        let mut name: Option<(usize, String)> = None;
-        let mut squares: Option<(usize, u32)> = None;
-        let mut rows: Option<(usize, Vec<u32>)> = None;
-        let mut patterns: Vec<(usize, Vec<u32>)> = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
-            let at = i + 1;
-            let err = |m: String| format!("{source} line {at}: {m}");
-            let line = raw.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
-            let tokens: Vec<&str> = line
-                .split(|c: char| c.is_whitespace() || c == ',')
-                .filter(|t| !t.is_empty())
-                .collect();
-            let Some((&key, args)) = tokens.split_first() else {
-                continue;
-            };
-            let twice = |prev: Option<usize>| match prev {
-                Some(l) => Err(err(format!("'{key}' is given twice (also line {l})"))),
-                None => Ok(()),
-            };
-            match key {
-                "name" => {
-                    twice(name.as_ref().map(|n| n.0))?;
-                    let [v] = args else {
-                        return Err(err("expected 'name NAME'".into()));
-                    };
-                    check_name(v).map_err(err)?;
-                    name = Some((at, v.to_string()));
-                }
-                "squares" => {
-                    twice(squares.map(|s| s.0))?;
-                    let [v] = args else {
-                        return Err(err("expected 'squares N'".into()));
-                    };
-                    let n = v
-                        .parse::<u32>()
-                        .ok()
-                        .filter(|n| (1..=MAX_SQUARES).contains(n))
-                        .ok_or_else(|| {
-                            err(format!("squares must be 1 to {MAX_SQUARES}, not {}", crate::error::Error::quote(v)))
-                        })?;
-                    squares = Some((at, n));
-                }
-                "rows" => {
-                    twice(rows.as_ref().map(|r| r.0))?;
-                    if args.is_empty() {
-                        return Err(err("expected 'rows N N ...' (squares per row)".into()));
-                    }
-                    let r = args
-                        .iter()
-                        .map(|t| {
-                            t.parse::<u32>()
-                                .ok()
-                                .filter(|&v| (1..=MAX_SQUARES).contains(&v))
-                                .ok_or_else(|| err(format!("row length {} is not 1 to {MAX_SQUARES}", crate::error::Error::quote(t))))
-                        })
-                        .collect::<Result<Vec<u32>, String>>()?;
-                    rows = Some((at, r));
-                }
-                k if k.starts_with(|c: char| c.is_ascii_digit()) => {
-                    let sq = tokens
-                        .iter()
-                        .map(|t| parse_square(t))
-                        .collect::<Result<Vec<u32>, String>>()
-                        .map_err(err)?;
-                    patterns.push((at, sq));
-                }
-                other => {
-                    return Err(err(format!(
-                        "unknown keyword {} (expected name, squares, rows, or a pattern: square numbers)",
-                        crate::error::Error::quote(other)
-                    )))
-                }
-            }
-        }
-        let top = |m: String| format!("{source}: {m}");
-        let (_, name) = name.ok_or_else(|| top("no 'name' line".into()))?;
-        let row_sum: Option<u64> = rows
-            .as_ref()
-            .map(|r| r.1.iter().map(|&v| u64::from(v)).sum());
-        let n = match (squares, row_sum) {
-            (Some((at, n)), Some(sum)) if u64::from(n) != sum => {
-                return Err(format!(
-                    "{source} line {at}: squares {n} disagrees with the rows, which hold {sum}"
-                ))
-            }
-            (Some((_, n)), _) => n,
-            (None, Some(sum)) if (1..=u64::from(MAX_SQUARES)).contains(&sum) => sum as u32,
-            (None, Some(sum)) => {
-                return Err(top(format!(
-                    "the rows hold {sum} squares; a board has 1 to {MAX_SQUARES}"
-                )))
-            }
-            (None, None) => return Err(top("neither 'squares' nor 'rows' is given".into())),
-        };
-        if patterns.is_empty() {
-            return Err(top(
-                "no patterns (a pattern line lists square numbers)".into()
-            ));
-        }
-        if patterns.len() > 4 * MAX_PATTERNS {
-            return Err(top(format!(
-                "{} pattern lines; at most {} are read (and {MAX_PATTERNS} kept)",
-                patterns.len(),
-                4 * MAX_PATTERNS
-            )));
-        }
-        let masks = patterns
-            .iter()
-            .map(|(at, sq)| pattern_mask(sq, n).map_err(|e| format!("{source} line {at}: {e}")))
-            .collect::<Result<Vec<u32>, String>>()?;
-        let rows = rows.map(|r| r.1).unwrap_or_default();
-        let board = PatternBoard::new(n, &masks, &rows).map_err(top)?;
-        PatternGame::new(&name, board).map_err(top)
-    }
-
-    /// The game's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The board: squares, patterns, layout.
-    pub fn board(&self) -> &PatternBoard {
-        &self.board
-    }
-
-    /// `pattern:NAME:squares=N[:rows=..]:lines=..`.
-    fn canonical_spec(&self) -> String {
-        let b = &self.board;
-        let rows = if b.rows.len() > 1 {
-            let r: Vec<String> = b.rows.iter().map(u32::to_string).collect();
-            format!(":rows={}", r.join("."))
-        } else {
-            String::new()
-        };
-        format!(
-            "pattern:{}:squares={}{rows}:lines={}",
-            self.name,
-            b.n,
-            b.pattern_lists(".").join(",")
-        )
-    }
-
-    /// `pattern-NAME-HASH`: the name alone does not tell two rule sets
-    /// apart (two files may both say `name ttt`), and default output names
-    /// must not let one overwrite the other's table; HASH is the CRC-32 of
-    /// the canonical spec, 8 hex digits.
-    fn stem(&self) -> String {
-        format!(
-            "pattern-{}-{:08x}",
-            self.name,
-            crc32fast::hash(self.canonical_spec().as_bytes())
-        )
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,742 @@
+//! The gravity board that Connect and Sogo share: rules, move generation,
+//! tiers, and its two index schemes, each plain or folded by symmetry.
+//!
+//! A gravity game is played on vertical columns of height H standing on an
+//! `nx × ny` floor (Connect-Four: `ny = 1`; Sogo: an N×N floor). A move drops
+//! the mover's piece into a column that is not full; it lands on the lowest
+//! empty cell. Player 0 (`x`) moves first, so player 0 is to move exactly when
+//! both players have the same number of pieces. Whoever first completes one of
+//! the game's winning lines (K cells in a row along any of the 13 directions
+//! of the box that fit: horizontal, vertical, diagonal) wins; a full board
+//! with no line is a tie. Both games share this module's board, index, move
+//! generation and tier enumeration; they differ in geometry and notation.
+//!
+//! Cells: column `c = x + nx·y`, level `z` (0 = bottom); cell bit `c·H + z` of
+//! a `u64` mask ([`GravityPosition::pieces`]), so at most 64 cells.
+//!
+//! Legal positions (what `decode` accepts): any board respecting gravity in
+//! which `#x − #o ∈ {0, 1}` and the player to move has no line (so never
+//! both players). If the player who just moved has a line the position is a
+//! primitive loss in 0 for the player to move (a win under `:misere`, where
+//! completing a line loses). A full board without a line is a tie in 0.
+//!
+//! Tier = number of empty cells; every move fills one, so children are one
+//! tier lower. `max_remoteness` = number of cells.
+//!
+//! The board chooses its index: [`mixed`] (Connect: one mixed-radix digit
+//! per column; folded, the left-right mirror) or [`tight`] (Sogo: blocks of
+//! piece counts ranked combinatorially; folded, the floor's symmetries). A
+//! game holds the board and forwards its index methods to it through
+//! `gravity_play!`, so it writes only its spec and notation.
+
+pub mod mixed;
+pub mod tight;
+
+use crate::value::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// Largest index space the gravity games accept (a one-byte-per-entry table
+/// of this size is a terabyte).
+pub(crate) const MAX_ENTRIES: u64 = 1 << 40;
+
+/// A position of a gravity game: the cells of each player's pieces.
+///
+/// Cell (column c, level z, 0 = bottom) is bit `c·H + z`. Player 0 is to move
+/// when both players have the same number of pieces, player 1 otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GravityPosition {
+    /// Masks of player 0's (`x`) and player 1's (`o`) pieces.
+    pub pieces: [u64; 2],
+}
+
+impl GravityPosition {
+    /// The empty board.
+    pub const EMPTY: GravityPosition = GravityPosition { pieces: [0, 0] };
+
+    /// Every occupied cell.
+    #[inline(always)]
+    pub fn occupied(&self) -> u64 {
+        self.pieces[0] | self.pieces[1]
+    }
+
+    /// The player to move: 0 when the piece counts are equal.
+    #[inline(always)]
+    pub fn mover(&self) -> usize {
+        (self.occupied().count_ones() & 1) as usize
+    }
+}
+
+/// How a [`Gravity`] board numbers its positions (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GravityIndex {
+    /// One mixed-radix digit of `2^(H+1) − 1` values per column.
+    MixedRadix,
+    /// Tier-major: rank of the height vector times the colourings with the
+    /// right piece counts, ranked combinatorially.
+    Tight,
+}
+
+/// A gravity board: geometry, winning lines, index. Connect-Four and Sogo
+/// are this board with their own line lists and notations.
+#[derive(Clone)]
+pub struct Gravity {
+    nx: u32,
+    ny: u32,
+    height: u32,
+    line: u32,
+    misere: bool,
+    cols: u32,
+    cells: u32,
+    col_mask: u64,
+    lines: Vec<u64>,
+    scheme: GravityIndex,
+    size: u64,
+    // Mixed radix.
+    radix: u64,
+    pow: Vec<u64>,
+    prefix_cols: u32,
+    digits: Vec<mixed::Digit>,
+    // Tight.
+    // Shared with a folded index built on this board (see `TightFold`).
+    tight: Option<Arc<tight::Tight>>,
+    /// The symmetries folded into the index, if any.
+    fold: Fold,
+}
+
+/// The folding a board's index applies: none, or the one its scheme has.
+#[derive(Clone, Debug)]
+enum Fold {
+    Plain,
+    /// The mixed-radix index's left-right mirror (scheme 2).
+    Mirror(mixed::Mirror),
+    /// The tight index's floor symmetries (scheme 2).
+    Floor(Arc<tight::TightFold>),
+}
+
+impl fmt::Debug for Gravity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gravity")
+            .field("nx", &self.nx)
+            .field("ny", &self.ny)
+            .field("height", &self.height)
+            .field("line", &self.line)
+            .field("misere", &self.misere)
+            .field("scheme", &self.scheme)
+            .field("folded", &self.is_folded())
+            .field("size", &self.size())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Gravity {
+    fn eq(&self, o: &Gravity) -> bool {
+        (
+            self.nx,
+            self.ny,
+            self.height,
+            self.line,
+            self.misere,
+            self.scheme,
+            self.is_folded(),
+        ) == (
+            o.nx,
+            o.ny,
+            o.height,
+            o.line,
+            o.misere,
+            o.scheme,
+            o.is_folded(),
+        )
+    }
+}
+
+impl Eq for Gravity {}
+
+impl Gravity {
+    /// A gravity board on an `nx × ny` floor of columns of height `height`,
+    /// won by `line` in a row, indexed by `scheme`.
+    pub(crate) fn new(
+        nx: u32,
+        ny: u32,
+        height: u32,
+        line: u32,
+        misere: bool,
+        scheme: GravityIndex,
+    ) -> Result<Gravity, String> {
+        if nx == 0 || ny == 0 || height == 0 {
+            return Err("the board needs at least one column and one row".into());
+        }
+        if line == 0 {
+            return Err("the line length must be at least 1".into());
+        }
+        let cells = u64::from(nx) * u64::from(ny) * u64::from(height);
+        if cells > 63 {
+            return Err(format!(
+                "the board has {cells} cells; at most 63 are supported"
+            ));
+        }
+        let cells = cells as u32;
+        let cols = nx * ny;
+        let col_mask = (1u64 << height) - 1;
+        let lines = Self::lines_of(nx, ny, height, line);
+        if lines.is_empty() {
+            return Err(format!(
+                "no line of {line} fits on the board: the line length must not exceed its largest side"
+            ));
+        }
+        let mut g = Gravity {
+            nx,
+            ny,
+            height,
+            line,
+            misere,
+            cols,
+            cells,
+            col_mask,
+            lines,
+            scheme,
+            size: 0,
+            radix: 0,
+            pow: Vec::new(),
+            prefix_cols: 0,
+            digits: Vec::new(),
+            tight: None,
+            fold: Fold::Plain,
+        };
+        match scheme {
+            GravityIndex::MixedRadix => g.init_mixed()?,
+            GravityIndex::Tight => g.init_tight()?,
+        }
+        Ok(g)
+    }
+
+    fn too_large(entries: u128) -> String {
+        format!(
+            "the index would have {entries} entries ({:.1e}); at most 2^40 = {MAX_ENTRIES} are supported",
+            entries as f64
+        )
+    }
+
+    /// Every line of `k` cells along one of the 13 directions of the box.
+    fn lines_of(nx: u32, ny: u32, h: u32, k: u32) -> Vec<u64> {
+        let mut out = Vec::new();
+        let dims = [nx as i64, ny as i64, h as i64];
+        for dx in -1i64..=1 {
+            for dy in -1i64..=1 {
+                for dz in -1i64..=1 {
+                    // One direction of each opposite pair.
+                    if (dx, dy, dz) <= (0, 0, 0) {
+                        continue;
+                    }
+                    for x in 0..dims[0] {
+                        for y in 0..dims[1] {
+                            for z in 0..dims[2] {
+                                let mut mask = 0u64;
+                                let mut ok = true;
+                                for i in 0..k as i64 {
+                                    let (a, b, c) = (x + i * dx, y + i * dy, z + i * dz);
+                                    if !(0..dims[0]).contains(&a)
+                                        || !(0..dims[1]).contains(&b)
+                                        || !(0..dims[2]).contains(&c)
+                                    {
+                                        ok = false;
+                                        break;
+                                    }
+                                    mask |= 1 << (((a + b * dims[0]) * dims[2] + c) as u32);
+                                }
+                                if ok {
+                                    out.push(mask);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Columns along x.
+    pub fn nx(&self) -> u32 {
+        self.nx
+    }
+
+    /// Columns along y.
+    pub fn ny(&self) -> u32 {
+        self.ny
+    }
+
+    /// Height of every column.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Pieces in a row needed to win.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// Whether completing a line loses instead of wins.
+    pub fn misere(&self) -> bool {
+        self.misere
+    }
+
+    /// Number of columns.
+    pub fn columns(&self) -> u32 {
+        self.cols
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> u32 {
+        self.cells
+    }
+
+    /// The winning lines as cell masks.
+    pub fn lines(&self) -> &[u64] {
+        &self.lines
+    }
+
+    /// Bit of the cell at column `c`, level `z`.
+    #[inline(always)]
+    pub fn cell(&self, c: u32, z: u32) -> u64 {
+        1u64 << (c * self.height + z)
+    }
+
+    /// Pieces in column `c`.
+    #[inline(always)]
+    pub fn column_height(&self, p: &GravityPosition, c: u32) -> u32 {
+        ((p.occupied() >> (c * self.height)) & self.col_mask).count_ones()
+    }
+
+    /// Whether `mask` contains a whole line.
+    #[inline(always)]
+    pub fn has_line(&self, mask: u64) -> bool {
+        self.lines.iter().any(|&l| l & !mask == 0)
+    }
+
+    /// Drops the mover's piece into column `c`, or explains why it cannot
+    /// (column out of range or full, game over).
+    pub fn play(&self, p: &GravityPosition, c: u32) -> Result<GravityPosition, String> {
+        if c >= self.cols {
+            return Err(format!("there is no column {}", c + 1));
+        }
+        if let Some(v) = self.primitive(p) {
+            return Err(match v {
+                Value::Tie => "the board is full".to_string(),
+                _ => format!(
+                    "the game is over: {} has {} in a row",
+                    ['x', 'o'][1 - p.mover()],
+                    self.line
+                ),
+            });
+        }
+        let h = self.column_height(p, c);
+        if h == self.height {
+            return Err("the column is full".into());
+        }
+        let mut q = *p;
+        q.pieces[p.mover()] |= self.cell(c, h);
+        Ok(q)
+    }
+
+    /// Checks a board built from a picture: gravity, piece counts, and that
+    /// the player to move has no line. Columns are named by `name`.
+    pub fn check(&self, p: &GravityPosition, name: impl Fn(u32) -> String) -> Result<(), String> {
+        if p.pieces[0] & p.pieces[1] != 0 {
+            return Err("a cell holds two pieces".into());
+        }
+        for c in 0..self.cols {
+            let col = (p.occupied() >> (c * self.height)) & self.col_mask;
+            if col & (col + 1) != 0 {
+                return Err(format!(
+                    "column {} has a piece above an empty cell (pieces fall to the lowest empty cell)",
+                    name(c)
+                ));
+            }
+        }
+        let (a, b) = (p.pieces[0].count_ones(), p.pieces[1].count_ones());
+        if a != b && a != b + 1 {
+            return Err(format!(
+                "x has {a} pieces and o has {b}: x (who moves first) must have as many as o or one more"
+            ));
+        }
+        let m = p.mover();
+        if self.has_line(p.pieces[m]) {
+            return Err(format!(
+                "{} is to move but already has {} in a row: not a legal position",
+                ['x', 'o'][m],
+                self.line
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether a board with valid counts is legal: the mover has no line.
+    #[inline(always)]
+    fn mover_free(&self, p: &GravityPosition) -> bool {
+        !self.has_line(p.pieces[p.mover()])
+    }
+
+    /// Size of the index space.
+    pub fn size(&self) -> u64 {
+        match &self.fold {
+            Fold::Plain => self.size,
+            Fold::Mirror(m) => m.size,
+            Fold::Floor(f) => f.size(),
+        }
+    }
+
+    /// Index of a position (see the module docs); folded, its canonical
+    /// image's.
+    #[inline]
+    pub fn encode(&self, p: &GravityPosition) -> u64 {
+        match (&self.fold, &self.tight) {
+            (Fold::Plain, None) => self.mixed_encode(p),
+            (Fold::Plain, Some(t)) => self.tight_encode(t, p),
+            (Fold::Mirror(m), _) => self.mirror_encode(m, p),
+            (Fold::Floor(f), _) => f.encode(self, p),
+        }
+    }
+
+    /// The position at an index, or `None` for a hole.
+    pub fn decode(&self, index: u64) -> Option<GravityPosition> {
+        match (&self.fold, &self.tight) {
+            (Fold::Plain, _) if index >= self.size => None,
+            (Fold::Plain, None) => self.mixed_decode(index).filter(|p| self.mover_free(p)),
+            (Fold::Plain, Some(t)) => {
+                Some(self.tight_decode(t, index)).filter(|p| self.mover_free(p))
+            }
+            (Fold::Mirror(m), _) => self.mirror_decode(m, index),
+            (Fold::Floor(f), _) => f.decode(self, index),
+        }
+    }
+
+    /// Calls `f` with each child's index, columns in order, straight from
+    /// the parent's.
+    #[inline(always)]
+    pub fn for_each_child_index(&self, p: &GravityPosition, f: impl FnMut(u64)) {
+        match (&self.fold, &self.tight) {
+            (Fold::Plain, None) => self.mixed_children(p, f),
+            (Fold::Plain, Some(t)) => self.tight_children(t, p, f),
+            (Fold::Mirror(m), _) => self.mirror_children(m, p, f),
+            (Fold::Floor(fold), _) => fold.for_each_child_index(self, p, f),
+        }
+    }
+
+    /// Work units of a tier.
+    pub fn tier_units(&self, tier: u32) -> u64 {
+        match (&self.fold, &self.tight) {
+            (Fold::Plain, None) => self.mixed_units(),
+            (Fold::Plain, Some(t)) => self.tight_units(t, tier),
+            (Fold::Mirror(m), _) => m.units,
+            (Fold::Floor(f), _) => f.tier_units(self, tier),
+        }
+    }
+
+    /// The legal positions of a tier in a unit, in increasing index order.
+    #[inline]
+    pub fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
+        match (&self.fold, &self.tight) {
+            (Fold::Plain, None) => self.mixed_unit(tier, unit, f),
+            (Fold::Plain, Some(t)) => self.tight_plain_unit(t, tier, unit, f),
+            (Fold::Mirror(m), _) => self.mirror_unit(m, tier, unit, f),
+            (Fold::Floor(fold), _) => fold.for_each_in_unit(self, tier, unit, f),
+        }
+    }
+
+    /// The same board with its scheme's symmetries folded into the index
+    /// (index scheme 2), or why there are none to fold: the mixed-radix
+    /// index folds the left-right mirror, the tight index the floor's.
+    pub fn folded(&self) -> Result<Gravity, String> {
+        if self.is_folded() {
+            return Ok(self.clone());
+        }
+        let fold = match self.scheme {
+            GravityIndex::MixedRadix if self.cols < 2 => {
+                return Err(
+                    "a single column is its own mirror image: there is nothing to fold".into(),
+                )
+            }
+            GravityIndex::MixedRadix => Fold::Mirror(mixed::Mirror::new(self)),
+            GravityIndex::Tight => Fold::Floor(Arc::new(tight::TightFold::new(self)?)),
+        };
+        Ok(Gravity {
+            fold,
+            ..self.clone()
+        })
+    }
+
+    /// The same board with the plain index.
+    pub fn unfolded(&self) -> Gravity {
+        Gravity {
+            fold: Fold::Plain,
+            ..self.clone()
+        }
+    }
+
+    /// Whether the index folds symmetries.
+    pub fn is_folded(&self) -> bool {
+        !matches!(self.fold, Fold::Plain)
+    }
+
+    /// Index scheme 1, plain, or 2, folded.
+    pub fn index_scheme(&self) -> u16 {
+        if self.is_folded() {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Value of a game-over position for the player to move.
+    #[inline]
+    pub fn primitive(&self, p: &GravityPosition) -> Option<Value> {
+        if self.has_line(p.pieces[1 - p.mover()]) {
+            Some(if self.misere { Value::Win } else { Value::Lose })
+        } else if p.occupied().count_ones() == self.cells {
+            Some(Value::Tie)
+        } else {
+            None
+        }
+    }
+
+    /// Every move (0-based column) with its child, columns in order.
+    pub fn moves(&self, p: &GravityPosition) -> Vec<(u8, GravityPosition)> {
+        if self.primitive(p).is_some() {
+            return Vec::new();
+        }
+        (0..self.cols)
+            .filter_map(|c| self.play(p, c).ok().map(|q| (c as u8, q)))
+            .collect()
+    }
+
+    /// Number of children of a non-primitive position.
+    #[inline]
+    pub fn move_count(&self, p: &GravityPosition) -> u64 {
+        let occ = p.occupied();
+        (0..self.cols)
+            .filter(|&c| (occ >> (c * self.height)) & self.col_mask != self.col_mask)
+            .count() as u64
+    }
+
+    /// Tier = empty cells.
+    #[inline]
+    pub fn tier(&self, p: &GravityPosition) -> u32 {
+        self.cells - p.occupied().count_ones()
+    }
+
+    /// Tiers: 0 (full board) to the number of cells (empty board).
+    pub fn tier_count(&self) -> u32 {
+        self.cells + 1
+    }
+
+    /// Parses one picture of `rows` rows separated by `/`, each `width`
+    /// characters of `.`, `x`, `o`; `cell(row, i)` names the cell's bit.
+    /// Returns the masks of `x` and `o`. `what` prefixes error messages.
+    pub(crate) fn parse_cells(
+        text: &str,
+        rows: u32,
+        width: u32,
+        what: &str,
+        mut cell: impl FnMut(u32, u32) -> u64,
+    ) -> Result<[u64; 2], String> {
+        let lines: Vec<&str> = text.split('/').map(str::trim).collect();
+        if lines.len() != rows as usize {
+            return Err(format!(
+                "{what}: expected {rows} rows separated by '/', found {}",
+                lines.len()
+            ));
+        }
+        let mut pieces = [0u64; 2];
+        for (r, line) in lines.iter().enumerate() {
+            let n = line.chars().count();
+            if n != width as usize {
+                let e = crate::games::row_length(r + 1, line, n, width, "cells");
+                return Err(format!("{what}: {e}"));
+            }
+            for (i, ch) in line.chars().enumerate() {
+                let bit = cell(r as u32, i as u32);
+                match ch {
+                    '.' => {}
+                    'x' | 'X' => pieces[0] |= bit,
+                    'o' | 'O' => pieces[1] |= bit,
+                    other => {
+                        return Err(format!(
+                        "{what}: unexpected '{other}' (use '.' empty, 'x' player 0, 'o' player 1)"
+                    ))
+                    }
+                }
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// The character of a cell: `.`, `x` or `o`.
+    pub(crate) fn cell_char(p: &GravityPosition, bit: u64) -> char {
+        if p.pieces[0] & bit != 0 {
+            'x'
+        } else if p.pieces[1] & bit != 0 {
+            'o'
+        } else {
+            '.'
+        }
+    }
+
+    /// Plays a list of moves (0-based columns) from the empty board.
+    pub(crate) fn play_all(
+        &self,
+        moves: &[u32],
+        name: impl Fn(u32) -> String,
+    ) -> Result<GravityPosition, String> {
+        let mut p = GravityPosition::EMPTY;
+        for (i, &c) in moves.iter().enumerate() {
+            p = self
+                .play(&p, c)
+                .map_err(|e| format!("move {} ({}): {e}", i + 1, name(c)))?;
+        }
+        Ok(p)
+    }
+}
+
+/// The methods of [`Game`](crate::game::Game) a gravity game forwards to
+/// its `board: Gravity` field (its only field): the rules and the index,
+/// plain or folded (the board holds the choice, as
+/// [`PatternBoard`](crate::games::PatternBoard) does). The game writes its
+/// spec, file stem and notation.
+macro_rules! gravity_play {
+    () => {
+        /// Scheme 1: the plain index; scheme 2: folded by symmetry.
+        fn index_scheme(&self) -> u16 {
+            self.board.index_scheme()
+        }
+
+        fn size(&self) -> u64 {
+            self.board.size()
+        }
+
+        #[inline]
+        fn encode(&self, p: &$crate::games::gravity::GravityPosition) -> u64 {
+            self.board.encode(p)
+        }
+
+        #[inline]
+        fn decode(&self, index: u64) -> Option<$crate::games::gravity::GravityPosition> {
+            self.board.decode(index)
+        }
+
+        #[inline(always)]
+        fn for_each_child_index(
+            &self,
+            p: &$crate::games::gravity::GravityPosition,
+            f: impl FnMut(u64),
+        ) {
+            self.board.for_each_child_index(p, f)
+        }
+
+        fn tier_units(&self, tier: u32) -> u64 {
+            self.board.tier_units(tier)
+        }
+
+        #[inline]
+        fn for_each_in_unit(
+            &self,
+            tier: u32,
+            unit: u64,
+            f: impl FnMut(u64, &$crate::games::gravity::GravityPosition),
+        ) {
+            self.board.for_each_in_unit(tier, unit, f)
+        }
+
+        /// The board's symmetries folded into the index (scheme 2), or why
+        /// there are none.
+        fn folded(&self) -> Result<Self, String> {
+            let board = self
+                .board
+                .folded()
+                .map_err(|e| format!("{}: {e}", $crate::game::Game::spec(self)))?;
+            Ok(Self { board })
+        }
+
+        fn unfolded(&self) -> Self {
+            Self {
+                board: self.board.unfolded(),
+            }
+        }
+
+        fn is_folded(&self) -> bool {
+            self.board.is_folded()
+        }
+
+        fn start(&self) -> $crate::games::gravity::GravityPosition {
+            $crate::games::gravity::GravityPosition::EMPTY
+        }
+
+        #[inline]
+        fn primitive(
+            &self,
+            p: &$crate::games::gravity::GravityPosition,
+        ) -> Option<$crate::value::Value> {
+            self.board.primitive(p)
+        }
+
+        fn moves(
+            &self,
+            p: &$crate::games::gravity::GravityPosition,
+        ) -> Vec<(u8, $crate::games::gravity::GravityPosition)> {
+            self.board.moves(p)
+        }
+
+        #[inline]
+        fn move_count(&self, p: &$crate::games::gravity::GravityPosition) -> u64 {
+            self.board.move_count(p)
+        }
+
+        fn tier_count(&self) -> u32 {
+            self.board.tier_count()
+        }
+
+        #[inline]
+        fn tier(&self, p: &$crate::games::gravity::GravityPosition) -> u32 {
+            self.board.tier(p)
+        }
+
+        fn max_remoteness(&self) -> u32 {
+            self.board.cells()
+        }
+
+        fn player_to_move(&self, p: &$crate::games::gravity::GravityPosition) -> Option<u8> {
+            Some(p.mover() as u8)
+        }
+    };
+}
+pub(crate) use gravity_play;
+
+/// Parses the parameters after a gravity game's size: nothing, `normal` or
+/// `misere`.
+pub(crate) fn parse_rest(rest: Option<&str>) -> Result<bool, String> {
+    crate::games::parse_play(rest)
+}
+
+/// Splits a move list into tokens: on spaces and commas if it has any, else
+/// one token per character. Lazy, so a caller that stops at the board's
+/// capacity never builds a token list as long as a huge input.
+pub(crate) fn move_tokens(s: &str) -> impl Iterator<Item = &str> {
+    let spaced = s.contains(|c: char| c.is_whitespace() || c == ',');
+    let words = spaced.then(|| {
+        s.split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|t| !t.is_empty())
+    });
+    let chars = (!spaced).then(|| s.char_indices().map(|(i, c)| &s[i..i + c.len_utf8()]));
+    words
+        .into_iter()
+        .flatten()
+        .chain(chars.into_iter().flatten())
+}
+
+/// The refusal of a move list longer than the board has cells.
+pub(crate) fn too_many_moves(cells: u32) -> String {
+    format!("more moves than the board has cells ({cells})")
+}
