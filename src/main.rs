@@ -1,6 +1,7 @@
 //! The `retrograde` command: a thin shell over the library. Each subcommand
 //! is one file in `cli/` holding its clap `Args` (whose doc comments are the
 //! help text) and a `run`; this file parses and dispatches.
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 mod cli;
 
@@ -62,7 +63,7 @@ fn main() -> ExitCode {
 /// may run, instead of an async-signal handler, where almost none may.
 fn clean_up_on_signal() {
     #[cfg(unix)]
-    // Safety: plain libc calls on a local, zero-initialised sigset_t, made
+    // SAFETY: plain libc calls on a local, zero-initialised sigset_t, made
     // first in main before any other thread exists.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
@@ -77,7 +78,7 @@ fn clean_up_on_signal() {
             .name("signals".into())
             .spawn(move || {
                 let mut sig: libc::c_int = 0;
-                // Safety: `set` is a valid signal set and `sig` writable.
+                // SAFETY: `set` is a valid signal set and `sig` writable.
                 if libc::sigwait(&set, &mut sig) == 0 {
                     retrograde::solve::remove_temporary_files();
                     if sig == libc::SIGINT {
@@ -98,7 +99,7 @@ fn clean_up_on_signal() {
 /// process quietly as Unix tools do.
 fn restore_sigpipe() {
     #[cfg(unix)]
-    // Safety: called first in main, before any thread starts; SIG_DFL is a
+    // SAFETY: called first in main, before any thread starts; SIG_DFL is a
     // valid disposition for SIGPIPE.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);

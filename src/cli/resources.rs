@@ -21,8 +21,10 @@ pub fn disk_available(dir: &Path) -> Option<u64> {
     {
         use std::os::unix::ffi::OsStrExt;
         let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: statvfs is a plain C struct of integers, for which all
+        // zero bytes is a valid value.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        // Safety: `c` is a valid NUL-terminated path and `st` a writable
+        // SAFETY: `c` is a valid NUL-terminated path and `st` a writable
         // statvfs the call fills in.
         if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
             return None;

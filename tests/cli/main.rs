@@ -1,6 +1,8 @@
 //! The `retrograde` command end to end: every subcommand run as a separate
 //! process, `play`, `compare`, and hostile game specs and positions. Run one
 //! suite with `cargo test --release --test cli play::`.
+// Every suite here needs the `retrograde` binary: `--no-default-features` builds this binary empty.
+#![cfg(feature = "cli")]
 
 #[path = "../common/mod.rs"]
 mod common;
