@@ -40,7 +40,7 @@ fn library_dir() -> &'static Path {
         // target/<profile>/deps/files-HASH: the profile directory is deps' parent.
         let profile_dir = deps.parent().expect("the profile directory").to_path_buf();
         for dir in [&deps, &profile_dir] {
-            if dir.join(library_file_name()).is_file() {
+            if exports_the_c_api(&dir.join(library_file_name())) {
                 return dir.clone();
             }
         }
@@ -61,13 +61,21 @@ fn library_dir() -> &'static Path {
             .expect("cargo runs");
         assert!(status.success(), "cargo build --lib failed");
         assert!(
-            profile_dir.join(library_file_name()).is_file(),
-            "cargo build --lib made no {} in {}",
+            exports_the_c_api(&profile_dir.join(library_file_name())),
+            "cargo build --lib made no {} exporting rtb_open in {}",
             library_file_name(),
             profile_dir.display()
         );
         profile_dir
     })
+}
+
+/// Whether `lib` is a cdylib with the C API in it. The cdylib's file name
+/// has no hash, so a `--no-default-features` build of the same profile (as
+/// .ci/run does first, to check the reader alone) leaves one without the
+/// `ffi` feature's symbols where this test looks; such a file is rebuilt.
+fn exports_the_c_api(lib: &Path) -> bool {
+    std::fs::read(lib).is_ok_and(|bytes| bytes.windows(14).any(|w| w == b"rtb_open_with\0"))
 }
 
 /// A copy of the cdylib in `dir`, so that a concurrent build rewriting the
@@ -131,7 +139,15 @@ fn c_example_gets_the_published_answers() {
         "{}",
         show("cc warnings", &compile)
     );
-    let run = Command::new(&exe).arg(&table).output().unwrap();
+    // `cargo test` puts target/<profile> on LD_LIBRARY_PATH, which the
+    // loader searches before the -rpath above: a cdylib there from a
+    // `--no-default-features` build (no C API) would be loaded instead.
+    let run = Command::new(&exe)
+        .arg(&table)
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("DYLD_LIBRARY_PATH")
+        .output()
+        .unwrap();
     let report = show("c_example", &run);
     assert!(run.status.success(), "{report}");
     let stdout = String::from_utf8_lossy(&run.stdout);
