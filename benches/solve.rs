@@ -4,7 +4,10 @@
 //!   to a `Vec<u8>` (allocation included).
 //! * `to_file`: `solve_to_file`, into anonymous memory, then CRC, header, a
 //!   `.partial` file in a temporary directory, `fsync` and rename, i.e.
-//!   everything `retrograde solve` does except the progress bar.
+//!   everything `retrograde solve` does except the progress bar (these
+//!   solves finish before the default checkpoint interval, so none is taken).
+//! * `to_file_checkpoint_every_tier`: the same with a checkpoint after every
+//!   tier (`--checkpoint-every 0`): what checkpoints cost at most.
 //!
 //! Throughput is in positions (every index of Isolation is a legal position,
 //! so that is `game.size()`). Run with `cargo bench --bench solve`.
@@ -47,6 +50,20 @@ fn solve(c: &mut Criterion) {
                 )
             })
         });
+
+        let every_tier = SolveOptions {
+            checkpoint_interval: Some(Duration::ZERO),
+            ..SolveOptions::default()
+        };
+        group.bench_with_input(
+            BenchmarkId::new("to_file_checkpoint_every_tier", &name),
+            &game,
+            |b, g| {
+                b.iter(|| {
+                    black_box(solve_to_file(g, &path, &every_tier, &NoProgress).expect("solve"))
+                })
+            },
+        );
     }
     group.finish();
 }

@@ -3,11 +3,17 @@
 //! While a solve runs, each completed tier (or run of tiers) is appended to
 //! `NAME.ckpt` as one record: the tiers' cells in the solver's enumeration
 //! order (work units in order, each unit's positions in the game's fixed
-//! order), compressed with zstd level 1 (a tier compresses about ninefold),
-//! with a CRC32. A record counts only once it is written and synced. On the
-//! next run of the same command the records are replayed into the table and
-//! the solve continues with the next tier; a torn or corrupt last record is
-//! dropped (and the file cut back to the last good record).
+//! order), with a CRC32. A record counts only once it is written and synced.
+//! On the next run of the same command the records are replayed into the
+//! table and the solve continues with the next tier; a torn or corrupt last
+//! record is dropped (and the file cut back to the last good record).
+//!
+//! A record is written straight from the table: the tiers' work units are
+//! cut into runs of about [`FRAME_BYTES`] of cells, and each run is read from
+//! the table and compressed as its own zstd frame (level 1; a tier
+//! compresses about ninefold) on the solver's threads, a few runs in flight
+//! per thread, and written in order. No copy of a tier is ever made: a
+//! checkpoint costs a pass over the cells and a few frames of memory.
 //!
 //! ```text
 //! header:  magic "RTBCKPT\0" | u32 checkpoint version | u32 header length H |
@@ -15,8 +21,16 @@
 //!          u8 table kind | u8 cell width | u64 entries |
 //!          u16 length S | S bytes of game spec | u16 length G | G bytes generator
 //! record:  magic "TIER" | u32 first tier | u32 last tier | u64 cells |
-//!          u64 compressed length L | u32 CRC32 of the L bytes | L bytes
+//!          u64 body length L | u32 CRC32 of the L bytes | L bytes of frames
+//! frame:   u32 first tier | u64 first unit | u32 end tier | u64 end unit |
+//!          u64 cells | u64 compressed length C | C bytes: one zstd frame
 //! ```
+//!
+//! A frame holds the cells of the work units from (first tier, first unit)
+//! up to, not including, (end tier, end unit), where the unit after a tier's
+//! last is unit 0 of the next tier; a record's frames follow one another and
+//! cover its tiers' units exactly. A record's head is written last, over a
+//! zeroed placeholder, so a record cut short anywhere is no record.
 //!
 //! A checkpoint of other rules, another index, another table kind or another
 //! checkpoint or program version is refused with a message, never reused.
@@ -31,18 +45,31 @@ use crate::error::{Error, Result};
 use crate::format::{generator, CellCodec, TempFile};
 use crate::game::Game;
 use byteorder::{ByteOrder, LittleEndian as LE};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::{Condvar, Mutex};
 
 const MAGIC: [u8; 8] = *b"RTBCKPT\0";
-/// The checkpoint layout's version. Checkpoints written before it had a
-/// number of its own stored the table format's version, 1, in this field,
-/// so it starts at 1 and those checkpoints still resume; bump it when the
-/// layout above changes, whatever the table format does.
-pub const CHECKPOINT_VERSION: u32 = 1;
+/// The checkpoint layout's version; bump it when the layout above changes,
+/// whatever the table format does. Version 1 (the table format's version,
+/// which checkpoints stored here before they had a number of their own) held
+/// each record in one zstd block; version 2 holds it in frames.
+pub const CHECKPOINT_VERSION: u32 = 2;
 const RECORD: [u8; 4] = *b"TIER";
 const RECORD_HEAD: usize = 4 + 4 + 4 + 8 + 8 + 4;
+const FRAME_HEAD: usize = 4 + 8 + 4 + 8 + 8 + 8;
+/// About how many bytes of cells one frame holds: large enough that zstd
+/// compresses well and a frame's head costs nothing, small enough that a few
+/// frames per thread in flight cost a few MiB.
+pub const FRAME_BYTES: u64 = 4 << 20;
+/// Cells read from the table are handed to zstd this many bytes at a time.
+const FEED_BYTES: usize = 256 << 10;
+/// Frames compressed ahead of the one the file waits for, per thread.
+const AHEAD_PER_THREAD: usize = 2;
 
 /// The checkpoint file of an output path: `NAME.ckpt`.
 pub fn checkpoint_path(path: &Path) -> PathBuf {
@@ -144,15 +171,15 @@ impl Checkpoint {
         })
     }
 
-    /// Opens an existing checkpoint, checks it belongs to `id`, and replays
-    /// its complete records through `restore(tier, cells)`, where `cells`
-    /// holds each tier's cells in enumeration order. A torn last record is cut
-    /// off. Refuses a checkpoint of anything else.
-    pub fn resume(
+    /// Opens an existing checkpoint, checks it belongs to `id` (the
+    /// identity of `game`'s table), and replays its complete records into
+    /// `table`, the table's bytes (`id.width` bytes a cell). A torn last
+    /// record is cut off. Refuses a checkpoint of anything else.
+    pub fn resume<G: Game>(
         path: &Path,
         id: &Identity,
-        mut restore: impl FnMut(u32, &[u32]) -> Result<()>,
-        mut tier_size: impl FnMut(u32) -> u64,
+        game: &G,
+        table: &[AtomicU8],
     ) -> Result<Checkpoint> {
         let io = |e| Error::io(format!("cannot read checkpoint {}", path.display()), e);
         // Never through a symlink, and only a regular file: the checkpoint is
@@ -225,34 +252,31 @@ impl Checkpoint {
             let first = LE::read_u32(&h[4..]);
             let last = LE::read_u32(&h[8..]);
             let cells = LE::read_u64(&h[12..]);
-            let clen = LE::read_u64(&h[20..]) as usize;
+            let blen = LE::read_u64(&h[20..]);
             let crc = LE::read_u32(&h[28..]);
             let body_at = at + RECORD_HEAD;
-            if first != next_tier || last < first || body_at + clen > bytes.len() {
+            if first != next_tier
+                || last < first
+                || last >= game.tier_count()
+                || blen > (bytes.len() - body_at) as u64
+            {
                 break;
             }
-            let body = &bytes[body_at..body_at + clen];
+            let body = &bytes[body_at..body_at + blen as usize];
             if crc32fast::hash(body) != crc {
                 break;
             }
-            let expected: u64 = (first..=last).map(&mut tier_size).sum();
-            if expected != cells {
+            // Checked whole before any cell is restored: a record dropped
+            // must leave its tiers' cells as the solver expects them, empty.
+            let Some(frames) = frames_of(body, game, first, last, cells) else {
                 break;
-            }
-            let raw =
-                zstd::bulk::decompress(body, cells as usize * usize::from(id.width)).map_err(io)?;
-            if raw.len() != cells as usize * usize::from(id.width) {
-                break;
-            }
-            let values = unpack(&raw, id.width);
-            let mut offset = 0usize;
-            for t in first..=last {
-                let n = tier_size(t) as usize;
-                restore(t, &values[offset..offset + n])?;
-                offset += n;
-            }
+            };
+            frames
+                .par_iter()
+                .map(|f| f.restore(game, table, id.width))
+                .collect::<Result<()>>()?;
             next_tier = last + 1;
-            at = body_at + clen;
+            at = body_at + blen as usize;
         }
         // Drop whatever follows the last good record, so appends stay valid.
         file.set_len(at as u64).map_err(io)?;
@@ -265,26 +289,64 @@ impl Checkpoint {
         })
     }
 
-    /// Appends tiers `first..=last` (their cells in enumeration order) and
-    /// syncs; only then do they count.
-    pub fn append(&mut self, first: u32, last: u32, cells: &[u32], width: u8) -> Result<()> {
-        let io = |e| {
-            Error::io(
-                format!("cannot write checkpoint {}", self.path.display()),
-                e,
-            )
-        };
-        let raw = pack(cells, width);
-        let body = zstd::bulk::compress(&raw, 1).map_err(io)?;
+    /// Appends tiers `first..=last` of `game`, read from `table` (the
+    /// table's bytes, `width` bytes a cell), and syncs; only then do they
+    /// count.
+    pub fn append<G: Game>(
+        &mut self,
+        game: &G,
+        first: u32,
+        last: u32,
+        table: &[AtomicU8],
+        width: u8,
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let io = |e| Error::io(format!("cannot write checkpoint {}", path.display()), e);
+        let start = self.file.seek(SeekFrom::End(0)).map_err(io)?;
+        let written = self.write_record(game, first, last, table, width, start);
+        if written.is_err() {
+            // Best effort: a half-written record is no record anyway (its
+            // head is zeros), but later appends should not follow it.
+            let _ = self.file.set_len(start);
+        }
+        written
+    }
+
+    fn write_record<G: Game>(
+        &mut self,
+        game: &G,
+        first: u32,
+        last: u32,
+        table: &[AtomicU8],
+        width: u8,
+        start: u64,
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let io = |e| Error::io(format!("cannot write checkpoint {}", path.display()), e);
+        self.file.write_all(&[0u8; RECORD_HEAD]).map_err(io)?;
+        let mut crc = crc32fast::Hasher::new();
+        let mut body = 0u64;
+        let mut cells = 0u64;
+        let file = &mut self.file;
+        stream_frames(game, first, last, table, width, |head, frame| {
+            cells += LE::read_u64(&head[24..]);
+            crc.update(head);
+            crc.update(frame);
+            body += (head.len() + frame.len()) as u64;
+            file.write_all(head)?;
+            file.write_all(frame)
+        })
+        .map_err(io)?;
         let mut head = [0u8; RECORD_HEAD];
         head[..4].copy_from_slice(&RECORD);
         LE::write_u32(&mut head[4..], first);
         LE::write_u32(&mut head[8..], last);
-        LE::write_u64(&mut head[12..], cells.len() as u64);
-        LE::write_u64(&mut head[20..], body.len() as u64);
-        LE::write_u32(&mut head[28..], crc32fast::hash(&body));
+        LE::write_u64(&mut head[12..], cells);
+        LE::write_u64(&mut head[20..], body);
+        LE::write_u32(&mut head[28..], crc.finalize());
+        self.file.seek(SeekFrom::Start(start)).map_err(io)?;
         self.file.write_all(&head).map_err(io)?;
-        self.file.write_all(&body).map_err(io)?;
+        self.file.seek(SeekFrom::End(0)).map_err(io)?;
         self.file.sync_data().map_err(io)?;
         self.next_tier = last + 1;
         Ok(())
@@ -297,23 +359,322 @@ impl Checkpoint {
     }
 }
 
-fn pack(cells: &[u32], width: u8) -> Vec<u8> {
-    let w = usize::from(width);
-    let mut out = Vec::with_capacity(cells.len() * w);
-    for &c in cells {
-        out.extend_from_slice(&c.to_le_bytes()[..w]);
+/// A place in a run of tiers' work units: (tier, unit).
+type Place = (u32, u64);
+
+/// The units from `from` up to, not including, `to`, in order; `(t,
+/// tier_units(t))` is the place after tier `t`'s last unit.
+fn for_each_unit<G: Game>(game: &G, from: Place, to: Place, mut f: impl FnMut(u32, u64)) {
+    let (mut t, mut u) = from;
+    while (t, u) < to {
+        if u >= game.tier_units(t) {
+            t += 1;
+            u = 0;
+            continue;
+        }
+        f(t, u);
+        u += 1;
     }
-    out
 }
 
-fn unpack(raw: &[u8], width: u8) -> Vec<u32> {
-    raw.chunks_exact(usize::from(width))
-        .map(|b| {
-            let mut x = [0u8; 4];
-            x[..b.len()].copy_from_slice(b);
-            u32::from_le_bytes(x)
+/// One frame of a record, as read back.
+struct Frame<'a> {
+    from: Place,
+    to: Place,
+    cells: u64,
+    zstd: &'a [u8],
+}
+
+impl Frame<'_> {
+    /// Decompresses the frame into its cells' places in `table`.
+    fn restore<G: Game>(&self, game: &G, table: &[AtomicU8], width: u8) -> Result<()> {
+        let w = usize::from(width);
+        let mut decoder = zstd::stream::read::Decoder::with_buffer(self.zstd)
+            .map_err(|e| Error::io("cannot read checkpoint", e))?
+            .single_frame();
+        let mut buf = vec![0u8; FEED_BYTES - FEED_BYTES % w];
+        let (mut have, mut used) = (0usize, 0usize);
+        let mut cells = 0u64;
+        let mut failure: Option<Error> = None;
+        let mismatch = || {
+            Error::Checkpoint(format!(
+                "checkpoint tiers {}-{} do not match the game's positions; run with --restart",
+                self.from.0, self.to.0
+            ))
+        };
+        for_each_unit(game, self.from, self.to, |t, u| {
+            game.for_each_in_unit(t, u, |i, _| {
+                if failure.is_some() {
+                    return;
+                }
+                if used + w > have {
+                    if used != have {
+                        failure = Some(mismatch());
+                        return;
+                    }
+                    match read_full(&mut decoder, &mut buf) {
+                        Ok(n) if n >= w && n % w == 0 => (have, used) = (n, 0),
+                        Ok(_) => {
+                            failure = Some(mismatch());
+                            return;
+                        }
+                        Err(e) => {
+                            failure = Some(Error::io("cannot read checkpoint", e));
+                            return;
+                        }
+                    }
+                }
+                let at = i as usize * w;
+                for k in 0..w {
+                    table[at + k].store(buf[used + k], Relaxed);
+                }
+                used += w;
+                cells += 1;
+            })
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let mut rest = [0u8; 1];
+        let more = read_full(&mut decoder, &mut rest)
+            .map_err(|e| Error::io("cannot read checkpoint", e))?;
+        if used != have || more != 0 || cells != self.cells {
+            return Err(mismatch());
+        }
+        Ok(())
+    }
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// The frames of a record's body, if they follow one another over exactly
+/// the units of tiers `first..=last` and hold `cells` cells in all; `None`
+/// for a record that is not whole.
+fn frames_of<'a, G: Game>(
+    body: &'a [u8],
+    game: &G,
+    first: u32,
+    last: u32,
+    cells: u64,
+) -> Option<Vec<Frame<'a>>> {
+    let mut frames = Vec::new();
+    let mut at = 0usize;
+    let mut next: Place = (first, 0);
+    let mut total = 0u64;
+    let end: Place = (last + 1, 0);
+    while at < body.len() {
+        let h = body.get(at..at + FRAME_HEAD)?;
+        let from = (LE::read_u32(h), LE::read_u64(&h[4..]));
+        let to = (LE::read_u32(&h[12..]), LE::read_u64(&h[16..]));
+        let n = LE::read_u64(&h[24..]);
+        let clen = usize::try_from(LE::read_u64(&h[32..])).ok()?;
+        let zstd = body.get(at + FRAME_HEAD..(at + FRAME_HEAD).checked_add(clen)?)?;
+        if from != next || to <= from || to > end || (to.0 <= last && to.1 > game.tier_units(to.0))
+        {
+            return None;
+        }
+        total = total.checked_add(n)?;
+        frames.push(Frame {
+            from,
+            to,
+            cells: n,
+            zstd,
+        });
+        next = to;
+        at += FRAME_HEAD + clen;
+    }
+    // The record must end at its last tier's end, written either way.
+    let whole = next == end || next == (last, game.tier_units(last));
+    (whole && total == cells).then_some(frames)
+}
+
+/// What the threads writing a record share.
+struct Shared {
+    /// The next run of units to hand out.
+    cursor: Place,
+    /// Cells in the first unit of each tier (`None`: not counted yet).
+    estimates: Vec<Option<u64>>,
+    /// Frames handed out, and written, so far.
+    claimed: u64,
+    written: u64,
+    /// Frames compressed but waiting for an earlier one.
+    done: BTreeMap<u64, (Vec<u8>, Vec<u8>)>,
+    failure: Option<std::io::Error>,
+}
+
+/// Reads tiers `first..=last` from `table` in enumeration order and calls
+/// `write(head, zstd_frame)` for each frame in order. The frames are
+/// compressed on all of rayon's threads, each taking the next run of units
+/// when it is free, with at most [`AHEAD_PER_THREAD`] frames a thread
+/// finished ahead of the one `write` waits for.
+fn stream_frames<G: Game>(
+    game: &G,
+    first: u32,
+    last: u32,
+    table: &[AtomicU8],
+    width: u8,
+    write: impl FnMut(&[u8], &[u8]) -> std::io::Result<()> + Send,
+) -> std::io::Result<()> {
+    let threads = rayon::current_num_threads().max(1);
+    let shared = Mutex::new(Shared {
+        cursor: (first, 0),
+        estimates: vec![None; (last - first + 1) as usize],
+        claimed: 0,
+        written: 0,
+        done: BTreeMap::new(),
+        failure: None,
+    });
+    let write = Mutex::new(write);
+    let turn = Condvar::new();
+    let ahead = (threads * AHEAD_PER_THREAD) as u64;
+    let frame_cells = (FRAME_BYTES / u64::from(width)).max(1);
+    let end: Place = (last + 1, 0);
+    let worker = || loop {
+        let (seq, from, to) = {
+            let mut s = shared.lock().unwrap();
+            while s.failure.is_none() && s.claimed - s.written >= ahead {
+                s = turn.wait(s).unwrap();
+            }
+            if s.failure.is_some() {
+                return;
+            }
+            let from = s.cursor;
+            let to = claim(game, &mut s, first, end, frame_cells, threads);
+            if to == from {
+                return;
+            }
+            s.cursor = to;
+            s.claimed += 1;
+            (s.claimed - 1, from, to)
+        };
+        let frame = compress(game, table, width, from, to);
+        let mut s = shared.lock().unwrap();
+        match frame {
+            Ok(f) => {
+                s.done.insert(seq, f);
+            }
+            Err(e) => {
+                s.failure.get_or_insert(e);
+            }
+        }
+        // Whoever completes the frame the file waits for writes it, and any
+        // that were waiting behind it.
+        while s.failure.is_none() {
+            let at = s.written;
+            let Some((head, zstd)) = s.done.remove(&at) else {
+                break;
+            };
+            let mut sink = write.lock().unwrap();
+            if let Err(e) = (*sink)(&head, &zstd) {
+                s.failure = Some(e);
+            }
+            s.written += 1;
+        }
+        turn.notify_all();
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(worker);
+        }
+    });
+    let s = shared.into_inner().unwrap();
+    match s.failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The end of the next run of units from `s.cursor`: about `frame_cells`
+/// cells, judged by each tier's first unit, and never more than a quarter
+/// of a tier's units per thread, so a tier whose first unit misleads still
+/// spreads over the threads. Runs of small tiers share a frame.
+fn claim<G: Game>(
+    game: &G,
+    s: &mut Shared,
+    first: u32,
+    end: Place,
+    frame_cells: u64,
+    threads: usize,
+) -> Place {
+    let (mut t, mut u) = s.cursor;
+    let mut budget = frame_cells;
+    while (t, u) < end {
+        let units = game.tier_units(t);
+        if u >= units {
+            (t, u) = (t + 1, 0);
+            continue;
+        }
+        let estimate = *s.estimates[(t - first) as usize].get_or_insert_with(|| {
+            let mut n = 0u64;
+            game.for_each_in_unit(t, 0, |_, _| n += 1);
+            n
+        });
+        let cap = units.div_ceil(4 * threads as u64);
+        let take = (units - u).min(cap).min((budget / estimate.max(1)).max(1));
+        u += take;
+        budget = budget.saturating_sub(take * estimate.max(1));
+        if u < units || budget == 0 {
+            break;
+        }
+    }
+    (t, u)
+}
+
+/// Reads the cells of the units from `from` to `to` out of `table` and
+/// compresses them into one zstd frame: the frame's head and the frame.
+fn compress<G: Game>(
+    game: &G,
+    table: &[AtomicU8],
+    width: u8,
+    from: Place,
+    to: Place,
+) -> std::io::Result<(Vec<u8>, Vec<u8>)> {
+    let w = usize::from(width);
+    let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), 1)?;
+    encoder.include_checksum(false)?;
+    let mut buf: Vec<u8> = Vec::with_capacity(FEED_BYTES + w);
+    let mut cells = 0u64;
+    let mut failure = None;
+    for_each_unit(game, from, to, |t, u| {
+        game.for_each_in_unit(t, u, |i, _| {
+            let at = i as usize * w;
+            if w == 1 {
+                buf.push(table[at].load(Relaxed));
+            } else {
+                buf.extend(table[at..at + w].iter().map(|b| b.load(Relaxed)));
+            }
+            cells += 1;
+            if buf.len() >= FEED_BYTES {
+                if let Err(e) = encoder.write_all(&buf) {
+                    failure.get_or_insert(e);
+                }
+                buf.clear();
+            }
         })
-        .collect()
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    encoder.write_all(&buf)?;
+    let zstd = encoder.finish()?;
+    let mut head = vec![0u8; FRAME_HEAD];
+    LE::write_u32(&mut head, from.0);
+    LE::write_u64(&mut head[4..], from.1);
+    LE::write_u32(&mut head[12..], to.0);
+    LE::write_u64(&mut head[16..], to.1);
+    LE::write_u64(&mut head[24..], cells);
+    LE::write_u64(&mut head[32..], zstd.len() as u64);
+    Ok((head, zstd))
 }
 
 #[cfg(test)]
@@ -321,13 +682,114 @@ mod tests {
     use super::*;
     use crate::games::Isolation;
 
+    fn game() -> Isolation {
+        Isolation::new(3, 4).unwrap()
+    }
+
     fn identity() -> Identity {
-        let g = Isolation::new(3, 3).unwrap();
-        Identity::of(&g, CellCodec::new(1))
+        Identity::of(&game(), CellCodec::new(1))
+    }
+
+    fn zeros(n: u64) -> Vec<AtomicU8> {
+        (0..n).map(|_| AtomicU8::new(0)).collect()
     }
 
     fn resume(path: &Path, id: &Identity) -> Result<Checkpoint> {
-        Checkpoint::resume(path, id, |_, _| Ok(()), |_| 0)
+        let g = game();
+        Checkpoint::resume(path, id, &g, &zeros(g.size()))
+    }
+
+    /// The solved table as bytes, and the same cells with only tiers below
+    /// `upto` kept (the rest empty, as the solver leaves unsolved tiers).
+    fn solved(upto: u32) -> (Vec<AtomicU8>, Vec<u8>) {
+        let g = game();
+        let s = crate::solve::solve_in_memory(&g, &Default::default()).unwrap();
+        let mut kept = vec![0u8; s.cells.len()];
+        for t in 0..upto {
+            for u in 0..g.tier_units(t) {
+                g.for_each_in_unit(t, u, |i, _| kept[i as usize] = s.cells[i as usize]);
+            }
+        }
+        (s.cells.iter().map(|&b| AtomicU8::new(b)).collect(), kept)
+    }
+
+    fn bytes(t: &[AtomicU8]) -> Vec<u8> {
+        t.iter().map(|b| b.load(Relaxed)).collect()
+    }
+
+    #[test]
+    fn records_resume_to_the_cells_they_hold_and_a_torn_one_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rtb.ckpt");
+        let (g, id) = (game(), identity());
+        let (table, _) = solved(g.tier_count());
+        let mut ck = Checkpoint::create(&path, &id).unwrap();
+        ck.append(&g, 0, 3, &table, 1).unwrap();
+        let one = std::fs::metadata(&path).unwrap().len();
+        ck.append(&g, 4, 6, &table, 1).unwrap();
+        drop(ck);
+        // Several frames a tier: the units spread over the threads.
+        let record = &std::fs::read(&path).unwrap()[id.encode().len()..];
+        let blen = LE::read_u64(&record[20..]) as usize;
+        let body = &record[RECORD_HEAD..RECORD_HEAD + blen];
+        let frames = frames_of(body, &g, 0, 3, LE::read_u64(&record[12..])).unwrap();
+        assert!(frames.len() > 4, "{} frames", frames.len());
+
+        let restored = zeros(g.size());
+        let ck = Checkpoint::resume(&path, &id, &g, &restored).unwrap();
+        assert_eq!(ck.next_tier, 7);
+        drop(ck);
+        assert_eq!(bytes(&restored), solved(7).1);
+        assert_ne!(solved(7).1, solved(4).1);
+
+        // A torn second record: only the first is replayed, and the file is
+        // cut back to it.
+        let len = std::fs::metadata(&path).unwrap().len();
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(len - 3).unwrap();
+        drop(f);
+        let restored = zeros(g.size());
+        let ck = Checkpoint::resume(&path, &id, &g, &restored).unwrap();
+        assert_eq!(ck.next_tier, 4);
+        assert_eq!(bytes(&restored), solved(4).1);
+        drop(ck);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), one);
+
+        // A flipped byte inside a frame: the record fails its CRC.
+        let mut b = std::fs::read(&path).unwrap();
+        let at = b.len() - 10;
+        b[at] ^= 0x40;
+        std::fs::write(&path, &b).unwrap();
+        let restored = zeros(g.size());
+        assert_eq!(resume_into(&path, &id, &restored), 0);
+        assert!(bytes(&restored).iter().all(|&c| c == 0));
+    }
+
+    fn resume_into(path: &Path, id: &Identity, table: &[AtomicU8]) -> u32 {
+        Checkpoint::resume(path, id, &game(), table)
+            .unwrap()
+            .next_tier
+    }
+
+    /// A record whose head was never written (the placeholder of a solve
+    /// killed while streaming frames) is no record.
+    #[test]
+    fn a_record_without_its_head_is_no_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rtb.ckpt");
+        let (g, id) = (game(), identity());
+        let (table, _) = solved(g.tier_count());
+        let mut ck = Checkpoint::create(&path, &id).unwrap();
+        ck.append(&g, 0, 2, &table, 1).unwrap();
+        let one = std::fs::metadata(&path).unwrap().len() as usize;
+        ck.append(&g, 3, 5, &table, 1).unwrap();
+        drop(ck);
+        let mut b = std::fs::read(&path).unwrap();
+        b[one..one + RECORD_HEAD].fill(0);
+        std::fs::write(&path, &b).unwrap();
+        let restored = zeros(g.size());
+        assert_eq!(resume_into(&path, &id, &restored), 3);
+        assert_eq!(bytes(&restored), solved(3).1);
     }
 
     #[test]
@@ -349,13 +811,25 @@ mod tests {
         assert!(err.contains("--restart"), "{err}");
     }
 
-    /// The version field sits where checkpoints written before it existed
-    /// kept the table format's version (1): those still resume.
+    /// Version 1 kept a record in one zstd block; such a checkpoint (the
+    /// version sits where it always did) is refused, not misread.
     #[test]
-    fn the_checkpoint_version_keeps_older_checkpoints_readable() {
-        assert_eq!(CHECKPOINT_VERSION, 1);
-        let b = identity().encode();
-        assert_eq!(&b[..8], &MAGIC);
-        assert_eq!(LE::read_u32(&b[8..]), 1);
+    fn a_version_1_checkpoint_is_refused_with_the_version_message() {
+        assert_eq!(CHECKPOINT_VERSION, 2);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rtb.ckpt");
+        let id = identity();
+        let mut b = id.encode();
+        LE::write_u32(&mut b[8..], 1);
+        b[16..20].fill(0);
+        let crc = crc32fast::hash(&b);
+        LE::write_u32(&mut b[16..], crc);
+        std::fs::write(&path, &b).unwrap();
+        let err = resume(&path, &id).err().expect("refused").to_string();
+        assert!(
+            err.contains("has checkpoint format version 1, this build reads version 2"),
+            "{err}"
+        );
+        assert!(err.contains("--restart"), "{err}");
     }
 }

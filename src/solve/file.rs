@@ -12,9 +12,9 @@ use super::{codec_for, solve_into, solve_tiers, NoProgress, Progress, SolveOptio
 use crate::error::{Error, Result};
 use crate::format::{self, table_header, write_table_file, write_tablebase, Header};
 use crate::game::Game;
-use rayon::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU8;
 use std::time::{Duration, Instant};
 
 /// What a finished solve reports.
@@ -84,13 +84,8 @@ pub fn solve_locked<G: Game>(
         let _ = fs::remove_file(&ckpt_path);
     }
     let mut ckpt = if fs::symlink_metadata(&ckpt_path).is_ok() {
-        let ck = Checkpoint::resume(
-            &ckpt_path,
-            &id,
-            |tier, cells| restore_tier(game, table, width, tier, cells),
-            |tier| tier_size(game, tier),
-        )?;
-        Some(ck)
+        let cells = super::atomic_bytes(table);
+        Some(Checkpoint::resume(&ckpt_path, &id, game, cells)?)
     } else {
         None
     };
@@ -98,7 +93,7 @@ pub fn solve_locked<G: Game>(
     let tiers = game.tier_count();
     let mut pending_from = first_tier;
     let mut last_checkpoint = Instant::now();
-    let mut after_tier = |tier: u32, read: &(dyn Fn(u64) -> u32 + Sync)| -> Result<()> {
+    let mut after_tier = |tier: u32, cells: &[AtomicU8]| -> Result<()> {
         let Some(interval) = options.checkpoint_interval else {
             return Ok(());
         };
@@ -106,14 +101,12 @@ pub fn solve_locked<G: Game>(
         if tier + 1 >= tiers || last_checkpoint.elapsed() < interval {
             return Ok(());
         }
-        let cells: Vec<u32> = (pending_from..=tier)
-            .flat_map(|t| gather_tier(game, t, read))
-            .collect();
         let ck = match &mut ckpt {
             Some(c) => c,
             None => ckpt.insert(Checkpoint::create(&ckpt_path, &id)?),
         };
-        ck.append(pending_from, tier, &cells, width)?;
+        // Straight from the table into the checkpoint, frame by frame.
+        ck.append(game, pending_from, tier, cells, width)?;
         pending_from = tier + 1;
         last_checkpoint = Instant::now();
         Ok(())
@@ -172,59 +165,6 @@ pub fn solve_to_bytes<G: Game>(game: &G, options: &SolveOptions) -> Result<Vec<u
 pub(super) fn anon_table(len: usize) -> Result<memmap2::MmapMut> {
     memmap2::MmapMut::map_anon(len.max(1))
         .map_err(|e| Error::io(format!("cannot allocate {len} bytes for the table"), e))
-}
-
-/// Positions in a tier, counted by enumeration.
-fn tier_size<G: Game>(game: &G, tier: u32) -> u64 {
-    (0..game.tier_units(tier))
-        .into_par_iter()
-        .map(|u| {
-            let mut n = 0u64;
-            game.for_each_in_unit(tier, u, |_, _| n += 1);
-            n
-        })
-        .sum()
-}
-
-/// A tier's cells in enumeration order.
-fn gather_tier<G: Game>(game: &G, tier: u32, read: &(dyn Fn(u64) -> u32 + Sync)) -> Vec<u32> {
-    let parts: Vec<Vec<u32>> = (0..game.tier_units(tier))
-        .into_par_iter()
-        .map(|u| {
-            let mut v = Vec::new();
-            game.for_each_in_unit(tier, u, |i, _| v.push(read(i)));
-            v
-        })
-        .collect();
-    parts.concat()
-}
-
-/// Puts a checkpointed tier's cells back at their indices.
-fn restore_tier<G: Game>(
-    game: &G,
-    table: &mut [u8],
-    width: u8,
-    tier: u32,
-    cells: &[u32],
-) -> Result<()> {
-    let w = usize::from(width);
-    let mut next = cells.iter();
-    let mut short = false;
-    for u in 0..game.tier_units(tier) {
-        game.for_each_in_unit(tier, u, |i, _| match next.next() {
-            Some(&c) => {
-                let at = i as usize * w;
-                table[at..at + w].copy_from_slice(&c.to_le_bytes()[..w]);
-            }
-            None => short = true,
-        });
-    }
-    if short || next.next().is_some() {
-        return Err(Error::Checkpoint(format!(
-            "checkpoint tier {tier} does not match the game's positions; run with --restart"
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -163,9 +163,18 @@ pub(crate) struct TierRun {
     pub(crate) child_lookups: Option<u64>,
 }
 
-/// Called after each tier with the tier and a reader of the table's cells
-/// (the checkpoint writer).
-pub(crate) type AfterTier<'a> = dyn FnMut(u32, &(dyn Fn(u64) -> u32 + Sync)) -> Result<()> + 'a;
+/// Called after each tier with the tier and the table's bytes (the
+/// checkpoint writer reads the cells straight from them). Nothing writes the
+/// table while it runs.
+pub(crate) type AfterTier<'a> = dyn FnMut(u32, &[AtomicU8]) -> Result<()> + 'a;
+
+/// The bytes of a table as atomics, for threads that write disjoint cells
+/// outside a solve (replaying a checkpoint).
+pub(crate) fn atomic_bytes(data: &mut [u8]) -> &[AtomicU8] {
+    // SAFETY: AtomicU8 has u8's size and alignment, and the exclusive borrow
+    // of `data` is held for as long as the view lives.
+    unsafe { std::slice::from_raw_parts(data.as_mut_ptr() as *const AtomicU8, data.len()) }
+}
 
 /// [`solve_into`] starting at `first_tier` (the tiers below are already in
 /// `data`, e.g. restored from a checkpoint), calling `after_tier` after each
@@ -200,6 +209,10 @@ pub(crate) fn solve_tiers<G: Game>(
     }
     let len = data.len() / width;
     let ptr = data.as_mut_ptr();
+    // SAFETY: as for the views below. This byte view is read only between
+    // tiers, after rayon has joined a tier's writers and before the next
+    // tier starts, so its accesses never race with the wider atomics'.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr as *const AtomicU8, data.len()) };
     // Safety (all three arms): the buffer is aligned for the atomic type
     // (checked above; AtomicUN has uN's size and alignment), holds exactly
     // `len` cells (checked above), and the exclusive borrow of `data` rules
@@ -212,6 +225,7 @@ pub(crate) fn solve_tiers<G: Game>(
             game,
             // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU8, len) },
+            bytes,
             codec,
             progress,
             first_tier,
@@ -221,6 +235,7 @@ pub(crate) fn solve_tiers<G: Game>(
             game,
             // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU16, len) },
+            bytes,
             codec,
             progress,
             first_tier,
@@ -230,6 +245,7 @@ pub(crate) fn solve_tiers<G: Game>(
             game,
             // SAFETY: see the comment above the match.
             unsafe { std::slice::from_raw_parts(ptr as *const AtomicU32, len) },
+            bytes,
             codec,
             progress,
             first_tier,
@@ -242,6 +258,7 @@ pub(crate) fn solve_tiers<G: Game>(
 fn solve_cells<G: Game, S: Slot>(
     game: &G,
     cells: &[S],
+    bytes: &[AtomicU8],
     codec: CellCodec,
     progress: &dyn Progress,
     first_tier: u32,
@@ -256,7 +273,6 @@ fn solve_cells<G: Game, S: Slot>(
     let tiers = game.tier_count();
     let mut total = Tally::default();
     let compound = codec.kind() == TableKind::Value && game.compound_moves();
-    let read = |i: u64| cells[i as usize].get();
     for tier in first_tier..tiers {
         let units = game.tier_units(tier);
         progress.tier(tier, tiers, units);
@@ -266,7 +282,7 @@ fn solve_cells<G: Game, S: Slot>(
                 progress.advance(tally.positions);
                 total = total.add(&tally);
             }
-            after_tier(tier, &read)?;
+            after_tier(tier, bytes)?;
             continue;
         }
         let run = |unit: u64| -> Result<Tally> {
@@ -290,7 +306,7 @@ fn solve_cells<G: Game, S: Slot>(
                 .try_reduce(Tally::default, |a, b| Ok(a.add(&b)))?
         };
         total = total.add(&tally);
-        after_tier(tier, &read)?;
+        after_tier(tier, bytes)?;
     }
     let child_lookups = Some(total.lookups);
     if first_tier == 0 {
@@ -518,19 +534,20 @@ fn compound_group<G: Game, T: Table + ?Sized>(
         .par_iter()
         .map(|&unit| summarise_intermediates(game, cells, codec, tier, unit))
         .try_reduce(|| 0, |a, b| Ok(a + b))?;
-    let results: Vec<(Vec<u32>, Tally)> = units
+    let results: Vec<(Vec<u8>, Tally)> = units
         .par_iter()
         .map(|&unit| best_intermediates(game, cells, codec, tier, unit))
         .collect::<Result<_>>()?;
     // Phase C: the same enumeration order as phase B gives the indices.
+    let w = usize::from(codec.width());
     results
         .par_iter()
         .zip(&units)
         .for_each(|((out, _), &unit)| {
-            let mut next = out.iter();
+            let mut next = out.chunks_exact(w);
             game.for_each_in_unit(tier, unit, |index, _| {
-                if let Some(&c) = next.next() {
-                    cells.put(index, c);
+                if let Some(c) = next.next() {
+                    cells.put(index, unpack_cell(c));
                 }
             });
         });
@@ -581,16 +598,27 @@ pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
     failure.map_or(Ok(lookups), Err)
 }
 
+/// A cell of `c.len()` little-endian bytes.
+#[inline(always)]
+fn unpack_cell(c: &[u8]) -> u32 {
+    let mut x = [0u8; 4];
+    x[..c.len()].copy_from_slice(c);
+    u32::from_le_bytes(x)
+}
+
 /// Phase B of a compound tier for one unit: the unit's cells in enumeration
-/// order, and its tally.
+/// order, packed in the table's width (the whole group's are held until
+/// phase C, the solver's largest scratch, so no wider than the table), and
+/// its tally.
 pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
     game: &G,
     cells: &T,
     codec: CellCodec,
     tier: u32,
     unit: u64,
-) -> Result<(Vec<u32>, Tally)> {
-    let mut out = Vec::new();
+) -> Result<(Vec<u8>, Tally)> {
+    let w = usize::from(codec.width());
+    let mut out: Vec<u8> = Vec::new();
     let mut tally = Tally::default();
     let mut failure = None;
     game.for_each_in_unit(tier, unit, |_, p| {
@@ -624,7 +652,7 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
             }
         };
         match codec.encode(value, r) {
-            Some(c) => out.push(c),
+            Some(c) => out.extend_from_slice(&c.to_le_bytes()[..w]),
             None => {
                 failure = Some(overflow(codec, r));
                 return;
@@ -637,6 +665,8 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
             *m = (*m).max(r);
         }
     });
+    // Growth by doubling leaves up to half the buffer spare.
+    out.shrink_to_fit();
     failure.map_or(Ok((out, tally)), Err)
 }
 
