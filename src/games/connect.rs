@@ -376,7 +376,10 @@ mod index_tests {
             let mut seen = vec![false; all.len()];
             for p in &all {
                 let i = c.encode(p);
-                assert!(!std::mem::replace(&mut seen[i as usize], true), "{spec}: {i}");
+                assert!(
+                    !std::mem::replace(&mut seen[i as usize], true),
+                    "{spec}: {i}"
+                );
                 // A board whose mover has a line is a hole.
                 let legal = !c.board().has_line(p.pieces[p.mover()]);
                 assert_eq!(c.decode(i), legal.then_some(*p), "{spec}: {i}");

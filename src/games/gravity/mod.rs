@@ -381,7 +381,9 @@ impl Gravity {
     pub fn decode(&self, index: u64) -> Option<GravityPosition> {
         match &self.fold {
             Fold::Plain if index >= self.size => None,
-            Fold::Plain => Some(self.tight_decode(&self.tight, index)).filter(|p| self.mover_free(p)),
+            Fold::Plain => {
+                Some(self.tight_decode(&self.tight, index)).filter(|p| self.mover_free(p))
+            }
             Fold::Floor(f) => f.decode(self, index),
         }
     }
