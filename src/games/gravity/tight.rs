@@ -440,6 +440,8 @@ struct Extension {
 }
 
 impl Extension {
+    // i is the rank of a set bit in two tables and the binomial's row.
+    #[allow(clippy::needless_range_loop)]
     #[inline(always)]
     fn new(t: &Tight, s: u64, mover: usize) -> Extension {
         let mut e = Extension {
