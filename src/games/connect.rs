@@ -1,7 +1,10 @@
 //! The Connect-Four family `connect:WxH[xK][:misere]`: the gravity board
-//! ([`crate::games::gravity`]) on one row of columns, with its mixed-radix
-//! index (index scheme 1; `solve --fold`, scheme 2, folds the left-right
-//! mirror; both documented in the gravity module).
+//! ([`crate::games::gravity`]) on one row of columns, with the tight index
+//! it shares with Sogo (index scheme 3: positions ranked by piece count,
+//! then column heights, then colouring; `solve --fold`, scheme 4, folds the
+//! left-right mirror; both documented in [`crate::games::gravity::tight`]).
+//! Schemes 1 and 2 were a mixed-radix index up to 9.4× larger; this build
+//! refuses their files with a scheme mismatch.
 //!
 //! Spec `connect:WxH[xK][:misere]`: W columns, H rows, K in a row (default
 //! 4; canonical spec always includes K, e.g. `connect:4x4x4`).
@@ -15,9 +18,12 @@
 //! pictures. A move is a column number 1..=W.
 
 use super::gravity::{
-    gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityIndex, GravityPosition,
+    gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityPosition,
 };
 use crate::game::Game;
+
+/// Connect's plain index scheme (the tight index); folded, the next one.
+const PLAIN_SCHEME: u16 = 3;
 
 /// The Connect-Four family: W columns of H rows, K in a row.
 ///
@@ -33,7 +39,7 @@ impl Connect {
     /// Connect on `width` columns of `height` rows, `line` in a row.
     pub fn new(width: u32, height: u32, line: u32, misere: bool) -> Result<Connect, String> {
         Ok(Connect {
-            board: Gravity::new(width, 1, height, line, misere, GravityIndex::MixedRadix)?,
+            board: Gravity::new(width, 1, height, line, misere, PLAIN_SCHEME)?,
         })
     }
 
@@ -180,8 +186,12 @@ mod tests {
 
     #[test]
     fn sizes_and_specs() {
-        assert_eq!(g("4x4").size(), 923_521);
-        assert_eq!(g("5x4").size(), 28_629_151);
+        assert_eq!(g("4x4").size(), 201_755);
+        assert_eq!(g("5x4").size(), 5_621_939);
+        assert_eq!(g("6x4").size(), 159_643_961);
+        assert_eq!(g("5x5").size(), 171_976_899);
+        assert_eq!(g("7x4").size(), 4_593_382_831);
+        assert_eq!(g("6x5").size(), 9_918_556_649);
         assert_eq!(g("4x4").spec(), "connect:4x4x4");
         assert_eq!(g("4x4").file_stem(), "connect-4x4x4");
         assert_eq!(g("5x4x3:misere").spec(), "connect:5x4x3:misere");
@@ -210,7 +220,6 @@ mod tests {
             "7x6",
             "8x8",
             "1x63x2",
-            "1x40",
             "2x31x2",
             "4294967295x4294967295",
             "99999999999x4",
@@ -220,6 +229,14 @@ mod tests {
             assert!(Connect::from_params(p).is_err(), "{p}");
         }
         assert!(Connect::from_params("6x5").is_ok());
+        // One column of 40: Σ C(k, ⌊k/2⌋) = 278,116,364,686 entries, under
+        // the 2^40 bound (the solver's memory check refuses it).
+        assert_eq!(g("1x40").size(), 278_116_364_686);
+        // 7×6 has 7.1·10^13 entries; 23×1 few, but 2^23 height vectors.
+        let e = Connect::from_params("7x6").unwrap_err();
+        assert!(e.contains("2^40"), "{e}");
+        let e = Connect::from_params("23x1x2").unwrap_err();
+        assert!(e.contains("column heights"), "{e}");
     }
 
     #[test]
@@ -261,5 +278,208 @@ mod tests {
         let w = g("10x2x2");
         let p = w.parse_position("10,10").unwrap();
         assert_eq!(w.format_position(&p), ".........o/.........x");
+    }
+}
+
+/// The tight index on Connect's boards (scheme 3, folded 4): the ranking
+/// against boards enumerated column by column, the fold against the
+/// mirror.
+#[cfg(test)]
+mod index_tests {
+    use super::*;
+    use crate::game::testing::check_units;
+
+    fn g(spec: &str) -> Connect {
+        Connect::from_params(spec).unwrap()
+    }
+
+    /// Odd and even widths, one and two columns, short columns, misère.
+    const SPECS: [&str; 8] = [
+        "4x4",
+        "3x3x3",
+        "4x3x3:misere",
+        "1x4x2",
+        "2x3x2",
+        "6x2x3",
+        "8x1x3",
+        "3x1x1",
+    ];
+
+    /// Every board with gravity whose piece counts are legal (x has as
+    /// many pieces as o or one more), whether or not the mover has a line.
+    fn boards(c: &Connect) -> Vec<GravityPosition> {
+        let (w, h) = (c.width(), c.height());
+        // A column: a height and the bits of o's pieces below it.
+        let states: Vec<(u64, u64)> = (0..=h)
+            .flat_map(|z| (0..1u64 << z).map(move |o| ((1u64 << z) - 1, o)))
+            .collect();
+        let mut out = Vec::new();
+        let mut choice = vec![0usize; w as usize];
+        loop {
+            let mut pieces = [0u64; 2];
+            for (col, &i) in choice.iter().enumerate() {
+                let (occ, o) = states[i];
+                pieces[0] |= (occ & !o) << (col as u32 * h);
+                pieces[1] |= o << (col as u32 * h);
+            }
+            let (x, o) = (pieces[0].count_ones(), pieces[1].count_ones());
+            if x == o || x == o + 1 {
+                out.push(GravityPosition { pieces });
+            }
+            let Some(col) = choice.iter().position(|&i| i + 1 < states.len()) else {
+                return out;
+            };
+            choice[col] += 1;
+            choice[..col].fill(0);
+        }
+    }
+
+    fn mirror(c: &Connect, p: &GravityPosition) -> GravityPosition {
+        let (w, h) = (c.width(), c.height());
+        let column = (1u64 << h) - 1;
+        let flip = |m: u64| {
+            (0..w).fold(0, |acc, col| {
+                acc | ((m >> (col * h)) & column) << ((w - 1 - col) * h)
+            })
+        };
+        GravityPosition {
+            pieces: p.pieces.map(flip),
+        }
+    }
+
+    fn palindromic_heights(c: &Connect, p: &GravityPosition) -> bool {
+        mirror(c, p).occupied() == p.occupied()
+    }
+
+    #[test]
+    fn the_documented_formula_on_small_positions() {
+        let c = g("4x4");
+        // Block 0 is the empty board; block 1 has 4 height vectors of one
+        // colouring each; block 2 starts at 5 with 2 colourings each. Height
+        // codes h_0 + 5·h_1 + …: (2,0,0,0) = 2 ranks first among those
+        // summing to 2, (1,1,0,0) = 6 second. o's piece is bit 1 of the
+        // column-major string either way: colex rank C(1, 1) = 1.
+        for (moves, index) in [("", 0), ("1", 1), ("2", 2), ("4", 4), ("11", 6), ("12", 8)] {
+            let p = c.parse_position(moves).unwrap();
+            assert_eq!(c.encode(&p), index, "{moves}");
+            assert_eq!(c.decode(index), Some(p), "{moves}");
+        }
+    }
+
+    #[test]
+    fn every_board_with_legal_counts_has_its_own_index_and_round_trips() {
+        for spec in ["4x4", "5x4", "3x3x3", "4x3x3:misere", "1x4x2", "8x1x3"] {
+            let c = g(spec);
+            let all = boards(&c);
+            // The index counts exactly the boards with legal piece counts.
+            assert_eq!(c.size(), all.len() as u64, "{spec}");
+            let mut seen = vec![false; all.len()];
+            for p in &all {
+                let i = c.encode(p);
+                assert!(
+                    !std::mem::replace(&mut seen[i as usize], true),
+                    "{spec}: {i}"
+                );
+                // A board whose mover has a line is a hole.
+                let legal = !c.board().has_line(p.pieces[p.mover()]);
+                assert_eq!(c.decode(i), legal.then_some(*p), "{spec}: {i}");
+            }
+            assert_eq!(c.decode(c.size()), None);
+            assert_eq!(c.decode(u64::MAX), None);
+        }
+    }
+
+    #[test]
+    fn units_cover_every_legal_index_once_plain_and_folded() {
+        for spec in SPECS {
+            let plain = g(spec);
+            let legal = check_units(&plain, true);
+            if plain.width() > 1 {
+                let folded = check_units(&plain.folded().unwrap(), true);
+                assert!(folded < legal && 2 * folded >= legal, "{spec}");
+            }
+        }
+        // A tier past the last and a unit past a tier's end are empty.
+        let c = g("5x4").folded().unwrap();
+        assert_eq!(c.tier_units(21), 0);
+        let mut n = 0;
+        c.for_each_in_unit(21, 0, |_, _| n += 1);
+        c.for_each_in_unit(0, c.tier_units(0), |_, _| n += 1);
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn children_agree_with_moves_plain_and_folded() {
+        for spec in SPECS {
+            let plain = g(spec);
+            let folded = plain.folded().ok();
+            for p in boards(&plain) {
+                if plain.decode(plain.encode(&p)).is_none() || plain.primitive(&p).is_some() {
+                    continue;
+                }
+                // Every legal position, canonical or not, through both.
+                for c in std::iter::once(&plain).chain(folded.as_ref()) {
+                    let mut fast = Vec::new();
+                    c.for_each_child_index(&p, |x| fast.push(x));
+                    let slow: Vec<u64> = c.moves(&p).iter().map(|(_, q)| c.encode(q)).collect();
+                    assert_eq!(fast, slow, "{spec}: {}", c.format_position(&p));
+                    assert_eq!(c.move_count(&p), slow.len() as u64);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_position_probes_through_its_canonical_image() {
+        for spec in SPECS.iter().filter(|s| !s.starts_with("1x")) {
+            let plain = g(spec);
+            let f = plain.folded().unwrap();
+            for p in boards(&plain) {
+                let q = mirror(&f, &p);
+                if plain.decode(plain.encode(&p)).is_none() {
+                    assert_eq!(f.decode(f.encode(&p)), None, "{spec}");
+                    continue;
+                }
+                let stored = f.decode(f.encode(&p)).unwrap();
+                assert!(stored == p || stored == q, "{spec}");
+                // Mirror images share an index unless their column heights
+                // are a palindrome (then each keeps its own colouring).
+                assert_eq!(
+                    f.encode(&p) == f.encode(&q),
+                    p == q || !palindromic_heights(&f, &p),
+                    "{spec}: {}",
+                    f.format_position(&p)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn folded_sizes_schemes_and_refusals() {
+        for (spec, plain, folded) in [
+            ("4x4", 201_755, 112_861),
+            ("5x4", 5_621_939, 3_145_591),
+            ("6x4", 159_643_961, 83_168_680),
+            ("5x5", 171_976_899, 95_598_887),
+            ("7x4", 4_593_382_831, 2_393_194_091),
+            ("6x5", 9_918_556_649, 5_149_807_912),
+        ] {
+            let c = g(spec);
+            let f = c.folded().unwrap();
+            assert_eq!((c.size(), f.size()), (plain, folded), "{spec}");
+            // At most 0.56 of the plain index; 0.52 from 6 × 4 up.
+            assert!(100 * folded <= 56 * plain, "{spec}");
+        }
+        let plain = g("5x4x3:misere");
+        let f = plain.folded().unwrap();
+        assert_eq!(f.spec(), plain.spec());
+        assert_eq!(f.file_stem(), "connect-5x4x3-misere-folded");
+        assert_eq!((plain.index_scheme(), f.index_scheme()), (3, 4));
+        assert!(f.is_folded() && !plain.is_folded());
+        assert_ne!(f, plain);
+        assert_eq!(f.unfolded(), plain);
+        assert_eq!(f.folded().unwrap(), f);
+        let e = g("1x4x2").folded().unwrap_err();
+        assert!(e.contains("single column"), "{e}");
     }
 }

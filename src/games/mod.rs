@@ -110,7 +110,7 @@ macro_rules! __games_registry {
         },
         /// The Connect-Four family.
         "connect" => Connect(Connect) {
-            params: "WxH[xK][:misere]  (Connect-Four family: W columns, H rows, K in a row, default 4; W*H <= 63, index (2^(H+1)-1)^W <= 2^40)",
+            params: "WxH[xK][:misere]  (Connect-Four family: W columns, H rows, K in a row, default 4; W*H <= 63, (H+1)^W <= 2^22, at most 2^40 positions: 7x4 and 6x5 fit, 7x6 does not)",
             notation: "rows top to bottom separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played, 1-based (4453; '-' = empty board); a move is a column number 1..W",
             example_spec: "connect:4x4x4",
             example_position: "..../..../.o../oxx.",

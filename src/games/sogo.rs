@@ -38,7 +38,7 @@
 //! `a1b2b2` (= `144`) is `.o/x.|.x/..`.
 
 use super::gravity::{
-    gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityIndex, GravityPosition,
+    gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityPosition,
 };
 use crate::game::Game;
 
@@ -65,7 +65,7 @@ impl Sogo {
             ));
         }
         Ok(Sogo {
-            board: Gravity::new(n, n, n, n, misere, GravityIndex::Tight)?,
+            board: Gravity::new(n, n, n, n, misere, 1)?,
         })
     }
 

@@ -278,7 +278,7 @@ fn dry_run_prints_the_cost_and_writes_nothing() {
 
 #[test]
 fn a_solve_too_big_for_this_machine_is_refused_before_it_starts() {
-    // connect:8x4 has 31^8 = 852,891,037,441 entries: about 794 GiB.
+    // connect:8x4 has 133,453,017,031 entries: about 124 GiB.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("huge.rtb");
     let e = run(&["solve", "connect:8x4", "-o", s(&path)]).error();

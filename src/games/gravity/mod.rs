@@ -23,13 +23,15 @@
 //! Tier = number of empty cells; every move fills one, so children are one
 //! tier lower. `max_remoteness` = number of cells.
 //!
-//! The board chooses its index: [`mixed`] (Connect: one mixed-radix digit
-//! per column; folded, the left-right mirror) or [`tight`] (Sogo: blocks of
-//! piece counts ranked combinatorially; folded, the floor's symmetries). A
-//! game holds the board and forwards its index methods to it through
+//! Both games use the [`tight`] index: blocks of piece counts, the column
+//! heights ranked within a block, the colourings ranked combinatorially;
+//! folded, the floor's symmetries (Connect's one-row floor has one: the
+//! left-right mirror). Only the scheme numbers differ: Sogo's are 1 and 2,
+//! Connect's 3 and 4 (its schemes 1 and 2 were a mixed-radix index, one
+//! digit of `2^(H+1) − 1` values per column, up to 9.4× larger). A game
+//! holds the board and forwards its index methods to it through
 //! `gravity_play!`, so it writes only its spec and notation.
 
-pub mod mixed;
 pub mod tight;
 
 use crate::value::Value;
@@ -67,16 +69,6 @@ impl GravityPosition {
     }
 }
 
-/// How a [`Gravity`] board numbers its positions (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum GravityIndex {
-    /// One mixed-radix digit of `2^(H+1) − 1` values per column.
-    MixedRadix,
-    /// Tier-major: rank of the height vector times the colourings with the
-    /// right piece counts, ranked combinatorially.
-    Tight,
-}
-
 /// A gravity board: geometry, winning lines, index. Connect-Four and Sogo
 /// are this board with their own line lists and notations.
 #[derive(Clone)]
@@ -90,16 +82,12 @@ pub struct Gravity {
     cells: u32,
     col_mask: u64,
     lines: Vec<u64>,
-    scheme: GravityIndex,
+    /// The index scheme number of the plain index; the folded one is the
+    /// next.
+    scheme: u16,
     size: u64,
-    // Mixed radix.
-    radix: u64,
-    pow: Vec<u64>,
-    prefix_cols: u32,
-    digits: Vec<mixed::Digit>,
-    // Tight.
     // Shared with a folded index built on this board (see `TightFold`).
-    tight: Option<Arc<tight::Tight>>,
+    tight: Arc<tight::Tight>,
     /// The symmetries folded into the index, if any.
     fold: Fold,
 }
@@ -108,9 +96,7 @@ pub struct Gravity {
 #[derive(Clone, Debug)]
 enum Fold {
     Plain,
-    /// The mixed-radix index's left-right mirror (scheme 2).
-    Mirror(mixed::Mirror),
-    /// The tight index's floor symmetries (scheme 2).
+    /// The floor's symmetries (Connect: the mirror).
     Floor(Arc<tight::TightFold>),
 }
 
@@ -155,14 +141,15 @@ impl Eq for Gravity {}
 
 impl Gravity {
     /// A gravity board on an `nx × ny` floor of columns of height `height`,
-    /// won by `line` in a row, indexed by `scheme`.
+    /// won by `line` in a row, whose plain tight index has the number
+    /// `scheme` (the folded one `scheme + 1`).
     pub(crate) fn new(
         nx: u32,
         ny: u32,
         height: u32,
         line: u32,
         misere: bool,
-        scheme: GravityIndex,
+        scheme: u16,
     ) -> Result<Gravity, String> {
         if nx == 0 || ny == 0 || height == 0 {
             return Err("the board needs at least one column and one row".into());
@@ -185,7 +172,8 @@ impl Gravity {
                 "no line of {line} fits on the board: the line length must not exceed its largest side"
             ));
         }
-        let mut g = Gravity {
+        let (tight, size) = tight::Tight::new(nx * ny, height)?;
+        Ok(Gravity {
             nx,
             ny,
             height,
@@ -196,19 +184,10 @@ impl Gravity {
             col_mask,
             lines,
             scheme,
-            size: 0,
-            radix: 0,
-            pow: Vec::new(),
-            prefix_cols: 0,
-            digits: Vec::new(),
-            tight: None,
+            size,
+            tight: Arc::new(tight),
             fold: Fold::Plain,
-        };
-        match scheme {
-            GravityIndex::MixedRadix => g.init_mixed()?,
-            GravityIndex::Tight => g.init_tight()?,
-        }
-        Ok(g)
+        })
     }
 
     fn too_large(entries: u128) -> String {
@@ -384,7 +363,6 @@ impl Gravity {
     pub fn size(&self) -> u64 {
         match &self.fold {
             Fold::Plain => self.size,
-            Fold::Mirror(m) => m.size,
             Fold::Floor(f) => f.size(),
         }
     }
@@ -393,24 +371,20 @@ impl Gravity {
     /// image's.
     #[inline]
     pub fn encode(&self, p: &GravityPosition) -> u64 {
-        match (&self.fold, &self.tight) {
-            (Fold::Plain, None) => self.mixed_encode(p),
-            (Fold::Plain, Some(t)) => self.tight_encode(t, p),
-            (Fold::Mirror(m), _) => self.mirror_encode(m, p),
-            (Fold::Floor(f), _) => f.encode(self, p),
+        match &self.fold {
+            Fold::Plain => self.tight_encode(&self.tight, p),
+            Fold::Floor(f) => f.encode(self, p),
         }
     }
 
     /// The position at an index, or `None` for a hole.
     pub fn decode(&self, index: u64) -> Option<GravityPosition> {
-        match (&self.fold, &self.tight) {
-            (Fold::Plain, _) if index >= self.size => None,
-            (Fold::Plain, None) => self.mixed_decode(index).filter(|p| self.mover_free(p)),
-            (Fold::Plain, Some(t)) => {
-                Some(self.tight_decode(t, index)).filter(|p| self.mover_free(p))
+        match &self.fold {
+            Fold::Plain if index >= self.size => None,
+            Fold::Plain => {
+                Some(self.tight_decode(&self.tight, index)).filter(|p| self.mover_free(p))
             }
-            (Fold::Mirror(m), _) => self.mirror_decode(m, index),
-            (Fold::Floor(f), _) => f.decode(self, index),
+            Fold::Floor(f) => f.decode(self, index),
         }
     }
 
@@ -418,51 +392,36 @@ impl Gravity {
     /// the parent's.
     #[inline(always)]
     pub fn for_each_child_index(&self, p: &GravityPosition, f: impl FnMut(u64)) {
-        match (&self.fold, &self.tight) {
-            (Fold::Plain, None) => self.mixed_children(p, f),
-            (Fold::Plain, Some(t)) => self.tight_children(t, p, f),
-            (Fold::Mirror(m), _) => self.mirror_children(m, p, f),
-            (Fold::Floor(fold), _) => fold.for_each_child_index(self, p, f),
+        match &self.fold {
+            Fold::Plain => self.tight_children(&self.tight, p, f),
+            Fold::Floor(fold) => fold.for_each_child_index(self, p, f),
         }
     }
 
     /// Work units of a tier.
     pub fn tier_units(&self, tier: u32) -> u64 {
-        match (&self.fold, &self.tight) {
-            (Fold::Plain, None) => self.mixed_units(),
-            (Fold::Plain, Some(t)) => self.tight_units(t, tier),
-            (Fold::Mirror(m), _) => m.units,
-            (Fold::Floor(f), _) => f.tier_units(self, tier),
+        match &self.fold {
+            Fold::Plain => self.tight_units(&self.tight, tier),
+            Fold::Floor(f) => f.tier_units(self, tier),
         }
     }
 
     /// The legal positions of a tier in a unit, in increasing index order.
     #[inline]
     pub fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
-        match (&self.fold, &self.tight) {
-            (Fold::Plain, None) => self.mixed_unit(tier, unit, f),
-            (Fold::Plain, Some(t)) => self.tight_plain_unit(t, tier, unit, f),
-            (Fold::Mirror(m), _) => self.mirror_unit(m, tier, unit, f),
-            (Fold::Floor(fold), _) => fold.for_each_in_unit(self, tier, unit, f),
+        match &self.fold {
+            Fold::Plain => self.tight_plain_unit(&self.tight, tier, unit, f),
+            Fold::Floor(fold) => fold.for_each_in_unit(self, tier, unit, f),
         }
     }
 
-    /// The same board with its scheme's symmetries folded into the index
-    /// (index scheme 2), or why there are none to fold: the mixed-radix
-    /// index folds the left-right mirror, the tight index the floor's.
+    /// The same board with the floor's symmetries folded into the index
+    /// (the next index scheme), or why there are none to fold.
     pub fn folded(&self) -> Result<Gravity, String> {
         if self.is_folded() {
             return Ok(self.clone());
         }
-        let fold = match self.scheme {
-            GravityIndex::MixedRadix if self.cols < 2 => {
-                return Err(
-                    "a single column is its own mirror image: there is nothing to fold".into(),
-                )
-            }
-            GravityIndex::MixedRadix => Fold::Mirror(mixed::Mirror::new(self)),
-            GravityIndex::Tight => Fold::Floor(Arc::new(tight::TightFold::new(self)?)),
-        };
+        let fold = Fold::Floor(Arc::new(tight::TightFold::new(self)?));
         Ok(Gravity {
             fold,
             ..self.clone()
@@ -482,13 +441,9 @@ impl Gravity {
         !matches!(self.fold, Fold::Plain)
     }
 
-    /// Index scheme 1, plain, or 2, folded.
+    /// The plain index's scheme number, or the next one folded.
     pub fn index_scheme(&self) -> u16 {
-        if self.is_folded() {
-            2
-        } else {
-            1
-        }
+        self.scheme + u16::from(self.is_folded())
     }
 
     /// Value of a game-over position for the player to move.
@@ -608,7 +563,7 @@ impl Gravity {
 /// spec, file stem and notation.
 macro_rules! gravity_play {
     () => {
-        /// Scheme 1: the plain index; scheme 2: folded by symmetry.
+        /// The plain index's scheme number, or the next one folded.
         fn index_scheme(&self) -> u16 {
             self.board.index_scheme()
         }
