@@ -210,6 +210,21 @@ pub trait Game: Clone + Send + Sync + Sized {
         }
     }
 
+    /// Tier streaming: the run of indices tier `tier` occupies, when the index
+    /// keeps every tier in one contiguous run (in any order of tiers) and
+    /// every move from tier `t` leads to tier `t − 1` exactly. A solve can
+    /// then hold just two tiers in memory and write each finished tier to
+    /// the file (`solve --memory`). `None` (the default): tiers interleave in
+    /// the index, and a solve holds the whole table.
+    ///
+    /// The solver checks the promise as it goes: a child outside tier
+    /// `t − 1` reads as unsolved and fails the solve with
+    /// [`Error::GameInvariant`](crate::Error::GameInvariant), never a wrong
+    /// value.
+    fn tier_range(&self, _tier: u32) -> Option<std::ops::Range<u64>> {
+        None
+    }
+
     /// Compound moves: whether every move is a first part that leads to an
     /// *intermediate state*, then a second part (Isolation: step, then remove
     /// a square). An intermediate state is named by a position index of the
@@ -372,6 +387,12 @@ pub mod testing {
                     );
                     assert_eq!(g.decode(i).as_ref(), Some(p), "{spec}: decode({i})");
                     assert_eq!(g.tier(p), t, "{spec}: tier of index {i}");
+                    if let Some(r) = g.tier_range(t) {
+                        assert!(
+                            r.contains(&i),
+                            "{spec}: index {i} outside tier {t}'s range {r:?}"
+                        );
+                    }
                     assert!(
                         !ordered || last < Some(i),
                         "{spec}: index {i} out of increasing order in tier {t}"
@@ -397,7 +418,38 @@ pub mod testing {
             legal += u64::from(n);
         }
         assert_eq!(g.decode(g.size()), None, "{spec}: decode past the end");
+        check_tier_ranges(g);
         legal
+    }
+
+    /// When the game declares [`Game::tier_range`]s: every tier has one, and
+    /// they tile `0..size` without overlap.
+    fn check_tier_ranges<G: Game>(g: &G) {
+        let spec = g.spec();
+        let ranges: Vec<_> = (0..g.tier_count()).map(|t| g.tier_range(t)).collect();
+        if ranges.iter().all(Option::is_none) {
+            return;
+        }
+        let mut ranges: Vec<_> = ranges
+            .into_iter()
+            .enumerate()
+            .map(|(t, r)| r.unwrap_or_else(|| panic!("{spec}: tier {t} has no range")))
+            .collect();
+        ranges.sort_by_key(|r| r.start);
+        let mut next = 0;
+        for r in ranges {
+            assert_eq!(
+                r.start, next,
+                "{spec}: tier ranges leave a gap or overlap at {next}"
+            );
+            assert!(r.end >= r.start, "{spec}: tier range {r:?} runs backwards");
+            next = r.end;
+        }
+        assert_eq!(
+            next,
+            g.size(),
+            "{spec}: tier ranges end at {next}, not at the size"
+        );
     }
 
     /// Checks the moves of every legal position: a position that is not
@@ -405,7 +457,8 @@ pub mod testing {
     /// a position with the same index (its canonical image, for a folded
     /// game); [`Game::for_each_child_index`] yields exactly the indices of
     /// [`Game::moves`] (as a multiset), and [`Game::move_count`] their
-    /// number; in an acyclic game every child lies in a lower tier. Returns
+    /// number; in an acyclic game every child lies in a lower tier (the
+    /// tier just below, when the game declares [`Game::tier_range`]s). Returns
     /// the moves counted.
     pub fn check_moves<G: Game>(g: &G) -> u64 {
         let spec = g.spec();
@@ -438,6 +491,13 @@ pub mod testing {
                         "{spec}: move {m:?} from index {i} (tier {}) leads to tier {}, not below",
                         g.tier(&p),
                         g.tier(c)
+                    );
+                }
+                if g.tier_range(g.tier(&p)).is_some() {
+                    assert_eq!(
+                        g.tier(c) + 1,
+                        g.tier(&p),
+                        "{spec}: move {m:?} from index {i} skips a tier, though the game declares tier ranges"
                     );
                 }
                 from_moves.push(ci);

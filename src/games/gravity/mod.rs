@@ -406,6 +406,17 @@ impl Gravity {
         }
     }
 
+    /// The indices of a tier: block k = cells − tier of the tight index,
+    /// plain or folded (every move adds one piece, so leads to tier − 1).
+    pub fn tier_range(&self, tier: u32) -> Option<std::ops::Range<u64>> {
+        let k = self.cells.checked_sub(tier)? as usize;
+        let offset = match &self.fold {
+            Fold::Plain => &self.tight.offset,
+            Fold::Floor(f) => f.offsets(),
+        };
+        Some(offset[k]..offset[k + 1])
+    }
+
     /// The legal positions of a tier in a unit, in increasing index order.
     #[inline]
     pub fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
@@ -593,6 +604,10 @@ macro_rules! gravity_play {
 
         fn tier_units(&self, tier: u32) -> u64 {
             self.board.tier_units(tier)
+        }
+
+        fn tier_range(&self, tier: u32) -> Option<std::ops::Range<u64>> {
+            self.board.tier_range(tier)
         }
 
         #[inline]

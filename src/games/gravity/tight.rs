@@ -97,7 +97,7 @@ pub(super) struct Tight {
     /// `B_k = C(k, ⌊k/2⌋)`.
     colourings: Vec<u64>,
     /// First index of block k (length cells + 2).
-    offset: Vec<u64>,
+    pub(super) offset: Vec<u64>,
 }
 
 /// `C(n, r)` in `u128` (n ≤ 64).
@@ -603,6 +603,11 @@ impl TightFold {
     /// Size of the folded index.
     pub(super) fn size(&self) -> u64 {
         self.offset.last().copied().unwrap_or(0)
+    }
+
+    /// Where each block of k pieces starts (and, last, the size).
+    pub(super) fn offsets(&self) -> &[u64] {
+        &self.offset
     }
 
     /// The image of a cell mask under symmetry `g`.
