@@ -30,3 +30,23 @@ pub fn map_read(file: &File) -> io::Result<Mmap> {
     // place, so the mapped bytes stay valid.
     unsafe { MmapOptions::new().map(file) }
 }
+
+/// Maps `len` bytes of a file from `offset` read-only; `offset` need not be
+/// page-aligned (the map starts at the page below, and the returned start
+/// is where `offset` falls in it).
+#[cfg(feature = "solve")]
+pub(crate) fn map_region(file: &File, offset: u64, len: usize) -> io::Result<(Mmap, usize)> {
+    let page = crate::format::PAGE;
+    let lead = (offset % page) as usize;
+    // SAFETY: see the module's contract. The tier-streamed solver maps
+    // finished tiers of its own working file, which it holds locked and
+    // writes only outside the mapped region (the tier being solved and the
+    // progress trailer); no other solve opens it.
+    let map = unsafe {
+        MmapOptions::new()
+            .offset(offset - lead as u64)
+            .len(lead + len)
+            .map(file)?
+    };
+    Ok((map, lead))
+}

@@ -19,21 +19,7 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// A size in the largest binary unit that keeps it at least 1 (bytes, KiB,
-/// MiB, GiB, TiB), so a 2 MiB disk does not read "0.00 GiB".
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut x = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while x >= 1024.0 && unit + 1 < UNITS.len() {
-        x /= 1024.0;
-        unit += 1;
-    }
-    format!("{x:.2} {}", UNITS[unit])
-}
+pub use retrograde::format::human_bytes;
 
 /// `"nothing"` where a file has no answer for a position.
 pub fn show(o: Option<Outcome>) -> String {

@@ -55,25 +55,42 @@ pub fn existing_dir(path: &Path) -> PathBuf {
 }
 
 /// Refuses to start a solve that cannot fit; `--force` skips this.
+/// Memory is checked against `options.memory` (`--memory`, or what is
+/// available) for the way the solve will hold its table: whole, or tier by
+/// tier when the whole does not fit.
 pub fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> Result<()> {
-    let (memory, disk) = with_game!(game, g => {
-        let width = retrograde::solve::codec_for(g, options.kind)?.width();
-        let size = retrograde::Game::size(g);
-        let data = size * u64::from(width);
+    let (plan, counters, file) = with_game!(game, g => {
+        let codec = retrograde::solve::codec_for(g, options.kind)?;
+        let plan = retrograde::solve::plan(g, codec, options)?;
         // A loopy solve also keeps a child counter per entry.
+        let size = retrograde::Game::size(g);
         let counters = if retrograde::Game::acyclic(g) { 0 } else { size };
-        (data + counters + (32 << 20), data + 4096)
+        (plan, counters, size * u64::from(codec.width()))
     });
-    if let Some(avail) = memory_available() {
-        if memory > avail {
+    let memory = plan.memory + counters;
+    if let Some(limit) = options.memory {
+        if memory > limit {
+            let tiers = match plan.needs.streamed {
+                Some(s) if !plan.streamed => {
+                    format!(" (it cannot stream: {} tier by tier)", human_bytes(s))
+                }
+                Some(_) => format!(
+                    " tier by tier ({} in one piece)",
+                    human_bytes(plan.needs.in_memory)
+                ),
+                None => " (its tiers interleave, so it cannot be solved tier by tier)".into(),
+            };
             bail!(
-                "solving {} needs about {} of memory but {} is available; free memory or pass --force",
+                "solving {} needs about {}{tiers} of memory but {} is allowed; free memory, raise --memory, or pass --force",
                 game.spec(),
                 human_bytes(memory),
-                human_bytes(avail)
+                human_bytes(limit)
             );
         }
     }
+    // The file, plus a page of header; a streamed solve's progress slots
+    // are a few KiB more.
+    let disk = file + (64 << 10);
     let dir = existing_dir(path);
     if let Some(avail) = disk_available(&dir) {
         if disk > avail {

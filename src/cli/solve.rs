@@ -5,7 +5,7 @@ use super::resources::{check_resources, disk_available, existing_dir, memory_ava
 use super::{open::open, progress, with_threads};
 use anyhow::{bail, Context, Result};
 use retrograde::solve::output::check_output;
-use retrograde::solve::{solve_locked, OutputLock, SolveOptions};
+use retrograde::solve::{solve_locked, OutputLock, SolveOptions, Streaming};
 use retrograde::{with_game, AnyGame, TableKind};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -34,6 +34,15 @@ pub struct Args {
     /// Solve even when memory or disk looks too small.
     #[arg(long)]
     force: bool,
+    /// Memory the table may take, e.g. `2G` or `512M` (K, M, G, T: powers
+    /// of 1024; default: what the machine has available). A table that does
+    /// not fit is solved tier by tier: two tiers in memory, finished tiers
+    /// written to the file (games whose moves go to the next tier).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    memory: Option<u64>,
+    /// Solve tier by tier even when the table fits in memory.
+    #[arg(long, conflicts_with = "memory")]
+    stream: bool,
     /// Checkpoint completed tiers to FILE.ckpt at most this often, in
     /// seconds (0: after every tier); a rerun resumes from it.
     #[arg(long, value_name = "SECS", default_value_t = 1.0)]
@@ -65,6 +74,8 @@ fn solve(args: Args) -> Result<ExitCode> {
         fold,
         dry_run,
         force,
+        memory,
+        stream,
         checkpoint_every,
         no_checkpoint,
         restart,
@@ -97,6 +108,12 @@ fn solve(args: Args) -> Result<ExitCode> {
         checkpoint_interval,
         restart,
         inputs: input_files(spec),
+        memory: memory.or_else(memory_available),
+        streaming: if stream {
+            Streaming::Always
+        } else {
+            Streaming::Auto
+        },
         ..options
     };
     let suffix = if nimbers { "-nimbers" } else { "" };
@@ -139,10 +156,14 @@ fn solve(args: Args) -> Result<ExitCode> {
         j["solve_seconds"] = json!(report.solve_time.as_secs_f64());
         j["child_lookups"] = json!(report.child_lookups);
         j["resumed_tiers"] = json!(report.resumed_tiers);
+        j["streamed"] = json!(report.streamed);
         j["threads"] = json!(threads);
         j["start"] = position_json(&start);
         println!("{j}");
         return Ok(ExitCode::SUCCESS);
+    }
+    if report.streamed {
+        println!("solved tier by tier: finished tiers went straight to the file");
     }
     if report.resumed_tiers > 0 {
         println!(
@@ -183,6 +204,39 @@ fn solve(args: Args) -> Result<ExitCode> {
 /// `--checkpoint-every` above this (about 31 years) is a typo, and would
 /// overflow a `Duration` soon after.
 const MAX_CHECKPOINT_SECS: f64 = 1e9;
+
+/// A size such as `2G`, `512M`, `100K` or `4096` (bytes); K, M, G, T are
+/// powers of 1024, and a trailing `B` or `iB` is allowed.
+fn parse_size(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("unknown unit in {s:?}: use K, M, G or T")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let bad = || format!("{s:?} is not a size (e.g. 2G, 512M, 4096)");
+    let x: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !x.is_finite() || x <= 0.0 {
+        return Err(bad());
+    }
+    let bytes = x * (1u64 << shift) as f64;
+    if bytes >= u64::MAX as f64 {
+        return Err(format!("{s:?} is too large"));
+    }
+    Ok(bytes as u64)
+}
 
 /// The files a spec reads: a `pattern:PATH` spec's pattern file (the inline
 /// form `pattern:NAME:squares=...:lines=...` reads none).

@@ -19,7 +19,7 @@ pub(crate) use cells::{CELL_DRAW, CELL_NONE};
 pub(crate) use header::MAX_HEADER;
 pub use header::{data_crc, Header, Summary, FLAG_FOLDED, FORMAT_VERSION, MAGIC, PAGE};
 #[cfg(feature = "solve")]
-pub(crate) use write::{file_id, register, table_header, unregister};
+pub(crate) use write::{file_id, register, sync_dir, table_header, unregister};
 #[cfg(feature = "solve")]
 pub use write::{generator, remove_temporary_files, write_table_file, write_tablebase, TempFile};
 
@@ -34,3 +34,20 @@ pub use write::{generator, remove_temporary_files, write_table_file, write_table
 compile_error!(
     "the solver needs a little-endian target: it writes cells through native-endian atomics"
 );
+
+/// A size in the largest binary unit that keeps it at least 1 (bytes, KiB,
+/// MiB, GiB, TiB), so a 2 MiB disk does not read "0.00 GiB".
+#[doc(hidden)]
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut x = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while x >= 1024.0 && unit + 1 < UNITS.len() {
+        x /= 1024.0;
+        unit += 1;
+    }
+    format!("{x:.2} {}", UNITS[unit])
+}

@@ -149,7 +149,13 @@ impl TempFile {
         for attempt in 0u32..64 {
             let path =
                 dest.with_file_name(format!("{name}.{}.partial", unique_token(pid, attempt)));
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
+            // Readable too: a tier-streamed solve maps finished tiers back.
+            match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
                 Ok(file) => {
                     register(&path, &file);
                     return Ok(TempFile {
@@ -238,7 +244,7 @@ fn unique_token(pid: u32, attempt: u32) -> String {
 
 /// Makes a rename durable. Best effort: not every platform can open a
 /// directory for syncing, and the file itself is already synced.
-fn sync_dir(path: &Path) {
+pub(crate) fn sync_dir(path: &Path) {
     if let Ok(d) = File::open(parent_dir(path)) {
         let _ = d.sync_all();
     }

@@ -53,7 +53,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::{Condvar, Mutex};
 
-const MAGIC: [u8; 8] = *b"RTBCKPT\0";
+pub(super) const MAGIC: [u8; 8] = *b"RTBCKPT\0";
 /// The checkpoint layout's version; bump it when the layout above changes,
 /// whatever the table format does. Version 1 (the table format's version,
 /// which checkpoints stored here before they had a number of their own) held
@@ -79,7 +79,7 @@ pub fn checkpoint_path(path: &Path) -> PathBuf {
 /// Locks a checkpoint for this solve. The output's lock already keeps other
 /// solves of the same output away; this keeps out anything else that
 /// respects advisory locks (another build's solve) while we append.
-fn lock(file: &File, path: &Path) -> Result<()> {
+pub(super) fn lock(file: &File, path: &Path) -> Result<()> {
     match file.try_lock() {
         Ok(()) => Ok(()),
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::Output(format!(
@@ -116,7 +116,7 @@ impl Identity {
         }
     }
 
-    fn encode(&self) -> Vec<u8> {
+    pub(super) fn encode(&self) -> Vec<u8> {
         let mut b = vec![0u8; 8 + 4 + 4 + 4 + 2 + 1 + 1 + 8];
         b[..8].copy_from_slice(&MAGIC);
         LE::write_u32(&mut b[8..], CHECKPOINT_VERSION);

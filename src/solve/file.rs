@@ -8,7 +8,7 @@
 
 use super::checkpoint::{checkpoint_path, Checkpoint, Identity};
 use super::output::{check_output, OutputLock};
-use super::{codec_for, solve_into, solve_tiers, NoProgress, Progress, SolveOptions};
+use super::{codec_for, solve_into, solve_tiers, stream, NoProgress, Progress, SolveOptions};
 use crate::error::{Error, Result};
 use crate::format::{self, table_header, write_table_file, write_tablebase, Header};
 use crate::game::Game;
@@ -33,6 +33,8 @@ pub struct SolveReport {
     /// Child cells read while solving (the tiers solved in this run; `None`
     /// for loopy games).
     pub child_lookups: Option<u64>,
+    /// Whether the table was solved tier by tier ([`super::stream`]).
+    pub streamed: bool,
 }
 
 /// Solves `game` into the tablebase file `path` with `options`, holding the
@@ -65,6 +67,28 @@ pub fn solve_locked<G: Game>(
     let path = lock.output();
     check_output(path, &options.inputs)?;
     let codec = codec_for(game, options.kind)?;
+    let ckpt_path = checkpoint_path(path);
+    if options.restart {
+        let _ = fs::remove_file(&ckpt_path);
+    }
+    // A checkpoint decides how a solve resumes, whatever the memory: a
+    // streamed solve's working file, or the in-memory solve's records.
+    let streamed = match checkpoint_kind(&ckpt_path) {
+        Some(kind) => kind == stream::MAGIC,
+        None => stream::plan(game, codec, options)?.streamed,
+    };
+    if streamed {
+        let s = stream::solve_streamed(game, path, &ckpt_path, options, codec, progress)?;
+        return Ok(SolveReport {
+            header: s.header,
+            path: path.to_path_buf(),
+            solve_time: s.solve_time,
+            finish_time: s.finish_time,
+            resumed_tiers: s.resumed_tiers,
+            child_lookups: Some(s.child_lookups),
+            streamed: true,
+        });
+    }
     let mut header = table_header(game, codec);
     let data_len = data_len(&header)?;
 
@@ -77,12 +101,8 @@ pub fn solve_locked<G: Game>(
     let mut table = anon_table(data_len)?;
     let table = &mut table[..data_len];
 
-    let ckpt_path = checkpoint_path(path);
     let id = Identity::of(game, codec);
     let width = codec.width();
-    if options.restart {
-        let _ = fs::remove_file(&ckpt_path);
-    }
     let mut ckpt = if fs::symlink_metadata(&ckpt_path).is_ok() {
         let cells = super::atomic_bytes(table);
         Some(Checkpoint::resume(&ckpt_path, &id, game, cells)?)
@@ -132,7 +152,18 @@ pub fn solve_locked<G: Game>(
         finish_time: finishing.elapsed(),
         resumed_tiers: first_tier,
         child_lookups: solved.child_lookups,
+        streamed: false,
     })
+}
+
+/// The first eight bytes of the checkpoint at `path`, if there is one (an
+/// unreadable one reads as the in-memory kind, whose resume reports why).
+fn checkpoint_kind(path: &Path) -> Option<[u8; 8]> {
+    fs::symlink_metadata(path).ok()?;
+    let mut magic = [0u8; 8];
+    let read = super::output::open_regular(path, false)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
+    Some(if read.is_ok() { magic } else { [0u8; 8] })
 }
 
 /// The table's data length, if this machine can hold it.

@@ -19,17 +19,22 @@
 //!   checkpoints to resume from;
 //! * [`solve_locked`]: the same under a lock the caller holds.
 //!
-//! All but the first take a [`SolveOptions`] (table kind, checkpoints).
+//! All but the first take a [`SolveOptions`] (table kind, checkpoints,
+//! memory). A file solve whose table does not fit its memory is solved
+//! tier by tier ([`stream`]): two tiers in memory, finished tiers in the
+//! file.
 
 mod checkpoint;
 mod estimate;
 mod file;
 mod loopy;
 pub mod output;
+pub mod stream;
 
 pub use checkpoint::{checkpoint_path, CHECKPOINT_VERSION};
 pub use estimate::{estimate, Estimate};
 pub use file::{solve_locked, solve_to_bytes, solve_to_file, SolveReport};
+pub use stream::{memory_needs, plan, MemoryNeeds, Plan};
 // The command line's signal handler cleans up a solve's working files.
 pub use crate::format::remove_temporary_files;
 pub use output::OutputLock;
@@ -121,15 +126,15 @@ impl<S: Slot> Table for [S] {
 #[derive(Clone, Default)]
 pub(crate) struct Tally {
     pub(crate) positions: u64,
-    counts: [u64; 4],
-    max_remoteness: [u32; 3],
-    max_nimber: u32,
+    pub(crate) counts: [u64; 4],
+    pub(crate) max_remoteness: [u32; 3],
+    pub(crate) max_nimber: u32,
     /// Child (or intermediate) cells read: the solver's unit of work.
     pub(crate) lookups: u64,
 }
 
 impl Tally {
-    fn add(mut self, o: &Tally) -> Tally {
+    pub(crate) fn add(mut self, o: &Tally) -> Tally {
         self.positions += o.positions;
         self.lookups += o.lookups;
         for i in 0..4 {
@@ -272,39 +277,8 @@ fn solve_cells<G: Game, S: Slot>(
     }
     let tiers = game.tier_count();
     let mut total = Tally::default();
-    let compound = codec.kind() == TableKind::Value && game.compound_moves();
     for tier in first_tier..tiers {
-        let units = game.tier_units(tier);
-        progress.tier(tier, tiers, units);
-        if compound {
-            for group in 0..game.tier_groups(tier) {
-                let tally = compound_group(game, cells, codec, tier, group)?;
-                progress.advance(tally.positions);
-                total = total.add(&tally);
-            }
-            after_tier(tier, bytes)?;
-            continue;
-        }
-        let run = |unit: u64| -> Result<Tally> {
-            let t = match codec.kind() {
-                TableKind::Value => solve_unit(game, cells, codec, tier, unit),
-                TableKind::Nimber => nimber_unit(game, cells, codec, tier, unit),
-            };
-            if let Ok(t) = &t {
-                progress.advance(t.positions);
-            }
-            t
-        };
-        // Games with tiny tiers (take-away games: one position each) skip the
-        // thread pool's dispatch cost.
-        let tally = if units == 1 {
-            run(0)?
-        } else {
-            (0..units)
-                .into_par_iter()
-                .map(run)
-                .try_reduce(Tally::default, |a, b| Ok(a.add(&b)))?
-        };
+        let tally = solve_tier(game, cells, codec, tier, progress)?;
         total = total.add(&tally);
         after_tier(tier, bytes)?;
     }
@@ -325,6 +299,49 @@ fn solve_cells<G: Game, S: Slot>(
         summary: summarize(cells, codec),
         child_lookups,
     })
+}
+
+/// Solves tier `tier` of `game` into `table`, whose lower tiers are final.
+/// Returns the tier's tally. The in-memory solve passes the whole table; the
+/// tier-streamed one a window of this tier and the one below.
+pub(crate) fn solve_tier<G: Game, T: Table + ?Sized>(
+    game: &G,
+    table: &T,
+    codec: CellCodec,
+    tier: u32,
+    progress: &dyn Progress,
+) -> Result<Tally> {
+    let units = game.tier_units(tier);
+    progress.tier(tier, game.tier_count(), units);
+    if codec.kind() == TableKind::Value && game.compound_moves() {
+        let mut total = Tally::default();
+        for group in 0..game.tier_groups(tier) {
+            let tally = compound_group(game, table, codec, tier, group)?;
+            progress.advance(tally.positions);
+            total = total.add(&tally);
+        }
+        return Ok(total);
+    }
+    let run = |unit: u64| -> Result<Tally> {
+        let t = match codec.kind() {
+            TableKind::Value => solve_unit(game, table, codec, tier, unit),
+            TableKind::Nimber => nimber_unit(game, table, codec, tier, unit),
+        };
+        if let Ok(t) = &t {
+            progress.advance(t.positions);
+        }
+        t
+    };
+    // Games with tiny tiers (take-away games: one position each) skip the
+    // thread pool's dispatch cost.
+    if units == 1 {
+        run(0)
+    } else {
+        (0..units)
+            .into_par_iter()
+            .map(run)
+            .try_reduce(Tally::default, |a, b| Ok(a.add(&b)))
+    }
 }
 
 /// Counts a finished table's cells by value (and largest remoteness or
@@ -763,6 +780,24 @@ pub struct SolveOptions {
     /// Files the game was read from (a pattern file): the output may not be
     /// one of them (compared by device and inode).
     pub inputs: Vec<std::path::PathBuf>,
+    /// Memory the table's cells and the solver's scratch may take, in bytes
+    /// (the process adds a few MiB of its own); `None`: no limit. With
+    /// [`Streaming::Auto`] a table that does not fit is solved tier by tier.
+    pub memory: Option<u64>,
+    /// Whether to solve tier by tier, writing finished tiers to the file.
+    pub streaming: Streaming,
+}
+
+/// Where a file solve keeps its table (see [`stream`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Streaming {
+    /// In memory when it fits [`SolveOptions::memory`], else tier by tier.
+    #[default]
+    Auto,
+    /// Always tier by tier (refused for a game whose tiers interleave).
+    Always,
+    /// Always the whole table in memory.
+    Never,
 }
 
 impl SolveOptions {
@@ -782,6 +817,8 @@ impl Default for SolveOptions {
             checkpoint_interval: Some(std::time::Duration::from_secs(1)),
             restart: false,
             inputs: Vec::new(),
+            memory: None,
+            streaming: Streaming::Auto,
         }
     }
 }

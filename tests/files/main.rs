@@ -16,4 +16,5 @@ mod fuzz_corpus;
 mod hostile;
 mod reader_safety;
 mod resume;
+mod stream;
 mod write_errors;

@@ -1,0 +1,678 @@
+//! Tier streaming: solving a table larger than memory.
+//!
+//! When a game keeps each tier in one run of its index and every move goes
+//! to the tier just below ([`Game::tier_range`]: Isolation, Connect-Four,
+//! Sogo), labelling tier `t` reads only tier `t − 1`. The streamed solve then
+//! holds just those two: tier `t` in anonymous memory, tier `t − 1` through a
+//! read-only map of the output file, where it was written when it finished.
+//! Peak memory is the largest two adjacent tiers (plus the compound path's
+//! scratch for one group), not the table.
+//!
+//! The file is built in place, in the final layout, so the reader's one
+//! seek per probe is unchanged and the finished file is byte for byte the
+//! in-memory solve's:
+//!
+//! ```text
+//! while solving:  "RTBSTRM\0" + zeros up to the data offset | data (tiers
+//!                 written so far) | slot A | slot B
+//! finished:       header | data          (the slots cut off, then renamed)
+//! ```
+//!
+//! The working file doubles as the checkpoint (`NAME.ckpt`, created under a
+//! fresh name and renamed there): after a tier's cells are written and
+//! synced, one of two progress slots (alternately) records the tiers done,
+//! each tier's tally and CRC32, and is synced. A torn slot write leaves the
+//! other slot, one tier older, so a rerun of the same command resumes from
+//! the last tier both written and recorded, re-reading nothing but the tier
+//! below. With checkpoints off the working file is a temporary file, removed
+//! on failure. No tier is ever stored twice: the disk needed is the file's
+//! size (plus two slots of a few KiB).
+//!
+//! Each slot: magic `RTBSLOT\0` | u32 CRC32 of the slot with this field
+//! zero | u32 slot length | u64 sequence | u32 tiers done | u32 tier count |
+//! the checkpoint identity (as in `checkpoint`) | per tier done: u32 CRC32
+//! of its cells | u64 positions | 4 × u64 counts | 3 × u32 largest
+//! remoteness | u32 largest nimber | u64 child lookups. Little-endian.
+
+use super::checkpoint::{self, Identity};
+use super::output::{check_output, open_regular};
+use super::{solve_tier, Progress, Slot, SolveOptions, Table, Tally};
+use crate::error::{Error, Result};
+use crate::format::{
+    self, table_header, CellCodec, Header, Summary, TableKind, TempFile, CELL_NONE,
+};
+use crate::game::Game;
+use byteorder::{ByteOrder, LittleEndian as LE};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::Read;
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+/// The first bytes of a working file until it is finished (the header's
+/// place; no reader takes it for a table).
+pub(super) const MAGIC: [u8; 8] = *b"RTBSTRM\0";
+const SLOT_MAGIC: [u8; 8] = *b"RTBSLOT\0";
+const SLOT_HEAD: usize = 8 + 4 + 4 + 8 + 4 + 4;
+const TIER_RECORD: usize = 4 + 8 + 4 * 8 + 3 * 4 + 4 + 8;
+
+/// What a solve needs in memory: the table's cells and the solver's
+/// scratch, without the process's own few MiB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryNeeds {
+    /// The whole table in memory.
+    pub in_memory: u64,
+    /// Tier by tier: the largest two adjacent tiers and one group's scratch;
+    /// `None` when the game's tiers interleave in its index (or it is
+    /// loopy), so it cannot be streamed.
+    pub streamed: Option<u64>,
+}
+
+/// The memory `game`'s table in `codec` needs, whole or tier by tier.
+pub fn memory_needs<G: Game>(game: &G, codec: CellCodec) -> MemoryNeeds {
+    let w = u64::from(codec.width());
+    let data = game.size().saturating_mul(w);
+    let tiers = game.tier_count();
+    let ranges: Option<Vec<Range<u64>>> = if game.acyclic() {
+        (0..tiers).map(|t| game.tier_range(t)).collect()
+    } else {
+        None
+    };
+    let Some(ranges) = ranges else {
+        return MemoryNeeds {
+            in_memory: data,
+            streamed: None,
+        };
+    };
+    // The compound path holds one group's cells of a tier (phase B) while
+    // it runs; groups are taken as even shares of the tier.
+    let compound = codec.kind() == TableKind::Value && game.compound_moves();
+    let scratch = |t: u32| {
+        let len = ranges[t as usize].end - ranges[t as usize].start;
+        if compound {
+            (len * w).div_ceil(game.tier_groups(t).max(1))
+        } else {
+            0
+        }
+    };
+    let max_scratch = (0..tiers).map(scratch).max().unwrap_or(0);
+    let streamed = (0..tiers)
+        .map(|t| {
+            let len = |t: usize| ranges[t].end - ranges[t].start;
+            let below = if t == 0 { 0 } else { len(t as usize - 1) };
+            (len(t as usize) + below) * w + scratch(t)
+        })
+        .max()
+        .unwrap_or(0);
+    MemoryNeeds {
+        in_memory: data.saturating_add(max_scratch),
+        streamed: Some(streamed),
+    }
+}
+
+/// How a file solve will hold its table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Tier by tier ([`Streaming`](super::Streaming)), or the whole table
+    /// in memory.
+    pub streamed: bool,
+    /// The memory that choice needs (cells and scratch).
+    pub memory: u64,
+    /// Both choices' needs.
+    pub needs: MemoryNeeds,
+}
+
+impl Plan {
+    /// Whether the plan fits `options.memory` (always, without a limit).
+    pub fn fits(&self, options: &SolveOptions) -> bool {
+        self.memory <= options.memory.unwrap_or(u64::MAX)
+    }
+}
+
+/// How a solve with `options` holds its table: in memory when it fits
+/// [`SolveOptions::memory`] (or streaming is off), else tier by tier when
+/// the game allows it, else in memory anyway (the caller decides whether
+/// to start a solve that does not fit: see [`Plan::fits`]). A checkpoint
+/// left by an earlier run overrides this (it resumes the way it was made).
+pub fn plan<G: Game>(game: &G, codec: CellCodec, options: &SolveOptions) -> Result<Plan> {
+    use super::Streaming;
+    let needs = memory_needs(game, codec);
+    let limit = options.memory.unwrap_or(u64::MAX);
+    let streamed = match (options.streaming, needs.streamed) {
+        (Streaming::Never, _) | (Streaming::Auto, None) => false,
+        (Streaming::Always, Some(_)) => true,
+        (Streaming::Always, None) => {
+            return Err(Error::Output(format!(
+                "{} cannot be solved tier by tier: its tiers interleave in the index",
+                game.spec()
+            )))
+        }
+        (Streaming::Auto, Some(_)) => needs.in_memory > limit,
+    };
+    Ok(Plan {
+        streamed,
+        memory: if streamed {
+            needs.streamed.unwrap_or(needs.in_memory)
+        } else {
+            needs.in_memory
+        },
+        needs,
+    })
+}
+
+/// A window of the table for one tier's solve: the tier's cells in memory,
+/// the tier below through the file's map. Anything else reads as unsolved,
+/// so a game that breaks its [`Game::tier_range`] promise fails the solve.
+struct Window<'a, S> {
+    cur: &'a [S],
+    cur_start: u64,
+    below: &'a [u8],
+    below_start: u64,
+    below_cells: u64,
+    width: usize,
+    /// One more than an index written outside the tier (0: none).
+    stray: AtomicU64,
+}
+
+impl<S: Slot> Table for Window<'_, S> {
+    #[inline(always)]
+    fn get(&self, i: u64) -> u32 {
+        let c = i.wrapping_sub(self.cur_start);
+        if c < self.cur.len() as u64 {
+            return self.cur[c as usize].get();
+        }
+        let b = i.wrapping_sub(self.below_start);
+        if b < self.below_cells {
+            let at = b as usize * self.width;
+            return match self.width {
+                1 => u32::from(self.below[at]),
+                2 => u32::from(LE::read_u16(&self.below[at..])),
+                _ => LE::read_u32(&self.below[at..]),
+            };
+        }
+        CELL_NONE
+    }
+
+    #[inline(always)]
+    fn put(&self, i: u64, v: u32) {
+        let c = i.wrapping_sub(self.cur_start);
+        if c < self.cur.len() as u64 {
+            self.cur[c as usize].put(v);
+        } else {
+            self.stray.store(i + 1, Relaxed);
+        }
+    }
+}
+
+/// Progress of a streamed solve: the tiers done and their tallies and CRCs.
+#[derive(Clone, Default)]
+struct Done {
+    tallies: Vec<Tally>,
+    crcs: Vec<u32>,
+}
+
+/// The working file of a streamed solve and where things are in it.
+struct Work {
+    file: File,
+    /// The temporary file when checkpoints are off (removed if dropped).
+    temp: Option<TempFile>,
+    data_offset: u64,
+    data_end: u64,
+    slot_len: usize,
+    id: Vec<u8>,
+    tiers: u32,
+    sequence: u64,
+}
+
+impl Work {
+    fn io(&self, what: &str, e: std::io::Error) -> Error {
+        Error::io(format!("cannot {what} the working file of the solve"), e)
+    }
+
+    /// Records `done` in the next slot and syncs.
+    fn record(&mut self, done: &Done) -> Result<()> {
+        self.sequence += 1;
+        let mut b = vec![0u8; self.slot_len];
+        b[..8].copy_from_slice(&SLOT_MAGIC);
+        LE::write_u32(&mut b[12..], self.slot_len as u32);
+        LE::write_u64(&mut b[16..], self.sequence);
+        LE::write_u32(&mut b[24..], done.tallies.len() as u32);
+        LE::write_u32(&mut b[28..], self.tiers);
+        b[SLOT_HEAD..SLOT_HEAD + self.id.len()].copy_from_slice(&self.id);
+        let mut at = SLOT_HEAD + self.id.len();
+        for (t, crc) in done.tallies.iter().zip(&done.crcs) {
+            let r = &mut b[at..at + TIER_RECORD];
+            LE::write_u32(r, *crc);
+            LE::write_u64(&mut r[4..], t.positions);
+            for k in 0..4 {
+                LE::write_u64(&mut r[12 + 8 * k..], t.counts[k]);
+            }
+            for k in 0..3 {
+                LE::write_u32(&mut r[44 + 4 * k..], t.max_remoteness[k]);
+            }
+            LE::write_u32(&mut r[56..], t.max_nimber);
+            LE::write_u64(&mut r[60..], t.lookups);
+            at += TIER_RECORD;
+        }
+        let crc = crc32fast::hash(&b);
+        LE::write_u32(&mut b[8..], crc);
+        let slot = self.data_end + (self.sequence % 2) * self.slot_len as u64;
+        self.file
+            .write_all_at(&b, slot)
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| self.io("write", e))
+    }
+
+    /// The newer of the two slots that are whole and belong to this solve.
+    fn read_slots(&self) -> Option<(u64, Done)> {
+        let mut best: Option<(u64, Done)> = None;
+        for k in 0..2u64 {
+            let mut b = vec![0u8; self.slot_len];
+            let at = self.data_end + k * self.slot_len as u64;
+            if self.file.read_exact_at(&mut b, at).is_err() || b[..8] != SLOT_MAGIC {
+                continue;
+            }
+            let stored = LE::read_u32(&b[8..]);
+            b[8..12].fill(0);
+            if crc32fast::hash(&b) != stored
+                || LE::read_u32(&b[12..]) as usize != self.slot_len
+                || LE::read_u32(&b[28..]) != self.tiers
+                || b[SLOT_HEAD..SLOT_HEAD + self.id.len()] != self.id[..]
+            {
+                continue;
+            }
+            let sequence = LE::read_u64(&b[16..]);
+            let n = LE::read_u32(&b[24..]).min(self.tiers) as usize;
+            let mut done = Done::default();
+            let mut at = SLOT_HEAD + self.id.len();
+            for _ in 0..n {
+                let r = &b[at..at + TIER_RECORD];
+                let mut t = Tally {
+                    positions: LE::read_u64(&r[4..]),
+                    max_nimber: LE::read_u32(&r[56..]),
+                    lookups: LE::read_u64(&r[60..]),
+                    ..Tally::default()
+                };
+                for k in 0..4 {
+                    t.counts[k] = LE::read_u64(&r[12 + 8 * k..]);
+                }
+                for k in 0..3 {
+                    t.max_remoteness[k] = LE::read_u32(&r[44 + 4 * k..]);
+                }
+                done.crcs.push(LE::read_u32(r));
+                done.tallies.push(t);
+                at += TIER_RECORD;
+            }
+            if best.as_ref().is_none_or(|(s, _)| sequence > *s) {
+                best = Some((sequence, done));
+            }
+        }
+        best
+    }
+}
+
+/// The CRC32 of `bytes`, computed in parallel chunks and combined.
+fn parallel_crc(bytes: &[u8]) -> u32 {
+    const CHUNK: usize = 16 << 20;
+    bytes
+        .par_chunks(CHUNK)
+        .map(|c| {
+            let mut h = crc32fast::Hasher::new();
+            h.update(c);
+            h
+        })
+        .reduce(crc32fast::Hasher::new, |mut a, b| {
+            a.combine(&b);
+            a
+        })
+        .finalize()
+}
+
+/// What [`solve_streamed`] gives back to the file solve.
+pub(super) struct Streamed {
+    pub header: Header,
+    pub resumed_tiers: u32,
+    pub child_lookups: u64,
+    pub solve_time: Duration,
+    pub finish_time: Duration,
+}
+
+/// Solves `game` tier by tier into `path` (whose lock the caller holds),
+/// resuming from the working file at `ckpt` if it is one of this solve's.
+pub(super) fn solve_streamed<G: Game>(
+    game: &G,
+    path: &Path,
+    ckpt: &Path,
+    options: &SolveOptions,
+    codec: CellCodec,
+    progress: &dyn Progress,
+) -> Result<Streamed> {
+    let started = Instant::now();
+    let mut header = table_header(game, codec);
+    let width = u64::from(codec.width());
+    let tiers = game.tier_count();
+    let ranges: Vec<Range<u64>> = (0..tiers)
+        .map(|t| game.tier_range(t))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            Error::GameInvariant(format!("{}: a tier has no index range", game.spec()))
+        })?;
+    let id = Identity::of(game, codec).encode();
+    let data_end = header.data_offset + header.data_len();
+    let slot_len = (SLOT_HEAD + id.len() + tiers as usize * TIER_RECORD).next_multiple_of(512);
+    let file_len = data_end + 2 * slot_len as u64;
+    let (mut work, mut done) = if std::fs::symlink_metadata(ckpt).is_ok() {
+        resume(
+            ckpt,
+            header.data_offset,
+            data_end,
+            slot_len,
+            &id,
+            tiers,
+            file_len,
+        )?
+    } else {
+        (
+            create(
+                ckpt,
+                path,
+                options,
+                header.data_offset,
+                data_end,
+                slot_len,
+                id,
+                tiers,
+                file_len,
+            )?,
+            Done::default(),
+        )
+    };
+    let resumed_tiers = done.tallies.len() as u32;
+    if resumed_tiers > 0 {
+        // The tier the next one reads must be what was recorded: a file
+        // changed since is refused, not built on.
+        let t = resumed_tiers - 1;
+        let r = &ranges[t as usize];
+        let bytes = (r.end - r.start) * width;
+        let crc = if bytes == 0 {
+            crc32fast::hash(&[])
+        } else {
+            let (map, lead) = crate::mmap::map_region(
+                &work.file,
+                work.data_offset + r.start * width,
+                bytes as usize,
+            )
+            .map_err(|e| work.io("map", e))?;
+            parallel_crc(&map[lead..])
+        };
+        if crc != done.crcs[t as usize] {
+            return Err(Error::Checkpoint(format!(
+                "checkpoint {}: tier {t} no longer matches its checksum; run with --restart",
+                ckpt.display()
+            )));
+        }
+    }
+    for tier in resumed_tiers..tiers {
+        let (tally, crc) = solve_one(game, &work, &ranges, tier, codec, progress)?;
+        done.tallies.push(tally);
+        done.crcs.push(crc);
+        if work.temp.is_none() {
+            work.record(&done)?;
+        }
+    }
+    let solve_time = started.elapsed();
+    let finishing = Instant::now();
+    let mut total = Tally::default();
+    for t in &done.tallies {
+        total = total.add(t);
+    }
+    header.summary = Summary {
+        counts: total.counts,
+        non_positions: game.size() - total.positions,
+        max_remoteness: total.max_remoteness,
+        max_nimber: total.max_nimber,
+    };
+    // The data CRC in index order, from each tier's.
+    let mut order: Vec<u32> = (0..tiers).collect();
+    order.sort_by_key(|&t| ranges[t as usize].start);
+    let mut crc = crc32fast::Hasher::new();
+    for t in order {
+        let r = &ranges[t as usize];
+        crc.combine(&crc32fast::Hasher::new_with_initial_len(
+            done.crcs[t as usize],
+            (r.end - r.start) * width,
+        ));
+    }
+    header.data_crc = crc.finalize();
+    finish(work, path, ckpt, options, &header)?;
+    Ok(Streamed {
+        header,
+        resumed_tiers,
+        child_lookups: total.lookups,
+        solve_time,
+        finish_time: finishing.elapsed(),
+    })
+}
+
+/// Solves one tier into memory, writes it to its place in the file and
+/// syncs; returns its tally and CRC.
+fn solve_one<G: Game>(
+    game: &G,
+    work: &Work,
+    ranges: &[Range<u64>],
+    tier: u32,
+    codec: CellCodec,
+    progress: &dyn Progress,
+) -> Result<(Tally, u32)> {
+    let w = u64::from(codec.width());
+    let r = ranges[tier as usize].clone();
+    let len = usize::try_from((r.end - r.start) * w).map_err(|_| {
+        Error::GameInvariant("a tier too large for this machine's address space".into())
+    })?;
+    let mut cur = super::file::anon_table(len)?;
+    let below = match tier.checked_sub(1).map(|t| ranges[t as usize].clone()) {
+        Some(b) if b.end > b.start => {
+            let (map, lead) = crate::mmap::map_region(
+                &work.file,
+                work.data_offset + b.start * w,
+                ((b.end - b.start) * w) as usize,
+            )
+            .map_err(|e| work.io("map", e))?;
+            Some((map, lead, b))
+        }
+        _ => None,
+    };
+    let (below_bytes, below_start, below_cells): (&[u8], u64, u64) = match &below {
+        Some((map, lead, b)) => (&map[*lead..], b.start, b.end - b.start),
+        None => (&[], 0, 0),
+    };
+    let ptr = cur.as_mut_ptr();
+    let cells = (r.end - r.start) as usize;
+    macro_rules! run {
+        ($atomic:ty) => {{
+            let window = Window {
+                // SAFETY: the anonymous map is page-aligned (so aligned for
+                // any atomic), holds `cells` cells of this width, and `cur`
+                // is not otherwise accessed while the view lives.
+                cur: unsafe { std::slice::from_raw_parts(ptr as *const $atomic, cells) },
+                cur_start: r.start,
+                below: below_bytes,
+                below_start,
+                below_cells,
+                width: w as usize,
+                stray: AtomicU64::new(0),
+            };
+            let tally = solve_tier(game, &window, codec, tier, progress)?;
+            (tally, window.stray.load(Relaxed))
+        }};
+    }
+    let (tally, stray) = match w {
+        1 => run!(AtomicU8),
+        2 => run!(AtomicU16),
+        _ => run!(AtomicU32),
+    };
+    if stray != 0 {
+        return Err(Error::GameInvariant(format!(
+            "{}: tier {tier} wrote index {}, outside its range {r:?}",
+            game.spec(),
+            stray - 1
+        )));
+    }
+    drop(below);
+    let bytes = &cur[..len];
+    let crc = parallel_crc(bytes);
+    work.file
+        .write_all_at(bytes, work.data_offset + r.start * w)
+        .and_then(|()| work.file.sync_data())
+        .map_err(|e| work.io("write", e))?;
+    Ok((tally, crc))
+}
+
+/// Creates the working file: under a fresh temporary name, sized, marked,
+/// and (with checkpoints on) renamed to `ckpt` with its first slot written.
+#[allow(clippy::too_many_arguments)]
+fn create(
+    ckpt: &Path,
+    path: &Path,
+    options: &SolveOptions,
+    data_offset: u64,
+    data_end: u64,
+    slot_len: usize,
+    id: Vec<u8>,
+    tiers: u32,
+    file_len: u64,
+) -> Result<Work> {
+    let checkpointed = options.checkpoint_interval.is_some();
+    let tmp = TempFile::create_beside(if checkpointed { ckpt } else { path })?;
+    let io = |e| Error::io(format!("cannot write {}", tmp.path().display()), e);
+    tmp.file().set_len(file_len).map_err(io)?;
+    tmp.file().write_all_at(&MAGIC, 0).map_err(io)?;
+    let (file, temp) = if checkpointed {
+        let file = tmp.persist(ckpt)?;
+        checkpoint::lock(&file, ckpt)?;
+        (file, None)
+    } else {
+        let file = tmp.file().try_clone().map_err(io)?;
+        (file, Some(tmp))
+    };
+    let mut work = Work {
+        file,
+        temp,
+        data_offset,
+        data_end,
+        slot_len,
+        id,
+        tiers,
+        sequence: 0,
+    };
+    if checkpointed {
+        work.record(&Done::default())?;
+    }
+    Ok(work)
+}
+
+/// Reopens the working file at `ckpt` (never through a symlink, a regular
+/// file only), locks it, and reads its newer whole slot.
+fn resume(
+    ckpt: &Path,
+    data_offset: u64,
+    data_end: u64,
+    slot_len: usize,
+    id: &[u8],
+    tiers: u32,
+    file_len: u64,
+) -> Result<(Work, Done)> {
+    let refuse = |why: &str| {
+        Error::Checkpoint(format!(
+            "checkpoint {} {why}; delete it or run with --restart",
+            ckpt.display()
+        ))
+    };
+    let mut file = open_regular(ckpt, false)
+        .map_err(|e| Error::io(format!("cannot open checkpoint {}", ckpt.display()), e))?;
+    checkpoint::lock(&file, ckpt)?;
+    let mut magic = [0u8; 8];
+    file.read_exact(&mut magic)
+        .map_err(|_| refuse("is not a retrograde checkpoint"))?;
+    if magic == format::MAGIC[..8] {
+        return Err(refuse(
+            "is a finished table (the solve stopped while renaming it into place): rename it to the output's name",
+        ));
+    }
+    if magic != MAGIC {
+        return Err(refuse("is not a tier-streamed solve's working file"));
+    }
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io(format!("cannot read checkpoint {}", ckpt.display()), e))?
+        .len();
+    if len != file_len {
+        return Err(refuse(
+            "belongs to another table (its size differs from this solve's)",
+        ));
+    }
+    let mut work = Work {
+        file,
+        temp: None,
+        data_offset,
+        data_end,
+        slot_len,
+        id: id.to_vec(),
+        tiers,
+        sequence: 0,
+    };
+    let (sequence, done) = work.read_slots().ok_or_else(|| {
+        refuse("belongs to another solve (another game, index, table kind or program version) or is damaged")
+    })?;
+    work.sequence = sequence;
+    Ok((work, done))
+}
+
+/// Writes the header over the marker, cuts the slots off, syncs, and
+/// renames the working file to `path`.
+fn finish(
+    work: Work,
+    path: &Path,
+    ckpt: &Path,
+    options: &SolveOptions,
+    header: &Header,
+) -> Result<()> {
+    let mut head = header.encode();
+    head.resize(header.data_offset as usize, 0);
+    work.file
+        .write_all_at(&head, 0)
+        .and_then(|()| work.file.set_len(work.data_end))
+        .and_then(|()| work.file.sync_all())
+        .map_err(|e| work.io("finish", e))?;
+    // Checked again just before the rename: the output may have been
+    // replaced by something else while we solved.
+    check_output(path, &options.inputs)?;
+    match work.temp {
+        Some(tmp) => drop(tmp.persist(path)?),
+        None => {
+            // Only the file this solve holds open moves into place: if
+            // something else now sits at the checkpoint's name, stop.
+            let ours = std::fs::symlink_metadata(ckpt)
+                .ok()
+                .and_then(|m| format::file_id(&m));
+            let held = work.file.metadata().ok().and_then(|m| format::file_id(&m));
+            if ours.is_none() || ours != held {
+                return Err(Error::Output(format!(
+                    "checkpoint {} was replaced while the solve ran; the table was not installed",
+                    ckpt.display()
+                )));
+            }
+            std::fs::rename(ckpt, path).map_err(|e| {
+                Error::io(
+                    format!("cannot rename {} to {}", ckpt.display(), path.display()),
+                    e,
+                )
+            })?;
+            format::sync_dir(path);
+        }
+    }
+    Ok(())
+}
