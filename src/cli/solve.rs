@@ -129,7 +129,7 @@ fn solve(args: Args) -> Result<ExitCode> {
     check_output(&path, &options.inputs)?;
     let threads = rayon::current_num_threads();
     if dry_run {
-        return dry_run_report(&game, &options, &path, threads, as_json);
+        return dry_run_report(&game, &options, memory, &path, threads, as_json);
     }
     if !force {
         check_resources(&game, &options, &path)?;
@@ -252,6 +252,7 @@ fn input_files(spec: &str) -> Vec<PathBuf> {
 fn dry_run_report(
     game: &AnyGame,
     options: &SolveOptions,
+    memory: Option<u64>,
     path: &Path,
     threads: usize,
     as_json: bool,
@@ -269,6 +270,9 @@ fn dry_run_report(
                 "cell_width": e.cell_width,
                 "file_bytes": e.file_bytes,
                 "memory_bytes": e.memory_bytes,
+                "streamed": e.streamed,
+                "in_memory_bytes": e.in_memory_bytes,
+                "streamed_bytes": e.streamed_bytes,
                 "disk_bytes": e.disk_bytes,
                 "memory_available": mem,
                 "disk_available": disk,
@@ -293,11 +297,27 @@ fn dry_run_report(
         e.cell_width
     );
     println!("file size     {}", human_bytes(e.file_bytes));
+    let limit = match memory {
+        Some(m) => format!(" (--memory {})", human_bytes(m)),
+        None => avail(mem),
+    };
     println!(
-        "peak memory   {}{}",
+        "peak memory   {}{limit}, {}",
         human_bytes(e.memory_bytes),
-        avail(mem)
+        if e.streamed {
+            "tier by tier"
+        } else {
+            "the whole table in memory"
+        }
     );
+    match e.streamed_bytes {
+        Some(s) => println!(
+            "              whole table {}; tier by tier {}",
+            human_bytes(e.in_memory_bytes),
+            human_bytes(s)
+        ),
+        None => println!("              (its tiers interleave: it cannot be solved tier by tier)"),
+    }
     println!("disk needed   {}{}", human_bytes(e.disk_bytes), avail(disk));
     println!(
         "time          about {:.1} s with {} thread{} (calibrated on {} positions in {:.2} s)",

@@ -38,9 +38,15 @@ pub struct Estimate {
     pub cell_width: u8,
     /// Size of the finished file.
     pub file_bytes: u64,
-    /// Predicted peak resident memory of the solve: the mapped table plus
-    /// the process's own needs.
+    /// Predicted peak resident memory of the solve as planned (whole or
+    /// tier by tier): the table's cells and scratch plus the process's own.
     pub memory_bytes: u64,
+    /// Whether the solve will go tier by tier ([`super::plan`]).
+    pub streamed: bool,
+    /// Peak memory with the whole table in memory.
+    pub in_memory_bytes: u64,
+    /// Peak memory tier by tier, if the game can be streamed.
+    pub streamed_bytes: Option<u64>,
     /// Disk space needed while solving (the temporary file, then renamed).
     pub disk_bytes: u64,
     /// Positions the calibration solved.
@@ -133,11 +139,23 @@ pub fn estimate<G: Game>(game: &G, options: &SolveOptions, threads: usize) -> Re
     } else {
         entries + (positions as u64).saturating_mul(8) / 4
     };
+    let plan = super::plan(game, codec, options)?;
+    // The process's own needs beside the cells: code, threads, buffers.
+    const PROCESS: u64 = 32 << 20;
+    let in_memory_bytes = plan.needs.in_memory + loopy_extra + PROCESS;
+    let streamed_bytes = plan.needs.streamed.map(|s| s + PROCESS);
     Ok(Estimate {
         entries,
         cell_width: width,
         file_bytes,
-        memory_bytes: file_bytes + loopy_extra + (32 << 20),
+        memory_bytes: if plan.streamed {
+            streamed_bytes.unwrap_or(in_memory_bytes)
+        } else {
+            in_memory_bytes
+        },
+        streamed: plan.streamed,
+        in_memory_bytes,
+        streamed_bytes,
         disk_bytes: file_bytes,
         sampled_positions,
         calibration_seconds,
