@@ -84,6 +84,8 @@ pub struct Mismatch {
 pub struct Rederivation {
     /// Entries checked.
     pub checked: u64,
+    /// Of those, legal positions (the rest must be empty).
+    pub positions: u64,
     /// Entries that disagree.
     pub mismatches: u64,
     /// The first few (lowest-index) disagreements.
@@ -202,7 +204,6 @@ pub fn rederive<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Resu
     const CHUNK: u64 = 1 << 16;
     let size = game.size();
     let chunks = size.div_ceil(CHUNK);
-    let nimbers = tb.codec().kind() == TableKind::Nimber;
     let parts: Vec<Rederivation> = (0..chunks)
         .into_par_iter()
         .map(|c| {
@@ -210,57 +211,10 @@ pub fn rederive<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Resu
             let mut kids = Vec::new();
             for index in c * CHUNK..((c + 1) * CHUNK).min(size) {
                 out.checked += 1;
-                let cell = tb.cell(index).unwrap_or(u32::MAX);
-                let stored = tb.probe_index(index).ok().flatten();
-                let pos = game.decode(index);
-                let expected = match &pos {
-                    None => None,
-                    Some(p) if game.encode(p) != index => None,
-                    Some(p) if nimbers => {
-                        let expected = expected_nimber(game, tb, p);
-                        if tb.codec().nimber(cell) != expected {
-                            out.mismatches += 1;
-                            if out.first.len() < KEEP {
-                                out.first.push(Mismatch {
-                                    index,
-                                    position: Some(game.format_position(p)),
-                                    stored,
-                                    expected: expected.and_then(|k| tb.codec().decode(k + 1)),
-                                });
-                            }
-                        }
-                        continue;
-                    }
-                    Some(p) => match game.primitive(p) {
-                        Some(Value::Draw) => Some(Outcome::DRAW),
-                        Some(v) => Some(Outcome::primitive(v)),
-                        None => {
-                            kids.clear();
-                            let mut missing = false;
-                            for (_, child) in game.moves(p) {
-                                match tb.probe_index(game.encode(&child)).ok().flatten() {
-                                    Some(o) => kids.push(o),
-                                    None => missing = true,
-                                }
-                            }
-                            if missing {
-                                None
-                            } else {
-                                expected_from_children(&kids)
-                            }
-                        }
-                    },
-                };
-                if stored != expected {
-                    out.mismatches += 1;
-                    if out.first.len() < KEEP {
-                        out.first.push(Mismatch {
-                            index,
-                            position: pos.as_ref().map(|p| game.format_position(p)),
-                            stored,
-                            expected,
-                        });
-                    }
+                let (legal, checked) = check_entry(game, tb, index, &mut kids);
+                out.positions += u64::from(legal);
+                if let Err(m) = checked {
+                    out.note(m);
                 }
             }
             out
@@ -269,6 +223,7 @@ pub fn rederive<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Resu
     let mut total = Rederivation::default();
     for p in parts {
         total.checked += p.checked;
+        total.positions += p.positions;
         total.mismatches += p.mismatches;
         for m in p.first {
             if total.first.len() < KEEP {
@@ -277,6 +232,200 @@ pub fn rederive<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Resu
         }
     }
     Ok(total)
+}
+
+impl Rederivation {
+    /// Counts a disagreement, keeping the first few.
+    fn note(&mut self, m: Mismatch) {
+        self.mismatches += 1;
+        if self.first.len() < KEEP {
+            self.first.push(m);
+        }
+    }
+}
+
+/// Re-derives one entry: whether `index` is a legal position (it decodes,
+/// and the position encodes back to it), and whether the stored cell is what
+/// the rules give — empty for a non-position; for a position, its outcome at
+/// game over or what its children's stored cells imply (their nimbers' mex
+/// in a nimber table). The one rule both [`rederive`] and [`verify_sample`]
+/// apply. `kids` is scratch, reused between calls.
+fn check_entry<G: Game, D: Storage>(
+    game: &G,
+    tb: &Tablebase<D>,
+    index: u64,
+    kids: &mut Vec<Outcome>,
+) -> (bool, std::result::Result<(), Mismatch>) {
+    let cell = tb.cell(index).unwrap_or(u32::MAX);
+    let stored = tb.probe_index(index).ok().flatten();
+    let pos = game.decode(index).filter(|p| game.encode(p) == index);
+    let legal = pos.is_some();
+    let mismatch = |expected| Mismatch {
+        index,
+        position: pos.as_ref().map(|p| game.format_position(p)),
+        stored,
+        expected,
+    };
+    let expected = match &pos {
+        None => None,
+        Some(p) if tb.codec().kind() == TableKind::Nimber => {
+            let expected = expected_nimber(game, tb, p);
+            if tb.codec().nimber(cell) != expected {
+                return (
+                    legal,
+                    Err(mismatch(expected.and_then(|k| tb.codec().decode(k + 1)))),
+                );
+            }
+            return (legal, Ok(()));
+        }
+        Some(p) => match game.primitive(p) {
+            Some(Value::Draw) => Some(Outcome::DRAW),
+            Some(v) => Some(Outcome::primitive(v)),
+            None => {
+                kids.clear();
+                let mut missing = false;
+                for (_, child) in game.moves(p) {
+                    match tb.probe_index(game.encode(&child)).ok().flatten() {
+                        Some(o) => kids.push(o),
+                        None => missing = true,
+                    }
+                }
+                if missing {
+                    None
+                } else {
+                    expected_from_children(kids)
+                }
+            }
+        },
+    };
+    if stored == expected {
+        (legal, Ok(()))
+    } else {
+        (legal, Err(mismatch(expected)))
+    }
+}
+
+/// The seed [`verify_sample`] uses unless told another (`verify --sample N`
+/// prints it, so a run can be repeated).
+pub const DEFAULT_SEED: u64 = 0x5eed_c0de_2026_0013;
+
+/// Result of re-deriving a random sample of a table's entries.
+#[derive(Clone, Debug, Default)]
+pub struct Sample {
+    /// The seed the indices were drawn with.
+    pub seed: u64,
+    /// Distinct indices drawn and checked (non-positions included: their
+    /// cell must be empty).
+    pub drawn: u64,
+    /// Of those, legal positions re-derived from their children.
+    pub legal: u64,
+    /// Whether every index was checked instead (the sample asked for at
+    /// least as many positions as the header says the table holds).
+    pub exhaustive: bool,
+    /// Checked entries that disagree with the rules.
+    pub mismatches: u64,
+    /// The first few disagreements, in the order drawn.
+    pub first: Vec<Mismatch>,
+}
+
+/// Re-derives `n` entries of legal positions drawn uniformly at random
+/// (without repetition) from `tb`'s indices with `seed`, each with the same
+/// rule as [`rederive`]: its children's cells are read from `tb` itself, so
+/// on a file opened with [`Tablebase::open`] only the drawn cells and their
+/// children's are read, never the whole table. Indices that are not
+/// positions are skipped (after checking that their cell is empty) and
+/// drawing goes on. If `n` is at least the number of positions the header
+/// states, every index is checked, in order.
+///
+/// Drawing stops early (fewer than `n` positions checked) only if the table
+/// has far fewer positions than its header says: after 64 times the draws
+/// `n` positions need on average, plus a million, which a true header makes
+/// vanishingly unlikely. A lying header does not loop forever.
+pub fn verify_sample<G: Game, D: Storage + Sync>(
+    game: &G,
+    tb: &Tablebase<D>,
+    n: u64,
+    seed: u64,
+) -> Result<Sample> {
+    let size = game.size();
+    let positions = tb.len().saturating_sub(tb.header().summary.non_positions);
+    let mut out = Sample {
+        seed,
+        ..Sample::default()
+    };
+    if n >= positions {
+        let all = rederive(game, tb)?;
+        out.exhaustive = true;
+        out.drawn = all.checked;
+        out.legal = all.positions;
+        out.mismatches = all.mismatches;
+        out.first = all.first;
+        return Ok(out);
+    }
+    // Draw the indices first (decoding is cheap, reading cells is not), then
+    // check them in parallel: positioned reads from several threads.
+    let mut rng = SplitMix64(seed);
+    let mut seen = std::collections::HashSet::new();
+    let mut drawn = Vec::new();
+    let per_position = size / positions.max(1) + 1;
+    let budget = n
+        .saturating_mul(per_position)
+        .saturating_mul(64)
+        .saturating_add(1 << 20);
+    let mut legal = 0;
+    for _ in 0..budget {
+        if legal == n {
+            break;
+        }
+        let index = rng.below(size);
+        if !seen.insert(index) {
+            continue;
+        }
+        let is_position = game.decode(index).is_some_and(|p| game.encode(&p) == index);
+        legal += u64::from(is_position);
+        drawn.push(index);
+    }
+    let results: Vec<(bool, std::result::Result<(), Mismatch>)> = drawn
+        .par_iter()
+        .map_init(Vec::new, |kids, &index| check_entry(game, tb, index, kids))
+        .collect();
+    out.drawn = drawn.len() as u64;
+    for (is_position, r) in results {
+        out.legal += u64::from(is_position);
+        if let Err(m) = r {
+            out.mismatches += 1;
+            if out.first.len() < KEEP {
+                out.first.push(m);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014): a small, well-mixed generator, so
+/// that a seed names the same sample on every platform and version.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..bound` (`bound` > 0): the high half of a 128-bit
+    /// product, rejecting the few low values that would bias it (Lemire 2019).
+    fn below(&mut self, bound: u64) -> u64 {
+        let threshold = bound.wrapping_neg() % bound;
+        loop {
+            let m = u128::from(self.next()) * u128::from(bound);
+            if (m as u64) >= threshold {
+                return (m >> 64) as u64;
+            }
+        }
+    }
 }
 
 /// The nimber the rules give a position: 0 at game over (normal play), else

@@ -713,6 +713,126 @@ fn verify_refuses_a_flipped_data_byte_that_probe_does_not_notice() {
     assert_eq!(j["data_crc_ok"], false);
 }
 
+#[test]
+fn verify_sample_passes_a_good_file_and_names_its_seed() {
+    let (_dir, path) = solved_4x4();
+    let out = run(&["verify", s(&path), "--sample", "300"]).ok();
+    for needle in [
+        "data CRC32  skipped",
+        "statistics  skipped",
+        "manifest    ok",
+        "sampled     ok",
+        "300 of them positions re-derived",
+    ] {
+        assert!(out.contains(needle), "no {needle:?} in:\n{out}");
+    }
+    let j = json(&run(&["verify", s(&path), "--sample", "300", "--json"]).ok());
+    assert_eq!(j["ok"], true, "{j}");
+    assert_eq!(j["positions"], 300, "{j}");
+    assert_eq!(j["mismatches"], 0, "{j}");
+    assert_eq!(j["exhaustive"], false, "{j}");
+    assert!(u(&j["checked"]) >= 300, "{j}");
+    assert_eq!(j["data_crc_ok"], Json::Null, "{j}");
+    // The default seed is printed, and naming it repeats the sample.
+    let seed = u(&j["seed"]).to_string();
+    assert!(out.contains(&format!("seed {:#x}", u(&j["seed"]))), "{out}");
+    let again = json(
+        &run(&[
+            "verify",
+            s(&path),
+            "--sample",
+            "300",
+            "--seed",
+            &seed,
+            "--json",
+        ])
+        .ok(),
+    );
+    assert_eq!(again, j);
+    let other = json(
+        &run(&[
+            "verify",
+            s(&path),
+            "--sample",
+            "300",
+            "--seed",
+            "7",
+            "--json",
+        ])
+        .ok(),
+    );
+    assert_eq!(other["seed"], 7);
+    assert_eq!(other["ok"], true, "{other}");
+}
+
+#[test]
+fn verify_sample_finds_a_flipped_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = solve_into(dir.path(), "isolation:3x3", "s.rtb");
+    let offset = data_offset(&path);
+    let info = json(&run(&["info", s(&path), "--json"]).ok());
+    let entries = u(&info["entries"]);
+    // One bit of one cell flipped, the data CRC left stale: the sample skips
+    // the CRC, so the rules must catch it (at the cell itself, and at any
+    // parent whose value it changes).
+    let bad = damaged(&path, dir.path(), "bad.rtb", |b| b[offset + 77] ^= 0x02);
+    // N at least the table's positions: every index is checked.
+    let r = run(&["verify", s(&bad), "--sample", &entries.to_string()]);
+    let stdout = r.stdout.clone();
+    assert!(r.error().contains("verification failed"));
+    assert!(stdout.contains("sampled     FAILED: "), "{stdout}");
+    assert!(stdout.contains("index 77 "), "{stdout}");
+    assert!(stdout.contains("data CRC32  skipped"), "{stdout}");
+    let j = json(&run(&["verify", s(&bad), "--sample", "1000000", "--json"]).stdout);
+    assert_eq!(j["ok"], false, "{j}");
+    assert_eq!(j["exhaustive"], true, "{j}");
+    assert!(u(&j["mismatches"]) >= 1, "{j}");
+    assert_eq!(j["checked"], entries, "{j}");
+    let listed = j["first_mismatches"].as_array().unwrap();
+    assert!(listed.iter().any(|m| m["index"] == 77), "{j}");
+    // The full verify names the stale CRC instead.
+    let full = run(&["verify", s(&bad)]);
+    assert!(
+        full.stdout.contains("data CRC32  FAILED"),
+        "{}",
+        full.stdout
+    );
+
+    // A random sample on a table whose cells are all damaged finds them.
+    let (dir4, path4) = solved_4x4();
+    let offset = data_offset(&path4);
+    let bad = damaged(&path4, dir4.path(), "all.rtb", |b| {
+        for x in &mut b[offset..] {
+            *x ^= 0x04;
+        }
+    });
+    let r = run(&["verify", s(&bad), "--sample", "50", "--json"]);
+    assert_eq!(r.code, Some(1), "{}", r.show());
+    let j = json(&r.stdout);
+    assert_eq!(j["positions"], 50, "{j}");
+    assert_eq!(j["exhaustive"], false, "{j}");
+    // Not all 50: a shifted cell can still agree with its shifted children.
+    assert!(u(&j["mismatches"]) >= 1, "{j}");
+}
+
+#[test]
+fn verify_sample_refuses_bad_numbers_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = solve_into(dir.path(), "isolation:3x3", "s.rtb");
+    let p = s(&path);
+    for n in ["0", "abc", "-1", "", "1.5", "99999999999999999999999"] {
+        let err = run(&["verify", p, "--sample", n]).error();
+        assert!(err.contains("--sample"), "{n:?}: {err}");
+    }
+    for seed in ["x", "-3", "0xzz"] {
+        let err = run(&["verify", p, "--sample", "5", "--seed", seed]).error();
+        assert!(err.contains("--seed"), "{seed:?}: {err}");
+    }
+    // --seed without --sample and --sample with --crc-only are usage errors.
+    run(&["verify", p, "--seed", "5"]).usage_error();
+    run(&["verify", p, "--sample", "5", "--crc-only"]).usage_error();
+}
+
 // ------------------------------------------------------------- bad input
 
 #[test]
