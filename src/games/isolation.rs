@@ -88,38 +88,49 @@ fn uncolex(mut rank: u32, k: u32, m: u32) -> u32 {
     board
 }
 
-/// Calls `f(base + colex(board ∪ {j}))` for every bit j < m clear in `board`,
-/// in increasing j. With c_j the set bits below j, adding j gives
-/// `Σ_{s<j} C(s, i_s) + C(j, c_j+1) + Σ_{s>j} C(s, i_s+1)`: a prefix and a
-/// suffix sum carried along the bits, so O(m) for all the children.
-#[inline(always)]
-fn for_each_extension(board: u32, m: u32, base: u64, f: &mut impl FnMut(u64)) {
-    let mut suffix = 0u32;
-    let mut i = 1;
-    let mut rest = board;
-    while rest != 0 {
-        let s = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        i += 1;
-        suffix += BINOM[s][i];
+/// `DELTA[p][i]` = C(p, i+1) − C(p, i), wrapping: what a set bit at p adds
+/// to the colex rank when one more bit joins below it.
+const DELTA: [[u32; 32]; 32] = {
+    let mut t = [[0u32; 32]; 32];
+    let mut p = 0;
+    while p < 32 {
+        let mut i = 0;
+        while i < 31 {
+            t[p][i] = BINOM[p][i + 1].wrapping_sub(BINOM[p][i]);
+            i += 1;
+        }
+        p += 1;
     }
-    let mut prefix = 0u32;
-    let mut c = 0usize;
+    t
+};
+
+/// Calls `f(base + colex(board ∪ {j}))` for every bit j < m clear in
+/// `board`, whose own rank is `rank`. With c_j the set bits below j, adding
+/// j gives `colex(board) + C(j, c_j+1) + Σ_{s>j} (C(s, i_s+1) − C(s, i_s))`:
+/// walking j downwards, the sum over the set bits above j grows by one
+/// `DELTA` per set bit passed, so all children cost one lookup per bit.
+#[inline(always)]
+fn for_each_extension(board: u32, m: u32, rank: u32, base: u64, f: &mut impl FnMut(u64)) {
+    let mut above = 0u32;
+    let mut c = board.count_ones() as usize;
     let mut rest = board;
     let mut free = !board & ((1u32 << m) - 1);
     while free != 0 {
-        let j = free.trailing_zeros();
-        free &= free - 1;
-        let mut below = rest & ((1u32 << j) - 1);
-        rest ^= below;
-        while below != 0 {
-            let s = below.trailing_zeros() as usize;
-            below &= below - 1;
-            c += 1;
-            prefix += BINOM[s][c];
-            suffix -= BINOM[s][c + 1];
+        let j = 31 - free.leading_zeros();
+        free ^= 1 << j;
+        let mut high = rest & !((1u32 << j) - 1);
+        rest ^= high;
+        while high != 0 {
+            let s = 31 - high.leading_zeros();
+            high ^= 1 << s;
+            // s is the c-th set bit from the bottom.
+            above = above.wrapping_add(DELTA[s as usize][c]);
+            c -= 1;
         }
-        f(base + u64::from(prefix + BINOM[j as usize][c + 1] + suffix));
+        let child = rank
+            .wrapping_add(BINOM[j as usize][c + 1])
+            .wrapping_add(above);
+        f(base + u64::from(child));
     }
 }
 
@@ -644,7 +655,7 @@ impl Game for Isolation {
             // The child's board in its own pair's layout, before the removal;
             // the vacated square is present there, so it is a removal candidate.
             let (pair, board) = self.pair_board(q, p.removed);
-            for_each_extension(board, bits, block + pair * per_pair, &mut f);
+            for_each_extension(board, bits, colex(board), block + pair * per_pair, &mut f);
         }
     }
 
@@ -674,11 +685,17 @@ impl Game for Isolation {
     /// canonical under folding, as its own symmetry is the identity, so the
     /// decoded `x` is already in its pair's layout).
     #[inline(always)]
-    fn for_each_completion(&self, _index: u64, x: &IsolationPosition, mut f: impl FnMut(u64)) {
+    fn for_each_completion(&self, index: u64, x: &IsolationPosition, mut f: impl FnMut(u64)) {
         let k = x.removed.count_ones();
-        let (pair, board) = self.pair_board([x.pieces[0] as u32, x.pieces[1] as u32], x.removed);
+        let [p0, p1] = [u32::from(x.pieces[0]), u32::from(x.pieces[1])];
+        let pair = match &self.folding {
+            None => self.block(p0, p1),
+            Some(f) => u64::from(f.slot_of[(p0 * self.n + p1) as usize].0),
+        };
+        let board = Self::compress(x.removed, p0, p1);
+        let rank = (index - self.unit_base(k, pair)) as u32;
         let bits = self.board_bits();
-        for_each_extension(board, bits, self.unit_base(k + 1, pair), &mut f);
+        for_each_extension(board, bits, rank, self.unit_base(k + 1, pair), &mut f);
     }
 
     /// A position's intermediates keep the non-mover's square, so the units
