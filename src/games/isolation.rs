@@ -1027,7 +1027,7 @@ mod tests {
         for (r, c) in [(5, 6), (6, 5)] {
             let plain = Isolation::new(r, c).unwrap();
             let folded = plain.folded().unwrap();
-            assert_eq!(plain.size(), 30 * 29 << 28);
+            assert_eq!(plain.size(), (30 * 29) << 28);
             let sym = BoardSymmetries::grid(r, c);
             for _ in 0..3000 {
                 let p0 = (rand() % 30) as u32;
