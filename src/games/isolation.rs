@@ -1,4 +1,4 @@
-//! Isolation on an R×C board (R, C ≥ 2, R·C ≤ 25): rules, index, notation.
+//! Isolation on an R×C board (R, C ≥ 2, R·C ≤ 30): rules, index, notation.
 //!
 //! Rules (REFERENCE.md, after Gao & Li's solver): two pieces; a turn is a king
 //! step of the mover's piece onto a present square not occupied by the other
@@ -6,18 +6,28 @@
 //! square just vacated included). A player with no step loses. Player 0 moves
 //! when the number of removed squares is even.
 //!
-//! Index (scheme 1), mixed radix with the board bits lowest:
+//! Index (scheme 3), tier-major: positions grouped by k, the number of
+//! removed squares, blocks in increasing k:
 //!
 //! ```text
-//! index = (p0 · (n−1) + rank(p1)) · 2^(n−2) + board
+//! index = offset_k + pair · C(n−2, k) + colex(board)
+//! offset_k = n·(n−1) · Σ_{j<k} C(n−2, j)
 //! ```
 //!
-//! where n = R·C, `p0`, `p1` are the pieces' squares, `rank(p1)` is `p1` with
-//! `p0` skipped (`p1 − [p1 > p0]`), and bit j of `board` is 1 when the j-th
-//! square other than the two pieces' (in square order) is removed. Every index
-//! is a legal position: n·(n−1)·2^(n−2) entries. Keeping the board bits low
-//! means the children reached by one step all lie in one block of 2^(n−2)
-//! entries, and differ from a common base in one bit.
+//! where n = R·C, `pair = p0 · (n−1) + rank(p1)` for the pieces' squares `p0`,
+//! `p1` (`rank(p1)` is `p1` with `p0` skipped: `p1 − [p1 > p0]`), bit j of
+//! `board` is 1 when the j-th square other than the two pieces' (in square
+//! order) is removed, and `colex(board) = Σ_i C(s_i, i)` over its set bits
+//! `s_1 < s_2 < …` (i from 1): its rank among the k-subsets in increasing
+//! numeric order. Every index is a legal position: n·(n−1)·2^(n−2) entries.
+//! Tier t holds k = n−2−t, so each tier is one contiguous run of indices
+//! ([`Game::tier_range`]) and a solve can stream tiers. A work unit is one
+//! pair of one tier, its boards in increasing index order (Gosper's next
+//! combination walks colex order). Scheme 4 is the same with the
+//! symmetry-folded pairs ([`Folding`]): `pair` is the slot of the
+//! representative pair and `board` that of the position mapped by the
+//! symmetry first. (Schemes 1 and 2, retired, put the board bits lowest,
+//! so tiers interleaved.)
 
 use crate::game::Game;
 use crate::games::bits::{insert_zero, next_combination};
@@ -25,8 +35,153 @@ use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::sync::Arc;
 
-/// Largest board: 25 squares keeps masks in a `u32` and the index in a `u64`.
-const MAX_SQUARES: u32 = 25;
+/// Largest board: 30 squares keeps masks in a `u32` (the board bits, n−2 ≤
+/// 28, and every colex rank, below C(28, 14), too) and the index in a `u64`
+/// (5×6: 233.5 G entries).
+const MAX_SQUARES: u32 = 30;
+
+/// `BINOM[p][i]` = C(p, i), for the colex ranks of board subsets.
+const BINOM: [[u32; 32]; 32] = {
+    let mut t = [[0u32; 32]; 32];
+    let mut p = 0;
+    while p < 32 {
+        t[p][0] = 1;
+        let mut i = 1;
+        while i <= p {
+            // C(31, 15) = 300,540,195 fits a u32.
+            t[p][i] = t[p - 1][i - 1] + if i < p { t[p - 1][i] } else { 0 };
+            i += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// `COLEX8[m][c][v]`: what byte `v` at bits `8m..8m+8` of a board adds to
+/// its colex rank when `c` set bits lie below it: `Σ C(8m+s, c+i)` over
+/// the byte's set bits s (i from 1). Four lookups rank any board, where a
+/// walk over the bits took one dependent lookup per removed square: the
+/// solver ranks every intermediate of every position (118 KiB, in L2).
+static COLEX8: [[[u32; 256]; 29]; 4] = {
+    let mut t = [[[0u32; 256]; 29]; 4];
+    let mut m = 0;
+    while m < 4 {
+        let mut c = 0;
+        while c < 29 {
+            let mut v = 0;
+            while v < 256 {
+                let mut rank = 0u32;
+                let mut i = c;
+                let mut s = 0;
+                while s < 8 {
+                    if v & (1 << s) != 0 {
+                        i += 1;
+                        let p = 8 * m + s;
+                        if p < 32 && i < 32 {
+                            rank = rank.wrapping_add(BINOM[p][i]);
+                        }
+                    }
+                    s += 1;
+                }
+                t[m][c][v] = rank;
+                v += 1;
+            }
+            c += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// The colex rank of a set of board bits: `Σ_i C(s_i, i)` over its set bits
+/// `s_1 < s_2 < …` (boards of at most 28 bits), a byte at a time.
+#[inline(always)]
+fn colex(board: u32) -> u32 {
+    let b = board.to_le_bytes();
+    let c1 = b[0].count_ones() as usize;
+    let c2 = c1 + b[1].count_ones() as usize;
+    let c3 = c2 + b[2].count_ones() as usize;
+    COLEX8[0][0][b[0] as usize]
+        .wrapping_add(COLEX8[1][c1][b[1] as usize])
+        .wrapping_add(COLEX8[2][c2][b[2] as usize])
+        .wrapping_add(COLEX8[3][c3][b[3] as usize])
+}
+
+/// The colex rank by walking the bits: the definition, for the tests.
+#[cfg(test)]
+fn colex_walk(mut board: u32) -> u32 {
+    let mut rank = 0;
+    let mut i = 0;
+    while board != 0 {
+        let s = board.trailing_zeros() as usize;
+        board &= board - 1;
+        i += 1;
+        rank += BINOM[s][i];
+    }
+    rank
+}
+
+/// The set of `k` board bits (below bit `m`) with colex rank `rank`.
+fn uncolex(mut rank: u32, k: u32, m: u32) -> u32 {
+    let mut board = 0;
+    let mut s = m as usize;
+    for i in (1..=k as usize).rev() {
+        // The largest s with C(s, i) <= rank; s falls as i falls.
+        s -= 1;
+        while BINOM[s][i] > rank {
+            s -= 1;
+        }
+        board |= 1 << s;
+        rank -= BINOM[s][i];
+    }
+    board
+}
+
+/// `DELTA[p][i]` = C(p, i+1) − C(p, i), wrapping: what a set bit at p adds
+/// to the colex rank when one more bit joins below it.
+const DELTA: [[u32; 32]; 32] = {
+    let mut t = [[0u32; 32]; 32];
+    let mut p = 0;
+    while p < 32 {
+        let mut i = 0;
+        while i < 31 {
+            t[p][i] = BINOM[p][i + 1].wrapping_sub(BINOM[p][i]);
+            i += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// Calls `f(base + colex(board ∪ {j}))` for every bit j < m clear in
+/// `board`, whose own rank is `rank`. With c_j the set bits below j, adding
+/// j gives `colex(board) + C(j, c_j+1) + Σ_{s>j} (C(s, i_s+1) − C(s, i_s))`:
+/// walking j downwards, the sum over the set bits above j grows by one
+/// `DELTA` per set bit passed, so all children cost one lookup per bit.
+#[inline(always)]
+fn for_each_extension(board: u32, m: u32, rank: u32, base: u64, f: &mut impl FnMut(u64)) {
+    let mut above = 0u32;
+    let mut c = board.count_ones() as usize;
+    let mut rest = board;
+    let mut free = !board & ((1u32 << m) - 1);
+    while free != 0 {
+        let j = 31 - free.leading_zeros();
+        free ^= 1 << j;
+        let mut high = rest & !((1u32 << j) - 1);
+        rest ^= high;
+        while high != 0 {
+            let s = 31 - high.leading_zeros();
+            high ^= 1 << s;
+            // s is the c-th set bit from the bottom.
+            above = above.wrapping_add(DELTA[s as usize][c]);
+            c -= 1;
+        }
+        let child = rank
+            .wrapping_add(BINOM[j as usize][c + 1])
+            .wrapping_add(above);
+        f(base + u64::from(child));
+    }
+}
 
 /// Isolation with given board size and start squares.
 #[derive(Clone, Debug)]
@@ -37,7 +192,10 @@ pub struct Isolation {
     start: [u8; 2],
     /// King-step neighbours of each square, as masks.
     neighbours: [u32; MAX_SQUARES as usize],
-    /// The symmetry-folded index (scheme 2), when chosen.
+    /// `cum[k]` = Σ_{j<k} C(n−2, j): the boards with fewer than k removed
+    /// squares, so block k starts at `blocks · cum[k]`.
+    cum: [u64; 32],
+    /// The symmetry-folded index (scheme 4), when chosen.
     folding: Option<Arc<Folding>>,
     /// Misère play: the player who cannot step wins.
     misere: bool,
@@ -58,12 +216,12 @@ impl PartialEq for Isolation {
 
 impl Eq for Isolation {}
 
-/// Index scheme 2: the board's symmetries folded into the piece placement.
+/// Index scheme 4: the board's symmetries folded into the piece placement.
 ///
 /// The ordered piece pairs fall into orbits under the board's symmetries (8
 /// for a square, 4 for a rectangle; both pieces move together, so player 0's
 /// piece stays player 0's). Each orbit keeps one representative pair, the
-/// smallest by scheme-1 block number, and a block of 2^(n−2) board entries.
+/// smallest by plain pair number, and its C(n−2, k) boards in each block k.
 /// A position is stored at its image under the first symmetry that takes its
 /// pair to the representative. Pairs fixed by a symmetry (e.g. both pieces on
 /// a diagonal) keep both mirror images of a board, each solved on its own: a
@@ -75,6 +233,11 @@ struct Folding {
     reps: Vec<[u8; 2]>,
     /// For pair (p0, p1) at `p0 * n + p1`: its slot and the symmetry to apply.
     slot_of: Vec<(u16, u8)>,
+    /// The orbit of each square under the symmetries, numbered from 0 in
+    /// order of their smallest square: the solver's groups.
+    orbit_of: Vec<u8>,
+    /// Number of square orbits.
+    orbits: u32,
 }
 
 impl Folding {
@@ -112,7 +275,23 @@ impl Folding {
             e.0 = renumber[e.0 as usize];
         }
         let reps = order.iter().map(|&i| reps[i]).collect();
-        Folding { sym, reps, slot_of }
+        let mut orbit_of = vec![u8::MAX; n as usize];
+        let mut orbits = 0;
+        for s in 0..n {
+            if orbit_of[s as usize] == u8::MAX {
+                for g in 0..sym.len() {
+                    orbit_of[sym.square(g, s) as usize] = orbits as u8;
+                }
+                orbits += 1;
+            }
+        }
+        Folding {
+            sym,
+            reps,
+            slot_of,
+            orbit_of,
+            orbits,
+        }
     }
 }
 
@@ -193,12 +372,17 @@ impl Isolation {
                 }
             }
         }
+        let mut cum = [0u64; 32];
+        for k in 1..=n as usize - 1 {
+            cum[k] = cum[k - 1] + u64::from(BINOM[n as usize - 2][k - 1]);
+        }
         Ok(Isolation {
             rows,
             cols,
             n,
             start: [a as u8, b as u8],
             neighbours,
+            cum,
             folding: None,
             misere: false,
         })
@@ -299,16 +483,13 @@ impl Isolation {
         (p0 * (self.n - 1) + p1 - u32::from(p1 > p0)) as u64
     }
 
-    /// The index of a position whose pieces are `q` (by player) and whose
-    /// removed squares are `removed`, before any removal bit is added: the
-    /// block's first index plus the board bits, in the block's own layout.
+    /// The pair number (plain) or slot (folded) of pieces `q` (by player)
+    /// with removed squares `removed`, and the board bits in that pair's
+    /// layout (under folding, of the position mapped by the slot's symmetry).
     #[inline(always)]
-    fn block_base(&self, q: [u32; 2], removed: u32) -> u64 {
-        let bits = self.board_bits();
+    fn pair_board(&self, q: [u32; 2], removed: u32) -> (u64, u32) {
         match &self.folding {
-            None => {
-                (self.block(q[0], q[1]) << bits) | u64::from(Self::compress(removed, q[0], q[1]))
-            }
+            None => (self.block(q[0], q[1]), Self::compress(removed, q[0], q[1])),
             Some(f) => {
                 let (slot, g) = f.slot_of[(q[0] * self.n + q[1]) as usize];
                 let rep = f.reps[slot as usize];
@@ -317,9 +498,16 @@ impl Isolation {
                     u32::from(rep[0]),
                     u32::from(rep[1]),
                 );
-                (u64::from(slot) << bits) | u64::from(board)
+                (u64::from(slot), board)
             }
         }
+    }
+
+    /// The first index of pair (or slot) `pair` in block k.
+    #[inline(always)]
+    fn unit_base(&self, k: u32, pair: u64) -> u64 {
+        self.blocks() * self.cum[k as usize]
+            + pair * u64::from(BINOM[self.board_bits() as usize][k as usize])
     }
 
     /// Number of blocks (piece placements) in the index.
@@ -401,12 +589,13 @@ impl Game for Isolation {
         }
     }
 
-    /// Scheme 1: the plain index; scheme 2: symmetry-folded.
+    /// Scheme 3: the plain tier-major index; scheme 4: symmetry-folded.
+    /// (Files of the retired schemes 1 and 2 are refused: re-solve them.)
     fn index_scheme(&self) -> u16 {
         if self.is_folded() {
-            2
+            4
         } else {
-            1
+            3
         }
     }
 
@@ -416,17 +605,25 @@ impl Game for Isolation {
 
     #[inline]
     fn encode(&self, p: &IsolationPosition) -> u64 {
-        self.block_base([p.pieces[0] as u32, p.pieces[1] as u32], p.removed)
+        let (pair, board) = self.pair_board([p.pieces[0] as u32, p.pieces[1] as u32], p.removed);
+        self.unit_base(p.removed.count_ones(), pair) + u64::from(colex(board))
     }
 
-    #[inline]
     fn decode(&self, index: u64) -> Option<IsolationPosition> {
         if index >= self.size() {
             return None;
         }
-        let bits = self.board_bits();
-        let board = (index & ((1u64 << bits) - 1)) as u32;
-        let [p0, p1] = self.block_pieces((index >> bits) as u32);
+        let m = self.board_bits();
+        let blocks = self.blocks();
+        // The block k holding the index: the last whose offset is not past it.
+        let k = (0..=m)
+            .rev()
+            .find(|&k| blocks * self.cum[k as usize] <= index)
+            .unwrap_or(0);
+        let within = u64::from(BINOM[m as usize][k as usize]);
+        let rest = index - blocks * self.cum[k as usize];
+        let board = uncolex((rest % within) as u32, k, m);
+        let [p0, p1] = self.block_pieces((rest / within) as u32);
         let (lo, hi) = if p0 < p1 { (p0, p1) } else { (p1, p0) };
         Some(IsolationPosition {
             pieces: [p0 as u8, p1 as u8],
@@ -496,21 +693,18 @@ impl Game for Isolation {
         let m = Self::mover(p);
         let other = p.pieces[1 - m] as u32;
         let bits = self.board_bits();
-        let all = (1u32 << bits) - 1;
+        let k = p.removed.count_ones();
+        let block = self.blocks() * self.cum[k as usize + 1];
+        let per_pair = u64::from(BINOM[bits as usize][k as usize + 1]);
         let mut steps = self.steps(p);
         while steps != 0 {
             let to = steps.trailing_zeros();
             steps &= steps - 1;
             let q = if m == 0 { [to, other] } else { [other, to] };
-            // The child's board in its own block's layout, before the removal;
+            // The child's board in its own pair's layout, before the removal;
             // the vacated square is present there, so it is a removal candidate.
-            let first = self.block_base(q, p.removed);
-            let mut free = !(first as u32) & all;
-            while free != 0 {
-                let j = free.trailing_zeros();
-                free &= free - 1;
-                f(first | 1u64 << j);
-            }
+            let (pair, board) = self.pair_board(q, p.removed);
+            for_each_extension(board, bits, colex(board), block + pair * per_pair, &mut f);
         }
     }
 
@@ -523,46 +717,58 @@ impl Game for Isolation {
     #[inline(always)]
     fn for_each_intermediate(&self, p: &IsolationPosition, mut f: impl FnMut(u64)) {
         let m = Self::mover(p);
+        let k = p.removed.count_ones();
         let other = p.pieces[1 - m] as u32;
         let mut steps = self.steps(p);
         while steps != 0 {
             let to = steps.trailing_zeros();
             steps &= steps - 1;
             let q = if m == 0 { [to, other] } else { [other, to] };
-            f(self.block_base(q, p.removed));
+            let (pair, board) = self.pair_board(q, p.removed);
+            f(self.unit_base(k, pair) + u64::from(colex(board)));
         }
     }
 
     /// Completing an intermediate removes one present free square: one more
-    /// board bit in the same block (a representative block stays canonical
-    /// under folding, as its own symmetry is the identity).
+    /// board bit for the same pair, in block k+1 (a representative pair stays
+    /// canonical under folding, as its own symmetry is the identity, so the
+    /// decoded `x` is already in its pair's layout).
     #[inline(always)]
-    fn for_each_completion(&self, index: u64, _x: &IsolationPosition, mut f: impl FnMut(u64)) {
-        let all = (1u64 << self.board_bits()) - 1;
-        let mut free = !index & all;
-        while free != 0 {
-            let j = free.trailing_zeros();
-            free &= free - 1;
-            f(index | 1u64 << j);
-        }
+    fn for_each_completion(&self, index: u64, x: &IsolationPosition, mut f: impl FnMut(u64)) {
+        let k = x.removed.count_ones();
+        let [p0, p1] = [u32::from(x.pieces[0]), u32::from(x.pieces[1])];
+        let pair = match &self.folding {
+            None => self.block(p0, p1),
+            Some(f) => u64::from(f.slot_of[(p0 * self.n + p1) as usize].0),
+        };
+        let board = Self::compress(x.removed, p0, p1);
+        let rank = (index - self.unit_base(k, pair)) as u32;
+        let bits = self.board_bits();
+        for_each_extension(board, bits, rank, self.unit_base(k + 1, pair), &mut f);
     }
 
-    /// Unfolded, a position's intermediates keep the non-mover's square, so
-    /// the blocks sharing it form a closed group; folding can move that
-    /// square, so folded tables use one group.
+    /// A position's intermediates keep the non-mover's square, so the units
+    /// sharing it form a closed group. Folding maps that square within its
+    /// orbit under the board's symmetries, so folded groups are the orbits
+    /// of the non-mover's square in the representative pair.
     fn tier_groups(&self, _tier: u32) -> u64 {
-        if self.is_folded() {
-            1
-        } else {
-            u64::from(self.n)
+        match &self.folding {
+            None => u64::from(self.n),
+            Some(f) => u64::from(f.orbits),
         }
     }
 
     fn group_units(&self, tier: u32, group: u64) -> Vec<u64> {
-        if self.is_folded() {
-            return (0..self.blocks()).collect();
+        if tier >= self.tier_count() {
+            return Vec::new();
         }
         let mover = (self.n - 2 - tier) & 1;
+        if let Some(f) = &self.folding {
+            let other = 1 - mover as usize;
+            return (0..f.reps.len() as u64)
+                .filter(|&s| u64::from(f.orbit_of[f.reps[s as usize][other] as usize]) == group)
+                .collect();
+        }
         let fixed = group as u32;
         (0..self.n)
             .filter(|&x| x != fixed)
@@ -595,15 +801,28 @@ impl Game for Isolation {
         self.blocks()
     }
 
-    /// A unit is one block (one placement of the two pieces); within it the
-    /// boards with the tier's number of removed squares, in increasing order.
+    /// Tier t is block k = n−2−t: tiers run downwards through the index.
+    fn tier_range(&self, tier: u32) -> Option<std::ops::Range<u64>> {
+        if tier >= self.tier_count() {
+            return None;
+        }
+        let k = (self.board_bits() - tier) as usize;
+        Some(self.blocks() * self.cum[k]..self.blocks() * self.cum[k + 1])
+    }
+
+    /// A unit is one pair (one placement of the two pieces) of one tier:
+    /// its boards with the tier's number of removed squares, in colex order,
+    /// which is increasing index order.
     #[inline]
     fn for_each_in_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &IsolationPosition)) {
+        if tier >= self.tier_count() || unit >= self.blocks() {
+            return;
+        }
         let bits = self.board_bits();
         let k = bits - tier;
         let [p0, p1] = self.block_pieces(unit as u32);
         let (lo, hi) = if p0 < p1 { (p0, p1) } else { (p1, p0) };
-        let base = unit << bits;
+        let mut index = self.unit_base(k, unit);
         let limit = 1u64 << bits;
         let mut board: u64 = (1u64 << k) - 1;
         loop {
@@ -611,7 +830,8 @@ impl Game for Isolation {
                 pieces: [p0 as u8, p1 as u8],
                 removed: insert_zero(insert_zero(board as u32, lo), hi),
             };
-            f(base | board, &pos);
+            f(index, &pos);
+            index += 1;
             if board == 0 {
                 break;
             }
@@ -768,9 +988,171 @@ mod tests {
     }
 
     #[test]
+    fn conformance_plain_folded_and_misere() {
+        use crate::game::testing::{check_moves, check_units};
+        for spec in ["3x3", "3x4", "4x3", "4x4", "3x3:misere", "3x4:misere"] {
+            let plain = Isolation::from_params(spec).unwrap();
+            let folded = plain.folded().unwrap();
+            assert_eq!((plain.index_scheme(), folded.index_scheme()), (3, 4));
+            for g in [&plain, &folded] {
+                // Every index is a legal position in both schemes.
+                assert_eq!(check_units(g, true), g.size(), "{}", g.spec());
+                assert!(check_moves(g) > 0, "{}", g.spec());
+            }
+        }
+    }
+
+    #[test]
+    fn tier_ranges_run_down_the_index() {
+        let g = Isolation::new(3, 4).unwrap();
+        // Tier 10 (nothing removed): 12·11 pairs of one board each.
+        assert_eq!(g.tier_range(10), Some(0..132));
+        assert_eq!(g.tier_range(9), Some(132..132 * 11));
+        assert_eq!(g.tier_range(0), Some(g.size() - 132..g.size()));
+        assert_eq!(g.tier_range(11), None);
+        let f = g.folded().unwrap();
+        assert_eq!(f.tier_range(10), Some(0..f.blocks()));
+    }
+
+    /// The solver's compound path needs a position's intermediates in its
+    /// own group's units: checked for every position of every tier.
+    #[test]
+    fn intermediates_stay_in_their_group() {
+        for (r, c) in [(3, 3), (3, 4), (4, 4)] {
+            for g in [
+                Isolation::new(r, c).unwrap(),
+                Isolation::new(r, c).unwrap().folded().unwrap(),
+            ] {
+                let m = g.board_bits();
+                for t in 0..g.tier_count() {
+                    let k = (m - t) as usize;
+                    let within = u64::from(BINOM[m as usize][k]);
+                    let start = g.tier_range(t).unwrap().start;
+                    let mut group_of = vec![u64::MAX; g.blocks() as usize];
+                    for group in 0..g.tier_groups(t) {
+                        for u in g.group_units(t, group) {
+                            assert_eq!(group_of[u as usize], u64::MAX, "unit {u} twice");
+                            group_of[u as usize] = group;
+                        }
+                    }
+                    assert!(group_of.iter().all(|&x| x != u64::MAX), "{}", g.spec());
+                    let mut checked = 0;
+                    for u in 0..g.tier_units(t) {
+                        g.for_each_in_unit(t, u, |_, p| {
+                            g.for_each_intermediate(p, |i| {
+                                assert!(g.tier_range(t).unwrap().contains(&i));
+                                let unit = (i - start) / within;
+                                assert_eq!(group_of[unit as usize], group_of[u as usize]);
+                                checked += 1;
+                            });
+                        });
+                    }
+                    assert!(checked > 0 || t == 0, "{} tier {t}", g.spec());
+                }
+                if g.is_folded() {
+                    // 3 orbits of squares on 3x3 (corner, edge, centre), 3 on
+                    // 4x4 (corner, edge, centre), 4 on 3x4.
+                    let want = match (r, c) {
+                        (3, 4) => 4,
+                        _ => 3,
+                    };
+                    assert_eq!(g.tier_groups(0), want, "{}", g.spec());
+                }
+            }
+        }
+    }
+
+    /// 30 squares: random positions of 5x6 and 6x5, plain and folded, round
+    /// trip through the index and their children agree with the moves.
+    #[test]
+    fn thirty_square_boards_round_trip() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for (r, c) in [(5, 6), (6, 5)] {
+            let plain = Isolation::new(r, c).unwrap();
+            let folded = plain.folded().unwrap();
+            assert_eq!(plain.size(), (30 * 29) << 28);
+            let sym = BoardSymmetries::grid(r, c);
+            for _ in 0..3000 {
+                let p0 = (rand() % 30) as u32;
+                let p1 = (p0 + 1 + (rand() % 29) as u32) % 30;
+                // Sparse and dense boards both: keep each square with odds
+                // drawn per position.
+                let density = rand() % 64;
+                let mut removed = 0u32;
+                for s in (0..30).filter(|&s| s != p0 && s != p1) {
+                    if rand() % 64 < density {
+                        removed |= 1 << s;
+                    }
+                }
+                let p = IsolationPosition {
+                    pieces: [p0 as u8, p1 as u8],
+                    removed,
+                };
+                for g in [&plain, &folded] {
+                    let i = g.encode(&p);
+                    assert!(i < g.size());
+                    assert!(g.tier_range(g.tier(&p)).unwrap().contains(&i));
+                    let back = g.decode(i).unwrap();
+                    assert_eq!(g.encode(&back), i);
+                    if g.is_folded() {
+                        let image = |h: usize| IsolationPosition {
+                            pieces: [sym.square(h, p0) as u8, sym.square(h, p1) as u8],
+                            removed: sym.mask(h, removed),
+                        };
+                        assert!((0..sym.len()).any(|h| image(h) == back));
+                    } else {
+                        assert_eq!(back, p);
+                    }
+                    if g.primitive(&p).is_some() {
+                        continue;
+                    }
+                    let mut fast = Vec::new();
+                    g.for_each_child_index(&p, |c| fast.push(c));
+                    let mut slow: Vec<u64> = g.moves(&p).iter().map(|(_, c)| g.encode(c)).collect();
+                    fast.sort_unstable();
+                    slow.sort_unstable();
+                    assert_eq!(fast, slow, "{} {}", g.spec(), g.format_position(&p));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn colex_ranks_and_unranks() {
+        let mut board = 0b111u64;
+        let mut rank = 0;
+        while board < 1 << 28 {
+            assert_eq!(colex(board as u32), rank);
+            assert_eq!(uncolex(rank, 3, 28), board as u32);
+            board = next_combination(board);
+            rank += 1;
+        }
+        assert_eq!(rank, BINOM[28][3]);
+        assert_eq!(BINOM[28][14], 40_116_600);
+        // The byte tables agree with the definition on boards of every size.
+        let mut x = 0x9E37_79B9u32;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let board = x & ((1 << 28) - 1) & (x.rotate_left(7) | x.rotate_left(19));
+            assert_eq!(colex(board), colex_walk(board), "{board:#x}");
+        }
+        assert_eq!(colex((1 << 28) - 1), colex_walk((1 << 28) - 1));
+    }
+
+    #[test]
     fn bad_params_are_refused() {
         assert!(Isolation::from_params("1x5").is_err());
-        assert!(Isolation::from_params("5x6").is_err());
+        assert!(Isolation::from_params("6x6").is_err());
+        assert!(Isolation::from_params("5x6").is_ok());
+        assert!(Isolation::from_params("6x5").is_ok());
         assert!(Isolation::from_params("4x4:a=3,b=3").is_err());
         assert!(Isolation::from_params("4x4:a=16").is_err());
         assert!(Isolation::from_params("4x4:c=1").is_err());

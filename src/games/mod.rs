@@ -75,7 +75,7 @@ macro_rules! __games_registry {
         $crate::$cb! { ($($args)*)
         /// Isolation.
         "isolation" => Isolation(Isolation) {
-            params: "RxC[:a=SQUARE,b=SQUARE][:misere]  (R,C >= 2, R*C <= 25; a, b: start squares of players 0 and 1; misere: the player who cannot step wins)",
+            params: "RxC[:a=SQUARE,b=SQUARE][:misere]  (R,C >= 2, R*C <= 30; a, b: start squares of players 0 and 1; misere: the player who cannot step wins)",
             notation: "rows top to bottom separated by '/': '.' present, 'x' removed, '0' and '1' the pieces; moves TOxREMOVE with square = row*C + col",
             example_spec: "isolation:4x4",
             example_position: "0.../...x/.x../...1",

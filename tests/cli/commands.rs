@@ -849,7 +849,7 @@ fn bad_game_parameters_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     for (spec, why) in [
         ("isolation:1x5", "too small"),
-        ("isolation:6x5", "at most 25"),
+        ("isolation:6x6", "at most 30"),
         ("isolation:4x4:a=3,b=3", "must differ"),
         ("isolation:4x4:a=99", "off the board"),
         ("isolation:axb", "board size"),
@@ -858,7 +858,7 @@ fn bad_game_parameters_are_refused() {
         ("isolation:4x4:c=1", "unknown parameter"),
         ("isolation:4x4:a", "expected a=SQUARE,b=SQUARE or misere"),
         ("isolation:4x4:a=-1", "not a square number"),
-        ("isolation:99999x99999", "at most 25"),
+        ("isolation:99999x99999", "at most 30"),
         ("", "unknown game"),
     ] {
         let err = run_in(dir.path(), &["solve", spec]).error();

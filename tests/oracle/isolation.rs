@@ -6,7 +6,7 @@
 //! its own memo keyed by removed-mask × piece squares. It shares nothing with
 //! `src/games/isolation.rs` except the public `Isolation` type, used only to
 //! decode table indices (and that decoding is itself checked against the
-//! index formula documented for scheme 1).
+//! index formula documented for scheme 3).
 //!
 //! Remoteness (REFERENCE.md): game over = 0 (the mover without a step loses);
 //! win = 1 + min remoteness among losing children; lose = 1 + max remoteness
@@ -130,24 +130,40 @@ impl Oracle {
         }
     }
 
-    /// The index of scheme 1 as documented: (p0·(n−1) + rank(p1))·2^(n−2) +
-    /// board, bit j of board = the j-th non-piece square (in square order) is
-    /// removed, rank(p1) = p1 with p0 skipped.
+    /// The index of scheme 3 as documented: offset_k + pair·C(n−2, k) +
+    /// colex(board), with k the removed count, offset_k = n·(n−1)·Σ_{j<k}
+    /// C(n−2, j), pair = p0·(n−1) + rank(p1) (rank(p1) = p1 with p0
+    /// skipped), bit j of board = the j-th non-piece square (in square order)
+    /// is removed, and colex(board) = Σ_i C(s_i, i) over its set bits s_1 <
+    /// s_2 < … (i from 1).
     fn documented_index(&self, pieces: [usize; 2], removed: u32) -> u64 {
+        fn choose(p: u64, i: u64) -> u64 {
+            if i > p {
+                return 0;
+            }
+            (0..i).fold(1, |acc, j| acc * (p - j) / (j + 1))
+        }
         let [p0, p1] = pieces;
+        let m = (self.n - 2) as u64;
         let rank1 = if p1 > p0 { p1 - 1 } else { p1 };
-        let mut board = 0u64;
+        let pair = (p0 * (self.n - 1) + rank1) as u64;
+        let mut colex = 0u64;
+        let mut i = 0;
         let mut j = 0;
         for sq in 0..self.n {
             if sq == p0 || sq == p1 {
                 continue;
             }
             if removed & (1 << sq) != 0 {
-                board |= 1 << j;
+                i += 1;
+                colex += choose(j, i);
             }
             j += 1;
         }
-        ((p0 * (self.n - 1) + rank1) as u64) << (self.n - 2) | board
+        let k = u64::from(removed.count_ones());
+        let pairs = (self.n * (self.n - 1)) as u64;
+        let offset: u64 = (0..k).map(|x| pairs * choose(m, x)).sum();
+        offset + pair * choose(m, k) + colex
     }
 }
 
@@ -231,7 +247,7 @@ fn check(game: &Isolation) {
         assert_eq!(
             oracle.documented_index(pieces, p.removed),
             index,
-            "{}: decode({index}) is not the documented scheme-1 index",
+            "{}: decode({index}) is not the documented scheme-3 index",
             game.spec()
         );
         let stored = codec.decode(cell(&data, codec, index));

@@ -5,10 +5,10 @@ use proptest::prelude::*;
 use retrograde::games::{Isolation, IsolationPosition};
 use retrograde::{CellCodec, Game, Outcome, TableKind, Value};
 
-/// A board: R, C in 2..=5 (so R·C ≤ 25).
+/// A board: R, C in 2..=6 with R·C ≤ 30 (5×6 and 6×5 the largest).
 fn board() -> impl Strategy<Value = Isolation> {
-    (2u32..=5, 2u32..=5)
-        .prop_filter("at most 25 squares", |(r, c)| r * c <= 25)
+    (2u32..=6, 2u32..=6)
+        .prop_filter("at most 30 squares", |(r, c)| r * c <= 30)
         .prop_map(|(r, c)| Isolation::new(r, c).unwrap())
 }
 
