@@ -93,14 +93,26 @@ static COLEX8: [[[u32; 256]; 29]; 4] = {
     t
 };
 
+/// Set bits of a byte: the portable build has no `popcnt` instruction, and
+/// `count_ones` falls back to a dozen instructions.
+static POP8: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut v = 0;
+    while v < 256 {
+        t[v] = (v as u32).count_ones() as u8;
+        v += 1;
+    }
+    t
+};
+
 /// The colex rank of a set of board bits: `Σ_i C(s_i, i)` over its set bits
 /// `s_1 < s_2 < …` (boards of at most 28 bits), a byte at a time.
 #[inline(always)]
 fn colex(board: u32) -> u32 {
     let b = board.to_le_bytes();
-    let c1 = b[0].count_ones() as usize;
-    let c2 = c1 + b[1].count_ones() as usize;
-    let c3 = c2 + b[2].count_ones() as usize;
+    let c1 = POP8[b[0] as usize] as usize;
+    let c2 = c1 + POP8[b[1] as usize] as usize;
+    let c3 = c2 + POP8[b[2] as usize] as usize;
     COLEX8[0][0][b[0] as usize]
         .wrapping_add(COLEX8[1][c1][b[1] as usize])
         .wrapping_add(COLEX8[2][c2][b[2] as usize])
@@ -137,49 +149,38 @@ fn uncolex(mut rank: u32, k: u32, m: u32) -> u32 {
     board
 }
 
-/// `DELTA[p][i]` = C(p, i+1) − C(p, i), wrapping: what a set bit at p adds
-/// to the colex rank when one more bit joins below it.
-const DELTA: [[u32; 32]; 32] = {
-    let mut t = [[0u32; 32]; 32];
-    let mut p = 0;
-    while p < 32 {
-        let mut i = 0;
-        while i < 31 {
-            t[p][i] = BINOM[p][i + 1].wrapping_sub(BINOM[p][i]);
-            i += 1;
-        }
-        p += 1;
-    }
-    t
-};
-
 /// Calls `f(base + colex(board ∪ {j}))` for every bit j < m clear in
-/// `board`, whose own rank is `rank`. With c_j the set bits below j, adding
-/// j gives `colex(board) + C(j, c_j+1) + Σ_{s>j} (C(s, i_s+1) − C(s, i_s))`:
-/// walking j downwards, the sum over the set bits above j grows by one
-/// `DELTA` per set bit passed, so all children cost one lookup per bit.
+/// `board`. A child differs from `board` only in j's byte, and
+/// every byte above it counts one more set bit below: so with the sums of
+/// the bytes below j's (as they are) and above it (shifted by one) taken
+/// once per board, each child costs one table lookup. A walk over the bits
+/// cost a dependent step per bit, and dominated the solve.
 #[inline(always)]
-fn for_each_extension(board: u32, m: u32, rank: u32, base: u64, f: &mut impl FnMut(u64)) {
-    let mut above = 0u32;
-    let mut c = board.count_ones() as usize;
-    let mut rest = board;
+fn for_each_extension(board: u32, m: u32, base: u64, f: &mut impl FnMut(u64)) {
+    let b = board.to_le_bytes();
+    let mut c = [0usize; 4];
+    for k in 1..4 {
+        c[k] = c[k - 1] + POP8[b[k - 1] as usize] as usize;
+    }
+    // below[k]: bytes under byte k as they are; above[k]: bytes over byte k
+    // with one more set bit under each.
+    let mut below = [0u32; 4];
+    let mut above = [0u32; 4];
+    for k in 1..4 {
+        below[k] = below[k - 1].wrapping_add(COLEX8[k - 1][c[k - 1]][b[k - 1] as usize]);
+        let h = 3 - k;
+        above[h] = above[h + 1].wrapping_add(COLEX8[h + 1][c[h + 1] + 1][b[h + 1] as usize]);
+    }
     let mut free = !board & ((1u32 << m) - 1);
     while free != 0 {
-        let j = 31 - free.leading_zeros();
-        free ^= 1 << j;
-        let mut high = rest & !((1u32 << j) - 1);
-        rest ^= high;
-        while high != 0 {
-            let s = 31 - high.leading_zeros();
-            high ^= 1 << s;
-            // s is the c-th set bit from the bottom.
-            above = above.wrapping_add(DELTA[s as usize][c]);
-            c -= 1;
-        }
-        let child = rank
-            .wrapping_add(BINOM[j as usize][c + 1])
-            .wrapping_add(above);
-        f(base + u64::from(child));
+        let j = free.trailing_zeros();
+        free &= free - 1;
+        let k = (j / 8) as usize;
+        let byte = b[k] as usize | 1 << (j % 8);
+        let r = below[k]
+            .wrapping_add(COLEX8[k][c[k]][byte])
+            .wrapping_add(above[k]);
+        f(base + u64::from(r));
     }
 }
 
@@ -704,7 +705,7 @@ impl Game for Isolation {
             // The child's board in its own pair's layout, before the removal;
             // the vacated square is present there, so it is a removal candidate.
             let (pair, board) = self.pair_board(q, p.removed);
-            for_each_extension(board, bits, colex(board), block + pair * per_pair, &mut f);
+            for_each_extension(board, bits, block + pair * per_pair, &mut f);
         }
     }
 
@@ -734,7 +735,7 @@ impl Game for Isolation {
     /// canonical under folding, as its own symmetry is the identity, so the
     /// decoded `x` is already in its pair's layout).
     #[inline(always)]
-    fn for_each_completion(&self, index: u64, x: &IsolationPosition, mut f: impl FnMut(u64)) {
+    fn for_each_completion(&self, _index: u64, x: &IsolationPosition, mut f: impl FnMut(u64)) {
         let k = x.removed.count_ones();
         let [p0, p1] = [u32::from(x.pieces[0]), u32::from(x.pieces[1])];
         let pair = match &self.folding {
@@ -742,9 +743,8 @@ impl Game for Isolation {
             Some(f) => u64::from(f.slot_of[(p0 * self.n + p1) as usize].0),
         };
         let board = Self::compress(x.removed, p0, p1);
-        let rank = (index - self.unit_base(k, pair)) as u32;
         let bits = self.board_bits();
-        for_each_extension(board, bits, rank, self.unit_base(k + 1, pair), &mut f);
+        for_each_extension(board, bits, self.unit_base(k + 1, pair), &mut f);
     }
 
     /// A position's intermediates keep the non-mover's square, so the units
