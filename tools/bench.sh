@@ -3,6 +3,9 @@
 # directory under /usr/bin/time -v, and prints a markdown table.
 #
 # Usage: tools/bench.sh [GAME...]      (default: isolation:4x4 isolation:4x5)
+#        tools/bench.sh memory-wall    (the jobs of issue 13, default options
+#                                       unless the row names one: about
+#                                       25 minutes and 8 GiB on 2 cores)
 #
 # A GAME argument may carry solve options after the spec, quoted as one
 # argument: tools/bench.sh isolation:4x4 'isolation:5x5 --fold' 'cram:5x6 --nimbers'.
@@ -41,7 +44,12 @@ if [[ ! -x /usr/bin/time ]]; then
     exit 1
 fi
 
-if [[ $# -gt 0 ]]; then
+if [[ $# -eq 1 && $1 == memory-wall ]]; then
+    games=(isolation:4x5 'isolation:4x5 --no-checkpoint'
+        'isolation:5x5 --fold' 'isolation:5x5 --fold --no-checkpoint'
+        isolation:5x5 'isolation:5x5 --no-checkpoint' 'isolation:5x5 --memory 2G'
+        connect:6x4 connect:5x5 'connect:7x4 --fold' 'connect:6x5 --fold')
+elif [[ $# -gt 0 ]]; then
     games=("$@")
 else
     games=(isolation:4x4 isolation:4x5)
@@ -88,8 +96,19 @@ echo "- scratch directory: $dir ($(df --output=source,fstype "$dir" | tail -n 1 
 echo
 echo "## Solve"
 echo
-echo "| game | threads | wall s | peak RSS MiB | entries | positions/s | lookups/s | file MiB | disk writes MiB |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| game | threads | wall s | peak RSS MiB | entries | positions/s | lookups/s | file MiB | disk writes MiB | peer solver (published) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+
+# The C++ Isolation solver's published figures (Gao & Li's report: win/lose
+# and remoteness in a byte, no symmetry folding) for the same boards.
+peer() {
+    case "$1" in
+    isolation:4x4) echo "3.9 s" ;;
+    isolation:4x5) echo "106 s" ;;
+    isolation:5x5) echo "114 min 58 s, 20 GB file" ;;
+    *) echo "" ;;
+    esac
+}
 
 for arg in "${games[@]}"; do
     read -ra words <<<"$arg"
@@ -116,7 +135,7 @@ for arg in "${games[@]}"; do
     labelling=$(json_float solve_seconds "$json")
     seconds=$(json_float seconds "$json")
     size=$(stat -c %s "$out")
-    awk -v g="$arg" -v t="$threads" -v lk="${lookups}" -v ls="${labelling:-0}" -v sec="${seconds:-0}" -v w="$wall" -v r="${rss_kib:-0}" \
+    awk -v g="$arg" -v peer="$([[ " ${opts[*]} " == *" --fold "* ]] || peer "$game")" -v t="$threads" -v lk="${lookups}" -v ls="${labelling:-0}" -v sec="${seconds:-0}" -v w="$wall" -v r="${rss_kib:-0}" \
         -v e="${entries:-0}" -v np="${non_positions:-0}" -v s="$size" -v b="${out_blocks:-0}" '
         function commas(n,   s, r) {
             s = sprintf("%.0f", n); r = ""
@@ -128,8 +147,8 @@ for arg in "${games[@]}"; do
             rate = (sec > 0) ? (e - np) / sec : 0
             # Loopy solves walk parents, not children: no figure.
             lrate = (lk == "" || ls <= 0) ? "n/a" : commas(lk / ls)
-            printf "| %s | %d | %.2f | %.1f | %s | %s | %s | %.1f | %.1f |\n",
-                g, t, w, r / 1024, commas(e), commas(rate), lrate, s / 1048576, b * 512 / 1048576
+            printf "| %s | %d | %.2f | %.1f | %s | %s | %s | %.1f | %.1f | %s |\n",
+                g, t, w, r / 1024, commas(e), commas(rate), lrate, s / 1048576, b * 512 / 1048576, peer
         }'
 done
 

@@ -99,8 +99,8 @@ int main(int argc, char **argv) {
 
     /* By index (the index `retrograde probe --json` reports for 0.../...x/.x../...1). */
     int v = -9, r = -9;
-    CHECK(rtb_probe_index(h, 229696, &v, &r) == RTB_OK && v == RTB_WIN && r == 7,
-          "index 229696: %s in %d", value_name(v), r);
+    CHECK(rtb_probe_index(h, 4908, &v, &r) == RTB_OK && v == RTB_WIN && r == 7,
+          "index 4908: %s in %d", value_name(v), r);
     CHECK(rtb_probe_index(h, 3932160, &v, &r) == RTB_ERR_RANGE && strstr(rtb_last_error(), "range"),
           "index 3932160: RTB_ERR_RANGE (%s)", rtb_last_error());
 

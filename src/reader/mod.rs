@@ -215,7 +215,7 @@ impl<D: Storage> Tablebase<D> {
             return Err(Error::GameMismatch {
                 spec: header.spec.clone(),
                 reason: format!(
-                    "uses index scheme {}, but this build has scheme {}",
+                    "uses index scheme {}, but this build has scheme {}: re-solve it with this build",
                     header.index_scheme,
                     game.index_scheme()
                 ),
