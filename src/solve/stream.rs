@@ -350,6 +350,12 @@ pub(super) fn solve_streamed<G: Game>(
     codec: CellCodec,
     progress: &dyn Progress,
 ) -> Result<Streamed> {
+    if codec.kind() == TableKind::Nimber {
+        game.nimbers().map_err(|reason| Error::NimbersUnsupported {
+            spec: game.spec(),
+            reason,
+        })?;
+    }
     let started = Instant::now();
     let mut header = table_header(game, codec);
     let width = u64::from(codec.width());

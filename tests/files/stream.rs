@@ -143,6 +143,16 @@ fn memory_limit_chooses_streaming_and_refusals_are_clear() {
         .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("interleave"));
+    // Nimber tables of a game that is not impartial are refused streamed
+    // too, as in memory; an impartial game's streams.
+    let o = bin()
+        .args(["solve", "sogo:2", "--stream", "--nimbers", "-o"])
+        .arg(dir.path().join("sogo.rtb"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("impartial"));
+    assert!(!dir.path().join("sogo.rtb").exists());
 }
 
 /// A progress sink that stops the solve (by unwinding) when tier `stop`
