@@ -138,36 +138,10 @@ fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
                 thousands(r.mismatches),
                 thousands(r.checked)
             ));
-            for m in &r.first {
-                say(format!(
-                    "  index {} {}: stored {}, rules give {}",
-                    m.index,
-                    m.position.as_deref().unwrap_or("(not a position)"),
-                    show(m.stored),
-                    show(m.expected)
-                ));
-            }
-            report.insert(
-                "first_mismatches".into(),
-                json!(r
-                    .first
-                    .iter()
-                    .map(|m| json!({"index": m.index, "position": m.position}))
-                    .collect::<Vec<_>>()),
-            );
+            first_mismatches(&r.first, &say, &mut report);
         }
     }
-    report.insert("ok".into(), json!(ok));
-    if as_json {
-        println!("{}", Json::Object(report));
-    }
-    if !ok {
-        if !as_json {
-            eprintln!("retrograde: error: {}: verification failed", file.display());
-        }
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
+    conclude(report, ok, as_json, file)
 }
 
 /// Reads the file's bytes up to the data and checks the padding after the
@@ -279,24 +253,42 @@ fn sample(file: &Path, n: u64, seed: u64, as_json: bool) -> Result<ExitCode> {
             "sampled     FAILED: {} disagree with the rules; {what}; first:",
             thousands(r.mismatches)
         ));
-        for m in &r.first {
-            say(format!(
-                "  index {} {}: stored {}, rules give {}",
-                m.index,
-                m.position.as_deref().unwrap_or("(not a position)"),
-                show(m.stored),
-                show(m.expected)
-            ));
-        }
-        report.insert(
-            "first_mismatches".into(),
-            json!(r
-                .first
-                .iter()
-                .map(|m| json!({"index": m.index, "position": m.position}))
-                .collect::<Vec<_>>()),
-        );
+        first_mismatches(&r.first, &say, &mut report);
     }
+    conclude(report, ok, as_json, file)
+}
+
+/// Lists the first mismatches, and puts them in the JSON report.
+fn first_mismatches(
+    first: &[retrograde::verify::Mismatch],
+    say: &impl Fn(String),
+    report: &mut serde_json::Map<String, Json>,
+) {
+    for m in first {
+        say(format!(
+            "  index {} {}: stored {}, rules give {}",
+            m.index,
+            m.position.as_deref().unwrap_or("(not a position)"),
+            show(m.stored),
+            show(m.expected)
+        ));
+    }
+    report.insert(
+        "first_mismatches".into(),
+        json!(first
+            .iter()
+            .map(|m| json!({"index": m.index, "position": m.position}))
+            .collect::<Vec<_>>()),
+    );
+}
+
+/// Prints the JSON report if asked, and the exit status of a verification.
+fn conclude(
+    mut report: serde_json::Map<String, Json>,
+    ok: bool,
+    as_json: bool,
+    file: &Path,
+) -> Result<ExitCode> {
     report.insert("ok".into(), json!(ok));
     if as_json {
         println!("{}", Json::Object(report));
