@@ -71,6 +71,8 @@ pub mod compare;
 #[cfg(feature = "solve")]
 pub mod solve;
 #[cfg(feature = "solve")]
+pub mod search;
+#[cfg(feature = "solve")]
 pub mod verify;
 
 pub use crate::error::{Error, Result};

@@ -1,0 +1,258 @@
+//! Search past the tables: proving the value of one position of a game too
+//! big to enumerate.
+//!
+//! A table labels every position; a search proves one. [`SearchGame`] is
+//! what a game tells the search: its rules on positions of any size (no
+//! index, so no enumeration limit), a canonical key per position (its
+//! symmetries folded, for the transposition table and the proof database),
+//! and hooks for move ordering and immediate wins. The engines:
+//!
+//! - [`dfpn`]: depth-first proof-number search (Nagai 2002) with the 1+ε
+//!   trick (Pawlewicz & Lew) and a bounded transposition table. A value
+//!   with ties is settled by two proofs, as GABOR does: can the mover win?
+//!   If not, can the mover avoid losing?
+//! - [`nimber`]: Sprague–Grundy values of impartial games, summing
+//!   independent components (Glop's method), with nimber tables as leaves.
+//! - [`reference`]: plain memoised negamax, the independent check of both.
+//!
+//! Tables serve as leaves ([`leaves`]): wherever a searched position is a
+//! position a given table indexes, its value is read, not searched.
+//! Proven positions can be saved and reloaded ([`proofdb`]).
+
+pub mod dfpn;
+pub mod games;
+pub mod leaves;
+pub mod nimber;
+pub mod proofdb;
+pub mod reference;
+
+use crate::value::Value;
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A canonical position key of fixed width: what the transposition table
+/// compares and what a proof database stores.
+pub trait Key: Copy + Eq + Hash + Debug + Send + Sync + 'static {
+    /// Bytes in the stored form.
+    const BYTES: usize;
+    /// Writes the key's `BYTES` bytes (little-endian words).
+    fn write(&self, out: &mut Vec<u8>);
+    /// Reads a key written by [`Key::write`] (`b` holds exactly `BYTES` bytes).
+    fn read(b: &[u8]) -> Self;
+    /// A well-mixed 64-bit hash (transposition table slots).
+    fn hash64(&self) -> u64;
+}
+
+/// Mixes a word (splitmix64's finaliser): neighbouring boards land far apart.
+#[inline]
+pub fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+impl Key for u64 {
+    const BYTES: usize = 8;
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn read(b: &[u8]) -> Self {
+        u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
+    }
+    #[inline]
+    fn hash64(&self) -> u64 {
+        mix64(*self)
+    }
+}
+
+impl Key for u128 {
+    const BYTES: usize = 16;
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn read(b: &[u8]) -> Self {
+        u128::from_le_bytes(b[..16].try_into().expect("16 bytes"))
+    }
+    #[inline]
+    fn hash64(&self) -> u64 {
+        mix64(*self as u64 ^ mix64((*self >> 64) as u64))
+    }
+}
+
+impl<const N: usize> Key for [u64; N] {
+    const BYTES: usize = 8 * N;
+    fn write(&self, out: &mut Vec<u8>) {
+        for w in self {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    fn read(b: &[u8]) -> Self {
+        std::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes")))
+    }
+    #[inline]
+    fn hash64(&self) -> u64 {
+        let mut h = 0x9e37_79b9_7f4a_7c15u64;
+        for w in self {
+            h = mix64(h ^ *w);
+        }
+        h
+    }
+}
+
+/// A game as the search sees it: rules on positions of any size.
+///
+/// Positions record the player to move (partizan games) or need not
+/// (impartial games: [`SearchGame::impartial`]). Games must be acyclic: no
+/// sequence of moves returns to a position (the search would not end).
+pub trait SearchGame: Send + Sync {
+    /// A position, side to move included.
+    type Pos: Clone + Debug + Send + Sync;
+    /// A move, as shown to users.
+    type Move: Clone + Debug;
+    /// The canonical key of a position.
+    type Key: Key;
+
+    /// The canonical spec, in the same syntax as the tables' specs
+    /// (`connect:7x6`), so that a table of the same game is recognised.
+    fn spec(&self) -> String;
+
+    /// The starting position.
+    fn start(&self) -> Self::Pos;
+
+    /// Parses a position in the game's notation (the tables' notation).
+    fn parse_position(&self, s: &str) -> Result<Self::Pos, String>;
+
+    /// Writes a position in the game's notation.
+    fn format_position(&self, p: &Self::Pos) -> String;
+
+    /// Writes a move in the game's notation.
+    fn format_move(&self, m: &Self::Move) -> String;
+
+    /// The value of a game-over position for the player to move, or `None`
+    /// if the game goes on.
+    fn terminal(&self, p: &Self::Pos) -> Option<Value>;
+
+    /// Every legal move of a non-terminal position with the position it
+    /// leads to, most promising first (the search tries them in this order).
+    fn moves(&self, p: &Self::Pos) -> Vec<(Self::Move, Self::Pos)>;
+
+    /// The key of a position: equal for positions a symmetry of the game
+    /// maps onto each other, different otherwise.
+    fn key(&self, p: &Self::Pos) -> Self::Key;
+
+    /// Whether the player to move of a non-terminal position can win with
+    /// this very move (a pattern game's completed pattern). A quick check
+    /// that may answer `false` when unsure; the default always does.
+    fn wins_now(&self, _p: &Self::Pos) -> bool {
+        false
+    }
+
+    /// Whether the game is impartial (both players have the same moves, the
+    /// player who cannot move loses): nimbers apply.
+    fn impartial(&self) -> bool {
+        false
+    }
+
+    /// Whether a tie is a possible result: if not, one proof settles a value.
+    fn ties(&self) -> bool {
+        true
+    }
+
+    /// An impartial position as a sum of independent components (Cram:
+    /// regions of empty squares no domino can join). The default is the
+    /// position itself. Called only when [`SearchGame::impartial`].
+    fn components(&self, p: &Self::Pos) -> Vec<Self::Pos> {
+        vec![p.clone()]
+    }
+}
+
+/// The knowledge about a position's value for the player to move: it lies
+/// between `lo` and `hi` (as `-1` lose, `0` tie, `1` win).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Lowest value still possible.
+    pub lo: i8,
+    /// Highest value still possible.
+    pub hi: i8,
+}
+
+impl Bounds {
+    /// Nothing known.
+    pub const UNKNOWN: Bounds = Bounds { lo: -1, hi: 1 };
+
+    /// Exactly `v`.
+    pub fn exact(v: Value) -> Bounds {
+        let s = score(v);
+        Bounds { lo: s, hi: s }
+    }
+
+    /// The value, once the bounds meet.
+    pub fn value(self) -> Option<Value> {
+        (self.lo == self.hi).then(|| value_of(self.lo))
+    }
+
+    /// The same knowledge for the other player.
+    pub fn flip(self) -> Bounds {
+        Bounds { lo: -self.hi, hi: -self.lo }
+    }
+
+    /// Both pieces of knowledge at once.
+    pub fn meet(self, other: Bounds) -> Bounds {
+        Bounds { lo: self.lo.max(other.lo), hi: self.hi.min(other.hi) }
+    }
+}
+
+/// A value as a score for the player to move: lose −1, tie 0, win 1.
+pub fn score(v: Value) -> i8 {
+    match v {
+        Value::Win => 1,
+        Value::Lose => -1,
+        Value::Tie | Value::Draw => 0,
+    }
+}
+
+/// The value of a score.
+pub fn value_of(s: i8) -> Value {
+    match s {
+        1.. => Value::Win,
+        0 => Value::Tie,
+        _ => Value::Lose,
+    }
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+static LISTENING: AtomicBool = AtomicBool::new(false);
+
+/// Asks a running search to stop: it returns what it proved so far (and a
+/// `--save` keeps it). Returns whether a search was listening, so that a
+/// signal handler exits at once when none is.
+pub fn request_stop() -> bool {
+    STOP.store(true, Ordering::SeqCst);
+    LISTENING.load(Ordering::SeqCst)
+}
+
+/// Whether a stop was requested.
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::Relaxed)
+}
+
+/// Marks a search as running (so a signal stops it instead of the process)
+/// for the guard's lifetime.
+pub struct Listening(());
+
+impl Listening {
+    /// Starts listening for [`request_stop`].
+    pub fn start() -> Listening {
+        LISTENING.store(true, Ordering::SeqCst);
+        Listening(())
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        LISTENING.store(false, Ordering::SeqCst);
+    }
+}
