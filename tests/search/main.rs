@@ -1,0 +1,7 @@
+//! The search (`retrograde search`, `retrograde::search`) against the
+//! tables and the plain negamax reference.
+
+mod cram;
+mod engine;
+mod isolation;
+mod occupy;
