@@ -1,1 +1,525 @@
-//! STUB
+//! Depth-first proof-number search (Nagai 2002), in negamax form.
+//!
+//! Every node asks one question about its player to move: "is my value at
+//! least `k`?" (`k` = 1: can I win; `k` = 0: can I avoid losing). A node
+//! says yes when some child says no to the mirrored question `1 − k`. Its
+//! proof number φ is the least work to say yes, its disproof number δ the
+//! work to say no: φ(n) = min δ(c) and δ(n) = Σ φ(c). The search descends
+//! into the child of least δ with thresholds, so that it works depth-first
+//! in memory bounded by the transposition table, and returns as soon as a
+//! threshold is reached; the **1+ε trick** (Pawlewicz & Lew 2007) gives the
+//! chosen child a threshold of ⌈δ₂·(1+ε)⌉ instead of δ₂ + 1, so it keeps
+//! working a while longer before its sibling overtakes it, which saves most
+//! of the re-expansions plain df-pn suffers.
+//!
+//! A value with ties needs two proofs, as GABOR does: `k` = 1 (win or not)
+//! and, if not, `k` = 0 (tie or loss). What each proof learns is kept as
+//! [`Bounds`] on the position's value, which both proofs (and a saved proof
+//! database) share.
+//!
+//! The transposition table is a fixed array of 4-entry buckets. A new
+//! entry replaces the one of its bucket whose subtree took the least work
+//! (SmallTreeReplacement, Breuker et al.), so big proved subtrees survive;
+//! entries that settle a question get their work raised to keep them.
+
+use super::leaves::ValueLeaves;
+use super::{Bounds, Key, SearchGame};
+use crate::value::Value;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// "Infinity" for proof and disproof numbers.
+pub const INF: u32 = u32::MAX;
+/// Sums of proof numbers saturate here, below [`INF`], so that only a real
+/// proof reaches infinity.
+const BIG: u32 = u32::MAX - 1;
+
+/// How a search runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Bytes for the transposition table.
+    pub memory: u64,
+    /// ε of the 1+ε trick (0 gives plain df-pn).
+    pub epsilon: f64,
+    /// Stop after this many nodes (expansions).
+    pub node_limit: Option<u64>,
+    /// Stop after this long.
+    pub time_limit: Option<Duration>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { memory: 256 << 20, epsilon: 0.25, node_limit: None, time_limit: None }
+    }
+}
+
+/// Counters, for progress lines and the final report.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Nodes expanded (children generated).
+    pub nodes: u64,
+    /// Positions answered by a table.
+    pub leaf_hits: u64,
+    /// Entries in use in the transposition table.
+    pub tt_used: u64,
+    /// Its capacity in entries.
+    pub tt_capacity: u64,
+    /// The root's current proof and disproof numbers.
+    pub root_pn: u32,
+    /// The root's disproof number.
+    pub root_dn: u32,
+    /// The question being proved: the root's value at least this (1 win, 0 tie).
+    pub target: i8,
+    /// Time since the search began.
+    pub elapsed: Duration,
+}
+
+/// What a search proved about its root.
+#[derive(Clone, Debug)]
+pub struct Proof<M> {
+    /// What is known about the root's value for the player to move.
+    pub bounds: Bounds,
+    /// The value, when proven.
+    pub value: Option<Value>,
+    /// A move that achieves the value (none at a terminal position or a loss).
+    pub best_move: Option<M>,
+    /// Counters at the end.
+    pub stats: Stats,
+    /// The search stopped (a limit or a request) before a value was proven.
+    pub stopped: bool,
+}
+
+#[derive(Clone, Copy)]
+struct Entry<K> {
+    key: K,
+    phi: u32,
+    delta: u32,
+    /// Nodes spent below this entry (saturating): the replacement priority.
+    work: u32,
+    bounds: Bounds,
+    /// The question `phi` and `delta` belong to (−1: none yet).
+    k: i8,
+    used: bool,
+}
+
+const WAYS: usize = 4;
+
+/// The bounded transposition table.
+struct Table<K: Key> {
+    entries: Vec<Entry<K>>,
+    mask: usize,
+    used: u64,
+}
+
+impl<K: Key> Table<K> {
+    fn new(bytes: u64) -> Table<K> {
+        let per = std::mem::size_of::<Entry<K>>() as u64;
+        let want = (bytes / per).max(WAYS as u64 * 16);
+        // A power of two of buckets, the largest that fits.
+        let buckets = 1u64 << (63 - (want / WAYS as u64).leading_zeros());
+        let empty = Entry {
+            key: K::read(&vec![0; K::BYTES]),
+            phi: 1,
+            delta: 1,
+            work: 0,
+            bounds: Bounds::UNKNOWN,
+            k: -1,
+            used: false,
+        };
+        Table { entries: vec![empty; (buckets as usize) * WAYS], mask: buckets as usize - 1, used: 0 }
+    }
+
+    fn bucket(&self, key: &K) -> usize {
+        (key.hash64() as usize & self.mask) * WAYS
+    }
+
+    fn get(&self, key: &K) -> Option<&Entry<K>> {
+        let b = self.bucket(key);
+        self.entries[b..b + WAYS].iter().find(|e| e.used && e.key == *key)
+    }
+
+    /// The entry of `key`, making room for it if absent.
+    fn slot(&mut self, key: &K) -> &mut Entry<K> {
+        let b = self.bucket(key);
+        let ways = &mut self.entries[b..b + WAYS];
+        let i = match ways.iter().position(|e| e.used && e.key == *key) {
+            Some(i) => i,
+            None => {
+                let i = ways
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, e)| if e.used { u64::from(e.work) + 1 } else { 0 })
+                    .map(|(i, _)| i)
+                    .expect("a bucket has ways");
+                if !ways[i].used {
+                    self.used += 1;
+                }
+                ways[i] = Entry {
+                    key: *key,
+                    phi: 1,
+                    delta: 1,
+                    work: 0,
+                    bounds: Bounds::UNKNOWN,
+                    k: -1,
+                    used: true,
+                };
+                i
+            }
+        };
+        &mut self.entries[b + i]
+    }
+
+    fn capacity(&self) -> u64 {
+        self.entries.len() as u64
+    }
+}
+
+/// A child during an expansion.
+struct Child<G: SearchGame> {
+    pos: G::Pos,
+    key: G::Key,
+    phi: u32,
+    delta: u32,
+}
+
+/// A proof-number search over one game.
+pub struct Dfpn<'a, G: SearchGame> {
+    game: &'a G,
+    options: Options,
+    table: Table<G::Key>,
+    /// Proven bounds loaded from a proof database: never evicted.
+    known: HashMap<G::Key, Bounds>,
+    leaves: Option<&'a dyn ValueLeaves<G>>,
+    stats: Stats,
+    start: Instant,
+    stopped: bool,
+    progress: Option<Box<dyn FnMut(&Stats) + 'a>>,
+    next_report: Instant,
+}
+
+impl<'a, G: SearchGame> Dfpn<'a, G> {
+    /// A search with a fresh transposition table.
+    pub fn new(game: &'a G, options: Options) -> Dfpn<'a, G> {
+        let table = Table::new(options.memory);
+        let stats = Stats { tt_capacity: table.capacity(), ..Stats::default() };
+        Dfpn {
+            game,
+            options,
+            table,
+            known: HashMap::new(),
+            leaves: None,
+            stats,
+            start: Instant::now(),
+            stopped: false,
+            progress: None,
+            next_report: Instant::now() + Duration::from_secs(1),
+        }
+    }
+
+    /// Answers positions from tables wherever they hold them.
+    pub fn with_leaves(mut self, leaves: &'a dyn ValueLeaves<G>) -> Self {
+        self.leaves = Some(leaves);
+        self
+    }
+
+    /// Calls `f` about once a second with the counters.
+    pub fn with_progress(mut self, f: impl FnMut(&Stats) + 'a) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+
+    /// Positions whose value is already (partly) proven, e.g. from a proof
+    /// database: the search starts from them.
+    pub fn add_known(&mut self, key: G::Key, bounds: Bounds) {
+        let b = self.known.entry(key).or_insert(Bounds::UNKNOWN);
+        *b = b.meet(bounds);
+    }
+
+    /// Every position whose value the search has (partly) proven and still
+    /// holds, with what is known: the proof database to save.
+    pub fn proven(&self) -> Vec<(G::Key, Bounds)> {
+        let mut all: HashMap<G::Key, Bounds> = self.known.clone();
+        for e in &self.table.entries {
+            if e.used && e.bounds != Bounds::UNKNOWN {
+                let b = all.entry(e.key).or_insert(Bounds::UNKNOWN);
+                *b = b.meet(e.bounds);
+            }
+        }
+        all.into_iter().collect()
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> Stats {
+        let mut s = self.stats.clone();
+        s.tt_used = self.table.used;
+        s.elapsed = self.start.elapsed();
+        s
+    }
+
+    /// Proves the value of `root` for the player to move, or as much of it
+    /// as the limits allow.
+    pub fn prove(&mut self, root: &G::Pos) -> Proof<G::Move> {
+        self.start = Instant::now();
+        let mut bounds = self.settled(root).unwrap_or(Bounds::UNKNOWN);
+        // Win first: a won position needs one proof. Without ties, "at least
+        // a tie" is the same question.
+        let targets: &[i8] = if self.game.ties() { &[1, 0] } else { &[1] };
+        for &k in targets {
+            if bounds.value().is_some() || self.stopped {
+                break;
+            }
+            if bounds.lo >= k || bounds.hi < k {
+                continue;
+            }
+            self.stats.target = k;
+            let (phi, delta) = self.root_search(root, k);
+            if phi == 0 {
+                bounds.lo = bounds.lo.max(k);
+            } else if delta == 0 {
+                bounds.hi = bounds.hi.min(k - 1);
+            }
+        }
+        if !self.game.ties() {
+            // No ties: "not a win" is a loss.
+            if bounds.hi <= 0 {
+                bounds.hi = -1;
+                bounds.lo = -1;
+            } else if bounds.lo >= 0 {
+                bounds.lo = 1;
+            }
+        }
+        let value = bounds.value();
+        let best_move = match value {
+            Some(v) if v != Value::Lose && self.game.terminal(root).is_none() => self.best_move(root, v),
+            _ => None,
+        };
+        let stopped = value.is_none();
+        Proof { bounds, value, best_move, stats: self.stats(), stopped }
+    }
+
+    /// Answers one question about `p`: is its value for the player to move
+    /// at least `k` (1 win, 0 tie)? `None` if the search was stopped first.
+    pub fn decide(&mut self, p: &G::Pos, k: i8) -> Option<bool> {
+        let (phi, delta) = self.root_search(p, k);
+        if phi == 0 {
+            Some(true)
+        } else if delta == 0 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Runs one question at the root until it is answered or stopped.
+    fn root_search(&mut self, root: &G::Pos, k: i8) -> (u32, u32) {
+        loop {
+            if let Some(b) = self.settled(root) {
+                if b.lo >= k {
+                    return (0, INF);
+                }
+                if b.hi < k {
+                    return (INF, 0);
+                }
+            }
+            if self.game.terminal(root).is_some() {
+                // settled() covers terminals; unreachable in practice.
+                return (INF, INF);
+            }
+            let key = self.game.key(root);
+            let r = self.mid(root, key, k, INF, INF);
+            self.stats.root_pn = r.0;
+            self.stats.root_dn = r.1;
+            if r.0 == 0 || r.1 == 0 || self.stopped {
+                return r;
+            }
+        }
+    }
+
+    /// What is settled about a position without search: a terminal value,
+    /// a table's value, or proven bounds.
+    fn settled(&mut self, p: &G::Pos) -> Option<Bounds> {
+        if let Some(v) = self.game.terminal(p) {
+            return Some(Bounds::exact(v));
+        }
+        let key = self.game.key(p);
+        let mut b = self.known.get(&key).copied().unwrap_or(Bounds::UNKNOWN);
+        if let Some(e) = self.table.get(&key) {
+            b = b.meet(e.bounds);
+        }
+        if let Some(leaves) = self.leaves {
+            if let Some(v) = leaves.value(self.game, p) {
+                self.stats.leaf_hits += 1;
+                b = b.meet(Bounds::exact(v));
+            }
+        }
+        (b != Bounds::UNKNOWN).then_some(b)
+    }
+
+    /// Proof and disproof numbers of a child for question `k`, without expanding it.
+    fn evaluate(&mut self, pos: &G::Pos, key: &G::Key, k: i8) -> (u32, u32) {
+        if let Some(v) = self.game.terminal(pos) {
+            return answer(Bounds::exact(v), k);
+        }
+        if self.game.wins_now(pos) {
+            return answer(Bounds { lo: 1, hi: 1 }, k);
+        }
+        let mut b = self.known.get(key).copied().unwrap_or(Bounds::UNKNOWN);
+        let mut numbers = (1, 1);
+        if let Some(e) = self.table.get(key) {
+            b = b.meet(e.bounds);
+            if e.k == k {
+                numbers = (e.phi, e.delta);
+            }
+        }
+        if b != Bounds::UNKNOWN {
+            let a = answer(b, k);
+            if a.0 == 0 || a.1 == 0 {
+                return a;
+            }
+        }
+        if let Some(leaves) = self.leaves {
+            if let Some(v) = leaves.value(self.game, pos) {
+                self.stats.leaf_hits += 1;
+                let exact = Bounds::exact(v);
+                self.table.slot(key).bounds = exact;
+                return answer(exact, k);
+            }
+        }
+        numbers
+    }
+
+    /// Multiple iterative deepening at one node: works below it until its
+    /// φ reaches `th_phi` or its δ reaches `th_delta`, and returns (φ, δ).
+    fn mid(&mut self, pos: &G::Pos, key: G::Key, k: i8, th_phi: u32, th_delta: u32) -> (u32, u32) {
+        self.stats.nodes += 1;
+        let nodes_before = self.stats.nodes;
+        if self.stats.nodes & 0x3ff == 0 {
+            self.check_limits();
+        }
+        let moves = self.game.moves(pos);
+        let mut children: Vec<Child<G>> = Vec::with_capacity(moves.len());
+        for (_, c) in moves {
+            let ck = self.game.key(&c);
+            let (phi, delta) = self.evaluate(&c, &ck, 1 - k);
+            children.push(Child { pos: c, key: ck, phi, delta });
+        }
+        let eps = 1.0 + self.options.epsilon;
+        let (mut phi, mut delta);
+        loop {
+            // φ(n) = min δ(c); δ(n) = Σ φ(c); best = argmin δ, second = next δ.
+            phi = INF;
+            delta = 0u32;
+            let mut best = usize::MAX;
+            let mut second = INF;
+            for (i, c) in children.iter().enumerate() {
+                if c.delta < phi {
+                    second = phi;
+                    phi = c.delta;
+                    best = i;
+                } else if c.delta < second {
+                    second = c.delta;
+                }
+                delta = if c.phi == INF || delta == INF { INF } else { delta.saturating_add(c.phi).min(BIG) };
+            }
+            if children.is_empty() {
+                // No moves but not terminal: the game says it is over
+                // elsewhere; treat as a loss for the mover.
+                phi = INF;
+                delta = 0;
+            }
+            if phi >= th_phi || delta >= th_delta || self.stopped {
+                break;
+            }
+            let c = &children[best];
+            // The child's δ threshold is our φ's; its φ threshold what
+            // keeps our δ under its threshold.
+            let child_th_phi = {
+                let rest = delta - c.phi.min(delta);
+                if th_delta == INF { BIG } else { th_delta.saturating_sub(rest).max(1) }
+            };
+            let widened = if second >= BIG { INF } else { ((f64::from(second) * eps).ceil() as u64).max(u64::from(second) + 1).min(u64::from(BIG)) as u32 };
+            let child_th_delta = th_phi.min(widened);
+            let (cpos, ckey) = (c.pos.clone(), c.key);
+            let r = self.mid(&cpos, ckey, 1 - k, child_th_phi, child_th_delta);
+            let c = &mut children[best];
+            c.phi = r.0;
+            c.delta = r.1;
+        }
+        let work = (self.stats.nodes - nodes_before + 1).min(u64::from(u32::MAX - 1)) as u32;
+        let e = self.table.slot(&key);
+        e.k = k;
+        e.phi = phi;
+        e.delta = delta;
+        e.work = e.work.saturating_add(work);
+        if phi == 0 {
+            e.bounds.lo = e.bounds.lo.max(k);
+        } else if delta == 0 {
+            e.bounds.hi = e.bounds.hi.min(k - 1);
+        }
+        if phi == 0 || delta == 0 {
+            // A settled question is worth keeping: count it as big work.
+            e.work = e.work.saturating_add(work).max(1 << 20);
+        }
+        (phi, delta)
+    }
+
+    fn check_limits(&mut self) {
+        let now = Instant::now();
+        if super::stop_requested()
+            || self.options.node_limit.is_some_and(|n| self.stats.nodes >= n)
+            || self.options.time_limit.is_some_and(|t| now - self.start >= t)
+        {
+            self.stopped = true;
+        }
+        if now >= self.next_report {
+            self.next_report = now + Duration::from_secs(1);
+            let s = self.stats();
+            if let Some(f) = self.progress.as_mut() {
+                f(&s);
+            }
+        }
+    }
+
+    /// A move achieving the proven value `v` (a win or a tie).
+    fn best_move(&mut self, root: &G::Pos, v: Value) -> Option<G::Move> {
+        // A winning move leads to a child that loses: "child ≥ tie" is no.
+        // A tying move leads to a child that cannot win: "child ≥ win" is no.
+        let k = if v == Value::Win { 0 } else { 1 };
+        let moves = self.game.moves(root);
+        for (m, c) in &moves {
+            if let Some(b) = self.settled(c) {
+                if b.hi < k {
+                    return Some(m.clone());
+                }
+            }
+        }
+        // Evicted from the table: ask each child again (cheap, its proof
+        // was found once).
+        for (m, c) in moves {
+            if self.stopped {
+                break;
+            }
+            let (_, delta) = self.root_search(&c, k);
+            if delta == 0 {
+                return Some(m);
+            }
+        }
+        None
+    }
+}
+
+/// The proof and disproof numbers of question `k` given what is known.
+fn answer(b: Bounds, k: i8) -> (u32, u32) {
+    if b.lo >= k {
+        (0, INF)
+    } else if b.hi < k {
+        (INF, 0)
+    } else {
+        (1, 1)
+    }
+}
+
+/// Proves `root` of `game` with the given options (no leaves, no progress).
+pub fn prove<G: SearchGame>(game: &G, root: &G::Pos, options: Options) -> Proof<G::Move> {
+    Dfpn::new(game, options).prove(root)
+}

@@ -72,4 +72,8 @@ impl SearchGame for TableRules<AnyGame> {
     fn impartial(&self) -> bool {
         with_game!(&self.game, g => g.nimbers().is_ok())
     }
+    fn ties(&self) -> bool {
+        // Impartial games end when a player cannot move: someone wins.
+        !self.impartial()
+    }
 }
