@@ -90,7 +90,9 @@ impl<const N: usize> Key for [u64; N] {
         }
     }
     fn read(b: &[u8]) -> Self {
-        std::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes")))
+        std::array::from_fn(|i| {
+            u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+        })
     }
     #[inline]
     fn hash64(&self) -> u64 {
@@ -142,6 +144,14 @@ pub trait SearchGame: Send + Sync {
     /// The key of a position: equal for positions a symmetry of the game
     /// maps onto each other, different otherwise.
     fn key(&self, p: &Self::Pos) -> Self::Key;
+
+    /// A position whose key is `key` (any of the symmetric images), so that
+    /// a proof database can store keys and still name positions. `None`
+    /// (the default) when the key cannot be turned back: such positions are
+    /// not saved.
+    fn from_key(&self, _key: &Self::Key) -> Option<Self::Pos> {
+        None
+    }
 
     /// Whether the player to move of a non-terminal position can win with
     /// this very move (a pattern game's completed pattern). A quick check
@@ -196,12 +206,18 @@ impl Bounds {
 
     /// The same knowledge for the other player.
     pub fn flip(self) -> Bounds {
-        Bounds { lo: -self.hi, hi: -self.lo }
+        Bounds {
+            lo: -self.hi,
+            hi: -self.lo,
+        }
     }
 
     /// Both pieces of knowledge at once.
     pub fn meet(self, other: Bounds) -> Bounds {
-        Bounds { lo: self.lo.max(other.lo), hi: self.hi.min(other.hi) }
+        Bounds {
+            lo: self.lo.max(other.lo),
+            hi: self.hi.min(other.hi),
+        }
     }
 }
 
