@@ -122,6 +122,17 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
             g.spec()
         );
     }
+    if let Some(out) = &args.save {
+        proofdb::check_output(out).map_err(|e| anyhow!(e))?;
+        for input in args.tablebases.iter() {
+            if same_file(out, input) {
+                bail!(
+                    "{}: is also a --tablebase input; save the proofs elsewhere",
+                    out.display()
+                );
+            }
+        }
+    }
     let leaves = open_leaves(g, &args.tablebases, args.nimber)?;
     let _listening = Listening::start();
     if let Some(path) = &args.check {
@@ -469,6 +480,22 @@ fn check<G: SearchGame>(
         println!("time        {:.2} s", started.elapsed().as_secs_f64());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether two paths name the same existing file (device and inode).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    }
 }
 
 /// The tables given with `--tablebase`.
