@@ -245,16 +245,26 @@ fn interrupting_a_search_keeps_what_it_proved() {
     let code = out.status.code().unwrap();
     assert!(code == 2 || code == 0, "{code}: {err}");
     assert!(db.exists(), "{err}");
-    let loaded = json_of(&[
+    let db_s = db.to_str().unwrap();
+    let o = run(&[
         "search",
         "mnk:5x5x4",
         "--json",
         "--memory",
         "64M",
         "--load",
-        db.to_str().unwrap(),
+        db_s,
         "--nodes",
         "1000",
     ]);
+    // Stopped at the node limit: status 2, and the saved proofs were read.
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let loaded: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(loaded["proven"], false);
     assert!(loaded["loaded"].as_u64().unwrap() > 0, "{loaded}");
 }
