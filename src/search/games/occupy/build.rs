@@ -147,7 +147,14 @@ fn grid_perms(rows: u32, cols: u32) -> Vec<Vec<u16>> {
 /// The 48 symmetries of an m×m×m cube, square `(a·m + b)·m + c`.
 fn cube_perms(m: usize) -> Vec<Vec<u16>> {
     let mut out = Vec::new();
-    let axes = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    let axes = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
     for ax in axes {
         for flips in 0..8 {
             let p: Vec<u16> = (0..m * m * m)
@@ -171,10 +178,15 @@ fn cube_perms(m: usize) -> Vec<Vec<u16>> {
 
 fn mnk(rows: u32, cols: u32, k: u32) -> Result<Layout, String> {
     if rows == 0 || cols == 0 || rows > 16 || cols > 16 {
-        return Err(format!("board {rows}x{cols}: rows and columns must be 1 to 16"));
+        return Err(format!(
+            "board {rows}x{cols}: rows and columns must be 1 to 16"
+        ));
     }
     if k == 0 || k > rows.max(cols) {
-        return Err(format!("k = {k} does not fit: on {rows}x{cols} k must be 1 to {}", rows.max(cols)));
+        return Err(format!(
+            "k = {k} does not fit: on {rows}x{cols} k must be 1 to {}",
+            rows.max(cols)
+        ));
     }
     let (r, c, kk) = (rows as i32, cols as i32, k as i32);
     let mut patterns = Vec::new();
@@ -185,7 +197,11 @@ fn mnk(rows: u32, cols: u32, k: u32) -> Result<Layout, String> {
                 if !(0..r).contains(&r1) || !(0..c).contains(&c1) {
                     continue;
                 }
-                patterns.push((0..kk).map(|i| ((r0 + dr * i) * c + c0 + dc * i) as u16).collect());
+                patterns.push(
+                    (0..kk)
+                        .map(|i| ((r0 + dr * i) * c + c0 + dc * i) as u16)
+                        .collect(),
+                );
             }
         }
     }
@@ -330,7 +346,12 @@ pub fn minimal(mut patterns: Vec<Vec<u16>>) -> Vec<Vec<u16>> {
     patterns
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| !sets.iter().enumerate().any(|(j, q)| j != *i && subset(q, &sets[*i])))
+        .filter(|(i, _)| {
+            !sets
+                .iter()
+                .enumerate()
+                .any(|(j, q)| j != *i && subset(q, &sets[*i]))
+        })
         .map(|(_, p)| p)
         .collect()
 }
@@ -338,11 +359,16 @@ pub fn minimal(mut patterns: Vec<Vec<u16>>) -> Vec<Vec<u16>> {
 fn check_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name.len() <= 32
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if ok {
         Ok(())
     } else {
-        Err(format!("name {} must be 1 to 32 letters, digits, '-' or '_'", Error::quote(name)))
+        Err(format!(
+            "name {} must be 1 to 32 letters, digits, '-' or '_'",
+            Error::quote(name)
+        ))
     }
 }
 
@@ -352,9 +378,11 @@ fn pattern_params(params: &str) -> Result<Layout, String> {
     }
     let fields: Vec<&str> = params.split(':').collect();
     let inline = fields.len() > 1
-        && fields[1..]
-            .iter()
-            .all(|f| ["squares=", "rows=", "lines="].iter().any(|k| f.starts_with(k)));
+        && fields[1..].iter().all(|f| {
+            ["squares=", "rows=", "lines="]
+                .iter()
+                .any(|k| f.starts_with(k))
+        });
     if inline {
         pattern_inline(fields[0], &fields[1..])
     } else {
@@ -369,7 +397,10 @@ fn pattern_inline(name: &str, fields: &[&str]) -> Result<Layout, String> {
         match k {
             "squares" => n = Some(num(v, "squares=N")? as usize),
             "rows" => {
-                rows = v.split('.').map(|t| num(t, "rows=A.B...")).collect::<Result<_, _>>()?;
+                rows = v
+                    .split('.')
+                    .map(|t| num(t, "rows=A.B..."))
+                    .collect::<Result<_, _>>()?;
             }
             _ => lines = Some(v),
         }
@@ -382,7 +413,11 @@ fn pattern_inline(name: &str, fields: &[&str]) -> Result<Layout, String> {
     let lines = lines.ok_or("missing lines=A.B.C,...")?;
     let patterns = lines
         .split(',')
-        .map(|l| l.split('.').map(|t| num(t, "a square number")).collect::<Result<Vec<u32>, _>>())
+        .map(|l| {
+            l.split('.')
+                .map(|t| num(t, "a square number"))
+                .collect::<Result<Vec<u32>, _>>()
+        })
         .collect::<Result<Vec<_>, _>>()?;
     pattern_layout(name, n, rows, patterns)
 }
@@ -393,7 +428,9 @@ fn pattern_file(path: &str) -> Result<Layout, String> {
     let cannot = |e: std::io::Error| format!("cannot read pattern file {shown}: {e}");
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return Err(format!("pattern file {shown} is not a regular file of at most {MAX_FILE_BYTES} bytes"));
+        return Err(format!(
+            "pattern file {shown} is not a regular file of at most {MAX_FILE_BYTES} bytes"
+        ));
     }
     let mut text = String::new();
     std::fs::File::open(path)
@@ -434,10 +471,17 @@ pub fn pattern_text(text: &str, source: &str) -> Result<Layout, String> {
                 squares = Some(num(v, "squares N").map_err(err)? as usize);
             }
             "rows" => {
-                rows = args.iter().map(|t| num(t, "rows N N ...")).collect::<Result<_, _>>().map_err(err)?;
+                rows = args
+                    .iter()
+                    .map(|t| num(t, "rows N N ..."))
+                    .collect::<Result<_, _>>()
+                    .map_err(err)?;
             }
             k if k.starts_with(|c: char| c.is_ascii_digit()) => {
-                let p = tokens.iter().map(|t| num(t, "a square number")).collect::<Result<Vec<u32>, _>>();
+                let p = tokens
+                    .iter()
+                    .map(|t| num(t, "a square number"))
+                    .collect::<Result<Vec<u32>, _>>();
                 patterns.push(p.map_err(err)?);
             }
             other => return Err(err(format!("unknown keyword {}", Error::quote(other)))),
@@ -447,7 +491,9 @@ pub fn pattern_text(text: &str, source: &str) -> Result<Layout, String> {
     let row_sum = rows.iter().sum::<u32>() as usize;
     let n = match squares {
         Some(n) if !rows.is_empty() && n != row_sum => {
-            return Err(format!("{source}: the rows hold {row_sum} squares but squares is {n}"))
+            return Err(format!(
+                "{source}: the rows hold {row_sum} squares but squares is {n}"
+            ))
         }
         Some(n) => n,
         None if !rows.is_empty() => row_sum,
@@ -456,21 +502,35 @@ pub fn pattern_text(text: &str, source: &str) -> Result<Layout, String> {
     pattern_layout(&name, n, rows, patterns).map_err(|e| format!("{source}: {e}"))
 }
 
-fn pattern_layout(name: &str, n: usize, rows: Vec<u32>, lists: Vec<Vec<u32>>) -> Result<Layout, String> {
+fn pattern_layout(
+    name: &str,
+    n: usize,
+    rows: Vec<u32>,
+    lists: Vec<Vec<u32>>,
+) -> Result<Layout, String> {
     check_name(name)?;
     if n == 0 || n > MAX_SQUARES {
         return Err(format!("a board has 1 to {MAX_SQUARES} squares, not {n}"));
     }
-    let rows = if rows.is_empty() { vec![n as u32] } else { rows };
+    let rows = if rows.is_empty() {
+        vec![n as u32]
+    } else {
+        rows
+    };
     if rows.contains(&0) || rows.iter().sum::<u32>() as usize != n {
-        return Err(format!("the rows must hold the {n} squares, at least one each"));
+        return Err(format!(
+            "the rows must hold the {n} squares, at least one each"
+        ));
     }
     let mut patterns = Vec::new();
     for l in lists {
         let mut p: Vec<u16> = Vec::new();
         for s in l {
             if s as usize >= n {
-                return Err(format!("square {s} is off the board (squares are 0..{})", n - 1));
+                return Err(format!(
+                    "square {s} is off the board (squares are 0..{})",
+                    n - 1
+                ));
             }
             if p.contains(&(s as u16)) {
                 return Err(format!("square {s} appears twice in a pattern"));
@@ -487,7 +547,10 @@ fn pattern_layout(name: &str, n: usize, rows: Vec<u32>, lists: Vec<Vec<u32>>) ->
     }
     let patterns = minimal(patterns);
     if patterns.len() > MAX_PATTERNS {
-        return Err(format!("{} patterns; at most {MAX_PATTERNS}", patterns.len()));
+        return Err(format!(
+            "{} patterns; at most {MAX_PATTERNS}",
+            patterns.len()
+        ));
     }
     // Candidates: the rectangle's grid symmetries (as the tables fold) and,
     // on m³ squares, the cube's 48 (Qubic, cube.txt); only those mapping the
@@ -502,7 +565,10 @@ fn pattern_layout(name: &str, n: usize, rows: Vec<u32>, lists: Vec<Vec<u32>>) ->
         perms.extend(cube_perms(m));
     }
     Ok(Layout {
-        kind: Kind::Pattern { name: name.to_string(), rows },
+        kind: Kind::Pattern {
+            name: name.to_string(),
+            rows,
+        },
         misere: false,
         n,
         patterns,
@@ -515,7 +581,12 @@ fn pattern_layout(name: &str, n: usize, rows: Vec<u32>, lists: Vec<Vec<u32>>) ->
 /// The symmetries among `perms` that map the pattern set onto itself,
 /// closed under composition (so that a minimum over images is a canonical
 /// form), identity first. Capped at `cap` elements.
-pub fn symmetry_group(perms: &[Vec<u16>], patterns: &[Vec<u16>], n: usize, cap: usize) -> Vec<Vec<u16>> {
+pub fn symmetry_group(
+    perms: &[Vec<u16>],
+    patterns: &[Vec<u16>],
+    n: usize,
+    cap: usize,
+) -> Vec<Vec<u16>> {
     let mut sorted: Vec<Vec<u16>> = patterns.to_vec();
     sorted.sort();
     let keeps = |p: &Vec<u16>| {

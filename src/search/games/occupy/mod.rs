@@ -176,7 +176,10 @@ impl<const W: usize> Occupy<W> {
     pub fn new(layout: Layout) -> Result<Occupy<W>, String> {
         let n = layout.n;
         if n > 64 * W || (layout.height.is_some() && n > 64) {
-            return Err(format!("{} squares do not fit this board representation", n));
+            return Err(format!(
+                "{} squares do not fit this board representation",
+                n
+            ));
         }
         let mut all = [0u64; W];
         for s in 0..n {
@@ -225,7 +228,18 @@ impl<const W: usize> Occupy<W> {
             })
             .collect();
         let spec = layout.spec();
-        Ok(Occupy { layout, spec, all, patterns, through_at, through, bottom, height, luts, perms })
+        Ok(Occupy {
+            layout,
+            spec,
+            all,
+            patterns,
+            through_at,
+            through,
+            bottom,
+            height,
+            luts,
+            perms,
+        })
     }
 
     /// The board's description.
@@ -251,7 +265,10 @@ impl<const W: usize> Occupy<W> {
             for_each(b, |s| out = or(&out, &bit(self.perms[g][s] as usize)));
             out
         };
-        OccupyPos { stones: [map(&p.stones[0]), map(&p.stones[1])], done: p.done }
+        OccupyPos {
+            stones: [map(&p.stones[0]), map(&p.stones[1])],
+            done: p.done,
+        }
     }
 
     #[inline(always)]
@@ -304,7 +321,10 @@ impl<const W: usize> Occupy<W> {
 
     /// The position after `x` and `o` pieces, with `done` computed.
     pub(crate) fn position(&self, stones: [Bits<W>; 2]) -> OccupyPos<W> {
-        let mut p = OccupyPos { stones, done: false };
+        let mut p = OccupyPos {
+            stones,
+            done: false,
+        };
         p.done = self.owns(&stones[1 - p.mover()]);
         p
     }
@@ -343,7 +363,10 @@ where
     }
 
     fn start(&self) -> OccupyPos<W> {
-        OccupyPos { stones: [[0; W]; 2], done: false }
+        OccupyPos {
+            stones: [[0; W]; 2],
+            done: false,
+        }
     }
 
     fn parse_position(&self, s: &str) -> Result<OccupyPos<W>, String> {
@@ -361,7 +384,11 @@ where
     #[inline]
     fn terminal(&self, p: &OccupyPos<W>) -> Option<Value> {
         if p.done {
-            Some(if self.layout.misere { Value::Win } else { Value::Lose })
+            Some(if self.layout.misere {
+                Value::Win
+            } else {
+                Value::Lose
+            })
         } else if p.occupied() == self.all {
             Some(Value::Tie)
         } else {
@@ -402,7 +429,10 @@ where
             };
             let score = self.score(s, mine, theirs).min(0xff_ffff) as u64;
             let centre = self.layout.centre[s].min(0xff) as u64;
-            order[len] = (class << 40 | (0xff_ffff - score) << 16 | centre << 8, s as u16);
+            order[len] = (
+                class << 40 | (0xff_ffff - score) << 16 | centre << 8,
+                s as u16,
+            );
             len += 1;
         });
         let order = &mut order[..len];

@@ -28,7 +28,11 @@ fn display_rows<const W: usize>(g: &Occupy<W>) -> Vec<Vec<usize>> {
     let n = g.layout.n;
     match &g.layout.kind {
         Kind::Mnk { rows, cols, .. } => (0..*rows as usize)
-            .map(|r| (0..*cols as usize).map(|c| r * *cols as usize + c).collect())
+            .map(|r| {
+                (0..*cols as usize)
+                    .map(|c| r * *cols as usize + c)
+                    .collect()
+            })
             .collect(),
         Kind::Pattern { rows, .. } => {
             let mut s = 0;
@@ -50,7 +54,9 @@ fn display_rows<const W: usize>(g: &Occupy<W>) -> Vec<Vec<usize>> {
             // Layer by layer (bottom first), rank m down to 1 in each.
             (0..m)
                 .flat_map(|z| {
-                    (0..m).rev().map(move |y| (0..m).map(|x| (y * m + x) * m + z).collect())
+                    (0..m)
+                        .rev()
+                        .map(move |y| (0..m).map(|x| (y * m + x) * m + z).collect())
                 })
                 .collect()
         }
@@ -104,7 +110,10 @@ pub fn parse_position<const W: usize>(g: &Occupy<W>, text: &str) -> Result<Occup
         Kind::Sogo { n } => {
             let layers: Vec<&str> = s.split('|').collect();
             if layers.len() != n as usize {
-                return Err(format!("expected {n} layers separated by '|' (bottom layer first), found {}", layers.len()));
+                return Err(format!(
+                    "expected {n} layers separated by '|' (bottom layer first), found {}",
+                    layers.len()
+                ));
             }
             let mut text = String::new();
             for l in layers {
@@ -119,7 +128,10 @@ pub fn parse_position<const W: usize>(g: &Occupy<W>, text: &str) -> Result<Occup
         Kind::Connect { h, .. } => {
             let groups: Vec<&str> = s.split('/').map(str::trim).collect();
             if groups.len() != h as usize {
-                return Err(format!("expected {h} rows separated by '/', found {}", groups.len()));
+                return Err(format!(
+                    "expected {h} rows separated by '/', found {}",
+                    groups.len()
+                ));
             }
             check_rows(&groups, &rows)?;
             cells(&groups.concat(), &rows)?
@@ -137,12 +149,20 @@ pub fn parse_position<const W: usize>(g: &Occupy<W>, text: &str) -> Result<Occup
 
 fn check_rows(groups: &[&str], rows: &[Vec<usize>]) -> Result<(), String> {
     if groups.len() != rows.len() {
-        return Err(format!("expected {} rows separated by '/', found {}", rows.len(), groups.len()));
+        return Err(format!(
+            "expected {} rows separated by '/', found {}",
+            rows.len(),
+            groups.len()
+        ));
     }
     for (r, (g, want)) in groups.iter().zip(rows).enumerate() {
         let len = g.chars().count();
         if len != want.len() {
-            return Err(format!("row {} has {len} squares, expected {}", r + 1, want.len()));
+            return Err(format!(
+                "row {} has {len} squares, expected {}",
+                r + 1,
+                want.len()
+            ));
         }
     }
     Ok(())
@@ -153,7 +173,10 @@ fn cells<const W: usize>(text: &str, rows: &[Vec<usize>]) -> Result<[Bits<W>; 2]
     let squares: Vec<usize> = rows.concat();
     let len = text.chars().count();
     if len != squares.len() {
-        return Err(format!("expected {} squares ('.', 'x' or 'o' each), found {len}", squares.len()));
+        return Err(format!(
+            "expected {} squares ('.', 'x' or 'o' each), found {len}",
+            squares.len()
+        ));
     }
     let mut stones = [[0u64; W]; 2];
     for (ch, &sq) in text.chars().zip(&squares) {
@@ -207,7 +230,10 @@ fn check<const W: usize>(g: &Occupy<W>, stones: [Bits<W>; 2]) -> Result<OccupyPo
 
 /// Parses a list of columns played from the empty board (gravity games).
 fn play_columns<const W: usize>(g: &Occupy<W>, s: &str) -> Result<OccupyPos<W>, String> {
-    let mut p = OccupyPos { stones: [[0u64; W]; 2], done: false };
+    let mut p = OccupyPos {
+        stones: [[0u64; W]; 2],
+        done: false,
+    };
     if s.is_empty() || s == "-" {
         return Ok(p);
     }
@@ -219,7 +245,10 @@ fn play_columns<const W: usize>(g: &Occupy<W>, s: &str) -> Result<OccupyPos<W>, 
     let mut moves: Vec<u32> = Vec::new();
     if let Some(n) = side.filter(|_| s.chars().any(|c| c.is_ascii_alphabetic())) {
         // Sogo squares: a file letter then a rank number.
-        let chars: Vec<char> = s.chars().filter(|c| !c.is_whitespace() && *c != ',').collect();
+        let chars: Vec<char> = s
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != ',')
+            .collect();
         let mut i = 0;
         while i < chars.len() {
             let file = chars[i].to_ascii_lowercase();
@@ -232,7 +261,13 @@ fn play_columns<const W: usize>(g: &Occupy<W>, s: &str) -> Result<OccupyPos<W>, 
             let rank: String = chars[start..i].iter().collect();
             match rank.parse::<u32>() {
                 Ok(r) if f < n && (1..=n).contains(&r) => moves.push((r - 1) * n + f),
-                _ => return Err(format!("move {}: {} is not a column like a1", moves.len() + 1, Error::quote(&format!("{file}{rank}")))),
+                _ => {
+                    return Err(format!(
+                        "move {}: {} is not a column like a1",
+                        moves.len() + 1,
+                        Error::quote(&format!("{file}{rank}"))
+                    ))
+                }
             }
         }
     } else {
@@ -248,7 +283,13 @@ fn play_columns<const W: usize>(g: &Occupy<W>, s: &str) -> Result<OccupyPos<W>, 
         for (i, t) in tokens.iter().enumerate() {
             match crate::games::parse_num::<u32>(t) {
                 Some(c) if (1..=cols).contains(&c) => moves.push(c - 1),
-                _ => return Err(format!("move {} {} is not a column number 1..={cols}", i + 1, Error::quote(t))),
+                _ => {
+                    return Err(format!(
+                        "move {} {} is not a column number 1..={cols}",
+                        i + 1,
+                        Error::quote(t)
+                    ))
+                }
             }
         }
     }
