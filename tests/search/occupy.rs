@@ -186,7 +186,7 @@ where
             }
             n += 1;
             let moves = g.moves(&p);
-            p = moves[rng.below(moves.len())].1.clone();
+            p = moves[rng.below(moves.len())].1;
         }
     }
     n

@@ -117,7 +117,8 @@ fn mnk_params(params: &str) -> Result<Layout, String> {
 /// repeats of one-row boards removed), square `r·C + c`.
 fn grid_perms(rows: u32, cols: u32) -> Vec<Vec<u16>> {
     let (r, c) = (rows as i32, cols as i32);
-    let mut maps: Vec<fn(i32, i32, i32, i32) -> (i32, i32)> = vec![
+    type Map = fn(i32, i32, i32, i32) -> (i32, i32);
+    let mut maps: Vec<Map> = vec![
         |y, x, _, _| (y, x),
         |y, x, r, _| (r - 1 - y, x),
         |y, x, _, c| (y, c - 1 - x),

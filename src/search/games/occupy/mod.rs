@@ -420,7 +420,7 @@ where
             } else if has(&their_threats, s) {
                 1
             } else if self.bottom.is_some()
-                && (s as u32 + 1) % self.height != 0
+                && !(s as u32 + 1).is_multiple_of(self.height)
                 && has(&their_threats, s + 1)
             {
                 3
