@@ -249,3 +249,43 @@ fn big_boards() {
     assert!(AnySearch::parse("connect:9x8").is_err());
     assert!(AnySearch::parse("sogo:5").is_err());
 }
+
+/// Throughput of move generation and keys on random walks (run with
+/// `--ignored --nocapture`; prints positions per second).
+#[test]
+#[ignore]
+fn speed() {
+    fn walk<const W: usize>(g: &Occupy<W>, name: &str)
+    where
+        Occupy<W>: SearchGame<Pos = OccupyPos<W>>,
+    {
+        let mut rng = XorShift(99);
+        let (mut nodes, mut hash) = (0u64, 0u64);
+        let start = std::time::Instant::now();
+        while start.elapsed().as_secs_f64() < 2.0 {
+            let mut p = g.start();
+            while g.terminal(&p).is_none() {
+                let moves = g.moves(&p);
+                for (_, c) in &moves {
+                    let k = g.key(c);
+                    hash = hash.wrapping_add(retrograde::search::Key::hash64(&k) | 1);
+                    nodes += 1;
+                }
+                p = moves[rng.below(moves.len())].1;
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{name}: {:.2} M children (moves + key) per second",
+            nodes as f64 / secs / 1e6
+        );
+        assert!(hash > 0);
+    }
+    walk(&occupy1("connect:7x6"), "connect:7x6");
+    walk(&occupy1("sogo:4"), "sogo:4");
+    walk(&occupy1("pattern:games/qango6.txt"), "qango6");
+    walk(&occupy1("pattern:games/qubic.txt"), "qubic");
+    if let AnySearch::Occupy4(g) = AnySearch::parse("mnk:15x15x5").unwrap() {
+        walk(&g, "mnk:15x15x5");
+    }
+}
