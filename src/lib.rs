@@ -69,9 +69,9 @@ pub mod analyze;
 #[cfg(feature = "solve")]
 pub mod compare;
 #[cfg(feature = "solve")]
-pub mod solve;
-#[cfg(feature = "solve")]
 pub mod search;
+#[cfg(feature = "solve")]
+pub mod solve;
 #[cfg(feature = "solve")]
 pub mod verify;
 

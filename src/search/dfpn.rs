@@ -49,7 +49,12 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { memory: 256 << 20, epsilon: 0.25, node_limit: None, time_limit: None }
+        Options {
+            memory: 256 << 20,
+            epsilon: 0.25,
+            node_limit: None,
+            time_limit: None,
+        }
     }
 }
 
@@ -126,7 +131,11 @@ impl<K: Key> Table<K> {
             k: -1,
             used: false,
         };
-        Table { entries: vec![empty; (buckets as usize) * WAYS], mask: buckets as usize - 1, used: 0 }
+        Table {
+            entries: vec![empty; (buckets as usize) * WAYS],
+            mask: buckets as usize - 1,
+            used: 0,
+        }
     }
 
     fn bucket(&self, key: &K) -> usize {
@@ -135,7 +144,9 @@ impl<K: Key> Table<K> {
 
     fn get(&self, key: &K) -> Option<&Entry<K>> {
         let b = self.bucket(key);
-        self.entries[b..b + WAYS].iter().find(|e| e.used && e.key == *key)
+        self.entries[b..b + WAYS]
+            .iter()
+            .find(|e| e.used && e.key == *key)
     }
 
     /// The entry of `key`, making room for it if absent.
@@ -201,7 +212,10 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     /// A search with a fresh transposition table.
     pub fn new(game: &'a G, options: Options) -> Dfpn<'a, G> {
         let table = Table::new(options.memory);
-        let stats = Stats { tt_capacity: table.capacity(), ..Stats::default() };
+        let stats = Stats {
+            tt_capacity: table.capacity(),
+            ..Stats::default()
+        };
         Dfpn {
             game,
             options,
@@ -290,11 +304,19 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         }
         let value = bounds.value();
         let best_move = match value {
-            Some(v) if v != Value::Lose && self.game.terminal(root).is_none() => self.best_move(root, v),
+            Some(v) if v != Value::Lose && self.game.terminal(root).is_none() => {
+                self.best_move(root, v)
+            }
             _ => None,
         };
         let stopped = value.is_none();
-        Proof { bounds, value, best_move, stats: self.stats(), stopped }
+        Proof {
+            bounds,
+            value,
+            best_move,
+            stats: self.stats(),
+            stopped,
+        }
     }
 
     /// Answers one question about `p`: is its value for the player to move
@@ -401,7 +423,12 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         for (_, c) in moves {
             let ck = self.game.key(&c);
             let (phi, delta) = self.evaluate(&c, &ck, 1 - k);
-            children.push(Child { pos: c, key: ck, phi, delta });
+            children.push(Child {
+                pos: c,
+                key: ck,
+                phi,
+                delta,
+            });
         }
         let eps = 1.0 + self.options.epsilon;
         let (mut phi, mut delta);
@@ -419,7 +446,11 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                 } else if c.delta < second {
                     second = c.delta;
                 }
-                delta = if c.phi == INF || delta == INF { INF } else { delta.saturating_add(c.phi).min(BIG) };
+                delta = if c.phi == INF || delta == INF {
+                    INF
+                } else {
+                    delta.saturating_add(c.phi).min(BIG)
+                };
             }
             if children.is_empty() {
                 // No moves but not terminal: the game says it is over
@@ -435,9 +466,19 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             // keeps our δ under its threshold.
             let child_th_phi = {
                 let rest = delta - c.phi.min(delta);
-                if th_delta == INF { BIG } else { th_delta.saturating_sub(rest).max(1) }
+                if th_delta == INF {
+                    BIG
+                } else {
+                    th_delta.saturating_sub(rest).max(1)
+                }
             };
-            let widened = if second >= BIG { INF } else { ((f64::from(second) * eps).ceil() as u64).max(u64::from(second) + 1).min(u64::from(BIG)) as u32 };
+            let widened = if second >= BIG {
+                INF
+            } else {
+                ((f64::from(second) * eps).ceil() as u64)
+                    .max(u64::from(second) + 1)
+                    .min(u64::from(BIG)) as u32
+            };
             let child_th_delta = th_phi.min(widened);
             let (cpos, ckey) = (c.pos.clone(), c.key);
             let r = self.mid(&cpos, ckey, 1 - k, child_th_phi, child_th_delta);
@@ -466,8 +507,14 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     fn check_limits(&mut self) {
         let now = Instant::now();
         if super::stop_requested()
-            || self.options.node_limit.is_some_and(|n| self.stats.nodes >= n)
-            || self.options.time_limit.is_some_and(|t| now - self.start >= t)
+            || self
+                .options
+                .node_limit
+                .is_some_and(|n| self.stats.nodes >= n)
+            || self
+                .options
+                .time_limit
+                .is_some_and(|t| now - self.start >= t)
         {
             self.stopped = true;
         }

@@ -57,10 +57,19 @@ impl TableLeaves {
 
     /// The tables of the game `spec`: those a search of that game can use.
     pub fn for_spec(&self, spec: &str) -> Vec<&Tablebase<FileStorage>> {
-        self.tables.iter().filter(|(s, _)| s == spec).map(|(_, t)| t).collect()
+        self.tables
+            .iter()
+            .filter(|(s, _)| s == spec)
+            .map(|(_, t)| t)
+            .collect()
     }
 
-    fn lookup<T>(&self, spec: &str, pos: &str, read: impl Fn(&Tablebase<FileStorage>, &str) -> Option<T>) -> Option<T> {
+    fn lookup<T>(
+        &self,
+        spec: &str,
+        pos: &str,
+        read: impl Fn(&Tablebase<FileStorage>, &str) -> Option<T>,
+    ) -> Option<T> {
         self.tables
             .iter()
             .filter(|(s, _)| s == spec)

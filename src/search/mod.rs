@@ -90,7 +90,9 @@ impl<const N: usize> Key for [u64; N] {
         }
     }
     fn read(b: &[u8]) -> Self {
-        std::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes")))
+        std::array::from_fn(|i| {
+            u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+        })
     }
     #[inline]
     fn hash64(&self) -> u64 {
@@ -196,12 +198,18 @@ impl Bounds {
 
     /// The same knowledge for the other player.
     pub fn flip(self) -> Bounds {
-        Bounds { lo: -self.hi, hi: -self.lo }
+        Bounds {
+            lo: -self.hi,
+            hi: -self.lo,
+        }
     }
 
     /// Both pieces of knowledge at once.
     pub fn meet(self, other: Bounds) -> Bounds {
-        Bounds { lo: self.lo.max(other.lo), hi: self.hi.min(other.hi) }
+        Bounds {
+            lo: self.lo.max(other.lo),
+            hi: self.hi.min(other.hi),
+        }
     }
 }
 

@@ -72,7 +72,8 @@ pub fn save<G: SearchGame>(
     });
     buf.extend_from_slice(&(G::Key::BYTES as u16).to_le_bytes());
     let spec = game.spec();
-    let spec_len = u16::try_from(spec.len()).map_err(|_| "the game's spec is too long for a proof database".to_string())?;
+    let spec_len = u16::try_from(spec.len())
+        .map_err(|_| "the game's spec is too long for a proof database".to_string())?;
     buf.extend_from_slice(&spec_len.to_le_bytes());
     buf.extend_from_slice(spec.as_bytes());
     buf.extend_from_slice(&(records.len() as u64).to_le_bytes());
@@ -93,7 +94,8 @@ pub fn save<G: SearchGame>(
             _ => return Err("a proof database holds one kind of fact".into()),
         }
         let pos = game.format_position(&r.pos);
-        let len = u16::try_from(pos.len()).map_err(|_| "a position is too long for a proof database".to_string())?;
+        let len = u16::try_from(pos.len())
+            .map_err(|_| "a position is too long for a proof database".to_string())?;
         buf.extend_from_slice(&len.to_le_bytes());
         buf.extend_from_slice(pos.as_bytes());
     }
@@ -110,11 +112,18 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let shown = path.display();
     if let Ok(meta) = std::fs::symlink_metadata(path) {
         if !meta.file_type().is_file() {
-            return Err(format!("{shown}: exists and is not a regular file; refusing to replace it"));
+            return Err(format!(
+                "{shown}: exists and is not a regular file; refusing to replace it"
+            ));
         }
     }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| format!("{shown}: not a file name"))?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("{shown}: not a file name"))?;
     let mut tmp_name = name.to_os_string();
     tmp_name.push(format!(".{}.partial", std::process::id()));
     let tmp = dir.join(tmp_name);
@@ -136,7 +145,10 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Reads a proof database of `game`, checking its CRC, its game and every
 /// entry's key against its position before returning anything.
-pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Vec<Record<G::Pos, G::Key>>), String> {
+pub fn load<G: SearchGame>(
+    game: &G,
+    path: &Path,
+) -> Result<(Kind, Vec<Record<G::Pos, G::Key>>), String> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
     if !meta.is_file() {
@@ -154,7 +166,9 @@ pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Vec<Record<G:
     let mut r = Reader { b: body, at: 8 };
     let version = r.u16().ok_or_else(|| bad("truncated"))?;
     if version != VERSION {
-        return Err(bad(&format!("format version {version}; this build reads {VERSION}")));
+        return Err(bad(&format!(
+            "format version {version}; this build reads {VERSION}"
+        )));
     }
     let kind = match r.take(1).ok_or_else(|| bad("truncated"))?[0] {
         0 => Kind::Values,
@@ -166,9 +180,13 @@ pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Vec<Record<G:
         return Err(bad("its keys are not this game's"));
     }
     let spec_len = r.u16().ok_or_else(|| bad("truncated"))? as usize;
-    let spec = std::str::from_utf8(r.take(spec_len).ok_or_else(|| bad("truncated"))?).map_err(|_| bad("spec"))?;
+    let spec = std::str::from_utf8(r.take(spec_len).ok_or_else(|| bad("truncated"))?)
+        .map_err(|_| bad("spec"))?;
     if spec != game.spec() {
-        return Err(format!("{shown}: a proof database of {spec}, not of {}", game.spec()));
+        return Err(format!(
+            "{shown}: a proof database of {spec}, not of {}",
+            game.spec()
+        ));
     }
     let count = r.u64().ok_or_else(|| bad("truncated"))?;
     let mut records = Vec::new();
@@ -177,7 +195,10 @@ pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Vec<Record<G:
         let fact = match kind {
             Kind::Values => {
                 let f = r.take(2).ok_or_else(|| bad("truncated"))?;
-                let b = Bounds { lo: f[0] as i8, hi: f[1] as i8 };
+                let b = Bounds {
+                    lo: f[0] as i8,
+                    hi: f[1] as i8,
+                };
                 if !(-1..=1).contains(&b.lo) || !(-1..=1).contains(&b.hi) || b.lo > b.hi {
                     return Err(bad("an entry's bounds are impossible"));
                 }
@@ -186,10 +207,15 @@ pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Vec<Record<G:
             Kind::Nimbers => Fact::Nimber(r.u32().ok_or_else(|| bad("truncated"))?),
         };
         let len = r.u16().ok_or_else(|| bad("truncated"))? as usize;
-        let text = std::str::from_utf8(r.take(len).ok_or_else(|| bad("truncated"))?).map_err(|_| bad("a position is not text"))?;
-        let pos = game.parse_position(text).map_err(|e| bad(&format!("position {text:?}: {e}")))?;
+        let text = std::str::from_utf8(r.take(len).ok_or_else(|| bad("truncated"))?)
+            .map_err(|_| bad("a position is not text"))?;
+        let pos = game
+            .parse_position(text)
+            .map_err(|e| bad(&format!("position {text:?}: {e}")))?;
         if game.key(&pos) != key {
-            return Err(bad(&format!("position {text:?} does not have its stored key")));
+            return Err(bad(&format!(
+                "position {text:?} does not have its stored key"
+            )));
         }
         records.push(Record { key, fact, pos });
     }
@@ -256,35 +282,39 @@ pub fn check_values<G: SearchGame>(
         if let Some(v) = game.terminal(&r.pos) {
             let s = super::score(v);
             if s < b.lo || s > b.hi {
-                return Err(format!("entry {} claims {b:?}, but the game is over with {v}", shown()));
+                return Err(format!(
+                    "entry {} claims {b:?}, but the game is over with {v}",
+                    shown()
+                ));
             }
             report.checked += 1;
             continue;
         }
         // Does the child answer "at least k" with `want`? From its entry or
         // the rules if they settle it, else by a search.
-        let mut child_is = |c: &G::Pos, k: i8, want: bool, report: &mut CheckReport| -> Result<bool, String> {
-            let known = if let Some(v) = game.terminal(c) {
-                Some(Bounds::exact(v))
-            } else if game.wins_now(c) {
-                Some(Bounds { lo: 1, hi: 1 })
-            } else {
-                facts.get(&game.key(c)).copied()
+        let mut child_is =
+            |c: &G::Pos, k: i8, want: bool, report: &mut CheckReport| -> Result<bool, String> {
+                let known = if let Some(v) = game.terminal(c) {
+                    Some(Bounds::exact(v))
+                } else if game.wins_now(c) {
+                    Some(Bounds { lo: 1, hi: 1 })
+                } else {
+                    facts.get(&game.key(c)).copied()
+                };
+                if let Some(kb) = known {
+                    if kb.lo >= k {
+                        return Ok(want);
+                    }
+                    if kb.hi < k {
+                        return Ok(!want);
+                    }
+                }
+                report.searched += 1;
+                match search.decide(c, k) {
+                    Some(a) => Ok(a == want),
+                    None => Err("the check was stopped before it finished".into()),
+                }
             };
-            if let Some(kb) = known {
-                if kb.lo >= k {
-                    return Ok(want);
-                }
-                if kb.hi < k {
-                    return Ok(!want);
-                }
-            }
-            report.searched += 1;
-            match search.decide(c, k) {
-                Some(a) => Ok(a == want),
-                None => Err("the check was stopped before it finished".into()),
-            }
-        };
         let moves = game.moves(&r.pos);
         // "At least lo": some child answers no to "at least 1 − lo".
         if b.lo > -1 {
@@ -296,7 +326,11 @@ pub fn check_values<G: SearchGame>(
                 }
             }
             if !found {
-                return Err(format!("entry {} claims a value of at least {}, but no move achieves it", shown(), b.lo));
+                return Err(format!(
+                    "entry {} claims a value of at least {}, but no move achieves it",
+                    shown(),
+                    b.lo
+                ));
             }
         }
         // "At most hi": every child answers yes to "at least −hi".
@@ -337,13 +371,18 @@ pub fn check_nimbers<G: SearchGame>(
         let mut seen = Vec::new();
         if game.terminal(&r.pos).is_none() {
             for (_, c) in game.moves(&r.pos) {
-                let m = search.nimber(&c).ok_or("the check was stopped before it finished")?;
+                let m = search
+                    .nimber(&c)
+                    .ok_or("the check was stopped before it finished")?;
                 seen.push(m);
             }
         }
         let mex = super::reference::mex(&mut seen);
         if mex != n {
-            return Err(format!("entry {} claims nimber {n}, its moves give {mex}", game.format_position(&r.pos)));
+            return Err(format!(
+                "entry {} claims nimber {n}, its moves give {mex}",
+                game.format_position(&r.pos)
+            ));
         }
         report.checked += 1;
     }
