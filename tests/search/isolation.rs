@@ -193,14 +193,14 @@ fn specs_and_notation() {
     assert_eq!(h.moves(&h.start()).len(), 3 * 62);
     assert_eq!(h.terminal(&h.start()), None);
     // A cornered piece: a loss in normal play, a win in misère.
-    let stuck = h
-        .parse_position("0x....../xx....../......../......../......../......../......../.......1")
-        .unwrap();
-    assert_eq!(h.terminal(&stuck), None, "player 1 moves after 3 removals");
-    let stuck = h
-        .parse_position("0x....../xx......../......../......../......../......../......../......1x")
-        .err();
-    assert!(stuck.is_some());
+    let three = "0x....../xx....../......../......../......../......../......../.......1";
+    let p = h.parse_position(three).unwrap();
+    assert_eq!(h.terminal(&p), None, "player 1 moves after 3 removals");
+    let four = "0x....../xx....../......../......../......../......../......../......x1";
+    assert_eq!(
+        h.terminal(&h.parse_position(four).unwrap()),
+        Some(Value::Win)
+    );
     let p = g
         .parse_position("0x..../xx..../....../....../....../...1.x")
         .unwrap();
