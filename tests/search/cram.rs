@@ -429,3 +429,46 @@ fn specs_and_notation() {
     assert_eq!(m.len(), 2 * 7 * 6 - 4);
     assert!(m.contains(&"1-2".to_string()) && !m.contains(&"41-48".to_string()));
 }
+
+/// Timing of the nimber engine on boards past the tables, with and without
+/// nimber-table leaves: `cargo test --release --test search
+/// cram::nimbers_past_the_tables -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn nimbers_past_the_tables() {
+    use retrograde::search::nimber::NimberSearch;
+    use std::time::Instant;
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let t45 = solve_nimbers(dir.path(), 4, 5, false, TableKind::Nimber);
+    let t36 = solve_nimbers(dir.path(), 3, 6, false, TableKind::Nimber);
+    eprintln!("tables 4x5, 3x6: {:.1?}", t.elapsed());
+    let leaves = CramNimberLeaves::open(&[t45, t36]).unwrap();
+    for spec in std::env::var("CRAM_BOARDS")
+        .unwrap_or("cram:4x6 cram:5x5 cram:5x6".into())
+        .split(' ')
+    {
+        let g = cram(spec);
+        let t = Instant::now();
+        let mut plain = NimberSearch::new(&g, 1 << 30);
+        let n = plain.nimber(&0).unwrap();
+        let s = plain.stats();
+        eprintln!(
+            "{spec}: nimber {n}, {:.2?}, {} nodes, {} memo (no leaves)",
+            t.elapsed(),
+            s.nodes,
+            s.memo
+        );
+        let t = Instant::now();
+        let mut with = NimberSearch::new(&g, 1 << 30).with_leaves(&leaves);
+        assert_eq!(with.nimber(&0), Some(n));
+        let s = with.stats();
+        eprintln!(
+            "{spec}: nimber {n}, {:.2?}, {} nodes, {} leaf hits, {} memo (4x5, 3x6 leaves)",
+            t.elapsed(),
+            s.nodes,
+            s.leaf_hits,
+            s.memo
+        );
+    }
+}
