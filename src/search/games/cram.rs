@@ -202,65 +202,64 @@ impl CramSearch {
         out
     }
 
-    /// The live squares of `p` as a grid in their bounding box: `h` rows of
-    /// `w` bits (column 0 in bit 0). `None` when nothing is live.
-    fn bounding_grid(&self, live: u64) -> Option<(u32, u32, [u64; 64])> {
+    /// The region key of a set of live squares: `(h, w, grid)` of the
+    /// bounding box, least over its 8 symmetries, as
+    /// `h << 72 | w << 64 | rows packed row-major` (row i in bits
+    /// `i·w .. i·w + w`, column 0 lowest). Zero for no squares.
+    ///
+    /// No arrays: the grid and its transposition are packed as they are
+    /// read, and the half turn of a packed grid is its bit reversal, so
+    /// the 8 images cost two packings and two reversals per family. The
+    /// family whose height is smaller wins outright (the height is the
+    /// key's top field), so a non-square box computes only that one.
+    pub fn region_key(&self, live: u64) -> u128 {
         if live == 0 {
-            return None;
+            return 0;
         }
-        let row_mask = shr(u64::MAX, 64 - self.cols);
-        let mut rows = [0u64; 64];
-        let (mut r0, mut r1, mut or) = (u32::MAX, 0, 0u64);
-        for r in 0..self.rows {
-            let row = shr(live, r * self.cols) & row_mask;
-            if row != 0 {
-                r0 = r0.min(r);
-                r1 = r;
-                or |= row;
-            }
+        let cols = self.cols;
+        let r0 = live.trailing_zeros() / cols;
+        let r1 = (63 - live.leading_zeros()) / cols;
+        let h = r1 - r0 + 1;
+        let row_mask = shr(u64::MAX, 64 - cols);
+        let mut or = 0;
+        for r in r0..=r1 {
+            or |= shr(live, r * cols) & row_mask;
         }
         let c0 = or.trailing_zeros();
         let w = 64 - or.leading_zeros() - c0;
-        let h = r1 - r0 + 1;
-        for (i, out) in rows.iter_mut().take(h as usize).enumerate() {
-            *out = (shr(live, (r0 + i as u32) * self.cols) & row_mask) >> c0;
-        }
-        Some((h, w, rows))
-    }
-
-    /// The region key of a set of live squares: `(h, w, grid)` of the
-    /// bounding box, least over its 8 symmetries, as
-    /// `h << 72 | w << 64 | rows packed row-major`. Zero for no squares.
-    pub fn region_key(&self, live: u64) -> u128 {
-        let Some((h, w, a)) = self.bounding_grid(live) else {
-            return 0;
+        let x = live >> (r0 * cols + c0);
+        let w_mask = shr(u64::MAX, 64 - w);
+        let hw = h * w;
+        // Images of a family: as read, rows reversed, and the half turns
+        // of both (bit reversal of the whole h·w string).
+        let best_of = |gh: u32, gw: u32, a: u64, b: u64| -> u128 {
+            let rev = |v: u64| v.reverse_bits() >> (64 - hw);
+            let top = u128::from(gh) << 72 | u128::from(gw) << 64;
+            top | u128::from(a.min(b).min(rev(a)).min(rev(b)))
         };
-        let mut t = [0u64; 64];
-        for (i, &row) in a.iter().take(h as usize).enumerate() {
-            let mut b = row;
-            while b != 0 {
-                let j = b.trailing_zeros();
-                b &= b - 1;
-                t[j as usize] |= 1u64 << i;
-            }
-        }
         let mut best = u128::MAX;
-        for (g, gh, gw) in [(&a, h, w), (&t, w, h)] {
-            for flip_rows in [false, true] {
-                for flip_cols in [false, true] {
-                    let mut packed = 0u64;
-                    for i in 0..gh {
-                        let src = if flip_rows { gh - 1 - i } else { i };
-                        let mut row = g[src as usize];
-                        if flip_cols {
-                            row = row.reverse_bits() >> (64 - gw);
-                        }
-                        packed |= row << (i * gw);
-                    }
-                    let key = u128::from(gh) << 72 | u128::from(gw) << 64 | u128::from(packed);
-                    best = best.min(key);
+        if h <= w {
+            let (mut p, mut flipped) = (0u64, 0u64);
+            for i in 0..h {
+                let row = (x >> (i * cols)) & w_mask;
+                p |= row << (i * w);
+                flipped |= row << ((h - 1 - i) * w);
+            }
+            best = best.min(best_of(h, w, p, flipped));
+        }
+        if w <= h {
+            // Transposed: w rows of h bits; square (i, j) goes to bit j·h + i.
+            let (mut t, mut flipped) = (0u64, 0u64);
+            for i in 0..h {
+                let mut row = (x >> (i * cols)) & w_mask;
+                while row != 0 {
+                    let j = row.trailing_zeros();
+                    row &= row - 1;
+                    t |= 1u64 << (j * h + i);
+                    flipped |= 1u64 << (j * h + h - 1 - i);
                 }
             }
+            best = best.min(best_of(w, h, t, flipped));
         }
         best
     }
