@@ -221,3 +221,41 @@ fn specs_and_notation() {
         Ok("isolation:5x5:a=24,b=0".to_string())
     );
 }
+
+/// Timing of df-pn on Isolation boards past the tables (and 4×4 against
+/// the reference): `cargo test --release --test search
+/// isolation::dfpn_past_the_tables -- --ignored --nocapture`, boards in
+/// `ISOLATION_BOARDS`, seconds per board in `ISOLATION_SECONDS`.
+#[test]
+#[ignore]
+fn dfpn_past_the_tables() {
+    use retrograde::search::dfpn::{prove, Options};
+    use std::time::Duration;
+    let g = isolation("isolation:4x4");
+    let proof = prove(&g, &g.start(), Options::default());
+    assert_eq!(proof.value, Some(reference::value(&g, &g.start())));
+    let seconds: u64 = std::env::var("ISOLATION_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30);
+    let boards = std::env::var("ISOLATION_BOARDS")
+        .unwrap_or("isolation:4x4 isolation:4x5 isolation:5x5".into());
+    for spec in boards.split(' ') {
+        let g = isolation(spec);
+        let options = Options {
+            time_limit: Some(Duration::from_secs(seconds)),
+            ..Options::default()
+        };
+        let p = prove(&g, &g.start(), options);
+        let s = &p.stats;
+        eprintln!(
+            "{spec}: {:?} in {:.2?}, {} nodes ({:.0} nodes/s), table {}/{}",
+            p.value,
+            s.elapsed,
+            s.nodes,
+            s.nodes as f64 / s.elapsed.as_secs_f64(),
+            s.tt_used,
+            s.tt_capacity
+        );
+    }
+}
