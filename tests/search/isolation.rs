@@ -259,3 +259,37 @@ fn dfpn_past_the_tables() {
         );
     }
 }
+
+/// Whether the mover wins, memoised by key across calls.
+fn wins(g: &IsolationSearch, p: &IsolationSearchPos, memo: &mut HashMap<u128, bool>) -> bool {
+    if let Some(v) = g.terminal(p) {
+        return v == Value::Win;
+    }
+    if let Some(&w) = memo.get(&g.key(p)) {
+        return w;
+    }
+    let w = g.moves(p).iter().any(|(_, c)| !wins(g, c, memo));
+    memo.insert(g.key(p), w);
+    w
+}
+
+#[test]
+fn published_4x4_values() {
+    // REFERENCE.md (Gao & Li's solver): the start is a win whose only
+    // winning first move is 2x10; two example positions.
+    let g = isolation("isolation:4x4");
+    assert_eq!(g.format_position(&g.start()), ".0../..../..../..1.");
+    let mut memo = HashMap::new();
+    assert!(wins(&g, &g.start(), &mut memo));
+    let winning: Vec<String> = g
+        .moves(&g.start())
+        .iter()
+        .filter(|(_, c)| !wins(&g, c, &mut memo))
+        .map(|(m, _)| g.format_move(m))
+        .collect();
+    assert_eq!(winning, ["2x10"]);
+    let p = g.parse_position("0.../...x/.x../...1").unwrap();
+    assert!(wins(&g, &p, &mut memo));
+    let p = g.parse_position("0.../x.x./.1../....").unwrap();
+    assert!(!wins(&g, &p, &mut memo));
+}
