@@ -1,1 +1,474 @@
-//! Being written.
+//! Cram for the search (`cram:RxC` on up to 64 squares) against the table
+//! game's rules, position by position; its components and region keys;
+//! published Grundy values; nimber tables as leaves.
+
+use retrograde::games::Cram;
+use retrograde::search::games::cram::{CramNimberLeaves, CramSearch};
+use retrograde::search::games::table::TableRules;
+use retrograde::search::games::AnySearch;
+use retrograde::search::leaves::ValueLeaves;
+use retrograde::search::reference::{self, mex};
+use retrograde::search::SearchGame;
+use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
+use retrograde::{AnyGame, TableKind, Value};
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+
+/// Seeded xorshift64: the samples are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn cram(spec: &str) -> CramSearch {
+    match AnySearch::parse(spec).unwrap() {
+        AnySearch::Cram(g) => g,
+        _ => panic!("{spec} is not searched as Cram"),
+    }
+}
+
+fn table(spec: &str) -> TableRules<AnyGame> {
+    match AnySearch::parse_table_rules(spec).unwrap() {
+        AnySearch::Table(t) => t,
+        _ => panic!("{spec} has no table rules"),
+    }
+}
+
+/// Positions met on random playouts from the empty board, and random masks
+/// (every mask is a table position, reachable or not).
+fn samples(g: &CramSearch, rng: &mut Rng, playouts: usize, masks: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    for _ in 0..playouts {
+        let mut p = g.start();
+        loop {
+            out.push(p);
+            let moves = g.moves(&p);
+            if moves.is_empty() {
+                break;
+            }
+            p = moves[rng.below(moves.len())].1;
+        }
+    }
+    let n = g.rows() * g.cols();
+    for _ in 0..masks {
+        out.push(rng.next() & rng.next() & ((1u64 << n) - 1));
+    }
+    out
+}
+
+/// The nimber as the sum of the components' nimbers, each the mex of its
+/// children's sums, memoised by key: Glop's method, written out for the
+/// tests (the engine is src/search/nimber.rs).
+fn sum_nimber(
+    g: &CramSearch,
+    p: u64,
+    leaves: Option<&CramNimberLeaves>,
+    memo: &mut HashMap<u128, u32>,
+) -> u32 {
+    let mut n = 0;
+    for c in g.components(&p) {
+        let key = g.key(&c);
+        let v = match memo.get(&key) {
+            Some(&v) => v,
+            None => {
+                let v = match leaves.and_then(|l| l.nimber(g, &c)) {
+                    Some(v) => v,
+                    None => {
+                        let mut seen: Vec<u32> = g
+                            .moves(&c)
+                            .into_iter()
+                            .map(|(_, child)| sum_nimber(g, child, leaves, memo))
+                            .collect();
+                        mex(&mut seen)
+                    }
+                };
+                memo.insert(key, v);
+                v
+            }
+        };
+        n ^= v;
+    }
+    n
+}
+
+#[test]
+fn positions_moves_values_and_nimbers_match_the_table_rules() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for spec in [
+        "cram:3x4",
+        "cram:4x4",
+        "cram:3x5",
+        "cram:2x6",
+        "cram:1x10",
+        "cram:3x4:misere",
+    ] {
+        let g = cram(spec);
+        let t = table(spec);
+        assert_eq!(g.spec(), t.spec());
+        assert_eq!(g.impartial(), t.impartial(), "{spec}");
+        assert!(!g.ties());
+        let positions = samples(&g, &mut rng, 12, 40);
+        let mut wins = 0;
+        for p in &positions {
+            let text = g.format_position(p);
+            let tp = t.parse_position(&text).unwrap();
+            assert_eq!(t.format_position(&tp), text);
+            assert_eq!(g.parse_position(&text), Ok(*p));
+            let glop = g.format_glop(*p);
+            assert_eq!(t.parse_position(&glop), Ok(tp), "{glop}");
+            assert_eq!(g.parse_position(&glop), Ok(*p));
+            assert_eq!(g.terminal(p), t.terminal(&tp), "{spec} {text}");
+            let ours: BTreeSet<(String, String)> = g
+                .moves(p)
+                .iter()
+                .map(|(m, c)| (g.format_move(m), g.format_position(c)))
+                .collect();
+            let theirs: BTreeSet<(String, String)> = t
+                .moves(&tp)
+                .iter()
+                .map(|(m, c)| (m.clone(), t.format_position(c)))
+                .collect();
+            assert_eq!(ours, theirs, "{spec} {text}");
+            let v = reference::value(&g, p);
+            assert_eq!(v, reference::value(&t, &tp), "{spec} {text}");
+            wins += usize::from(v == Value::Win);
+            if g.wins_now(p) {
+                assert_eq!(v, Value::Win, "{spec} {text}: wins_now");
+            }
+            if g.impartial() {
+                let n = reference::nimber(&g, p);
+                assert_eq!(n, reference::nimber(&t, &tp), "{spec} {text}");
+                assert_eq!(n != 0, v == Value::Win, "{spec} {text}");
+            }
+        }
+        // Both outcomes occur: the comparison is not of constants.
+        assert!(wins > 0 && wins < positions.len(), "{spec}: {wins} wins");
+    }
+}
+
+#[test]
+fn components_sum_to_the_whole() {
+    let mut rng = Rng(12345);
+    for spec in ["cram:4x4", "cram:3x6", "cram:4x5", "cram:1x12", "cram:5x4"] {
+        let g = cram(spec);
+        let mut split = 0;
+        for p in samples(&g, &mut rng, 10, 60) {
+            let comps = g.components(&p);
+            assert_eq!(comps.is_empty(), g.terminal(&p).is_some());
+            let mut union = 0;
+            for &c in &comps {
+                // A component is a position of the same board holding only
+                // the covered squares outside its region.
+                assert_eq!(c & p, p);
+                assert_eq!(!c & union & ((1u64 << (g.rows() * g.cols())) - 1), 0);
+                union |= !c & ((1u64 << (g.rows() * g.cols())) - 1);
+                assert_eq!(g.components(&c), vec![c]);
+            }
+            split += usize::from(comps.len() > 1);
+            let sum = comps.iter().fold(0, |n, c| n ^ reference::nimber(&g, c));
+            assert_eq!(
+                sum,
+                reference::nimber(&g, &p),
+                "{spec} {}",
+                g.format_position(&p)
+            );
+        }
+        assert!(split > 10, "{spec}: only {split} positions split");
+    }
+}
+
+/// The shape of the live squares (empty with an empty neighbour) up to
+/// translation and the 8 symmetries of the plane, by coordinates: an
+/// independent statement of what the region key folds.
+fn shape(g: &CramSearch, p: u64) -> Vec<(i32, i32)> {
+    let (r, c) = (g.rows() as i32, g.cols() as i32);
+    let empty =
+        |y: i32, x: i32| (0..r).contains(&y) && (0..c).contains(&x) && p >> (y * c + x) & 1 == 0;
+    let cells: Vec<(i32, i32)> = (0..r * c)
+        .map(|s| (s / c, s % c))
+        .filter(|&(y, x)| {
+            empty(y, x)
+                && [(0, 1), (1, 0), (0, -1), (-1, 0)]
+                    .iter()
+                    .any(|(dy, dx)| empty(y + dy, x + dx))
+        })
+        .collect();
+    let maps: [fn((i32, i32)) -> (i32, i32); 8] = [
+        |(y, x)| (y, x),
+        |(y, x)| (-y, x),
+        |(y, x)| (y, -x),
+        |(y, x)| (-y, -x),
+        |(y, x)| (x, y),
+        |(y, x)| (-x, y),
+        |(y, x)| (x, -y),
+        |(y, x)| (-x, -y),
+    ];
+    maps.iter()
+        .map(|m| {
+            let mut v: Vec<(i32, i32)> = cells.iter().map(|&q| m(q)).collect();
+            let y0 = v.iter().map(|q| q.0).min().unwrap_or(0);
+            let x0 = v.iter().map(|q| q.1).min().unwrap_or(0);
+            for q in v.iter_mut() {
+                *q = (q.0 - y0, q.1 - x0);
+            }
+            v.sort_unstable();
+            v
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+#[test]
+fn region_keys_fold_exactly_translation_and_symmetry() {
+    // Every mask of these boards: equal keys exactly for equal shapes.
+    for spec in ["cram:3x4", "cram:4x3", "cram:3x3", "cram:2x7"] {
+        let g = cram(spec);
+        let n = g.rows() * g.cols();
+        let mut by_key: HashMap<u128, Vec<(i32, i32)>> = HashMap::new();
+        let mut by_shape: HashMap<Vec<(i32, i32)>, u128> = HashMap::new();
+        for p in 0..1u64 << n {
+            let (k, s) = (g.key(&p), shape(&g, p));
+            assert_eq!(k == 0, g.terminal(&p).is_some());
+            assert_eq!(
+                by_key.entry(k).or_insert_with(|| s.clone()),
+                &s,
+                "{spec} {p:#x}"
+            );
+            assert_eq!(*by_shape.entry(s).or_insert(k), k, "{spec} {p:#x}");
+        }
+        assert!(by_key.len() > 40, "{spec}: {} keys", by_key.len());
+    }
+    // Across boards: a region keeps its key wherever it lies, rotated or
+    // not, on a board of any size (up to 64 squares).
+    let small = cram("cram:2x3");
+    let (big, tall) = (cram("cram:8x8"), cram("cram:16x4"));
+    let region = small.parse_position(".../#..").unwrap();
+    let on_big = big
+        .parse_position("########/########/#####.##/####..##/####..##/########/########/########")
+        .unwrap();
+    let on_tall = tall
+        .parse_position(&format!(
+            "{}/##../#.../{}",
+            ["####"; 6].join("/"),
+            ["####"; 8].join("/")
+        ))
+        .unwrap();
+    assert_eq!(big.key(&on_big), small.key(&region));
+    assert_eq!(tall.key(&on_tall), small.key(&region));
+    assert_ne!(
+        small.key(&region),
+        small.key(&small.parse_position(".#./...").unwrap())
+    );
+    // A 1x64 and an 8x8 board: the extremes of the bitboard.
+    let line = cram("cram:1x64");
+    assert_eq!(line.moves(&0).len(), 63);
+    assert_eq!(big.moves(&0).len(), 112);
+    assert_eq!(line.key(&0), cram("cram:64x1").key(&0));
+}
+
+#[test]
+fn published_grundy_values() {
+    // Dawson's Kayles (1×n Cram), REFERENCE.md / OEIS A002187, n = 1..20.
+    let dawson = [0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5, 2, 2, 3, 3];
+    let mut memo = HashMap::new();
+    for (i, &want) in dawson.iter().enumerate() {
+        let g = cram(&format!("cram:1x{}", i + 1));
+        assert_eq!(sum_nimber(&g, 0, None, &mut memo), want, "1x{}", i + 1);
+        if i < 12 {
+            assert_eq!(reference::nimber(&g, &0), want, "1x{}", i + 1);
+        }
+    }
+    // 2×n: 0 for even n, 1 for odd n. The memo is shared across boards:
+    // region keys do not depend on the board.
+    for n in 1..=9 {
+        let g = cram(&format!("cram:2x{n}"));
+        assert_eq!(sum_nimber(&g, 0, None, &mut memo), n % 2, "2x{n}");
+    }
+    // Both sides even: the second player wins (nimber 0); one side odd: the
+    // first player wins.
+    for (spec, zero) in [
+        ("cram:4x4", true),
+        ("cram:3x4", false),
+        ("cram:4x5", false),
+        ("cram:3x6", false),
+    ] {
+        let g = cram(spec);
+        assert_eq!(sum_nimber(&g, 0, None, &mut memo) == 0, zero, "{spec}");
+        assert_eq!(reference::value(&g, &0) == Value::Lose, zero, "{spec}");
+    }
+}
+
+fn solve_nimbers(dir: &std::path::Path, r: u32, c: u32, misere: bool, kind: TableKind) -> PathBuf {
+    let game = Cram::new(r, c, misere).unwrap();
+    let path = dir.join(format!("cram-{r}x{c}-{misere}-{}.rtb", kind.name()));
+    let options = SolveOptions {
+        checkpoint_interval: None,
+        ..SolveOptions::with_kind(kind)
+    };
+    solve_to_file(&game, &path, &options, &NoProgress).unwrap();
+    path
+}
+
+#[test]
+fn nimber_tables_answer_regions_in_any_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let t34 = solve_nimbers(dir.path(), 3, 4, false, TableKind::Nimber);
+    let t15 = solve_nimbers(dir.path(), 1, 5, false, TableKind::Nimber);
+    let leaves = CramNimberLeaves::open(&[t34.clone(), t15]).unwrap();
+    assert_eq!(leaves.boards(), [(3, 4), (1, 5)]);
+    let g = cram("cram:5x5");
+    let mut rng = Rng(777);
+    let (mut answered, mut unanswered) = (0, 0);
+    let mut memo = HashMap::new();
+    let mut leaf_memo = HashMap::new();
+    for p in samples(&g, &mut rng, 30, 30) {
+        for c in g.components(&p) {
+            let want = reference::nimber(&g, &c);
+            match leaves.nimber(&g, &c) {
+                Some(n) => {
+                    assert_eq!(n, want, "{}", g.format_position(&c));
+                    // A second time, from the cache.
+                    assert_eq!(leaves.nimber(&g, &c), Some(n));
+                    answered += 1;
+                }
+                None => unanswered += 1,
+            }
+        }
+        // The whole position: from the leaves and without them.
+        let n = sum_nimber(&g, p, None, &mut memo);
+        assert_eq!(sum_nimber(&g, p, Some(&leaves), &mut leaf_memo), n);
+        match ValueLeaves::value(&leaves, &g, &p) {
+            Some(v) => assert_eq!(v, if n != 0 { Value::Win } else { Value::Lose }),
+            None => assert!(g
+                .components(&p)
+                .iter()
+                .any(|c| leaves.nimber(&g, c).is_none())),
+        }
+    }
+    assert!(
+        answered > 100 && unanswered > 10,
+        "{answered} answered, {unanswered} not"
+    );
+    // A region 4 tall and 3 wide fits the 3×4 table only transposed; a 1×5
+    // strip only the 1×5 table; the whole 5×5 board none.
+    let tall = g.parse_position("#...#/#...#/#...#/#...#/#####").unwrap();
+    assert_eq!(leaves.nimber(&g, &tall), Some(reference::nimber(&g, &tall)));
+    let strip = g.parse_position("#####/#####/...../#####/#####").unwrap();
+    assert_eq!(
+        leaves.nimber(&g, &strip),
+        Some(reference::nimber(&g, &strip))
+    );
+    assert_eq!(leaves.nimber(&g, &0), None);
+    // Misère Cram has no nimbers.
+    assert_eq!(leaves.nimber(&cram("cram:5x5:misere"), &tall), None);
+
+    // Refused: value tables, misère tables, other games, missing files.
+    let values = solve_nimbers(dir.path(), 2, 3, false, TableKind::Value);
+    let misere = solve_nimbers(dir.path(), 2, 3, true, TableKind::Value);
+    let iso = dir.path().join("iso.rtb");
+    let game = retrograde::games::Isolation::new(2, 3).unwrap();
+    solve_to_file(
+        &game,
+        &iso,
+        &SolveOptions {
+            checkpoint_interval: None,
+            ..Default::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    for (path, word) in [
+        (&values, "value table"),
+        (&misere, "misère"),
+        (&iso, "not of Cram"),
+    ] {
+        let e = CramNimberLeaves::open(&[t34.clone(), path.clone()])
+            .err()
+            .unwrap();
+        assert!(e.contains(word) && !e.contains('\n'), "{e}");
+    }
+    assert!(CramNimberLeaves::open(&[dir.path().join("none.rtb")]).is_err());
+    assert!(CramNimberLeaves::open_verified(&[t34]).is_ok());
+}
+
+#[test]
+fn specs_and_notation() {
+    let g = cram("cram:7x7");
+    assert_eq!(g.spec(), "cram:7x7");
+    assert_eq!(cram("cram:8x8:misere").spec(), "cram:8x8:misere");
+    assert!(!cram("cram:8x8:misere").impartial());
+    assert!(cram("cram:8x8").impartial());
+    for bad in [
+        "cram:9x8",
+        "cram:0x5",
+        "cram:1x65",
+        "cram:5x5:sideways",
+        "cram:5",
+    ] {
+        let e = AnySearch::parse(bad).err().unwrap();
+        assert!(!e.contains('\n'), "{bad}: {e}");
+    }
+    // Upper case is the registry's to refuse, naming the spelling.
+    assert!(AnySearch::parse("Cram:4x4").is_err());
+    let p = g
+        .parse_position("#....../......./......./......./......./......./......#")
+        .unwrap();
+    assert_eq!(p, 1 | 1 << 48);
+    assert_eq!(g.parse_position(&g.format_glop(p)), Ok(p));
+    assert!(g.parse_position("..../....").is_err());
+    let m: Vec<String> = g.moves(&p).iter().map(|(m, _)| g.format_move(m)).collect();
+    assert_eq!(m.len(), 2 * 7 * 6 - 4);
+    assert!(m.contains(&"1-2".to_string()) && !m.contains(&"41-48".to_string()));
+}
+
+/// Timing of the nimber engine on boards past the tables, with and without
+/// nimber-table leaves: `cargo test --release --test search
+/// cram::nimbers_past_the_tables -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn nimbers_past_the_tables() {
+    use retrograde::search::nimber::NimberSearch;
+    use std::time::Instant;
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let t45 = solve_nimbers(dir.path(), 4, 5, false, TableKind::Nimber);
+    let t36 = solve_nimbers(dir.path(), 3, 6, false, TableKind::Nimber);
+    eprintln!("tables 4x5, 3x6: {:.1?}", t.elapsed());
+    let leaves = CramNimberLeaves::open(&[t45, t36]).unwrap();
+    for spec in std::env::var("CRAM_BOARDS")
+        .unwrap_or("cram:4x6 cram:5x5 cram:5x6".into())
+        .split(' ')
+    {
+        let g = cram(spec);
+        let t = Instant::now();
+        let mut plain = NimberSearch::new(&g, 1 << 30);
+        let n = plain.nimber(&0).unwrap();
+        let s = plain.stats();
+        eprintln!(
+            "{spec}: nimber {n}, {:.2?}, {} nodes, {} memo (no leaves)",
+            t.elapsed(),
+            s.nodes,
+            s.memo
+        );
+        let t = Instant::now();
+        let mut with = NimberSearch::new(&g, 1 << 30).with_leaves(&leaves);
+        assert_eq!(with.nimber(&0), Some(n));
+        let s = with.stats();
+        eprintln!(
+            "{spec}: nimber {n}, {:.2?}, {} nodes, {} leaf hits, {} memo (4x5, 3x6 leaves)",
+            t.elapsed(),
+            s.nodes,
+            s.leaf_hits,
+            s.memo
+        );
+    }
+}

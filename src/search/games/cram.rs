@@ -1,44 +1,610 @@
-//! STUB: being written.
+//! Cram for the search, on up to 64 squares: a `u64` of covered squares,
+//! with the table game's spec (`cram:RxC[:misere]`), position notation (the
+//! `.#` picture or Glop's `B…E`) and move notation (`A-B`), so positions
+//! pass between a table and a search as text.
+//!
+//! Keys are *region* keys: the empty squares that can still take a domino
+//! (an empty square with no empty neighbour never matters again), shifted
+//! into their bounding box and minimised over the box's 8 symmetries
+//! (rotations, reflections and the transposition, even on a non-square
+//! board). Two positions with the same key have the same empty shape up to
+//! translation and symmetry, so they are the same game: the same value,
+//! normal or misère, and the same nimber. This is much coarser than the
+//! board's own symmetries, and it is what lets a nimber search meet a
+//! region again wherever it lies on the board.
+//!
+//! [`SearchGame::components`] splits the empty squares into regions
+//! connected by possible dominoes; each is a position of the same board
+//! with every other square covered. Nimber tables of smaller boards answer
+//! regions that fit them in any placement ([`CramNimberLeaves`]).
 
 use super::AnySearch;
+use crate::error::Error;
+use crate::games::AnyGame;
+use crate::reader::{FileStorage, Tablebase};
+use crate::search::leaves::{NimberLeaves, ValueLeaves};
 use crate::search::SearchGame;
 use crate::value::Value;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
 
-/// STUB.
-pub struct CramSearch;
+/// Largest board: the covered squares fit a `u64`.
+pub const MAX_SQUARES: u32 = 64;
+
+/// Cram on an R×C board of at most 64 squares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CramSearch {
+    rows: u32,
+    cols: u32,
+    n: u32,
+    misere: bool,
+    full: u64,
+    /// Squares with a right neighbour.
+    has_right: u64,
+    /// Squares with a left neighbour.
+    has_left: u64,
+    /// Squares with a neighbour below.
+    has_below: u64,
+}
+
+/// A move: a domino on squares `.0` < `.1`, written `A-B`.
+pub type CramSearchMove = (u8, u8);
+
+/// `x >> k`, zero when `k` is 64 (a 1×64 board shifts by its width).
+#[inline(always)]
+fn shr(x: u64, k: u32) -> u64 {
+    x.checked_shr(k).unwrap_or(0)
+}
+
+/// `x << k`, zero when `k` is 64.
+#[inline(always)]
+fn shl(x: u64, k: u32) -> u64 {
+    x.checked_shl(k).unwrap_or(0)
+}
 
 /// The search game of `spec` if its name is this module's, else `None`.
-pub fn parse(_spec: &str) -> Option<Result<AnySearch, String>> {
-    None
+/// A spec in another spelling (upper case, spaces) is left to the
+/// registry, whose refusal names the canonical spelling.
+pub fn parse(spec: &str) -> Option<Result<AnySearch, String>> {
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    if name != "cram" || spec.chars().any(|c| c.is_uppercase() || c.is_whitespace()) {
+        return None;
+    }
+    Some(
+        CramSearch::from_params(params)
+            .map(AnySearch::Cram)
+            .map_err(|reason| {
+                Error::BadGame {
+                    spec: spec.to_string(),
+                    reason,
+                }
+                .to_string()
+            }),
+    )
+}
+
+impl CramSearch {
+    /// Cram on `rows`×`cols` (at most 64 squares), misère when `misere`.
+    pub fn new(rows: u32, cols: u32, misere: bool) -> Result<CramSearch, String> {
+        if rows < 1 || cols < 1 {
+            return Err(format!(
+                "board {rows}x{cols} is empty: rows and columns must be at least 1"
+            ));
+        }
+        let n = u64::from(rows) * u64::from(cols);
+        if n > u64::from(MAX_SQUARES) {
+            return Err(format!(
+                "board {rows}x{cols} has {n} squares; the search supports at most {MAX_SQUARES}"
+            ));
+        }
+        let n = n as u32;
+        let full = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let mut has_right = 0;
+        let mut has_left = 0;
+        for s in 0..n {
+            if s % cols + 1 < cols {
+                has_right |= 1u64 << s;
+            }
+            if s % cols > 0 {
+                has_left |= 1u64 << s;
+            }
+        }
+        Ok(CramSearch {
+            rows,
+            cols,
+            n,
+            misere,
+            full,
+            has_right,
+            has_left,
+            has_below: shr(full, cols),
+        })
+    }
+
+    /// Parses the parameters after `cram:`, e.g. `7x7` or `4x4:misere`.
+    pub fn from_params(params: &str) -> Result<CramSearch, String> {
+        let (size, rest) = match params.split_once(':') {
+            Some((s, r)) => (s, Some(r)),
+            None => (params, None),
+        };
+        let (rows, cols) = crate::games::parse_dims(size)?;
+        CramSearch::new(rows, cols, crate::games::parse_play(rest)?)
+    }
+
+    /// Rows of the board.
+    pub fn rows(&self) -> u32 {
+        self.rows
+    }
+
+    /// Columns of the board.
+    pub fn cols(&self) -> u32 {
+        self.cols
+    }
+
+    /// Whether this is misère play.
+    pub fn misere(&self) -> bool {
+        self.misere
+    }
+
+    /// Squares `s` with `s` and `s + 1` both empty.
+    #[inline(always)]
+    fn horizontal(&self, p: u64) -> u64 {
+        let e = !p & self.full;
+        e & (e >> 1) & self.has_right
+    }
+
+    /// Squares `s` with `s` and `s + C` both empty.
+    #[inline(always)]
+    fn vertical(&self, p: u64) -> u64 {
+        let e = !p & self.full;
+        e & shr(e, self.cols) & self.has_below
+    }
+
+    /// Number of moves of `p`.
+    #[inline]
+    pub fn move_count(&self, p: u64) -> u32 {
+        self.horizontal(p).count_ones() + self.vertical(p).count_ones()
+    }
+
+    /// Squares next to a square of `x`.
+    #[inline(always)]
+    fn neighbours(&self, x: u64) -> u64 {
+        ((x >> 1) & self.has_right)
+            | ((x << 1) & self.has_left)
+            | shr(x, self.cols)
+            | (shl(x, self.cols) & self.full)
+    }
+
+    /// The empty squares with an empty neighbour: those a domino may still
+    /// cover. The others never matter again.
+    #[inline]
+    pub fn live(&self, p: u64) -> u64 {
+        let e = !p & self.full;
+        e & self.neighbours(e)
+    }
+
+    /// The regions of `live` squares connected by adjacency.
+    fn regions(&self, mut live: u64) -> Vec<u64> {
+        let mut out = Vec::new();
+        while live != 0 {
+            let mut x = live & live.wrapping_neg();
+            loop {
+                let y = x | (self.neighbours(x) & live);
+                if y == x {
+                    break;
+                }
+                x = y;
+            }
+            out.push(x);
+            live &= !x;
+        }
+        out
+    }
+
+    /// The region key of a set of live squares: `(h, w, grid)` of the
+    /// bounding box, least over its 8 symmetries, as
+    /// `h << 72 | w << 64 | rows packed row-major` (row i in bits
+    /// `i·w .. i·w + w`, column 0 lowest). Zero for no squares.
+    ///
+    /// No arrays: the grid and its transposition are packed as they are
+    /// read, and the half turn of a packed grid is its bit reversal, so
+    /// the 8 images cost two packings and two reversals per family. The
+    /// family whose height is smaller wins outright (the height is the
+    /// key's top field), so a non-square box computes only that one.
+    pub fn region_key(&self, live: u64) -> u128 {
+        if live == 0 {
+            return 0;
+        }
+        let cols = self.cols;
+        let r0 = live.trailing_zeros() / cols;
+        let r1 = (63 - live.leading_zeros()) / cols;
+        let h = r1 - r0 + 1;
+        let row_mask = shr(u64::MAX, 64 - cols);
+        let mut or = 0;
+        for r in r0..=r1 {
+            or |= shr(live, r * cols) & row_mask;
+        }
+        let c0 = or.trailing_zeros();
+        let w = 64 - or.leading_zeros() - c0;
+        let x = live >> (r0 * cols + c0);
+        let w_mask = shr(u64::MAX, 64 - w);
+        let hw = h * w;
+        // Images of a family: as read, rows reversed, and the half turns
+        // of both (bit reversal of the whole h·w string).
+        let best_of = |gh: u32, gw: u32, a: u64, b: u64| -> u128 {
+            let rev = |v: u64| v.reverse_bits() >> (64 - hw);
+            let top = u128::from(gh) << 72 | u128::from(gw) << 64;
+            top | u128::from(a.min(b).min(rev(a)).min(rev(b)))
+        };
+        let mut best = u128::MAX;
+        if h <= w {
+            let (mut p, mut flipped) = (0u64, 0u64);
+            for i in 0..h {
+                let row = (x >> (i * cols)) & w_mask;
+                p |= row << (i * w);
+                flipped |= row << ((h - 1 - i) * w);
+            }
+            best = best.min(best_of(h, w, p, flipped));
+        }
+        if w <= h {
+            // Transposed: w rows of h bits; square (i, j) goes to bit j·h + i.
+            let (mut t, mut flipped) = (0u64, 0u64);
+            for i in 0..h {
+                let mut row = (x >> (i * cols)) & w_mask;
+                while row != 0 {
+                    let j = row.trailing_zeros();
+                    row &= row - 1;
+                    t |= 1u64 << (j * h + i);
+                    flipped |= 1u64 << (j * h + h - 1 - i);
+                }
+            }
+            best = best.min(best_of(w, h, t, flipped));
+        }
+        best
+    }
+
+    /// Glop's notation, e.g. `B000*0GG000000E`.
+    pub fn format_glop(&self, p: u64) -> String {
+        let mut s = String::with_capacity(self.n as usize + 3);
+        s.push('B');
+        for sq in 0..self.n {
+            s.push(if p & (1u64 << sq) != 0 { 'G' } else { '0' });
+            if sq + 1 == self.cols {
+                s.push('*');
+            }
+        }
+        s.push('E');
+        s
+    }
+
+    fn parse_glop(&self, s: &str) -> Result<u64, String> {
+        let inner = s
+            .strip_prefix(['B', 'b'])
+            .and_then(|t| t.strip_suffix(['E', 'e']))
+            .ok_or_else(|| {
+                "a Glop board starts with 'B' and ends with 'E', e.g. B000*0GG000000E".to_string()
+            })?;
+        let (first, rest) = inner.split_once('*').ok_or_else(|| {
+            "a Glop board needs a '*' after its first row, e.g. B000*0GG000000E".to_string()
+        })?;
+        if rest.contains('*') {
+            return Err(format!(
+                "a Glop board has one '*', after its first row; this one has {}",
+                inner.matches('*').count()
+            ));
+        }
+        let first_len = first.chars().count();
+        if first_len != self.cols as usize {
+            return Err(format!(
+                "the Glop board's first row has {first_len} cells; this board has {} columns",
+                self.cols
+            ));
+        }
+        let cells = first_len + rest.chars().count();
+        if cells != self.n as usize {
+            return Err(format!(
+                "the Glop board has {cells} cells; a {}x{} board has {}",
+                self.rows, self.cols, self.n
+            ));
+        }
+        let mut p = 0u64;
+        for (sq, ch) in first.chars().chain(rest.chars()).enumerate() {
+            match ch {
+                '0' => {}
+                'G' | 'g' => p |= 1u64 << sq,
+                other => {
+                    return Err(format!(
+                        "unexpected '{other}' in a Glop board (use '0' empty, 'G' covered, \
+                         one '*' after the first row)"
+                    ))
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    fn parse_picture(&self, s: &str) -> Result<u64, String> {
+        let rows: Vec<&str> = s.split('/').collect();
+        if rows.len() != self.rows as usize {
+            return Err(format!(
+                "expected {} rows separated by '/', found {}",
+                self.rows,
+                rows.len()
+            ));
+        }
+        let mut p = 0u64;
+        for (r, row) in rows.iter().enumerate() {
+            let row = row.trim();
+            let len = row.chars().count();
+            if len != self.cols as usize {
+                return Err(crate::games::row_length(
+                    r + 1,
+                    row,
+                    len,
+                    self.cols,
+                    "cells",
+                ));
+            }
+            for (c, ch) in row.chars().enumerate() {
+                match ch {
+                    '.' => {}
+                    '#' => p |= 1u64 << (r as u32 * self.cols + c as u32),
+                    other => {
+                        return Err(format!(
+                            "unexpected '{other}' (use '.' empty, '#' covered, '/' between rows; \
+                             or Glop's B...E notation)"
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(p)
+    }
 }
 
 impl SearchGame for CramSearch {
+    /// Bit s set when square s (= row·C + col) is covered.
     type Pos = u64;
-    type Move = u64;
-    type Key = u64;
+    type Move = CramSearchMove;
+    /// The region key ([`CramSearch::region_key`]).
+    type Key = u128;
+
     fn spec(&self) -> String {
-        unimplemented!()
+        format!(
+            "cram:{}x{}{}",
+            self.rows,
+            self.cols,
+            if self.misere { ":misere" } else { "" }
+        )
     }
+
     fn start(&self) -> u64 {
-        unimplemented!()
+        0
     }
-    fn parse_position(&self, _s: &str) -> Result<u64, String> {
-        unimplemented!()
+
+    fn parse_position(&self, s: &str) -> Result<u64, String> {
+        let s = s.trim();
+        if s.starts_with(['B', 'b']) {
+            self.parse_glop(s)
+        } else {
+            self.parse_picture(s)
+        }
     }
-    fn format_position(&self, _p: &u64) -> String {
-        unimplemented!()
+
+    fn format_position(&self, p: &u64) -> String {
+        let mut s = String::with_capacity((self.n + self.rows) as usize);
+        for sq in 0..self.n {
+            if sq > 0 && sq % self.cols == 0 {
+                s.push('/');
+            }
+            s.push(if p & (1u64 << sq) != 0 { '#' } else { '.' });
+        }
+        s
     }
-    fn format_move(&self, _m: &u64) -> String {
-        unimplemented!()
+
+    fn format_move(&self, m: &CramSearchMove) -> String {
+        format!("{}-{}", m.0, m.1)
     }
-    fn terminal(&self, _p: &u64) -> Option<Value> {
-        unimplemented!()
+
+    fn terminal(&self, p: &u64) -> Option<Value> {
+        (self.horizontal(*p) | self.vertical(*p) == 0).then_some(if self.misere {
+            Value::Win
+        } else {
+            Value::Lose
+        })
     }
-    fn moves(&self, _p: &u64) -> Vec<(u64, u64)> {
-        unimplemented!()
+
+    /// Moves that leave the opponent fewest moves first: in normal play
+    /// they end the game soonest, which is where proofs are short.
+    fn moves(&self, p: &u64) -> Vec<(CramSearchMove, u64)> {
+        let mut out: Vec<(u32, CramSearchMove, u64)> = Vec::new();
+        let mut add = |dominoes: u64, step: u32| {
+            let mut d = dominoes;
+            while d != 0 {
+                let s = d.trailing_zeros();
+                d &= d - 1;
+                let c = p | 1u64 << s | 1u64 << (s + step);
+                out.push((self.move_count(c), (s as u8, (s + step) as u8), c));
+            }
+        };
+        add(self.horizontal(*p), 1);
+        add(self.vertical(*p), self.cols);
+        out.sort_by_key(|&(k, m, _)| (k, m));
+        out.into_iter().map(|(_, m, c)| (m, c)).collect()
     }
-    fn key(&self, _p: &u64) -> u64 {
-        unimplemented!()
+
+    fn key(&self, p: &u64) -> u128 {
+        self.region_key(self.live(*p))
+    }
+
+    /// A domino touches at most 7 domino places (its own and three more at
+    /// each end), so only a position with at most 7 moves can be ended
+    /// by one; those few are tried.
+    fn wins_now(&self, p: &u64) -> bool {
+        if self.misere || self.move_count(*p) > 7 {
+            return false;
+        }
+        self.moves(p)
+            .first()
+            .is_some_and(|(_, c)| self.move_count(*c) == 0)
+    }
+
+    fn impartial(&self) -> bool {
+        // Misère Cram is not a nim sum: searched for win/lose only.
+        !self.misere
+    }
+
+    fn ties(&self) -> bool {
+        false
+    }
+
+    /// The regions of empty squares a domino can join, each as a position
+    /// of this board with every square outside it covered. Empty squares
+    /// with no empty neighbour are dropped (they take no domino), so a
+    /// position without moves has no components (nim-sum 0).
+    fn components(&self, p: &u64) -> Vec<u64> {
+        self.regions(self.live(*p))
+            .into_iter()
+            .map(|r| self.full & !r)
+            .collect()
+    }
+}
+
+/// Cram nimber tables (`retrograde solve cram:RxC --nimbers`) answering
+/// the regions of a bigger board that fit their rectangle, in any
+/// placement, rotated or reflected: the region's bounding box is put at the
+/// table's top-left corner (transposed if only that fits), every other
+/// square covered, and the cell read. Answers are cached by region key.
+pub struct CramNimberLeaves {
+    /// Each table with its board's rows and columns.
+    tables: Vec<(u32, u32, Tablebase<FileStorage>)>,
+    cache: Mutex<HashMap<u128, u32>>,
+}
+
+impl CramNimberLeaves {
+    /// Opens Cram nimber tables, checking their headers (not their data:
+    /// see [`CramNimberLeaves::open_verified`]). Value tables, misère Cram
+    /// and other games are refused.
+    pub fn open(paths: &[impl AsRef<Path>]) -> Result<CramNimberLeaves, String> {
+        Self::open_with(paths, false)
+    }
+
+    /// Opens Cram nimber tables and checks their data CRC too (reads every
+    /// byte of every table).
+    pub fn open_verified(paths: &[impl AsRef<Path>]) -> Result<CramNimberLeaves, String> {
+        Self::open_with(paths, true)
+    }
+
+    fn open_with(paths: &[impl AsRef<Path>], verify: bool) -> Result<CramNimberLeaves, String> {
+        let mut tables = Vec::new();
+        for path in paths {
+            let path = path.as_ref();
+            let shown = path.display();
+            let tb = if verify {
+                Tablebase::open_verified(path)
+            } else {
+                Tablebase::open(path)
+            }
+            .map_err(|e| format!("{shown}: {e}"))?;
+            let spec = tb.header().spec.clone();
+            let AnyGame::Cram(g) = tb.game() else {
+                return Err(format!(
+                    "{shown}: a table of {spec}, not of Cram: Cram nimber leaves need cram:RxC --nimbers tables"
+                ));
+            };
+            if g.misere() {
+                return Err(format!(
+                    "{shown}: a table of misère Cram ({spec}) has no nimbers: use a normal-play cram:RxC --nimbers table"
+                ));
+            }
+            if tb.header().kind() != crate::format::TableKind::Nimber {
+                return Err(format!(
+                    "{shown}: a value table of {spec}, not a nimber table: solve it with --nimbers"
+                ));
+            }
+            tables.push((g.rows(), g.cols(), tb));
+        }
+        Ok(CramNimberLeaves {
+            tables,
+            cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The boards (rows, columns) of the tables, in the order given.
+    pub fn boards(&self) -> Vec<(u32, u32)> {
+        self.tables.iter().map(|&(r, c, _)| (r, c)).collect()
+    }
+
+    /// The nimber of the position `p` of `game` (normally one region), if
+    /// the bounding box of its live squares fits one of the tables in some
+    /// orientation; `None` otherwise and for misère Cram.
+    pub fn nimber(&self, game: &CramSearch, p: &u64) -> Option<u32> {
+        if game.misere {
+            return None;
+        }
+        let key = game.key(p);
+        if key == 0 {
+            return Some(0);
+        }
+        if let Some(&n) = self.cache.lock().ok()?.get(&key) {
+            return Some(n);
+        }
+        // The key holds the canonical grid: h rows of w bits, row-major.
+        let h = (key >> 72) as u32;
+        let w = ((key >> 64) & 0xff) as u32;
+        let bits = key as u64;
+        let row = |i: u32| (bits >> (i * w)) & shr(u64::MAX, 64 - w);
+        for (tr, tc, tb) in &self.tables {
+            let (tr, tc) = (*tr, *tc);
+            let mut region = 0u64;
+            if h <= tr && w <= tc {
+                for i in 0..h {
+                    region |= row(i) << (i * tc);
+                }
+            } else if w <= tr && h <= tc {
+                for i in 0..h {
+                    let mut b = row(i);
+                    while b != 0 {
+                        let j = b.trailing_zeros();
+                        b &= b - 1;
+                        region |= 1u64 << (j * tc + i);
+                    }
+                }
+            } else {
+                continue;
+            }
+            let full = shr(u64::MAX, 64 - tr * tc);
+            // The table game's index is its covered-squares mask.
+            if let Ok(Some(n)) = tb.nimber_index(full & !region) {
+                if let Ok(mut cache) = self.cache.lock() {
+                    cache.insert(key, n);
+                }
+                return Some(n);
+            }
+        }
+        None
+    }
+}
+
+impl NimberLeaves<CramSearch> for CramNimberLeaves {
+    fn nimber(&self, g: &CramSearch, p: &u64) -> Option<u32> {
+        CramNimberLeaves::nimber(self, g, p)
+    }
+}
+
+/// Nimber tables settle a normal-play position's value when every region
+/// of it is in a table: the nim-sum is non-zero exactly when the mover wins.
+impl ValueLeaves<CramSearch> for CramNimberLeaves {
+    fn value(&self, g: &CramSearch, p: &u64) -> Option<Value> {
+        if g.misere {
+            return None;
+        }
+        let mut sum = 0;
+        for c in g.components(p) {
+            sum ^= self.nimber(g, &c)?;
+        }
+        Some(if sum != 0 { Value::Win } else { Value::Lose })
     }
 }
 

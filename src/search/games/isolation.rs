@@ -1,43 +1,455 @@
-//! STUB: being written.
+//! Isolation for the search, on up to 64 squares: the removed squares in a
+//! `u64` and the two pieces' squares, with the table game's rules, spec
+//! (`isolation:RxC:a=A,b=B[:misere]`), position notation (`0`, `1`, `x`,
+//! `.` rows separated by `/`) and move notation (`TOxREMOVE`), so positions
+//! pass between a table and a search as text.
+//!
+//! Rules (src/games/isolation.rs): a turn is a king step of the mover's
+//! piece onto a present square the other piece does not hold, then the
+//! removal of any present square no piece stands on (the vacated one
+//! included). A player with no step loses (wins, in misère). Player 0 moves
+//! when an even number of squares is removed.
+//!
+//! Keys fold the board's symmetries (8 for a square, 4 for a rectangle),
+//! moving both pieces together: player 0's piece stays player 0's, and the
+//! side to move follows from the removed count, which symmetries keep.
 
 use super::AnySearch;
+use crate::error::Error;
 use crate::search::SearchGame;
 use crate::value::Value;
 
-/// STUB.
-pub struct IsolationSearch;
+/// Largest board: the removed squares fit a `u64`.
+pub const MAX_SQUARES: u32 = 64;
+
+/// An Isolation position for the search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IsolationSearchPos {
+    /// Squares of player 0's and player 1's pieces.
+    pub pieces: [u8; 2],
+    /// Bit s set when square s is removed (never a piece's square).
+    pub removed: u64,
+}
+
+/// A move: the mover's piece steps to `.0`, then square `.1` is removed.
+pub type IsolationSearchMove = (u8, u8);
+
+/// Isolation on an R×C board of at most 64 squares.
+#[derive(Clone, Debug)]
+pub struct IsolationSearch {
+    rows: u32,
+    cols: u32,
+    n: u32,
+    start: [u8; 2],
+    misere: bool,
+    /// King-step neighbours of each square.
+    neighbours: Vec<u64>,
+    /// `perms[g][s]`: the image of square s under symmetry g (0: identity).
+    perms: Vec<Vec<u8>>,
+    /// `luts[g][k][b]`: the image of byte b at byte position k of a mask.
+    luts: Vec<Box<[[u64; 256]; 8]>>,
+}
 
 /// The search game of `spec` if its name is this module's, else `None`.
-pub fn parse(_spec: &str) -> Option<Result<AnySearch, String>> {
-    None
+/// A spec in another spelling (upper case, spaces) is left to the
+/// registry, whose refusal names the canonical spelling.
+pub fn parse(spec: &str) -> Option<Result<AnySearch, String>> {
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    if name != "isolation" || spec.chars().any(|c| c.is_uppercase() || c.is_whitespace()) {
+        return None;
+    }
+    Some(
+        IsolationSearch::from_params(params)
+            .map(AnySearch::Isolation)
+            .map_err(|reason| {
+                Error::BadGame {
+                    spec: spec.to_string(),
+                    reason,
+                }
+                .to_string()
+            }),
+    )
+}
+
+impl IsolationSearch {
+    /// Isolation on `rows`×`cols` with start squares `[a, b]` (default:
+    /// player 0 on row 0, column ⌊(C−1)/2⌋; player 1 on row R−1, column
+    /// ⌊C/2⌋, as the table game).
+    pub fn new(
+        rows: u32,
+        cols: u32,
+        start: Option<[u32; 2]>,
+        misere: bool,
+    ) -> Result<IsolationSearch, String> {
+        if rows < 2 || cols < 2 {
+            return Err(format!(
+                "board {rows}x{cols} is too small: rows and columns must be at least 2"
+            ));
+        }
+        let n = u64::from(rows) * u64::from(cols);
+        if n > u64::from(MAX_SQUARES) {
+            return Err(format!(
+                "board {rows}x{cols} has {n} squares; the search supports at most {MAX_SQUARES}"
+            ));
+        }
+        let n = n as u32;
+        let [a, b] = start.unwrap_or([(cols - 1) / 2, (rows - 1) * cols + cols / 2]);
+        for (name, s) in [("a", a), ("b", b)] {
+            if s >= n {
+                return Err(format!(
+                    "start square {name}={s} is off the board (squares are 0..{})",
+                    n - 1
+                ));
+            }
+        }
+        if a == b {
+            return Err(format!(
+                "start squares a and b are both {a}: they must differ"
+            ));
+        }
+        let (r, c) = (rows as i32, cols as i32);
+        let mut neighbours = vec![0u64; n as usize];
+        for s in 0..n as i32 {
+            for dr in -1..=1 {
+                for dc in -1..=1 {
+                    let (rr, cc) = (s / c + dr, s % c + dc);
+                    if (dr, dc) != (0, 0) && (0..r).contains(&rr) && (0..c).contains(&cc) {
+                        neighbours[s as usize] |= 1u64 << (rr * c + cc);
+                    }
+                }
+            }
+        }
+        type Map = fn(i32, i32, i32, i32) -> (i32, i32);
+        let mut maps: Vec<Map> = vec![
+            |y, x, _, _| (y, x),
+            |y, x, r, _| (r - 1 - y, x),
+            |y, x, _, c| (y, c - 1 - x),
+            |y, x, r, c| (r - 1 - y, c - 1 - x),
+        ];
+        if rows == cols {
+            maps.extend_from_slice(&[
+                (|y, x, _, _| (x, y)) as Map,
+                |y, x, r, _| (r - 1 - x, r - 1 - y),
+                |y, x, r, _| (x, r - 1 - y),
+                |y, x, r, _| (r - 1 - x, y),
+            ]);
+        }
+        let mut perms: Vec<Vec<u8>> = Vec::new();
+        for m in maps {
+            let p: Vec<u8> = (0..r * c)
+                .map(|s| {
+                    let (y, x) = m(s / c, s % c, r, c);
+                    (y * c + x) as u8
+                })
+                .collect();
+            if !perms.contains(&p) {
+                perms.push(p);
+            }
+        }
+        let luts = perms
+            .iter()
+            .map(|p| {
+                let mut t = Box::new([[0u64; 256]; 8]);
+                for (k, table) in t.iter_mut().enumerate() {
+                    for (byte, out) in table.iter_mut().enumerate() {
+                        for bit in 0..8 {
+                            let s = k * 8 + bit;
+                            if byte & (1 << bit) != 0 && s < p.len() {
+                                *out |= 1u64 << p[s];
+                            }
+                        }
+                    }
+                }
+                t
+            })
+            .collect();
+        Ok(IsolationSearch {
+            rows,
+            cols,
+            n,
+            start: [a as u8, b as u8],
+            misere,
+            neighbours,
+            perms,
+            luts,
+        })
+    }
+
+    /// Parses the parameters after `isolation:`, e.g. `6x6` or
+    /// `5x5:a=0,b=24:misere` (as the table game).
+    pub fn from_params(params: &str) -> Result<IsolationSearch, String> {
+        let mut parts = params.split(':');
+        let (rows, cols) = crate::games::parse_dims(parts.next().unwrap_or(""))?;
+        let mut a = None;
+        let mut b = None;
+        let mut misere = None;
+        for part in parts {
+            if let Ok(m) = crate::games::play_word(part) {
+                if misere.replace(m).is_some() {
+                    return Err("the play convention ('misere' or 'normal') is given twice".into());
+                }
+                continue;
+            }
+            if part.is_empty() {
+                return Err(crate::games::empty_param());
+            }
+            for kv in part.split(',') {
+                if kv.is_empty() {
+                    return Err(crate::games::empty_item(part));
+                }
+                let (k, v) = kv.split_once('=').ok_or_else(|| {
+                    format!(
+                        "expected a=SQUARE,b=SQUARE or misere, found {}",
+                        Error::quote(kv)
+                    )
+                })?;
+                let slot = match k {
+                    "a" => &mut a,
+                    "b" => &mut b,
+                    other => {
+                        return Err(format!(
+                            "unknown parameter {} (isolation takes a=SQUARE,b=SQUARE and misere)",
+                            Error::quote(other)
+                        ))
+                    }
+                };
+                let v: u32 = crate::games::parse_num(v).ok_or_else(|| {
+                    format!(
+                        "start square {k}={} is not a square number",
+                        Error::quote(v)
+                    )
+                })?;
+                if slot.replace(v).is_some() {
+                    return Err(format!("start square '{k}' is given twice"));
+                }
+            }
+        }
+        let default = IsolationSearch::new(rows, cols, None, false)?;
+        let start = [
+            a.unwrap_or(u32::from(default.start[0])),
+            b.unwrap_or(u32::from(default.start[1])),
+        ];
+        IsolationSearch::new(rows, cols, Some(start), misere.unwrap_or(false))
+    }
+
+    /// Start squares of players 0 and 1.
+    pub fn start_squares(&self) -> [u8; 2] {
+        self.start
+    }
+
+    /// Number of symmetries the keys fold (8 square, 4 rectangle).
+    pub fn symmetries(&self) -> usize {
+        self.perms.len()
+    }
+
+    /// The image of `p` under symmetry `g` (0 is the identity).
+    pub fn transform(&self, g: usize, p: &IsolationSearchPos) -> IsolationSearchPos {
+        let t = &self.luts[g];
+        let removed = p
+            .removed
+            .to_le_bytes()
+            .iter()
+            .enumerate()
+            .fold(0, |m, (k, &b)| m | t[k][b as usize]);
+        IsolationSearchPos {
+            pieces: p.pieces.map(|s| self.perms[g][s as usize]),
+            removed,
+        }
+    }
+
+    #[inline(always)]
+    fn mover(p: &IsolationSearchPos) -> usize {
+        (p.removed.count_ones() & 1) as usize
+    }
+
+    /// Squares the mover can step to.
+    #[inline(always)]
+    fn steps(&self, p: &IsolationSearchPos) -> u64 {
+        let m = Self::mover(p);
+        self.neighbours[p.pieces[m] as usize] & !p.removed & !(1u64 << p.pieces[1 - m])
+    }
 }
 
 impl SearchGame for IsolationSearch {
-    type Pos = u64;
-    type Move = u64;
-    type Key = u64;
+    type Pos = IsolationSearchPos;
+    type Move = IsolationSearchMove;
+    /// The removed squares in the low 64 bits, player 0's square at bit 64,
+    /// player 1's at bit 72: least over the symmetries.
+    type Key = u128;
+
     fn spec(&self) -> String {
-        unimplemented!()
+        format!(
+            "isolation:{}x{}:a={},b={}{}",
+            self.rows,
+            self.cols,
+            self.start[0],
+            self.start[1],
+            if self.misere { ":misere" } else { "" }
+        )
     }
-    fn start(&self) -> u64 {
-        unimplemented!()
+
+    fn start(&self) -> IsolationSearchPos {
+        IsolationSearchPos {
+            pieces: self.start,
+            removed: 0,
+        }
     }
-    fn parse_position(&self, _s: &str) -> Result<u64, String> {
-        unimplemented!()
+
+    fn parse_position(&self, s: &str) -> Result<IsolationSearchPos, String> {
+        let rows: Vec<&str> = s.trim().split('/').collect();
+        if rows.len() != self.rows as usize {
+            return Err(format!(
+                "expected {} rows separated by '/', found {}",
+                self.rows,
+                rows.len()
+            ));
+        }
+        let mut pieces = [None::<u8>; 2];
+        let mut removed = 0u64;
+        for (r, row) in rows.iter().enumerate() {
+            let len = row.chars().count();
+            if len != self.cols as usize {
+                return Err(crate::games::row_length(
+                    r + 1,
+                    row,
+                    len,
+                    self.cols,
+                    "squares",
+                ));
+            }
+            for (c, ch) in row.chars().enumerate() {
+                let sq = r as u32 * self.cols + c as u32;
+                match ch {
+                    '.' => {}
+                    'x' | 'X' => removed |= 1u64 << sq,
+                    '0' | '1' => {
+                        let p = usize::from(ch == '1');
+                        if pieces[p].is_some() {
+                            return Err(format!("player {p}'s piece appears twice"));
+                        }
+                        pieces[p] = Some(sq as u8);
+                    }
+                    other => {
+                        return Err(format!(
+                            "unexpected '{other}' (use '.' present, 'x' removed, '0' and '1' the pieces)"
+                        ))
+                    }
+                }
+            }
+        }
+        match pieces {
+            [Some(a), Some(b)] => Ok(IsolationSearchPos {
+                pieces: [a, b],
+                removed,
+            }),
+            [None, _] => Err("player 0's piece ('0') is missing".into()),
+            [_, None] => Err("player 1's piece ('1') is missing".into()),
+        }
     }
-    fn format_position(&self, _p: &u64) -> String {
-        unimplemented!()
+
+    fn format_position(&self, p: &IsolationSearchPos) -> String {
+        let mut s = String::with_capacity((self.n + self.rows) as usize);
+        for sq in 0..self.n {
+            if sq > 0 && sq % self.cols == 0 {
+                s.push('/');
+            }
+            s.push(if sq == u32::from(p.pieces[0]) {
+                '0'
+            } else if sq == u32::from(p.pieces[1]) {
+                '1'
+            } else if p.removed & (1u64 << sq) != 0 {
+                'x'
+            } else {
+                '.'
+            });
+        }
+        s
     }
-    fn format_move(&self, _m: &u64) -> String {
-        unimplemented!()
+
+    fn format_move(&self, m: &IsolationSearchMove) -> String {
+        format!("{}x{}", m.0, m.1)
     }
-    fn terminal(&self, _p: &u64) -> Option<Value> {
-        unimplemented!()
+
+    fn terminal(&self, p: &IsolationSearchPos) -> Option<Value> {
+        (self.steps(p) == 0).then_some(if self.misere { Value::Win } else { Value::Lose })
     }
-    fn moves(&self, _p: &u64) -> Vec<(u64, u64)> {
-        unimplemented!()
+
+    /// Moves that leave the opponent fewest steps and the mover most first
+    /// (mobility decides Isolation; in misère the order still finds the
+    /// forcing lines, just less often first).
+    fn moves(&self, p: &IsolationSearchPos) -> Vec<(IsolationSearchMove, IsolationSearchPos)> {
+        let m = Self::mover(p);
+        let other = p.pieces[1 - m];
+        let present = !p.removed & shr_full(self.n);
+        let mut out: Vec<(i32, IsolationSearchMove, IsolationSearchPos)> = Vec::new();
+        let mut steps = self.steps(p);
+        while steps != 0 {
+            let to = steps.trailing_zeros();
+            steps &= steps - 1;
+            let mut pieces = p.pieces;
+            pieces[m] = to as u8;
+            let free = present & !(1u64 << to) & !(1u64 << other);
+            let mine = self.neighbours[to as usize] & free;
+            let theirs = self.neighbours[other as usize] & free;
+            let mut removable = free;
+            while removable != 0 {
+                let r = removable.trailing_zeros();
+                removable &= removable - 1;
+                let bit = 1u64 << r;
+                let my_mob = (mine & !bit).count_ones() as i32;
+                let their_mob = (theirs & !bit).count_ones() as i32;
+                out.push((
+                    2 * their_mob - my_mob,
+                    (to as u8, r as u8),
+                    IsolationSearchPos {
+                        pieces,
+                        removed: p.removed | bit,
+                    },
+                ));
+            }
+        }
+        out.sort_by_key(|&(score, mv, _)| (score, mv));
+        out.into_iter().map(|(_, mv, c)| (mv, c)).collect()
     }
-    fn key(&self, _p: &u64) -> u64 {
-        unimplemented!()
+
+    fn key(&self, p: &IsolationSearchPos) -> u128 {
+        (0..self.perms.len())
+            .map(|g| {
+                let q = self.transform(g, p);
+                u128::from(q.removed)
+                    | u128::from(q.pieces[0]) << 64
+                    | u128::from(q.pieces[1]) << 72
+            })
+            .min()
+            .unwrap_or(0)
     }
+
+    /// A step after which the opponent has at most one square to step to
+    /// wins at once: that square (if any) is then removed.
+    fn wins_now(&self, p: &IsolationSearchPos) -> bool {
+        if self.misere {
+            return false;
+        }
+        let m = Self::mover(p);
+        let theirs = self.neighbours[p.pieces[1 - m] as usize] & !p.removed;
+        let mut steps = self.steps(p);
+        while steps != 0 {
+            let to = steps.trailing_zeros();
+            steps &= steps - 1;
+            if (theirs & !(1u64 << to)).count_ones() <= 1 {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn ties(&self) -> bool {
+        false
+    }
+}
+
+/// The squares of an n-square board.
+#[inline(always)]
+fn shr_full(n: u32) -> u64 {
+    u64::MAX.checked_shr(64 - n).unwrap_or(0)
 }
