@@ -245,6 +245,26 @@ fn big_boards() {
     assert_eq!(c.format_move(&c.moves(&p)[0].0), "4");
     let p = c.parse_position("11223").unwrap();
     assert_eq!(c.format_move(&c.moves(&p)[0].0), "4");
+    // Impossible boards are refused: a piece above a hole, the mover
+    // owning a line, wrong piece counts.
+    for bad in [
+        "......./......./......./......./...x.../.......",
+        "......./......./......./......./o....../xxxxooo",
+        "......./......./......./......./......./xxx....",
+        "12345678",
+    ] {
+        assert!(c.parse_position(bad).is_err(), "{bad}");
+    }
+    // x just completed a row: legal, and over.
+    let won = c
+        .parse_position("......./......./......./......./......./xxxxooo")
+        .unwrap();
+    assert_eq!(c.terminal(&won), Some(Value::Lose));
+    let t = occupy1("tictactoe");
+    assert!(t.parse_position("xxx/oo./...").is_ok());
+    assert!(t.parse_position("xxx/ooo/...").is_err());
+    assert!(t.parse_position("xxx/oo./o..").is_err());
+    assert!(t.parse_position("ooo/xx./x..").is_ok());
     assert!(AnySearch::parse("mnk:17x3x3").is_err());
     assert!(AnySearch::parse("connect:9x8").is_err());
     assert!(AnySearch::parse("sogo:5").is_err());

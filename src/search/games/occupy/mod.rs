@@ -465,7 +465,13 @@ where
                 }
                 out
             };
-            let img = [map(&p.stones[0]), map(&p.stones[1])];
+            // x's image decides most comparisons: o's only on a tie or a
+            // new minimum.
+            let x = map(&p.stones[0]);
+            if x > best[0] {
+                continue;
+            }
+            let img = [x, map(&p.stones[1])];
             if img < best {
                 best = img;
             }
