@@ -109,11 +109,11 @@ impl<const N: usize> Key for [u64; N] {
 /// Positions record the player to move (partizan games) or need not
 /// (impartial games: [`SearchGame::impartial`]). Games must be acyclic: no
 /// sequence of moves returns to a position (the search would not end).
-pub trait SearchGame: Send + Sync {
+pub trait SearchGame: Send + Sync + 'static {
     /// A position, side to move included.
-    type Pos: Clone + Debug + Send + Sync;
+    type Pos: Clone + Debug + Send + Sync + 'static;
     /// A move, as shown to users.
-    type Move: Clone + Debug;
+    type Move: Clone + Debug + 'static;
     /// The canonical key of a position.
     type Key: Key;
 

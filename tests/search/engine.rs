@@ -200,7 +200,7 @@ fn a_proof_database_round_trips_and_rechecks() {
         let mut records: Vec<_> = search
             .proven()
             .into_iter()
-            .map(|(key, b)| Record { key, fact: Fact::Value(b), pos: key })
+            .map(|(key, b)| Record { key, fact: Fact::Value(b), pos: g.from_key(&key).unwrap() })
             .collect();
         assert!(records.len() > 100);
         let path = dir.path().join("c44.proof");
@@ -228,4 +228,30 @@ fn a_proof_database_round_trips_and_rechecks() {
         let err = proofdb::load(g, &path).unwrap_err();
         assert!(err.contains("checksum"), "{err}");
     });
+}
+
+#[test]
+fn from_key_names_a_position_with_that_key() {
+    for spec in [
+        "tictactoe",
+        "connect:7x6",
+        "sogo:4",
+        "pattern:games/qubic.txt",
+        "pattern:games/qango6.txt",
+        "mnk:15x15x5",
+        "cram:5x7",
+        "cram:4x9",
+        "isolation:6x6",
+        "isolation:4x5",
+    ] {
+        let g = AnySearch::parse(spec).unwrap();
+        with_search!(&g, g => {
+            for p in playout_positions(g, 5, 99) {
+                let key = g.key(&p);
+                let back = g.from_key(&key).unwrap_or_else(|| panic!("{spec}: no position for {key:?}"));
+                assert_eq!(g.key(&back), key, "{spec}: {}", g.format_position(&p));
+                assert_eq!(g.terminal(&back), g.terminal(&p), "{spec}");
+            }
+        });
+    }
 }

@@ -434,6 +434,34 @@ impl SearchGame for CramSearch {
         out.into_iter().map(|(_, m, c)| (m, c)).collect()
     }
 
+    fn from_key(&self, key: &u128) -> Option<u64> {
+        // A region key is a grid of h rows of w bits: place it at the top
+        // left, as it is or transposed, whichever fits; every other square
+        // is covered.
+        let (h, w) = ((key >> 72) as u32, ((key >> 64) & 0xff) as u32);
+        let bits = *key as u64;
+        if *key == 0 {
+            return Some(self.full);
+        }
+        let mut live = 0u64;
+        for i in 0..h {
+            for j in 0..w {
+                if bits >> (i * w + j) & 1 == 1 {
+                    let (r, c) = if h <= self.rows && w <= self.cols {
+                        (i, j)
+                    } else {
+                        (j, i)
+                    };
+                    if r >= self.rows || c >= self.cols {
+                        return None;
+                    }
+                    live |= 1 << (r * self.cols + c);
+                }
+            }
+        }
+        Some(self.full & !live)
+    }
+
     fn key(&self, p: &u64) -> u128 {
         self.region_key(self.live(*p))
     }
@@ -608,16 +636,13 @@ impl ValueLeaves<CramSearch> for CramNimberLeaves {
     }
 }
 
-/// STUB.
-pub struct CramNimberLeaves;
-
 impl CramNimberLeaves {
-    /// STUB.
-    pub fn open(_paths: &[std::path::PathBuf]) -> Result<CramNimberLeaves, String> {
-        Err("not yet".into())
-    }
-    /// STUB.
-    pub fn nimber_of<G: SearchGame>(&self, _g: &G, _p: &G::Pos) -> Option<u32> {
-        None
+    /// The nimber of a component of any search game: Cram's from the
+    /// tables, `None` for other games. The command line is generic over
+    /// the game, so it asks through this.
+    pub fn nimber_of<G: SearchGame>(&self, g: &G, p: &G::Pos) -> Option<u32> {
+        let g = (g as &dyn std::any::Any).downcast_ref::<CramSearch>()?;
+        let p = (p as &dyn std::any::Any).downcast_ref::<u64>()?;
+        self.nimber(g, p)
     }
 }

@@ -412,6 +412,14 @@ impl SearchGame for IsolationSearch {
         out.into_iter().map(|(_, mv, c)| (mv, c)).collect()
     }
 
+    fn from_key(&self, key: &u128) -> Option<IsolationSearchPos> {
+        // The key packs a symmetric image of the position itself.
+        Some(IsolationSearchPos {
+            removed: *key as u64,
+            pieces: [(key >> 64) as u8, (key >> 72) as u8],
+        })
+    }
+
     fn key(&self, p: &IsolationSearchPos) -> u128 {
         (0..self.perms.len())
             .map(|g| {

@@ -115,6 +115,8 @@ pub trait KeyWidth<const W: usize> {
     type K: crate::search::Key;
     /// Packs both players' canonical sets.
     fn pack(s: &[Bits<W>; 2]) -> Self::K;
+    /// The sets of a packed key.
+    fn unpack(k: &Self::K) -> [Bits<W>; 2];
 }
 
 /// The widths the search uses (1 and 4 words).
@@ -126,6 +128,9 @@ impl KeyWidth<1> for Words {
     fn pack(s: &[Bits<1>; 2]) -> [u64; 2] {
         [s[0][0], s[1][0]]
     }
+    fn unpack(k: &[u64; 2]) -> [Bits<1>; 2] {
+        [[k[0]], [k[1]]]
+    }
 }
 
 impl KeyWidth<4> for Words {
@@ -134,6 +139,9 @@ impl KeyWidth<4> for Words {
     fn pack(s: &[Bits<4>; 2]) -> [u64; 8] {
         let (a, b) = (s[0], s[1]);
         [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]
+    }
+    fn unpack(k: &[u64; 8]) -> [Bits<4>; 2] {
+        [[k[0], k[1], k[2], k[3]], [k[4], k[5], k[6], k[7]]]
     }
 }
 
@@ -477,6 +485,11 @@ where
             }
         }
         Words::pack(&best)
+    }
+
+    fn from_key(&self, key: &Self::Key) -> Option<OccupyPos<W>> {
+        // The key is a canonical image's bitboards: a position itself.
+        Some(self.position(Words::unpack(key)))
     }
 
     fn wins_now(&self, p: &OccupyPos<W>) -> bool {
