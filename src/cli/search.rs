@@ -196,7 +196,7 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
                     Some(Record {
                         key,
                         fact: Fact::Value(b),
-                        pos: g.from_key(&key)?,
+                        pos: g.position_of_key(&key)?,
                     })
                 })
                 .collect();

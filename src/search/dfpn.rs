@@ -204,7 +204,7 @@ pub struct Dfpn<'a, G: SearchGame> {
     stats: Stats,
     start: Instant,
     stopped: bool,
-    progress: Option<Box<dyn FnMut(&Stats) + 'a>>,
+    progress: Option<super::ProgressFn<'a, Stats>>,
     next_report: Instant,
     /// Nodes on the current path (1 at the root), so the root's numbers
     /// can be reported as they change.

@@ -149,7 +149,7 @@ pub trait SearchGame: Send + Sync + 'static {
     /// a proof database can store keys and still name positions. `None`
     /// (the default) when the key cannot be turned back: such positions are
     /// not saved.
-    fn from_key(&self, _key: &Self::Key) -> Option<Self::Pos> {
+    fn position_of_key(&self, _key: &Self::Key) -> Option<Self::Pos> {
         None
     }
 
@@ -238,6 +238,9 @@ pub fn value_of(s: i8) -> Value {
         _ => Value::Lose,
     }
 }
+
+/// A progress callback, called about once a second with the counters.
+pub type ProgressFn<'a, S> = Box<dyn FnMut(&S) + 'a>;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static LISTENING: AtomicBool = AtomicBool::new(false);

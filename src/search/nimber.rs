@@ -35,7 +35,7 @@ pub struct NimberSearch<'a, G: SearchGame> {
     next_report: Instant,
     time_limit: Option<Duration>,
     stopped: bool,
-    progress: Option<Box<dyn FnMut(&NimberStats) + 'a>>,
+    progress: Option<super::ProgressFn<'a, NimberStats>>,
 }
 
 impl<'a, G: SearchGame> NimberSearch<'a, G> {

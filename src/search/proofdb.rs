@@ -55,6 +55,9 @@ pub struct Record<P, K> {
     pub pos: P,
 }
 
+/// The records of a game's database.
+pub type Records<G> = Vec<Record<<G as SearchGame>::Pos, <G as SearchGame>::Key>>;
+
 /// Writes a proof database of `game`: every record, in key order (so equal
 /// contents give equal files).
 pub fn save<G: SearchGame>(
@@ -77,7 +80,8 @@ pub fn save<G: SearchGame>(
     buf.extend_from_slice(&spec_len.to_le_bytes());
     buf.extend_from_slice(spec.as_bytes());
     buf.extend_from_slice(&(records.len() as u64).to_le_bytes());
-    let mut sorted: Vec<(Vec<u8>, &Record<G::Pos, G::Key>)> = records
+    // Sorted by the key's bytes, so equal contents give equal files.
+    let mut sorted: Vec<_> = records
         .iter()
         .map(|r| {
             let mut k = Vec::with_capacity(G::Key::BYTES);
@@ -160,10 +164,7 @@ pub fn check_output(path: &Path) -> Result<(), String> {
 
 /// Reads a proof database of `game`, checking its CRC, its game and every
 /// entry's key against its position before returning anything.
-pub fn load<G: SearchGame>(
-    game: &G,
-    path: &Path,
-) -> Result<(Kind, Vec<Record<G::Pos, G::Key>>), String> {
+pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Records<G>), String> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
     if !meta.is_file() {

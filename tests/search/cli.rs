@@ -220,7 +220,7 @@ fn interrupting_a_search_keeps_what_it_proved() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("stop.proof");
     // Too big to finish in a second.
-    let mut child = bin()
+    let child = bin()
         .args([
             "search",
             "mnk:5x5x4",

@@ -200,7 +200,7 @@ fn a_proof_database_round_trips_and_rechecks() {
         let mut records: Vec<_> = search
             .proven()
             .into_iter()
-            .map(|(key, b)| Record { key, fact: Fact::Value(b), pos: g.from_key(&key).unwrap() })
+            .map(|(key, b)| Record { key, fact: Fact::Value(b), pos: g.position_of_key(&key).unwrap() })
             .collect();
         assert!(records.len() > 100);
         let path = dir.path().join("c44.proof");
@@ -231,7 +231,7 @@ fn a_proof_database_round_trips_and_rechecks() {
 }
 
 #[test]
-fn from_key_names_a_position_with_that_key() {
+fn position_of_key_names_a_position_with_that_key() {
     for spec in [
         "tictactoe",
         "connect:7x6",
@@ -248,7 +248,7 @@ fn from_key_names_a_position_with_that_key() {
         with_search!(&g, g => {
             for p in playout_positions(g, 5, 99) {
                 let key = g.key(&p);
-                let back = g.from_key(&key).unwrap_or_else(|| panic!("{spec}: no position for {key:?}"));
+                let back = g.position_of_key(&key).unwrap_or_else(|| panic!("{spec}: no position for {key:?}"));
                 assert_eq!(g.key(&back), key, "{spec}: {}", g.format_position(&p));
                 assert_eq!(g.terminal(&back), g.terminal(&p), "{spec}");
             }

@@ -434,7 +434,7 @@ impl SearchGame for CramSearch {
         out.into_iter().map(|(_, m, c)| (m, c)).collect()
     }
 
-    fn from_key(&self, key: &u128) -> Option<u64> {
+    fn position_of_key(&self, key: &u128) -> Option<u64> {
         // A region key is a grid of h rows of w bits: place it at the top
         // left, as it is or transposed, whichever fits; every other square
         // is covered.

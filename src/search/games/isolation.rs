@@ -412,7 +412,7 @@ impl SearchGame for IsolationSearch {
         out.into_iter().map(|(_, mv, c)| (mv, c)).collect()
     }
 
-    fn from_key(&self, key: &u128) -> Option<IsolationSearchPos> {
+    fn position_of_key(&self, key: &u128) -> Option<IsolationSearchPos> {
         // The key packs a symmetric image of the position itself.
         Some(IsolationSearchPos {
             removed: *key as u64,

@@ -69,7 +69,7 @@ impl SearchGame for TableRules<AnyGame> {
     fn key(&self, p: &u64) -> u64 {
         *p
     }
-    fn from_key(&self, key: &u64) -> Option<u64> {
+    fn position_of_key(&self, key: &u64) -> Option<u64> {
         Some(*key)
     }
     fn impartial(&self) -> bool {

@@ -487,7 +487,7 @@ where
         Words::pack(&best)
     }
 
-    fn from_key(&self, key: &Self::Key) -> Option<OccupyPos<W>> {
+    fn position_of_key(&self, key: &Self::Key) -> Option<OccupyPos<W>> {
         // The key is a canonical image's bitboards: a position itself.
         Some(self.position(Words::unpack(key)))
     }
