@@ -412,14 +412,19 @@ impl SearchGame for IsolationSearch {
         out.into_iter().map(|(_, mv, c)| (mv, c)).collect()
     }
 
+    /// The pieces sit above the removed squares in the key, so only the
+    /// symmetries that bring the pieces to their least image (usually one)
+    /// need the removed squares mapped.
     fn key(&self, p: &IsolationSearchPos) -> u128 {
+        let pieces = |g: usize| {
+            let perm = &self.perms[g];
+            u128::from(perm[p.pieces[0] as usize]) << 64
+                | u128::from(perm[p.pieces[1] as usize]) << 72
+        };
+        let top = (0..self.perms.len()).map(pieces).min().unwrap_or(0);
         (0..self.perms.len())
-            .map(|g| {
-                let q = self.transform(g, p);
-                u128::from(q.removed)
-                    | u128::from(q.pieces[0]) << 64
-                    | u128::from(q.pieces[1]) << 72
-            })
+            .filter(|&g| pieces(g) == top)
+            .map(|g| top | u128::from(self.transform(g, p).removed))
             .min()
             .unwrap_or(0)
     }
