@@ -26,6 +26,7 @@ enum Command {
     Compare(cli::compare::Args),
     Play(cli::play::Args),
     Line(cli::line::Args),
+    Search(cli::search::Args),
     Completions(cli::completions::Args),
     Games(cli::games::Args),
 }
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => cli::compare::run(args),
         Command::Play(args) => cli::play::run(args),
         Command::Line(args) => cli::line::run(args),
+        Command::Search(args) => cli::search::run(args),
         Command::Completions(args) => cli::completions::run(args, &mut Cli::command()),
         Command::Games(args) => cli::games::run(args),
     };
@@ -78,8 +80,18 @@ fn clean_up_on_signal() {
             .name("signals".into())
             .spawn(move || {
                 let mut sig: libc::c_int = 0;
+                let mut asked = false;
                 // SAFETY: `set` is a valid signal set and `sig` writable.
-                if libc::sigwait(&set, &mut sig) == 0 {
+                while libc::sigwait(&set, &mut sig) == 0 {
+                    // A running search stops and keeps what it proved (its
+                    // --save); a second signal ends the process at once.
+                    if !asked && retrograde::search::request_stop() {
+                        asked = true;
+                        eprintln!(
+                            "\nstopping the search: keeping what is proven (again to quit now)"
+                        );
+                        continue;
+                    }
                     retrograde::solve::remove_temporary_files();
                     if sig == libc::SIGINT {
                         eprintln!();

@@ -207,7 +207,7 @@ const MAX_CHECKPOINT_SECS: f64 = 1e9;
 
 /// A size such as `2G`, `512M`, `100K` or `4096` (bytes); K, M, G, T are
 /// powers of 1024, and a trailing `B` or `iB` is allowed.
-fn parse_size(s: &str) -> std::result::Result<u64, String> {
+pub(super) fn parse_size(s: &str) -> std::result::Result<u64, String> {
     let t = s.trim();
     let t = t
         .strip_suffix("iB")

@@ -206,6 +206,9 @@ pub struct Dfpn<'a, G: SearchGame> {
     stopped: bool,
     progress: Option<Box<dyn FnMut(&Stats) + 'a>>,
     next_report: Instant,
+    /// Nodes on the current path (1 at the root), so the root's numbers
+    /// can be reported as they change.
+    depth: u32,
 }
 
 impl<'a, G: SearchGame> Dfpn<'a, G> {
@@ -227,6 +230,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             stopped: false,
             progress: None,
             next_report: Instant::now() + Duration::from_secs(1),
+            depth: 0,
         }
     }
 
@@ -458,6 +462,10 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                 phi = INF;
                 delta = 0;
             }
+            if self.depth == 0 {
+                self.stats.root_pn = phi;
+                self.stats.root_dn = delta;
+            }
             if phi >= th_phi || delta >= th_delta || self.stopped {
                 break;
             }
@@ -481,7 +489,9 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             };
             let child_th_delta = th_phi.min(widened);
             let (cpos, ckey) = (c.pos.clone(), c.key);
+            self.depth += 1;
             let r = self.mid(&cpos, ckey, 1 - k, child_th_phi, child_th_delta);
+            self.depth -= 1;
             let c = &mut children[best];
             c.phi = r.0;
             c.delta = r.1;

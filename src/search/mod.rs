@@ -145,6 +145,14 @@ pub trait SearchGame: Send + Sync {
     /// maps onto each other, different otherwise.
     fn key(&self, p: &Self::Pos) -> Self::Key;
 
+    /// A position whose key is `key` (any of the symmetric images), so that
+    /// a proof database can store keys and still name positions. `None`
+    /// (the default) when the key cannot be turned back: such positions are
+    /// not saved.
+    fn from_key(&self, _key: &Self::Key) -> Option<Self::Pos> {
+        None
+    }
+
     /// Whether the player to move of a non-terminal position can win with
     /// this very move (a pattern game's completed pattern). A quick check
     /// that may answer `false` when unsure; the default always does.

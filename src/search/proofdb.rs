@@ -143,6 +143,21 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// Refuses an output that exists and is not a regular file (a directory, a
+/// device, a FIFO, a symbolic link): saving replaces only files. Called
+/// before a search, so a long search is not lost to a bad name at its end.
+pub fn check_output(path: &Path) -> Result<(), String> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.file_type().is_file() {
+            return Err(format!(
+                "{}: exists and is not a regular file; refusing to replace it",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Reads a proof database of `game`, checking its CRC, its game and every
 /// entry's key against its position before returning anything.
 pub fn load<G: SearchGame>(

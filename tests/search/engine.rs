@@ -1,1 +1,231 @@
-//! Being written.
+//! The engines against the plain negamax reference and against tables,
+//! position by position, on the registered games' own rules
+//! (`AnySearch::parse_table_rules`), so that any fault is the engine's.
+
+use crate::common;
+use retrograde::search::dfpn::{Dfpn, Options};
+use retrograde::search::games::AnySearch;
+use retrograde::search::leaves::{TableLeaves, ValueLeaves};
+use retrograde::search::nimber::NimberSearch;
+use retrograde::search::proofdb::{self, Fact, Kind, Record};
+use retrograde::search::{reference, SearchGame};
+use retrograde::{with_search, Value};
+
+/// A small deterministic generator (xorshift64*).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
+}
+
+/// Positions met on random games from the start: `games` games, every
+/// position of each (the start included once).
+pub fn playout_positions<G: SearchGame>(g: &G, games: usize, seed: u64) -> Vec<G::Pos> {
+    let mut rng = Rng(seed | 1);
+    let mut out = vec![g.start()];
+    for _ in 0..games {
+        let mut p = g.start();
+        while g.terminal(&p).is_none() {
+            let moves = g.moves(&p);
+            if moves.is_empty() {
+                break;
+            }
+            p = moves[rng.below(moves.len())].1.clone();
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+/// A table small enough to thrash: replacement must keep proofs sound.
+fn tiny() -> Options {
+    Options {
+        memory: 64 << 10,
+        ..Options::default()
+    }
+}
+
+/// A table of a few MiB, shared by the positions of one game (so proofs
+/// also meet entries other proofs left), and every fifth position proven
+/// again with a fresh tiny table.
+fn small() -> Options {
+    Options {
+        memory: 4 << 20,
+        ..Options::default()
+    }
+}
+
+fn dfpn_matches_negamax<G: SearchGame>(g: &G, games: usize) -> usize {
+    let mut checked = 0;
+    let mut shared = Dfpn::new(g, small());
+    for (i, p) in playout_positions(g, games, 0x5eed).into_iter().enumerate() {
+        let expect = reference::value(g, &p);
+        if i % 5 == 0 {
+            let proof = Dfpn::new(g, tiny()).prove(&p);
+            assert_eq!(
+                proof.value,
+                Some(expect),
+                "{}: {} (tiny table)",
+                g.spec(),
+                g.format_position(&p)
+            );
+        }
+        let proof = shared.prove(&p);
+        assert_eq!(
+            proof.value,
+            Some(expect),
+            "{}: {}",
+            g.spec(),
+            g.format_position(&p)
+        );
+        if let Some(m) = proof.best_move {
+            // The move achieves the value: the child is worth its negation.
+            let child = g
+                .moves(&p)
+                .into_iter()
+                .find(|(mv, _)| g.format_move(mv) == g.format_move(&m))
+                .expect("the best move is a legal move")
+                .1;
+            assert_eq!(
+                reference::value(g, &child),
+                expect.flip(),
+                "{}: best move",
+                g.spec()
+            );
+        } else {
+            assert!(expect == Value::Lose || g.terminal(&p).is_some());
+        }
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn dfpn_agrees_with_negamax_on_every_family() {
+    for (spec, games) in [
+        ("tictactoe", 40),
+        ("mnk:3x4x3", 20),
+        ("connect:4x4", 8),
+        ("connect:4x4:misere", 8),
+        ("sogo:2", 20),
+        ("subtraction:40:1,3,4", 5),
+        ("digits:60", 5),
+        ("cram:3x4", 20),
+        ("isolation:3x3", 20),
+        ("isolation:3x3:misere", 10),
+    ] {
+        let g = AnySearch::parse_table_rules(spec).unwrap();
+        let n = with_search!(&g, g => {
+            dfpn_matches_negamax(g, games)
+        });
+        assert!(n > games, "{spec}: {n} positions");
+    }
+}
+
+#[test]
+fn dfpn_agrees_with_tables_on_random_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, games) in [
+        ("connect:5x4", 30),
+        ("isolation:3x4", 30),
+        ("mnk:4x4x3", 30),
+        ("cram:4x4", 30),
+    ] {
+        let file = dir.path().join(format!("{}.rtb", spec.replace(':', "-")));
+        common::solve(spec, &file, &[]);
+        let leaves = TableLeaves::open(&[&file], false).unwrap();
+        let g = AnySearch::parse_table_rules(spec).unwrap();
+        with_search!(&g, g => {
+            let mut checked = 0;
+            let mut shared = Dfpn::new(g, small());
+            for p in playout_positions(g, games, 0xab) {
+                let table = leaves.value(g, &p).expect("the table holds every legal position");
+                let proof = shared.prove(&p);
+                assert_eq!(proof.value, Some(table), "{spec}: {}", g.format_position(&p));
+                checked += 1;
+            }
+            assert!(checked > games);
+            // With the table as leaves the root is answered without search.
+            let proof = Dfpn::new(g, small()).with_leaves(&leaves).prove(&g.start());
+            assert_eq!(proof.value, leaves.value(g, &g.start()));
+            assert!(proof.stats.leaf_hits >= 1);
+        });
+    }
+}
+
+#[test]
+fn nimbers_agree_with_the_reference_and_the_published_values() {
+    let g = AnySearch::parse_table_rules("cram:3x4").unwrap();
+    with_search!(&g, g => {
+        for p in playout_positions(g, 10, 7) {
+            let n = NimberSearch::new(g, 1 << 20).nimber(&p).unwrap();
+            assert_eq!(n, reference::nimber(g, &p), "{}", g.format_position(&p));
+        }
+    });
+    // Dawson's Kayles is 1×n Cram (REFERENCE.md), n = 1..20.
+    let published = [0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5, 2, 2, 3, 3];
+    for (n, &expect) in (1..=20).zip(&published) {
+        let g = AnySearch::parse_table_rules(&format!("cram:1x{n}")).unwrap();
+        let got = with_search!(&g, g => NimberSearch::new(g, 1 << 20).nimber(&g.start()).unwrap());
+        assert_eq!(got, expect, "1x{n}");
+    }
+}
+
+#[test]
+fn a_stopped_search_says_so_and_proves_nothing_false() {
+    let g = AnySearch::parse_table_rules("connect:5x4").unwrap();
+    with_search!(&g, g => {
+        let options = Options { node_limit: Some(2000), ..tiny() };
+        let proof = Dfpn::new(g, options).prove(&g.start());
+        assert!(proof.stopped);
+        assert_eq!(proof.value, None);
+        assert!(proof.stats.nodes < 10_000);
+    });
+}
+
+#[test]
+fn a_proof_database_round_trips_and_rechecks() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = AnySearch::parse_table_rules("connect:4x4").unwrap();
+    with_search!(&g, g => {
+        let mut search = Dfpn::new(g, Options::default());
+        let proof = search.prove(&g.start());
+        assert_eq!(proof.value, Some(Value::Tie));
+        // Keys of the table rules are indices: positions come back by index.
+        let mut records: Vec<_> = search
+            .proven()
+            .into_iter()
+            .map(|(key, b)| Record { key, fact: Fact::Value(b), pos: key })
+            .collect();
+        assert!(records.len() > 100);
+        let path = dir.path().join("c44.proof");
+        proofdb::save(g, &path, Kind::Values, &mut records).unwrap();
+        let (kind, loaded) = proofdb::load(g, &path).unwrap();
+        assert_eq!(kind, Kind::Values);
+        assert_eq!(loaded.len(), records.len());
+        let mut fresh = Dfpn::new(g, Options::default());
+        let report = proofdb::check_values(g, &loaded, &mut fresh).unwrap();
+        assert_eq!(report.checked, records.len() as u64);
+
+        // A false entry is caught: claim the start (a tie) is a win.
+        let start = g.start();
+        let mut bad = loaded.clone();
+        let r = bad.iter_mut().find(|r| r.key == g.key(&start)).expect("the root is saved");
+        r.fact = Fact::Value(retrograde::search::Bounds { lo: 1, hi: 1 });
+        let mut fresh = Dfpn::new(g, Options::default());
+        assert!(proofdb::check_values(g, &bad, &mut fresh).is_err());
+
+        // A flipped byte is refused before any entry is used.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0x10;
+        std::fs::write(&path, &bytes).unwrap();
+        let err = proofdb::load(g, &path).unwrap_err();
+        assert!(err.contains("checksum"), "{err}");
+    });
+}

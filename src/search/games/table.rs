@@ -69,6 +69,9 @@ impl SearchGame for TableRules<AnyGame> {
     fn key(&self, p: &u64) -> u64 {
         *p
     }
+    fn from_key(&self, key: &u64) -> Option<u64> {
+        Some(*key)
+    }
     fn impartial(&self) -> bool {
         with_game!(&self.game, g => g.nimbers().is_ok())
     }

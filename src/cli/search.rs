@@ -1,0 +1,630 @@
+//! `retrograde search`: proves the value of one position by proof-number
+//! search (or an impartial position's nimber by component search), past the
+//! sizes a table can hold, with tables as leaves and proof databases.
+
+use super::output::{human_bytes, thousands};
+use super::resources::memory_available;
+use super::solve::parse_size;
+use anyhow::{anyhow, bail, Context, Result};
+use retrograde::search::dfpn::{Dfpn, Options, Stats};
+use retrograde::search::games::AnySearch;
+use retrograde::search::leaves::{NimberLeaves, TableLeaves, ValueLeaves};
+use retrograde::search::nimber::{NimberSearch, NimberStats};
+use retrograde::search::proofdb::{self, Fact, Kind, Record};
+use retrograde::search::{Bounds, Listening, SearchGame};
+use retrograde::with_search;
+use serde_json::json;
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Exit status of a search stopped (by a limit or Ctrl-C) before it proved
+/// the value.
+const NOT_PROVEN: u8 = 2;
+
+/// Prove the value of one position by search: win, lose or tie for the
+/// player to move, at sizes past the tables (Connect-Four 7x6, mnk 15x15,
+/// sogo:4, isolation:6x6, Cram past 30 squares, pattern files up to 256
+/// squares). Exits 0 when proven, 2 when stopped first.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Game spec, e.g. connect:7x6, mnk:5x5x4, sogo:4, pattern:games/qubic.txt, cram:5x7.
+    game: String,
+    /// Position in the game's notation (default: the start).
+    position: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// Memory for the transposition table (or the nimber memo), e.g. 2G
+    /// (default: 1G, or half the available memory if less).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    memory: Option<u64>,
+    /// Tables to answer positions from: any table of the searched game (same
+    /// spec), and for Cram nimbers any `cram:RxC --nimbers` table (regions
+    /// that fit it, in any placement and orientation).
+    #[arg(long = "tablebase", value_name = "FILE", num_args = 1..)]
+    tablebases: Vec<PathBuf>,
+    /// Compute the nimber of an impartial position (Cram, take-away games)
+    /// by summing independent components, instead of its win/lose value.
+    #[arg(long)]
+    nimber: bool,
+    /// Keep the proven positions in FILE (a proof database), also when the
+    /// search is stopped by a limit or Ctrl-C.
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Start from the positions proven in FILE (a proof database).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    load: Vec<PathBuf>,
+    /// Re-prove every entry of the proof database FILE from its children,
+    /// and report the position's value it holds.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["save", "load"])]
+    check: Option<PathBuf>,
+    /// Prove every distinct position (up to symmetry) after this many plies
+    /// from the position, one after another: the values of the openings.
+    #[arg(long, value_name = "PLIES")]
+    openings: Option<u32>,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    time: Option<f64>,
+    /// Stop after this many expanded nodes.
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// ε of the 1+ε trick (0: plain df-pn).
+    #[arg(long, default_value_t = 0.25)]
+    epsilon: f64,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let game = AnySearch::parse(&args.game).map_err(|e| anyhow!("{}: {e}", args.game))?;
+    with_search!(&game, g => search(g, &args))
+}
+
+fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
+    let root = match &args.position {
+        Some(s) => g
+            .parse_position(s)
+            .map_err(|e| anyhow!("position {s:?}: {e}"))?,
+        None => g.start(),
+    };
+    if !(args.epsilon >= 0.0 && args.epsilon <= 100.0) {
+        bail!("--epsilon must be between 0 and 100");
+    }
+    let time_limit = match args.time {
+        Some(t) if !(t > 0.0 && t < 1e9) => bail!("--time must be a positive number of seconds"),
+        t => t.map(Duration::from_secs_f64),
+    };
+    let memory = args.memory.unwrap_or_else(|| {
+        let half = memory_available().map_or(1 << 30, |m| m / 2);
+        half.min(1 << 30)
+    });
+    if memory < 1 << 16 {
+        bail!(
+            "--memory {} is too small for a search (64K at least)",
+            human_bytes(memory)
+        );
+    }
+    if let Some(avail) = memory_available() {
+        if memory > avail {
+            bail!(
+                "--memory {} is more than this machine has available ({})",
+                human_bytes(memory),
+                human_bytes(avail)
+            );
+        }
+    }
+    if args.nimber && !g.impartial() {
+        bail!(
+            "{}: --nimber needs an impartial game under normal play (Cram, take-away games)",
+            g.spec()
+        );
+    }
+    if let Some(out) = &args.save {
+        proofdb::check_output(out).map_err(|e| anyhow!(e))?;
+        for input in args.tablebases.iter() {
+            if same_file(out, input) {
+                bail!(
+                    "{}: is also a --tablebase input; save the proofs elsewhere",
+                    out.display()
+                );
+            }
+        }
+    }
+    let leaves = open_leaves(g, &args.tablebases, args.nimber)?;
+    let _listening = Listening::start();
+    if let Some(path) = &args.check {
+        return check(g, &root, path, memory, leaves.as_ref(), args);
+    }
+    if args.nimber {
+        return nimber(g, &root, memory, time_limit, leaves.as_ref(), args);
+    }
+    let options = Options {
+        memory,
+        epsilon: args.epsilon,
+        node_limit: args.nodes,
+        time_limit,
+    };
+    let quiet = args.quiet;
+    let mut dfpn = Dfpn::new(g, options).with_progress(move |s: &Stats| {
+        if !quiet {
+            eprintln!("{}", progress_line(s));
+        }
+    });
+    if let Some(l) = &leaves {
+        dfpn = dfpn.with_leaves(l.values());
+    }
+    let mut loaded = 0;
+    for path in &args.load {
+        let (kind, records) = proofdb::load(g, path).map_err(|e| anyhow!(e))?;
+        if kind != Kind::Values {
+            bail!("{}: a database of nimbers, not of values", path.display());
+        }
+        for r in records {
+            if let Fact::Value(b) = r.fact {
+                dfpn.add_known(r.key, b);
+                loaded += 1;
+            }
+        }
+    }
+    let roots = match args.openings {
+        None => vec![root.clone()],
+        Some(k) => openings(g, &root, k),
+    };
+    let started = Instant::now();
+    let mut results = Vec::new();
+    let mut all_proven = true;
+    for p in &roots {
+        let t = Instant::now();
+        let nodes_before = dfpn.stats().nodes;
+        let proof = dfpn.prove(p);
+        all_proven &= proof.value.is_some();
+        results.push((p.clone(), proof, t.elapsed(), nodes_before));
+        if retrograde::search::stop_requested() {
+            break;
+        }
+    }
+    let stats = dfpn.stats();
+    let saved = match &args.save {
+        Some(path) => {
+            let mut records: Vec<Record<G::Pos, G::Key>> = dfpn
+                .proven()
+                .into_iter()
+                .filter_map(|(key, b)| {
+                    Some(Record {
+                        key,
+                        fact: Fact::Value(b),
+                        pos: g.from_key(&key)?,
+                    })
+                })
+                .collect();
+            let bytes = proofdb::save(g, path, Kind::Values, &mut records)
+                .map_err(|e| anyhow!(e))
+                .context("saving the proven positions")?;
+            Some((records.len(), bytes))
+        }
+        None => None,
+    };
+    let elapsed = started.elapsed();
+    let rate = stats.nodes as f64 / elapsed.as_secs_f64().max(1e-9);
+    if args.json {
+        let positions: Vec<_> = results
+            .iter()
+            .map(|(p, proof, t, before)| {
+                json!({
+                    "position": g.format_position(p),
+                    "value": proof.value.map(|v| v.name()),
+                    "bounds": bounds_json(proof.bounds),
+                    "best_move": proof.best_move.as_ref().map(|m| g.format_move(m)),
+                    "nodes": proof.stats.nodes - before,
+                    "seconds": t.as_secs_f64(),
+                })
+            })
+            .collect();
+        let mut out = json!({
+            "game": g.spec(),
+            "nodes": stats.nodes,
+            "seconds": elapsed.as_secs_f64(),
+            "nodes_per_second": rate,
+            "table_entries": stats.tt_capacity,
+            "table_used": stats.tt_used,
+            "leaf_hits": stats.leaf_hits,
+            "loaded": loaded,
+            "saved": saved.map(|s| s.0),
+            "proven": all_proven,
+        });
+        if args.openings.is_some() {
+            out["openings"] = json!(positions);
+        } else if let Some(first) = positions.into_iter().next() {
+            for (k, v) in first.as_object().expect("an object") {
+                if k != "nodes" && k != "seconds" {
+                    out[k] = v.clone();
+                }
+            }
+        }
+        println!("{out}");
+    } else {
+        println!("game        {}", g.spec());
+        for (p, proof, t, before) in &results {
+            if args.openings.is_some() {
+                println!(
+                    "{:<40} {:<10} {:>12} nodes {:>9.2} s",
+                    g.format_position(p),
+                    describe(proof.bounds),
+                    thousands(proof.stats.nodes - before),
+                    t.as_secs_f64()
+                );
+                continue;
+            }
+            println!("position    {}", g.format_position(p));
+            println!("value       {}", describe(proof.bounds));
+            if let Some(m) = &proof.best_move {
+                println!("best move   {}", g.format_move(m));
+            }
+        }
+        println!(
+            "nodes       {} in {:.2} s ({}/s)",
+            thousands(stats.nodes),
+            elapsed.as_secs_f64(),
+            thousands(rate as u64)
+        );
+        println!(
+            "table       {} of {} entries used ({})",
+            thousands(stats.tt_used),
+            thousands(stats.tt_capacity),
+            human_bytes(memory)
+        );
+        if !args.tablebases.is_empty() {
+            println!(
+                "leaves      {} positions answered by tables",
+                thousands(stats.leaf_hits)
+            );
+        }
+        if loaded > 0 {
+            println!("loaded      {} proven positions", thousands(loaded));
+        }
+        if let (Some((n, bytes)), Some(path)) = (saved, &args.save) {
+            println!(
+                "saved       {} proven positions to {} ({})",
+                thousands(n as u64),
+                path.display(),
+                human_bytes(bytes)
+            );
+        }
+    }
+    Ok(if all_proven {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(NOT_PROVEN)
+    })
+}
+
+/// The nimber of an impartial position, by component search.
+fn nimber<G: SearchGame>(
+    g: &G,
+    root: &G::Pos,
+    memory: u64,
+    time_limit: Option<Duration>,
+    leaves: Option<&Leaves>,
+    args: &Args,
+) -> Result<ExitCode> {
+    let quiet = args.quiet;
+    let view = leaves.map(Leaves::nimbers);
+    let mut search = NimberSearch::new(g, memory)
+        .with_time_limit(time_limit)
+        .with_progress(move |s: &NimberStats| {
+            if !quiet {
+                eprintln!(
+                    "components {}  memo {}  table hits {}  {:.0} s",
+                    thousands(s.nodes),
+                    thousands(s.memo),
+                    thousands(s.leaf_hits),
+                    s.elapsed.as_secs_f64()
+                );
+            }
+        });
+    if let Some(v) = &view {
+        search = search.with_leaves(v);
+    }
+    let mut loaded = 0;
+    for path in &args.load {
+        let (kind, records) = proofdb::load(g, path).map_err(|e| anyhow!(e))?;
+        if kind != Kind::Nimbers {
+            bail!("{}: a database of values, not of nimbers", path.display());
+        }
+        for r in records {
+            if let Fact::Nimber(n) = r.fact {
+                search.add_known(r.key, n, r.pos);
+                loaded += 1;
+            }
+        }
+    }
+    let started = Instant::now();
+    let n = search.nimber(root);
+    let elapsed = started.elapsed();
+    let stats = search.stats();
+    let saved = match &args.save {
+        Some(path) => {
+            let mut records: Vec<Record<G::Pos, G::Key>> = search
+                .known()
+                .map(|(k, n, p)| Record {
+                    key: *k,
+                    fact: Fact::Nimber(n),
+                    pos: p.clone(),
+                })
+                .collect();
+            let bytes = proofdb::save(g, path, Kind::Nimbers, &mut records)
+                .map_err(|e| anyhow!(e))
+                .context("saving the computed components")?;
+            Some((records.len(), bytes))
+        }
+        None => None,
+    };
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "game": g.spec(),
+                "position": g.format_position(root),
+                "nimber": n,
+                "value": n.map(|n| if n == 0 { "lose" } else { "win" }),
+                "components": stats.nodes,
+                "memo": stats.memo,
+                "leaf_hits": stats.leaf_hits,
+                "loaded": loaded,
+                "saved": saved.map(|s| s.0),
+                "seconds": elapsed.as_secs_f64(),
+                "proven": n.is_some(),
+            })
+        );
+    } else {
+        println!("game        {}", g.spec());
+        println!("position    {}", g.format_position(root));
+        match n {
+            Some(n) => println!(
+                "nimber      {n} ({} for the player to move)",
+                if n == 0 { "lose" } else { "win" }
+            ),
+            None => println!("nimber      not proven (stopped)"),
+        }
+        println!(
+            "components  {} searched, {} in memo, {} from tables, in {:.2} s",
+            thousands(stats.nodes),
+            thousands(stats.memo),
+            thousands(stats.leaf_hits),
+            elapsed.as_secs_f64()
+        );
+        if loaded > 0 {
+            println!("loaded      {} components", thousands(loaded));
+        }
+        if let (Some((count, bytes)), Some(path)) = (saved, &args.save) {
+            println!(
+                "saved       {} components to {} ({})",
+                thousands(count as u64),
+                path.display(),
+                human_bytes(bytes)
+            );
+        }
+    }
+    Ok(if n.is_some() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(NOT_PROVEN)
+    })
+}
+
+/// `--check`: re-proves a database and reports the position's entry.
+fn check<G: SearchGame>(
+    g: &G,
+    root: &G::Pos,
+    path: &std::path::Path,
+    memory: u64,
+    leaves: Option<&Leaves>,
+    args: &Args,
+) -> Result<ExitCode> {
+    let (kind, records) = proofdb::load(g, path).map_err(|e| anyhow!(e))?;
+    let started = Instant::now();
+    let report = match kind {
+        Kind::Values => {
+            let mut dfpn = Dfpn::new(
+                g,
+                Options {
+                    memory,
+                    ..Options::default()
+                },
+            );
+            if let Some(l) = leaves {
+                dfpn = dfpn.with_leaves(l.values());
+            }
+            proofdb::check_values(g, &records, &mut dfpn)
+        }
+        Kind::Nimbers => {
+            let view = leaves.map(Leaves::nimbers);
+            let mut search = NimberSearch::new(g, memory);
+            if let Some(v) = &view {
+                search = search.with_leaves(v);
+            }
+            proofdb::check_nimbers(g, &records, &mut search)
+        }
+    }
+    .map_err(|e| anyhow!("{}: check failed: {e}", path.display()))?;
+    let key = g.key(root);
+    let entry = records.iter().find(|r| r.key == key).map(|r| r.fact);
+    let shown = match entry {
+        Some(Fact::Value(b)) => describe(b),
+        Some(Fact::Nimber(n)) => format!("nimber {n}"),
+        None => "not in the database".to_string(),
+    };
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "game": g.spec(),
+                "position": g.format_position(root),
+                "checked": report.checked,
+                "searched": report.searched,
+                "entry": shown,
+                "seconds": started.elapsed().as_secs_f64(),
+            })
+        );
+    } else {
+        println!("game        {}", g.spec());
+        println!(
+            "checked     {} entries re-proven from their moves ({} children searched)",
+            thousands(report.checked),
+            thousands(report.searched)
+        );
+        println!("position    {}: {shown}", g.format_position(root));
+        println!("time        {:.2} s", started.elapsed().as_secs_f64());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether two paths name the same existing file (device and inode).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    }
+}
+
+/// The tables given with `--tablebase`.
+struct Leaves {
+    tables: TableLeaves,
+    cram: Option<retrograde::search::games::cram::CramNimberLeaves>,
+}
+
+impl Leaves {
+    fn values<G: SearchGame>(&self) -> &dyn ValueLeaves<G> {
+        &self.tables
+    }
+
+    fn nimbers(&self) -> NimberView<'_> {
+        NimberView(self.cram.as_ref(), &self.tables)
+    }
+}
+
+/// Cram regions from the nimber tables (any placement), else a table of the
+/// same spec.
+struct NimberView<'a>(
+    Option<&'a retrograde::search::games::cram::CramNimberLeaves>,
+    &'a TableLeaves,
+);
+
+impl<G: SearchGame> NimberLeaves<G> for NimberView<'_> {
+    fn nimber(&self, g: &G, p: &G::Pos) -> Option<u32> {
+        self.0
+            .and_then(|c| c.nimber_of(g, p))
+            .or_else(|| NimberLeaves::nimber(self.1, g, p))
+    }
+}
+
+/// Opens the `--tablebase` files, refusing tables no position of this
+/// search can be in.
+fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<Option<Leaves>> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let spec = g.spec();
+    let is_cram = spec.starts_with("cram:") && g.impartial();
+    let mut same = Vec::new();
+    let mut cram = Vec::new();
+    for path in paths {
+        let tb = retrograde::Tablebase::open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        let table_spec = tb.header().spec.clone();
+        let unfolded = retrograde::with_game!(tb.game(), t => retrograde::Game::spec(&retrograde::Game::unfolded(t)));
+        if unfolded == spec {
+            same.push(path.clone());
+        } else if is_cram && nimber && table_spec.starts_with("cram:") {
+            cram.push(path.clone());
+        } else {
+            bail!(
+                "{}: a table of {table_spec}; this search of {spec} can use tables of the same game{}",
+                path.display(),
+                if is_cram { " (or, with --nimber, Cram nimber tables)" } else { "" }
+            );
+        }
+    }
+    let tables = TableLeaves::open(&same, false).context("opening the tables")?;
+    let cram = if cram.is_empty() {
+        None
+    } else {
+        Some(
+            retrograde::search::games::cram::CramNimberLeaves::open(&cram)
+                .map_err(|e| anyhow!(e))?,
+        )
+    };
+    Ok(Some(Leaves { tables, cram }))
+}
+
+/// The distinct positions (up to symmetry) `plies` moves after `root`,
+/// stopping at game-over positions on the way.
+fn openings<G: SearchGame>(g: &G, root: &G::Pos, plies: u32) -> Vec<G::Pos> {
+    let mut level = vec![root.clone()];
+    for _ in 0..plies {
+        let mut seen = HashSet::new();
+        let mut next = Vec::new();
+        for p in &level {
+            if g.terminal(p).is_some() {
+                if seen.insert(g.key(p)) {
+                    next.push(p.clone());
+                }
+                continue;
+            }
+            for (_, c) in g.moves(p) {
+                if seen.insert(g.key(&c)) {
+                    next.push(c);
+                }
+            }
+        }
+        level = next;
+    }
+    level
+}
+
+fn describe(b: Bounds) -> String {
+    match (b.value(), b.lo, b.hi) {
+        (Some(v), _, _) => v.name().to_string(),
+        (None, 0, 1) => "not a loss (win or tie; unproven which)".into(),
+        (None, -1, 0) => "not a win (tie or loss; unproven which)".into(),
+        _ => "unproven".into(),
+    }
+}
+
+fn bounds_json(b: Bounds) -> serde_json::Value {
+    let name = |s: i8| retrograde::search::value_of(s).name();
+    json!({ "at_least": name(b.lo), "at_most": name(b.hi) })
+}
+
+fn progress_line(s: &Stats) -> String {
+    let secs = s.elapsed.as_secs_f64().max(1e-9);
+    let pct = 100.0 * s.tt_used as f64 / s.tt_capacity.max(1) as f64;
+    let num = |x: u32| {
+        if x == u32::MAX {
+            "inf".to_string()
+        } else {
+            thousands(u64::from(x))
+        }
+    };
+    format!(
+        "nodes {}  {}/s  table {:.0}%  root pn {} dn {}  ({}?)  {:.0} s",
+        thousands(s.nodes),
+        thousands((s.nodes as f64 / secs) as u64),
+        pct,
+        num(s.root_pn),
+        num(s.root_dn),
+        if s.target == 1 { "win" } else { "not lose" },
+        secs
+    )
+}
