@@ -429,6 +429,23 @@ impl SearchGame for IsolationSearch {
             .unwrap_or(0)
     }
 
+    /// The key holds a position (its least image): unpacked as it is.
+    fn from_key(&self, key: &u128) -> Option<IsolationSearchPos> {
+        let pieces = [(key >> 64) as u8, (key >> 72) as u8];
+        let p = IsolationSearchPos {
+            pieces,
+            removed: *key as u64,
+        };
+        let on_board = |s: u8| u32::from(s) < self.n;
+        let valid = key >> 80 == 0
+            && pieces[0] != pieces[1]
+            && pieces
+                .iter()
+                .all(|&s| on_board(s) && p.removed >> s & 1 == 0)
+            && p.removed & !shr_full(self.n) == 0;
+        (valid && self.key(&p) == *key).then_some(p)
+    }
+
     /// A step after which the opponent has at most one square to step to
     /// wins at once: that square (if any) is then removed.
     fn wins_now(&self, p: &IsolationSearchPos) -> bool {
