@@ -202,7 +202,8 @@ fn shape(g: &CramSearch, p: u64) -> Vec<(i32, i32)> {
                     .any(|(dy, dx)| empty(y + dy, x + dx))
         })
         .collect();
-    let maps: [fn((i32, i32)) -> (i32, i32); 8] = [
+    type Map = fn((i32, i32)) -> (i32, i32);
+    let maps: [Map; 8] = [
         |(y, x)| (y, x),
         |(y, x)| (-y, x),
         |(y, x)| (y, -x),
@@ -471,4 +472,42 @@ fn nimbers_past_the_tables() {
             s.memo
         );
     }
+}
+
+#[test]
+fn keys_turn_back_into_positions() {
+    let mut rng = Rng(4242);
+    for spec in ["cram:3x4", "cram:4x5", "cram:2x9", "cram:8x8"] {
+        let g = cram(spec);
+        for p in samples(&g, &mut rng, 5, 20) {
+            let k = g.key(&p);
+            let q = g.position_of_key(&k).unwrap();
+            assert_eq!(g.key(&q), k, "{spec} {}", g.format_position(&p));
+            if g.rows() * g.cols() <= 20 {
+                assert_eq!(reference::nimber(&g, &q), reference::nimber(&g, &p));
+            }
+        }
+    }
+    // A key from a board the region does not fit, and nonsense keys.
+    let small = cram("cram:2x3");
+    let long = cram("cram:1x9");
+    assert_eq!(small.position_of_key(&long.key(&0)), None);
+    assert_eq!(small.position_of_key(&(1u128 << 90)), None);
+    assert_eq!(
+        small.position_of_key(&(1u128 << 72 | 2u128 << 64 | 0b01)),
+        None,
+        "not least"
+    );
+    // The CLI's generic path reaches the same table answer.
+    let dir = tempfile::tempdir().unwrap();
+    let leaves =
+        CramNimberLeaves::open(&[solve_nimbers(dir.path(), 2, 4, false, TableKind::Nimber)])
+            .unwrap();
+    let g = cram("cram:6x6");
+    let p = g
+        .parse_position("######/######/##..##/##..##/##..##/##..##")
+        .unwrap();
+    assert_eq!(leaves.nimber_of(&g, &p), Some(reference::nimber(&g, &p)));
+    assert_eq!(leaves.nimber_of(&g, &p), leaves.nimber(&g, &p));
+    assert_eq!(leaves.nimber_of(&cram("cram:6x6:misere"), &p), None);
 }

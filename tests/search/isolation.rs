@@ -113,7 +113,8 @@ fn positions_moves_and_values_match_the_table_rules() {
 fn images(rows: u32, cols: u32, text: &str) -> Vec<String> {
     let grid: Vec<Vec<char>> = text.split('/').map(|r| r.chars().collect()).collect();
     let (r, c) = (rows as usize, cols as usize);
-    let mut maps: Vec<Box<dyn Fn(usize, usize) -> (usize, usize)>> = vec![
+    type Map = Box<dyn Fn(usize, usize) -> (usize, usize)>;
+    let mut maps: Vec<Map> = vec![
         Box::new(|y, x| (y, x)),
         Box::new(move |y, x| (r - 1 - y, x)),
         Box::new(move |y, x| (y, c - 1 - x)),
@@ -292,4 +293,36 @@ fn published_4x4_values() {
     assert!(wins(&g, &p, &mut memo));
     let p = g.parse_position("0.../x.x./.1../....").unwrap();
     assert!(!wins(&g, &p, &mut memo));
+}
+
+#[test]
+fn keys_turn_back_into_positions() {
+    let mut rng = Rng(31337);
+    for spec in [
+        "isolation:3x4",
+        "isolation:4x4",
+        "isolation:6x6",
+        "isolation:8x8:misere",
+    ] {
+        let g = isolation(spec);
+        for (_, p) in samples(&g, &mut rng, 5) {
+            let k = g.key(&p);
+            let q = g.position_of_key(&k).unwrap();
+            assert_eq!(g.key(&q), k);
+            // The least image of p under the symmetries, so the same game.
+            assert!((0..g.symmetries()).any(|s| g.transform(s, &p) == q));
+            assert_eq!(g.terminal(&q), g.terminal(&p));
+        }
+    }
+    let g = isolation("isolation:3x3");
+    assert_eq!(
+        g.position_of_key(&(5u128 << 64 | 5u128 << 72)),
+        None,
+        "one square, two pieces"
+    );
+    assert_eq!(
+        g.position_of_key(&(1u128 << 9 | 1u128 << 72)),
+        None,
+        "off the board"
+    );
 }

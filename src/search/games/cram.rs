@@ -434,36 +434,42 @@ impl SearchGame for CramSearch {
         out.into_iter().map(|(_, m, c)| (m, c)).collect()
     }
 
+    fn key(&self, p: &u64) -> u128 {
+        self.region_key(self.live(*p))
+    }
+
+    /// The key's region at the board's top-left corner (transposed if only
+    /// that fits), every other square covered: a position of this key.
     fn position_of_key(&self, key: &u128) -> Option<u64> {
-        // A region key is a grid of h rows of w bits: place it at the top
-        // left, as it is or transposed, whichever fits; every other square
-        // is covered.
-        let (h, w) = ((key >> 72) as u32, ((key >> 64) & 0xff) as u32);
-        let bits = *key as u64;
         if *key == 0 {
             return Some(self.full);
         }
-        let mut live = 0u64;
-        for i in 0..h {
-            for j in 0..w {
-                if bits >> (i * w + j) & 1 == 1 {
-                    let (r, c) = if h <= self.rows && w <= self.cols {
-                        (i, j)
-                    } else {
-                        (j, i)
-                    };
-                    if r >= self.rows || c >= self.cols {
-                        return None;
-                    }
-                    live |= 1 << (r * self.cols + c);
+        let h = (key >> 72) as u32;
+        let w = ((key >> 64) & 0xff) as u32;
+        if h == 0 || w == 0 || key >> 80 != 0 || h * w > 64 {
+            return None;
+        }
+        let bits = *key as u64;
+        let row = |i: u32| (bits >> (i * w)) & shr(u64::MAX, 64 - w);
+        let mut region = 0u64;
+        if h <= self.rows && w <= self.cols {
+            for i in 0..h {
+                region |= row(i) << (i * self.cols);
+            }
+        } else if w <= self.rows && h <= self.cols {
+            for i in 0..h {
+                let mut b = row(i);
+                while b != 0 {
+                    let j = b.trailing_zeros();
+                    b &= b - 1;
+                    region |= 1u64 << (j * self.cols + i);
                 }
             }
+        } else {
+            return None;
         }
-        Some(self.full & !live)
-    }
-
-    fn key(&self, p: &u64) -> u128 {
-        self.region_key(self.live(*p))
+        let p = self.full & !region;
+        (self.key(&p) == *key).then_some(p)
     }
 
     /// A domino touches at most 7 domino places (its own and three more at
@@ -615,6 +621,19 @@ impl CramNimberLeaves {
     }
 }
 
+impl CramNimberLeaves {
+    /// [`CramNimberLeaves::nimber`] for a search game known only by its
+    /// trait (the CLI's generic code): a Cram search is recognised by its
+    /// type; any other game gets `None`.
+    pub fn nimber_of<G: SearchGame>(&self, g: &G, p: &G::Pos) -> Option<u32> {
+        // Search games are 'static: a Cram search is recognised by its type,
+        // with no text in between.
+        let cram = (g as &dyn std::any::Any).downcast_ref::<CramSearch>()?;
+        let q = (p as &dyn std::any::Any).downcast_ref::<u64>()?;
+        self.nimber(cram, q)
+    }
+}
+
 impl NimberLeaves<CramSearch> for CramNimberLeaves {
     fn nimber(&self, g: &CramSearch, p: &u64) -> Option<u32> {
         CramNimberLeaves::nimber(self, g, p)
@@ -633,16 +652,5 @@ impl ValueLeaves<CramSearch> for CramNimberLeaves {
             sum ^= self.nimber(g, &c)?;
         }
         Some(if sum != 0 { Value::Win } else { Value::Lose })
-    }
-}
-
-impl CramNimberLeaves {
-    /// The nimber of a component of any search game: Cram's from the
-    /// tables, `None` for other games. The command line is generic over
-    /// the game, so it asks through this.
-    pub fn nimber_of<G: SearchGame>(&self, g: &G, p: &G::Pos) -> Option<u32> {
-        let g = (g as &dyn std::any::Any).downcast_ref::<CramSearch>()?;
-        let p = (p as &dyn std::any::Any).downcast_ref::<u64>()?;
-        self.nimber(g, p)
     }
 }

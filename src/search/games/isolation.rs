@@ -412,24 +412,38 @@ impl SearchGame for IsolationSearch {
         out.into_iter().map(|(_, mv, c)| (mv, c)).collect()
     }
 
-    fn position_of_key(&self, key: &u128) -> Option<IsolationSearchPos> {
-        // The key packs a symmetric image of the position itself.
-        Some(IsolationSearchPos {
-            removed: *key as u64,
-            pieces: [(key >> 64) as u8, (key >> 72) as u8],
-        })
-    }
-
+    /// The pieces sit above the removed squares in the key, so only the
+    /// symmetries that bring the pieces to their least image (usually one)
+    /// need the removed squares mapped.
     fn key(&self, p: &IsolationSearchPos) -> u128 {
+        let pieces = |g: usize| {
+            let perm = &self.perms[g];
+            u128::from(perm[p.pieces[0] as usize]) << 64
+                | u128::from(perm[p.pieces[1] as usize]) << 72
+        };
+        let top = (0..self.perms.len()).map(pieces).min().unwrap_or(0);
         (0..self.perms.len())
-            .map(|g| {
-                let q = self.transform(g, p);
-                u128::from(q.removed)
-                    | u128::from(q.pieces[0]) << 64
-                    | u128::from(q.pieces[1]) << 72
-            })
+            .filter(|&g| pieces(g) == top)
+            .map(|g| top | u128::from(self.transform(g, p).removed))
             .min()
             .unwrap_or(0)
+    }
+
+    /// The key holds a position (its least image): unpacked as it is.
+    fn position_of_key(&self, key: &u128) -> Option<IsolationSearchPos> {
+        let pieces = [(key >> 64) as u8, (key >> 72) as u8];
+        let p = IsolationSearchPos {
+            pieces,
+            removed: *key as u64,
+        };
+        let on_board = |s: u8| u32::from(s) < self.n;
+        let valid = key >> 80 == 0
+            && pieces[0] != pieces[1]
+            && pieces
+                .iter()
+                .all(|&s| on_board(s) && p.removed >> s & 1 == 0)
+            && p.removed & !shr_full(self.n) == 0;
+        (valid && self.key(&p) == *key).then_some(p)
     }
 
     /// A step after which the opponent has at most one square to step to
