@@ -332,13 +332,26 @@ pub fn check_values<G: SearchGame>(
                 }
             };
         let moves = game.moves(&r.pos);
-        // "At least lo": some child answers no to "at least 1 − lo".
+        // "At least lo": some child answers no to "at least 1 − lo". The
+        // children whose answer is known are tried first: searching a
+        // child that is not the proof's could take as long as a new proof.
         if b.lo > -1 {
-            let mut found = false;
-            for (_, c) in &moves {
-                if child_is(c, 1 - b.lo, false, &mut report)? {
-                    found = true;
-                    break;
+            let k = 1 - b.lo;
+            let settled = |c: &G::Pos| -> bool {
+                let known = if let Some(v) = game.terminal(c) {
+                    Some(Bounds::exact(v))
+                } else {
+                    facts.get(&game.key(c)).copied()
+                };
+                known.is_some_and(|kb| kb.hi < k)
+            };
+            let mut found = moves.iter().any(|(_, c)| settled(c));
+            if !found {
+                for (_, c) in &moves {
+                    if child_is(c, k, false, &mut report)? {
+                        found = true;
+                        break;
+                    }
                 }
             }
             if !found {

@@ -255,3 +255,43 @@ fn position_of_key_names_a_position_with_that_key() {
         });
     }
 }
+
+/// Published values proven by search on the fast representations
+/// (REFERENCE.md): Tromp's Connect-Four table, the m,n,k results, Qango 6×6
+/// per GABOR. The long ones (README "Beyond the table") are `#[ignore]`d.
+#[test]
+fn search_proves_published_values() {
+    for (spec, expect) in [
+        ("connect:4x4", Value::Tie),
+        ("connect:5x4", Value::Tie),
+        ("connect:6x4", Value::Lose),
+        ("connect:4x5", Value::Tie),
+        ("mnk:4x4x4", Value::Tie),
+        ("mnk:5x5x3", Value::Win),
+        ("mnk:4x5x3", Value::Win),
+        ("pattern:games/qango6.txt", Value::Win),
+    ] {
+        let g = AnySearch::parse(spec).unwrap();
+        assert!(
+            !matches!(g, AnySearch::Table(_)),
+            "{spec}: the fast representation"
+        );
+        let got = with_search!(&g, g => Dfpn::new(g, Options { memory: 64 << 20, ..Options::default() }).prove(&g.start()).value);
+        assert_eq!(got, Some(expect), "{spec}");
+    }
+}
+
+/// Minutes each on 2 cores: `cargo test --release --test search -- --ignored published_long`.
+#[test]
+#[ignore]
+fn search_proves_published_values_long() {
+    for (spec, expect) in [
+        ("connect:7x4", Value::Tie),
+        ("mnk:5x5x4", Value::Tie),
+        ("connect:5x5", Value::Tie),
+    ] {
+        let g = AnySearch::parse(spec).unwrap();
+        let got = with_search!(&g, g => Dfpn::new(g, Options { memory: 1 << 30, ..Options::default() }).prove(&g.start()).value);
+        assert_eq!(got, Some(expect), "{spec}");
+    }
+}
