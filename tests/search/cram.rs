@@ -2,44 +2,22 @@
 //! game's rules, position by position; its components and region keys;
 //! published Grundy values; nimber tables as leaves.
 
+use crate::shared::{table, Rng};
 use retrograde::games::Cram;
 use retrograde::search::games::cram::{CramNimberLeaves, CramSearch};
-use retrograde::search::games::table::TableRules;
 use retrograde::search::games::AnySearch;
 use retrograde::search::leaves::ValueLeaves;
 use retrograde::search::reference::{self, mex};
 use retrograde::search::SearchGame;
 use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
-use retrograde::{AnyGame, TableKind, Value};
+use retrograde::{TableKind, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-
-/// Seeded xorshift64: the samples are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn cram(spec: &str) -> CramSearch {
     match AnySearch::parse(spec).unwrap() {
         AnySearch::Cram(g) => g,
         _ => panic!("{spec} is not searched as Cram"),
-    }
-}
-
-fn table(spec: &str) -> TableRules<AnyGame> {
-    match AnySearch::parse_table_rules(spec).unwrap() {
-        AnySearch::Table(t) => t,
-        _ => panic!("{spec} has no table rules"),
     }
 }
 

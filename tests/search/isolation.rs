@@ -1,40 +1,18 @@
 //! Isolation for the search (`isolation:RxC` on up to 64 squares) against
 //! the table game's rules, position by position, and its symmetry keys.
 
+use crate::shared::{table, Rng};
 use retrograde::search::games::isolation::{IsolationSearch, IsolationSearchPos};
-use retrograde::search::games::table::TableRules;
 use retrograde::search::games::AnySearch;
 use retrograde::search::reference;
 use retrograde::search::SearchGame;
-use retrograde::{AnyGame, Value};
+use retrograde::Value;
 use std::collections::{BTreeSet, HashMap};
-
-/// Seeded xorshift64: the samples are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn isolation(spec: &str) -> IsolationSearch {
     match AnySearch::parse(spec).unwrap() {
         AnySearch::Isolation(g) => g,
         _ => panic!("{spec} is not searched as Isolation"),
-    }
-}
-
-fn table(spec: &str) -> TableRules<AnyGame> {
-    match AnySearch::parse_table_rules(spec).unwrap() {
-        AnySearch::Table(t) => t,
-        _ => panic!("{spec} has no table rules"),
     }
 }
 
