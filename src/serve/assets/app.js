@@ -1,0 +1,1 @@
+// The explorer: replaced by the page work.
