@@ -27,6 +27,7 @@ enum Command {
     Play(cli::play::Args),
     Line(cli::line::Args),
     Search(cli::search::Args),
+    Serve(cli::serve::Args),
     Completions(cli::completions::Args),
     Games(cli::games::Args),
 }
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         Command::Play(args) => cli::play::run(args),
         Command::Line(args) => cli::line::run(args),
         Command::Search(args) => cli::search::run(args),
+        Command::Serve(args) => cli::serve::run(args),
         Command::Completions(args) => cli::completions::run(args, &mut Cli::command()),
         Command::Games(args) => cli::games::run(args),
     };

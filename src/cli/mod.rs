@@ -11,6 +11,7 @@ pub mod line;
 pub mod play;
 pub mod probe;
 pub mod search;
+pub mod serve;
 pub mod solve;
 pub mod verify;
 
