@@ -337,7 +337,7 @@ mod tests {
     fn dodgem_cars_move_to_a_neighbour_or_an_exit() {
         let b = Board::of("dodgem", "b../b../.rr b").unwrap();
         assert_eq!(b.cells.len(), 9 + 6);
-        assert_eq!(states(&b), "0..0....11eeeeee");
+        assert_eq!(states(&b), "0..0...11eeeeee");
         assert_eq!(b.steps("dodgem", "a3>"), vec![0, 1]);
         assert_eq!(b.steps("dodgem", "a2v"), vec![3, 6]);
         let b = Board::of("dodgem", "..b/.../.r. b").unwrap();
