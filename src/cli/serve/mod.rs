@@ -381,6 +381,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
+        // Probes run on the blocking pool; bounded, so a burst of requests
+        // on a cold disk queues instead of starting hundreds of threads.
+        .max_blocking_threads(threads * 4)
         .enable_io()
         .enable_time()
         .build()
@@ -429,6 +432,10 @@ async fn answer(
         tokio::task::spawn_blocking(move || explorer.handle(&method, &target, host.as_deref()))
             .await
             .unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}")));
+    if reply.status >= 500 {
+        // The operator should see a table failing, not only the client.
+        eprintln!("retrograde: {}", String::from_utf8_lossy(&reply.body));
+    }
     let mut response = axum::response::Response::new(axum::body::Body::from(reply.body));
     *response.status_mut() =
         StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
