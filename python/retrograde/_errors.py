@@ -27,6 +27,12 @@ class FileError(Error, OSError):
     version or game this build does not read, or changed while open.
     ``filename`` is the path; ``errno`` is set when the system gave one."""
 
+    def __str__(self) -> str:
+        # The message alone: it names the path and the cause already, where
+        # OSError's own format would print "[Errno ...] ...: 'path'" once the
+        # filename attribute is set.
+        return str(self.args[0]) if self.args else super().__str__()
+
 
 class CorruptFileError(FileError):
     """The file is a tablebase but damaged: a header or data checksum

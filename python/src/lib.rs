@@ -371,10 +371,7 @@ impl Tablebase {
             Some(p) if p.contains('\0') => Err(raise(
                 py,
                 "BadPositionError",
-                format!(
-                    "bad position {}: embedded null character",
-                    Error::quote(p)
-                ),
+                format!("bad position {}: embedded null character", Error::quote(p)),
             )),
             p => Ok(p.map(str::to_string)),
         }
@@ -390,7 +387,9 @@ fn path_arg(path: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
     } else if let Ok(b) = p.cast::<PyBytes>() {
         bytes_path(b.as_bytes())?
     } else {
-        return Err(PyTypeError::new_err("the path must be str, bytes or os.PathLike"));
+        return Err(PyTypeError::new_err(
+            "the path must be str, bytes or os.PathLike",
+        ));
     };
     if buf.as_os_str().as_encoded_bytes().contains(&0) {
         return Err(PyValueError::new_err("embedded null byte in the path"));
@@ -531,7 +530,7 @@ impl Tablebase {
         let s = &h.summary;
         let nimbers = h.kind() == retrograde::TableKind::Nimber;
         let d = PyDict::new(py);
-        d.set_item("file", &self.path)?;
+        d.set_item("file", self.path.as_os_str())?;
         d.set_item("game", &h.spec)?;
         d.set_item("format_version", h.version)?;
         d.set_item("index_scheme", h.index_scheme)?;
@@ -562,10 +561,7 @@ impl Tablebase {
     /// Closes the file. Further use raises ClosedError; closing twice is fine.
     /// A probe running on another thread finishes first.
     fn close(&self) {
-        self.reader
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        self.reader.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
