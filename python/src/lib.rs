@@ -564,10 +564,12 @@ impl Tablebase {
         self.reader.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 
+    /// Returns the tablebase itself, for ``with Tablebase(path) as tb:``.
     fn __enter__(slf: Py<Self>) -> Py<Self> {
         slf
     }
 
+    /// Closes the tablebase; an exception raised in the block propagates.
     #[pyo3(signature = (*_exc))]
     fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
         self.close();
