@@ -338,9 +338,15 @@ def test_damaged_data_is_refused_with_verify(tables, tmp_path):
 
 def test_damaged_header_is_refused_at_open(tables, tmp_path):
     path = damaged_copy(tables["isolation"], tmp_path / "header.rtb", 40)
-    with pytest.raises(FileError) as e:
+    with pytest.raises(CorruptFileError, match="header checksum mismatch") as e:
         Tablebase(path)
-    assert "corrupt" in str(e.value) or "checksum" in str(e.value)
+    assert str(e.value).startswith(f"{path}: ")
+    assert e.value.filename == str(path)
+    # A damaged magic is "not a tablebase": a FileError, not a corrupt one.
+    path = damaged_copy(tables["isolation"], tmp_path / "magic.rtb", 0)
+    with pytest.raises(FileError, match="bad magic") as e:
+        Tablebase(path)
+    assert not isinstance(e.value, CorruptFileError)
 
 
 def test_truncated_file_is_refused_at_open(tables, tmp_path):
