@@ -1,0 +1,45 @@
+"""Read retrograde game tablebases from Python.
+
+A tablebase (a ``.rtb`` file written by ``retrograde solve``) holds the value
+of every position of a game under perfect play. This package opens one and
+answers any position at once::
+
+    import retrograde
+
+    with retrograde.Tablebase("tablebases/isolation-4x4.rtb") as tb:
+        start = tb.probe()                 # Position(..., value='win', remoteness=11, ...)
+        for m in tb.moves()[:3]:           # best first, values for the mover
+            print(m.move, m.value, m.remoteness, m.best)
+
+Values are the strings ``'win'``, ``'lose'``, ``'tie'`` and ``'draw'`` (for the
+player to move in a Position, for the player making the move in a Move);
+remoteness is the number of moves to the end of the game under perfect play,
+None for a draw. Errors derive from ``retrograde.Error``: ``FileError`` (an
+OSError) and its ``CorruptFileError``, ``BadPositionError`` (a ValueError),
+``IndexOutOfRangeError`` (an IndexError), ``ClosedError`` (a ValueError).
+
+The reader is the Rust crate's own, compiled into ``retrograde._retrograde``
+with PyO3; probes release the GIL.
+"""
+
+from ._errors import (
+    BadPositionError,
+    ClosedError,
+    CorruptFileError,
+    Error,
+    FileError,
+    IndexOutOfRangeError,
+)
+from ._retrograde import Move, Position, Tablebase
+
+__all__ = [
+    "Tablebase",
+    "Position",
+    "Move",
+    "Error",
+    "FileError",
+    "CorruptFileError",
+    "BadPositionError",
+    "IndexOutOfRangeError",
+    "ClosedError",
+]
