@@ -1,1 +1,845 @@
-// The explorer: replaced by the page work.
+// The retrograde explorer: one page over the JSON API in docs/SERVE-API.md.
+// Plain JavaScript, no build step: the server compiles this file into the binary and sends a
+// CSP of `default-src 'self'`, so everything (SVG included) is built here with DOM calls.
+'use strict';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const COLORS = { win: '#2e9d4a', lose: '#8b1a1a', tie: '#e0b400', draw: '#e0b400' };
+const COMPUTER_DELAY_MS = 400;
+
+// The whole state of the page. `history` holds the positions of the game so far (and any
+// undone ones, for redo); `cursor` is the ply shown.
+const state = {
+  tables: [],
+  table: null,
+  history: [],
+  cursor: 0,
+  selection: [], // board cells clicked so far for a multi-step move
+  hoverMove: null, // a move previewed on the board (list hover/focus, or a second-step marker)
+  computer: 'none',
+  computerTimer: null,
+  request: 0, // bumped on every fetch so a slow answer cannot overwrite a newer one
+};
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+function svg(tag, attrs = {}, ...children) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined) continue;
+    if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c) e.append(c);
+  return e;
+}
+
+// ---------------------------------------------------------------- API
+
+async function api(path) {
+  const res = await fetch(path, { headers: { Accept: 'application/json' } });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch (_) {
+    throw new Error(`${res.status} ${res.statusText}: the server did not answer JSON`);
+  }
+  if (!res.ok) throw new Error((body && body.error) || `${res.status} ${res.statusText}`);
+  return body;
+}
+
+const cache = new Map();
+async function fetchPosition(tableId, text) {
+  const key = `${tableId}\u0000${text === null ? '' : text}`;
+  if (cache.has(key)) return cache.get(key);
+  const q = text === null ? '' : `?p=${encodeURIComponent(text)}`;
+  const data = await api(`/api/tables/${encodeURIComponent(tableId)}/position${q}`);
+  cache.set(key, data);
+  // The canonical spelling answers the same, so later lookups by it skip the network.
+  cache.set(`${tableId}\u0000${data.position}`, data);
+  return data;
+}
+
+// ---------------------------------------------------------------- text helpers
+
+function cap(s) {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+// "Win in 5", "Draw", "Game over: lose": the value for the player to move.
+function valueText(d) {
+  if (d.primitive) return `Game over: ${d.value}`;
+  if (d.remoteness === null || d.remoteness === undefined) return cap(d.value);
+  return `${cap(d.value)} in ${d.remoteness}`;
+}
+
+function moveValueText(m) {
+  if (m.remoteness === null || m.remoteness === undefined) return cap(m.value);
+  return `${cap(m.value)} in ${m.remoteness}`;
+}
+
+// Index (0 first player, 1 second) of the player to move at ply `ply` of the shown game.
+// Partisan games say it; impartial ones count plies from the position the game began at.
+function moverAt(ply) {
+  const d = state.history[ply];
+  if (d && d.to_move !== null && d.to_move !== undefined) return d.to_move;
+  return ply % 2;
+}
+
+function playerName(i) {
+  const t = state.table;
+  const ordinal = i === 0 ? 'first player' : 'second player';
+  if (t && t.players) return `${t.players[i]} (${ordinal})`;
+  return ordinal;
+}
+
+function current() {
+  return state.history[state.cursor] || null;
+}
+
+// ---------------------------------------------------------------- loading
+
+async function init() {
+  bindControls();
+  try {
+    const { tables } = await api('/api/tables');
+    state.tables = tables;
+  } catch (e) {
+    showGlobalError(`Could not list the tables: ${e.message}`);
+    return;
+  }
+  const sel = $('table');
+  sel.replaceChildren(
+    ...state.tables.map((t) => el('option', { value: t.id, text: `${t.id} — ${t.game}` }))
+  );
+  if (state.tables.length === 0) {
+    showGlobalError('The server has no tables loaded.');
+    return;
+  }
+  const params = new URLSearchParams(location.search);
+  const wanted = params.get('table');
+  let table = state.tables.find((t) => t.id === wanted);
+  if (wanted && !table) showGlobalError(`No table '${wanted}' on this server; showing the first one.`);
+  table = table || state.tables[0];
+  await selectTable(table.id, params.has('position') ? params.get('position') : null);
+}
+
+async function selectTable(id, positionText) {
+  cancelComputer();
+  const t = state.tables.find((x) => x.id === id);
+  state.table = t;
+  $('table').value = id;
+  $('game').textContent = `${t.game}${t.table === 'nimber' ? ' (nimbers)' : ''}`;
+  $('notation').textContent = `Notation: ${t.notation}`;
+  state.history = [];
+  state.cursor = 0;
+  const ok = await loadRoot(positionText);
+  if (!ok && positionText !== null) {
+    // A shared link with a bad position still shows the table, from its start.
+    await loadRoot(null);
+    showPositionError(state.lastError);
+  }
+}
+
+// Start a new game history at `text` (null = the game's start). Returns false on an error,
+// leaving the current position as it was.
+async function loadRoot(text) {
+  const my = ++state.request;
+  try {
+    const d = await fetchPosition(state.table.id, text);
+    if (my !== state.request) return true;
+    cancelComputer();
+    state.history = [d];
+    state.cursor = 0;
+    clearSelection();
+    hidePositionError();
+    render();
+    return true;
+  } catch (e) {
+    state.lastError = e.message;
+    if (my === state.request) showPositionError(e.message);
+    return false;
+  }
+}
+
+async function playMove(move) {
+  const d = current();
+  if (!d || d.primitive) return;
+  cancelComputer();
+  const my = ++state.request;
+  try {
+    const next = await fetchPosition(state.table.id, move.position);
+    if (my !== state.request) return;
+    state.history = state.history.slice(0, state.cursor + 1);
+    state.history.push(next);
+    state.cursor += 1;
+    clearSelection();
+    hidePositionError();
+    render();
+  } catch (e) {
+    if (my === state.request) showGlobalError(`Could not play ${move.move}: ${e.message}`);
+  }
+}
+
+function goTo(ply) {
+  if (ply < 0 || ply >= state.history.length || ply === state.cursor) return;
+  cancelComputer();
+  state.request++; // a move still in flight must not land on top of the jump
+  state.cursor = ply;
+  clearSelection();
+  render();
+}
+
+// ---------------------------------------------------------------- computer play
+
+function computerPlays(ply) {
+  const c = state.computer;
+  if (c === 'both') return true;
+  if (c === 'none') return false;
+  return moverAt(ply) === (c === 'first' ? 0 : 1);
+}
+
+function cancelComputer() {
+  if (state.computerTimer !== null) clearTimeout(state.computerTimer);
+  state.computerTimer = null;
+}
+
+// After every render: if it is the computer's turn at the end of the game so far, it plays a
+// best move (random among equals). It waits at an undone ply so that undo stays usable.
+function scheduleComputer() {
+  cancelComputer();
+  const d = current();
+  if (!d || d.primitive || d.moves.length === 0) return;
+  if (state.cursor !== state.history.length - 1) return;
+  if (!computerPlays(state.cursor)) return;
+  const ply = state.cursor;
+  state.computerTimer = setTimeout(() => {
+    state.computerTimer = null;
+    if (state.cursor !== ply || current() !== d) return;
+    const best = d.moves.filter((m) => m.best);
+    const pool = best.length ? best : d.moves;
+    playMove(pool[Math.floor(Math.random() * pool.length)]);
+  }, COMPUTER_DELAY_MS);
+}
+
+// ---------------------------------------------------------------- selection on the board
+
+function clearSelection() {
+  state.selection = [];
+  state.hoverMove = null;
+}
+
+// Moves still possible given the cells clicked so far.
+function candidates() {
+  const d = current();
+  if (!d) return [];
+  const s = state.selection;
+  return d.moves.filter(
+    (m) => m.steps.length > s.length && s.every((c, i) => m.steps[i] === c)
+  );
+}
+
+// One marker per target cell of the next step, for the best move through it (moves come
+// best first, so the first one met is the best).
+function targets() {
+  const out = new Map();
+  const k = state.selection.length;
+  for (const m of candidates()) {
+    const cell = m.steps[k];
+    if (!out.has(cell)) out.set(cell, { best: m, count: 0 });
+    out.get(cell).count += 1;
+  }
+  return out;
+}
+
+function clickCell(cell) {
+  const d = current();
+  if (!d || d.primitive) return;
+  const t = targets();
+  if (!t.has(cell)) {
+    // Gravity boards: a click anywhere in a column means the column's landing cell.
+    if (d.board.gravity && state.selection.length === 0) {
+      const c = d.board.cells[cell];
+      for (const k of t.keys()) {
+        const o = d.board.cells[k];
+        if (c && o.layer === c.layer && o.col === c.col && (d.board.layout === 'grid' || o.row === c.row)) {
+          return clickCell(k);
+        }
+      }
+    }
+    if (state.selection.length) {
+      clearSelection();
+      render();
+    }
+    return;
+  }
+  const sel = [...state.selection, cell];
+  const done = candidates().filter(
+    (m) => m.steps.length === sel.length && sel.every((c, i) => m.steps[i] === c)
+  );
+  if (done.length) {
+    playMove(done[0]);
+    return;
+  }
+  state.selection = sel;
+  state.hoverMove = null;
+  render();
+}
+
+// ---------------------------------------------------------------- rendering
+
+function render() {
+  const d = current();
+  if (!d) return;
+  renderStatus(d);
+  renderBoard(d);
+  renderMoves(d);
+  renderChart();
+  $('position').value = d.position;
+  $('undo').disabled = state.cursor === 0;
+  $('start').disabled = state.cursor === 0;
+  $('redo').disabled = state.cursor >= state.history.length - 1;
+  updateUrl(d);
+  scheduleComputer();
+}
+
+function updateUrl(d) {
+  const q = `?table=${encodeURIComponent(state.table.id)}&position=${encodeURIComponent(d.position)}`;
+  if (location.search !== q) history.replaceState(null, '', `${location.pathname}${q}`);
+}
+
+function renderStatus(d) {
+  const v = $('value');
+  v.textContent = valueText(d);
+  v.dataset.value = d.value;
+  v.className = `value ${d.value}`;
+  const mover = moverAt(state.cursor);
+  const who = playerName(mover);
+  const cpu = computerPlays(state.cursor) && !d.primitive ? ' — computer thinking…' : '';
+  $('turn').textContent = d.primitive
+    ? `Ply ${state.cursor}: ${who} to move, and cannot`
+    : `Ply ${state.cursor}: ${who} to move${cpu}`;
+  $('nimber').textContent = d.nimber === null || d.nimber === undefined ? '' : `Nimber *${d.nimber}`;
+  const selected = state.selection.length
+    ? `Selected ${state.selection.map((c) => d.board.cells[c].label).join(' → ')}; click the next square, or Esc to cancel.`
+    : '';
+  $('hint').textContent = d.primitive
+    ? 'Game over.'
+    : selected || (d.board.layout === 'pile' ? 'Choose how many to take.' : 'Click a marked square to move.');
+}
+
+function renderMoves(d) {
+  const list = $('move-list');
+  const items = d.moves.map((m, i) => {
+    const mover = moverAt(state.cursor);
+    const li = el(
+      'li',
+      {
+        'data-move': m.move,
+        'data-value': m.value,
+        'data-remoteness': m.remoteness === null ? '' : String(m.remoteness),
+        'data-best': m.best ? 'true' : 'false',
+        class: `move ${m.value}`,
+      },
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'move-button',
+          'aria-label': `Play ${m.move}: ${moveValueText(m)} for ${playerName(mover)}${m.best ? ', best' : ''}`,
+          onclick: () => playMove(m),
+          onmouseenter: () => preview(m),
+          onmouseleave: () => preview(null),
+          onfocus: () => preview(m),
+          onblur: () => preview(null),
+          onkeydown: (ev) => listKey(ev, i),
+        },
+        el('span', { class: 'star', text: m.best ? '★' : '', 'aria-hidden': 'true' }),
+        el('span', { class: 'notation-cell', text: m.move }),
+        el('span', { class: `badge ${m.value}`, text: moveValueText(m) })
+      )
+    );
+    return li;
+  });
+  if (!items.length) items.push(el('li', { class: 'none', text: 'No legal moves: the game is over.' }));
+  list.replaceChildren(...items);
+
+  const pile = $('pile-moves');
+  if (d.board.layout === 'pile') {
+    pile.hidden = false;
+    const byAmount = [...d.moves].sort((a, b) => Number(a.move) - Number(b.move));
+    pile.replaceChildren(
+      ...byAmount.map((m) =>
+        el(
+          'button',
+          {
+            type: 'button',
+            class: `take ${m.value}`,
+            'data-take': m.move,
+            'aria-label': `Take ${m.move}: ${moveValueText(m)}`,
+            onclick: () => playMove(m),
+          },
+          el('span', { class: 'take-n', text: `Take ${m.move}` }),
+          el('span', { class: 'take-v', text: moveValueText(m) })
+        )
+      )
+    );
+  } else {
+    pile.hidden = true;
+    pile.replaceChildren();
+  }
+}
+
+function listKey(ev, i) {
+  const buttons = [...$('move-list').querySelectorAll('button')];
+  let j = null;
+  if (ev.key === 'ArrowDown') j = Math.min(i + 1, buttons.length - 1);
+  if (ev.key === 'ArrowUp') j = Math.max(i - 1, 0);
+  if (ev.key === 'Home') j = 0;
+  if (ev.key === 'End') j = buttons.length - 1;
+  if (j !== null) {
+    ev.preventDefault();
+    ev.stopPropagation();
+    buttons[j].focus();
+  }
+}
+
+function preview(m) {
+  state.hoverMove = m;
+  fillPreview();
+}
+
+function fillPreview() {
+  if (!state.geom) return;
+  const { g, layer } = state.geom;
+  const m = state.hoverMove;
+  layer.replaceChildren();
+  if (m && m.steps && m.steps.length) layer.append(drawPreview(m, g));
+}
+
+// ---------------------------------------------------------------- the board
+
+// Pixel geometry of every cell: {x, y, s} (top-left corner and size), per layout.
+function geometry(board) {
+  const cells = board.cells;
+  const layers = board.layout === 'layers';
+  const big = Math.max(board.cols, board.rows);
+  const s = layers ? (board.cols > 2 ? 52 : 64) : big > 6 ? 52 : big > 4 ? 68 : 84;
+  const pad = 14;
+  const gap = layers ? 28 : 0;
+  const labelH = layers ? 22 : 0;
+  let minRow = 0;
+  let maxCol = board.cols - 1;
+  for (const c of cells) {
+    if (c.row < minRow) minRow = c.row;
+    if (c.col > maxCol) maxCol = c.col;
+  }
+  const layerW = board.cols * s;
+  const pos = cells.map((c) => {
+    const lx = layers ? c.layer * (layerW + gap) : 0;
+    return { x: pad + lx + c.col * s, y: pad + labelH + (c.row - minRow) * s, s };
+  });
+  const width = layers
+    ? pad * 2 + board.layers * layerW + (board.layers - 1) * gap
+    : pad * 2 + (maxCol + 1) * s;
+  const height = pad * 2 + labelH + (board.rows - minRow) * s;
+  return { pos, width, height, s, pad, labelH, layerW, gap, minRow };
+}
+
+function renderBoard(d) {
+  const host = $('board');
+  if (!d) return;
+  const b = d.board;
+  if (b.layout === 'pile') {
+    state.geom = null;
+    host.replaceChildren(renderPile(d));
+    return;
+  }
+  const g = geometry(b);
+  const root = svg('svg', {
+    viewBox: `0 0 ${g.width} ${g.height}`,
+    width: g.width,
+    height: g.height,
+    class: `board-svg family-${state.table.family}`,
+    role: 'img',
+    'aria-label': `Board: ${d.position}`,
+  });
+  const isConnect = state.table.family === 'connect';
+  const isDodgem = state.table.family === 'dodgem';
+
+  if (b.layout === 'layers') {
+    for (let l = 0; l < b.layers; l++) {
+      const x = g.pad + l * (g.layerW + g.gap);
+      const name = l === 0 ? ' (bottom)' : l === b.layers - 1 ? ' (top)' : '';
+      root.append(svg('text', { x: x + g.layerW / 2, y: g.pad + 14, class: 'layer-label', 'text-anchor': 'middle', text: `layer ${l + 1}${name}` }));
+    }
+  }
+  if (isConnect) {
+    // The blue frame behind the holes.
+    root.append(svg('rect', { x: g.pad - 6, y: g.pad - 6, width: b.cols * g.s + 12, height: b.rows * g.s + 12, rx: 10, class: 'connect-frame' }));
+  }
+  if (isDodgem) {
+    // The exits: a faint strip above the board (red leaves upwards) and right of it (blue).
+    const top = b.cells.filter((c) => c.state === 'exit' && c.row < 0);
+    const right = b.cells.filter((c) => c.state === 'exit' && c.row >= 0);
+    const bx = g.pad;
+    const by = g.pad + g.labelH - g.minRow * g.s;
+    if (top.length) root.append(svg('rect', { x: bx, y: by - g.s, width: b.cols * g.s, height: g.s, class: 'exit-strip red-exit' }));
+    if (right.length) root.append(svg('rect', { x: bx + b.cols * g.s, y: by, width: g.s, height: b.rows * g.s, class: 'exit-strip blue-exit' }));
+  }
+
+  b.cells.forEach((c, i) => root.append(drawCell(c, i, g.pos[i], isConnect, isDodgem)));
+
+  // Selection, previews and move markers go on top of the cells.
+  const sel = state.selection;
+  sel.forEach((k, n) => {
+    const p = g.pos[k];
+    root.append(svg('rect', { x: p.x + 3, y: p.y + 3, width: p.s - 6, height: p.s - 6, rx: 8, class: 'selected-cell', 'data-selected': k }));
+    root.append(svg('text', { x: p.x + 9, y: p.y + 17, class: 'step-no', text: String(n + 1) }));
+  });
+  // Previews live in their own layer so hovering redraws only it, not the cells under the mouse.
+  const layer = svg('g', { class: 'preview-layer' });
+  root.append(layer);
+  state.geom = { g, layer };
+  fillPreview();
+
+  if (!d.primitive) {
+    for (const [cell, t] of targets()) root.append(drawMarker(cell, t, g.pos[cell], b.cells[cell], g, b));
+  }
+  host.replaceChildren(root);
+}
+
+function drawCell(c, i, p, isConnect, isDodgem) {
+  const grp = svg('g', {
+    'data-cell': i,
+    'data-state': c.state,
+    'data-label': c.label,
+    class: `cell ${c.state}`,
+  });
+  const { x, y, s } = p;
+  const cx = x + s / 2;
+  const cy = y + s / 2;
+  if (c.state === 'exit') {
+    grp.append(svg('rect', { x: x + 4, y: y + 4, width: s - 8, height: s - 8, rx: 6, class: 'exit-cell' }));
+    grp.append(svg('title', { text: 'off the board' }));
+    return grp;
+  }
+  if (isConnect) {
+    grp.append(svg('rect', { x, y, width: s, height: s, class: 'connect-bg' }));
+    const cls = c.state === 'p0' ? 'disc p0' : c.state === 'p1' ? 'disc p1' : 'connect-hole';
+    grp.append(svg('circle', { cx, cy, r: s * 0.38, class: cls }));
+  } else if (c.state === 'removed') {
+    grp.append(svg('rect', { x: x + 1, y: y + 1, width: s - 2, height: s - 2, class: 'square' }));
+    grp.append(svg('rect', { x: x + 7, y: y + 7, width: s - 14, height: s - 14, rx: 6, class: 'hole' }));
+  } else {
+    grp.append(svg('rect', { x: x + 1, y: y + 1, width: s - 2, height: s - 2, class: `square ${c.state === 'covered' ? 'covered' : ''}` }));
+    if (c.state === 'covered') {
+      grp.append(svg('rect', { x: x + 5, y: y + 5, width: s - 10, height: s - 10, rx: 6, class: 'domino-half' }));
+    }
+  }
+  const fam = state.table.family;
+  if (!isConnect && (c.state === 'p0' || c.state === 'p1')) {
+    if (isDodgem) grp.append(drawCar(c.state, cx, cy, s));
+    else if (fam === 'isolation') {
+      grp.append(svg('circle', { cx, cy, r: s * 0.32, class: `piece ${c.state}` }));
+      grp.append(svg('text', { x: cx, y: cy + s * 0.1, class: 'piece-label', 'text-anchor': 'middle', text: state.table.players ? state.table.players[c.state === 'p0' ? 0 : 1] : '' }));
+    } else if (c.state === 'p0') {
+      const r = s * 0.27;
+      grp.append(svg('path', { d: `M${cx - r} ${cy - r}L${cx + r} ${cy + r}M${cx + r} ${cy - r}L${cx - r} ${cy + r}`, class: 'mark-x' }));
+    } else {
+      grp.append(svg('circle', { cx, cy, r: s * 0.28, class: 'mark-o' }));
+    }
+  }
+  // The square's name, small in the corner, for reading moves off the board.
+  if (c.label && !isConnect) grp.append(svg('text', { x: x + s - 5, y: y + s - 5, class: 'cell-label', 'text-anchor': 'end', text: c.label }));
+  if (isConnect && c.row === 0) grp.append(svg('text', { x: cx, y: y - 9, class: 'col-label', 'text-anchor': 'middle', text: c.label }));
+  grp.append(svg('title', { text: `${c.label || i}: ${c.state}` }));
+  return grp;
+}
+
+// A Dodgem car seen from above, pointing the way it drives: blue (first player) to the
+// right, red (second player) up, as the notation says.
+function drawCar(st, cx, cy, s) {
+  const g = svg('g', { class: `car ${st}` });
+  const angle = st === 'p0' ? 0 : -90;
+  g.setAttribute('transform', `translate(${cx} ${cy}) rotate(${angle})`);
+  const L = s * 0.36;
+  const W = s * 0.22;
+  g.append(svg('rect', { x: -L, y: -W, width: 2 * L, height: 2 * W, rx: W * 0.6, class: 'car-body' }));
+  g.append(svg('rect', { x: -L * 0.2, y: -W * 0.75, width: L * 0.6, height: W * 1.5, rx: 3, class: 'car-glass' }));
+  for (const wx of [-L * 0.55, L * 0.55]) {
+    for (const wy of [-W - 2, W - 2]) g.append(svg('rect', { x: wx - s * 0.08, y: wy, width: s * 0.16, height: 4, rx: 1.5, class: 'car-wheel' }));
+  }
+  // The arrow of travel, on the bonnet (inside the car so a neighbouring square cannot hide it).
+  g.append(svg('path', { d: `M${L * 0.62} ${-W * 0.6}L${L * 0.98} 0L${L * 0.62} ${W * 0.6}Z`, class: 'car-arrow' }));
+  return g;
+}
+
+function drawMarker(cell, t, p, c, g, b) {
+  const m = t.best;
+  const { x, y, s } = p;
+  const cx = x + s / 2;
+  const cy = y + s / 2;
+  const label = m.remoteness === null || m.remoteness === undefined ? 'D' : String(m.remoteness);
+  const grp = svg('g', {
+    'data-target': cell,
+    'data-value': m.value,
+    'data-remoteness': m.remoteness === null ? '' : String(m.remoteness),
+    class: `marker ${m.value}`,
+    role: 'button',
+    tabindex: '0',
+    'aria-label': `${c.label || cell}: ${moveValueText(m)}${t.count > 1 ? ` (best of ${t.count} moves)` : ''}`,
+  });
+  const occupied = c.state === 'p0' || c.state === 'p1';
+  // A transparent square over the whole cell takes the click, whatever is drawn in it.
+  grp.append(svg('rect', { x, y, width: s, height: s, class: 'marker-hit' }));
+  if (occupied) {
+    // A car to pick up: ring it and put the badge in the corner so the car stays visible.
+    grp.append(svg('rect', { x: x + 2, y: y + 2, width: s - 4, height: s - 4, rx: 8, class: 'marker-ring', stroke: COLORS[m.value] }));
+    grp.append(svg('circle', { cx: x + s - 12, cy: y + 12, r: 10, class: 'marker-dot', fill: COLORS[m.value] }));
+    grp.append(svg('text', { x: x + s - 12, y: y + 16, class: `marker-text ${m.value}`, 'text-anchor': 'middle', text: label }));
+  } else {
+    grp.append(svg('circle', { cx, cy, r: s * 0.24, class: 'marker-dot', fill: COLORS[m.value] }));
+    grp.append(svg('text', { x: cx, y: cy + 5, class: `marker-text ${m.value}`, 'text-anchor': 'middle', text: label }));
+  }
+  grp.append(svg('title', { text: `${m.move}: ${moveValueText(m)}` }));
+  // Hovering the second step of a two-step move previews the whole move (Cram: the domino).
+  if (state.selection.length > 0) {
+    grp.addEventListener('mouseenter', () => preview(m));
+    grp.addEventListener('mouseleave', () => preview(null));
+  }
+  return grp;
+}
+
+function drawPreview(m, g) {
+  const grp = svg('g', { class: 'preview', 'data-preview': m.move });
+  const ps = m.steps.map((k) => g.pos[k]);
+  if (state.table.family === 'cram' && ps.length === 2) {
+    // One domino spanning both squares.
+    const x0 = Math.min(ps[0].x, ps[1].x);
+    const y0 = Math.min(ps[0].y, ps[1].y);
+    const x1 = Math.max(ps[0].x, ps[1].x) + ps[0].s;
+    const y1 = Math.max(ps[0].y, ps[1].y) + ps[0].s;
+    grp.append(svg('rect', { x: x0 + 5, y: y0 + 5, width: x1 - x0 - 10, height: y1 - y0 - 10, rx: 8, class: 'domino-preview' }));
+    return grp;
+  }
+  ps.forEach((p, n) => {
+    grp.append(svg('rect', { x: p.x + 3, y: p.y + 3, width: p.s - 6, height: p.s - 6, rx: 8, class: 'preview-cell' }));
+    if (ps.length > 1) grp.append(svg('text', { x: p.x + 9, y: p.y + 17, class: 'step-no', text: String(n + 1) }));
+  });
+  if (ps.length === 2 && state.table.family !== 'isolation') {
+    const a = ps[0];
+    const c = ps[1];
+    grp.append(svg('line', { x1: a.x + a.s / 2, y1: a.y + a.s / 2, x2: c.x + c.s / 2, y2: c.y + c.s / 2, class: 'preview-arrow' }));
+  }
+  return grp;
+}
+
+function renderPile(d) {
+  const n = d.board.pile;
+  const chips = Math.min(n, 40);
+  const perRow = 10;
+  const rows = Math.ceil(chips / perRow);
+  const w = 360;
+  const h = 120 + rows * 28;
+  const root = svg('svg', { viewBox: `0 0 ${w} ${h}`, width: w, height: h, class: 'board-svg pile-svg', role: 'img', 'aria-label': `Pile of ${n}` });
+  root.append(svg('text', { x: w / 2, y: 84, 'text-anchor': 'middle', class: 'pile-number', 'data-pile': n, text: String(n) }));
+  for (let i = 0; i < chips; i++) {
+    const r = Math.floor(i / perRow);
+    const col = i % perRow;
+    root.append(svg('circle', { cx: w / 2 - (perRow - 1) * 15 + col * 30, cy: 116 + r * 28, r: 11, class: 'chip' }));
+  }
+  if (n > chips) root.append(svg('text', { x: w - 10, y: h - 6, 'text-anchor': 'end', class: 'cell-label', text: `(${chips} of ${n} chips drawn)` }));
+  return root;
+}
+
+// ---------------------------------------------------------------- the value history chart
+
+// GamesmanUni's visual value history: one row per ply going down; the horizontal axis is
+// remoteness, with the centre line = the end of the game. A position won by the first player
+// sits left of the centre, one won by the second player right of it, at a distance equal to its
+// remoteness; ties are drawn on both sides (neither player wins), draws on the centre line.
+// Points are coloured by the value for the player to move at that ply.
+function renderChart() {
+  const host = $('history-chart');
+  const hist = state.history;
+  if (!hist.length) return;
+  let maxR = 1;
+  for (const d of hist) if (d.remoteness !== null && d.remoteness > maxR) maxR = d.remoteness;
+  const rowH = 22;
+  const left = 54;
+  const right = 20;
+  const top = 46;
+  const unit = Math.max(8, Math.min(26, Math.floor(300 / maxR)));
+  const half = maxR * unit + 10;
+  const width = left + 2 * half + right;
+  const height = top + hist.length * rowH + 12;
+  const mid = left + half;
+  const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'chart-svg', role: 'img', 'aria-label': 'Value and remoteness of every position of the game so far' });
+
+  const p0 = state.table.players ? `${state.table.players[0]} wins` : 'first player wins';
+  const p1 = state.table.players ? `${state.table.players[1]} wins` : 'second player wins';
+  root.append(svg('text', { x: mid - 8, y: 14, 'text-anchor': 'end', class: 'axis-title', text: `← ${p0}` }));
+  root.append(svg('text', { x: mid + 8, y: 14, class: 'axis-title', text: `${p1} →` }));
+  root.append(svg('text', { x: mid, y: 14, 'text-anchor': 'middle', class: 'axis-title', text: '|' }));
+  root.append(svg('text', { x: 6, y: top - 8, class: 'axis-title', text: 'ply ↓' }));
+  // Remoteness ticks on both sides of the centre line (the game's end).
+  const step = maxR <= 12 ? 1 : maxR <= 30 ? 5 : 10;
+  for (let r = 0; r <= maxR; r += step) {
+    for (const sgn of r === 0 ? [0] : [-1, 1]) {
+      const x = mid + sgn * r * unit;
+      root.append(svg('line', { x1: x, y1: top - 4, x2: x, y2: height - 8, class: r === 0 ? 'axis-centre' : 'grid-line' }));
+      root.append(svg('text', { x, y: top - 10, 'text-anchor': 'middle', class: 'tick', text: String(r) }));
+    }
+  }
+  root.append(svg('text', { x: mid, y: 28, 'text-anchor': 'middle', class: 'axis-sub', text: 'remoteness (centre = game over)' }));
+
+  const pts = hist.map((d, ply) => {
+    const y = top + ply * rowH + rowH / 2;
+    const mover = moverAt(ply);
+    let xs;
+    if (d.value === 'draw' || d.remoteness === null) xs = [mid];
+    else if (d.value === 'tie') xs = [mid - d.remoteness * unit, mid + d.remoteness * unit];
+    else {
+      const winner = d.value === 'win' ? mover : 1 - mover;
+      xs = [mid + (winner === 0 ? -1 : 1) * d.remoteness * unit];
+    }
+    return { d, ply, y, xs };
+  });
+
+  // Current ply band and row labels.
+  pts.forEach(({ ply, y }) => {
+    const row = svg('g', { class: `chart-row${ply === state.cursor ? ' current' : ''}${ply > state.cursor ? ' future' : ''}`, 'data-ply': ply });
+    row.append(svg('rect', { x: 0, y: y - rowH / 2, width, height: rowH, class: 'row-band' }));
+    row.append(svg('text', { x: left - 12, y: y + 4, 'text-anchor': 'end', class: 'tick', text: String(ply) }));
+    row.addEventListener('click', () => goTo(ply));
+    root.append(row);
+  });
+  // The line through the game, then the points.
+  const line = pts.map((p) => `${p.xs[0]},${p.y}`).join(' ');
+  if (pts.length > 1) root.append(svg('polyline', { points: line, class: 'history-line' }));
+  pts.forEach(({ d, ply, y, xs }) => {
+    for (const x of xs) {
+      const c = svg('circle', {
+        cx: x,
+        cy: y,
+        r: ply === state.cursor ? 7 : 5,
+        fill: COLORS[d.value],
+        class: `point ${d.value}${ply === state.cursor ? ' current' : ''}${ply > state.cursor ? ' future' : ''}`,
+        'data-ply': ply,
+        'data-value': d.value,
+        tabindex: '0',
+        role: 'button',
+        'aria-label': `Ply ${ply}: ${valueText(d)} for ${playerName(moverAt(ply))}`,
+      });
+      c.append(svg('title', { text: `ply ${ply}: ${valueText(d)} (${d.position})` }));
+      c.addEventListener('click', (ev) => {
+        ev.stopPropagation();
+        goTo(ply);
+      });
+      c.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          goTo(ply);
+        }
+      });
+      root.append(c);
+    }
+  });
+  host.replaceChildren(root);
+}
+
+// ---------------------------------------------------------------- errors
+
+function showGlobalError(msg) {
+  const e = $('global-error');
+  e.textContent = msg;
+  e.hidden = false;
+}
+
+function showPositionError(msg) {
+  const e = $('position-error');
+  e.textContent = msg;
+  e.hidden = false;
+  $('position').setAttribute('aria-invalid', 'true');
+}
+
+function hidePositionError() {
+  $('position-error').hidden = true;
+  $('position-error').textContent = '';
+  $('position').removeAttribute('aria-invalid');
+  $('global-error').hidden = true;
+}
+
+// ---------------------------------------------------------------- controls
+
+function bindControls() {
+  $('table').addEventListener('change', (ev) => selectTable(ev.target.value, null));
+  $('undo').addEventListener('click', () => goTo(state.cursor - 1));
+  $('redo').addEventListener('click', () => goTo(state.cursor + 1));
+  $('start').addEventListener('click', () => goTo(0));
+  $('computer').addEventListener('change', (ev) => {
+    state.computer = ev.target.value;
+    render();
+  });
+  $('position-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const text = $('position').value.trim();
+    loadRoot(text === '' ? null : text);
+  });
+  $('board').addEventListener('click', (ev) => {
+    // The board redraws on a click, detaching ev.target: the document listener below must not
+    // then mistake it for a click outside the board.
+    ev.stopPropagation();
+    const target = ev.target.closest('[data-target]');
+    if (target) return clickCell(Number(target.dataset.target));
+    const cell = ev.target.closest('[data-cell]');
+    if (cell) return clickCell(Number(cell.dataset.cell));
+    if (state.selection.length) {
+      clearSelection();
+      render();
+    }
+  });
+  $('board').addEventListener('keydown', (ev) => {
+    const target = ev.target.closest && ev.target.closest('[data-target]');
+    if (target && (ev.key === 'Enter' || ev.key === ' ')) {
+      ev.preventDefault();
+      clickCell(Number(target.dataset.target));
+    }
+  });
+  // A click anywhere outside the board cancels a half-made move.
+  document.addEventListener('click', (ev) => {
+    if (state.selection.length && !$('board').contains(ev.target)) {
+      clearSelection();
+      render();
+    }
+  });
+  document.addEventListener('keydown', (ev) => {
+    const tag = ev.target && ev.target.tagName;
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
+    if (ev.key === 'Escape' && state.selection.length) {
+      clearSelection();
+      render();
+    } else if (ev.key === 'ArrowLeft') {
+      ev.preventDefault();
+      goTo(state.cursor - 1);
+    } else if (ev.key === 'ArrowRight') {
+      ev.preventDefault();
+      goTo(state.cursor + 1);
+    }
+  });
+}
+
+init();
