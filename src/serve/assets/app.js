@@ -681,9 +681,10 @@ function renderChart() {
   const rowH = 22;
   const left = 54;
   const right = 20;
-  const top = 46;
+  const top = 60;
   const unit = Math.max(8, Math.min(26, Math.floor(300 / maxR)));
-  const half = maxR * unit + 10;
+  // Wide enough for the titles above, however short the game.
+  const half = Math.max(maxR * unit + 10, 150);
   const width = left + 2 * half + right;
   const height = top + hist.length * rowH + 12;
   const mid = left + half;
@@ -704,7 +705,7 @@ function renderChart() {
       root.append(svg('text', { x, y: top - 10, 'text-anchor': 'middle', class: 'tick', text: String(r) }));
     }
   }
-  root.append(svg('text', { x: mid, y: 28, 'text-anchor': 'middle', class: 'axis-sub', text: 'remoteness (centre = game over)' }));
+  root.append(svg('text', { x: mid, y: 32, 'text-anchor': 'middle', class: 'axis-sub', text: 'remoteness (centre = game over)' }));
 
   const pts = hist.map((d, ply) => {
     const y = top + ply * rowH + rowH / 2;
