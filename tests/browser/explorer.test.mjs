@@ -107,8 +107,13 @@ async function until(check, what, ms = 10_000) {
   }
 }
 
-async function waitForPosition(text) {
-  await until(async () => (await positionText()) === text, `position ${text}`);
+// The box shows a typed position before the server has answered, so a
+// position counts as shown once the box and the value both say so.
+async function waitForShown(text, d) {
+  await until(
+    async () => (await positionText()) === text && (await value()) === shown(d),
+    `position ${text} shown as ${shown(d)}`,
+  );
 }
 
 async function screenshot(name) {
@@ -133,10 +138,8 @@ test('Isolation: the page shows the value, a winning move clicked on the board i
   const [to, removed] = win.steps;
   await page.locator(`#board [data-target="${to}"]`).click();
   await page.locator(`#board [data-target="${removed}"]`).click();
-  await waitForPosition(win.position);
-
   const next = await position('isolation-4x4', win.position);
-  assert.equal(await value(), shown(next));
+  await waitForShown(win.position, next);
   assert.equal(next.value, 'lose', 'after a winning move the opponent loses');
   assert.equal(await page.locator(`#board [data-cell="${to}"]`).getAttribute('data-state'), 'p0');
   assert.equal(await page.locator(`#board [data-cell="${removed}"]`).getAttribute('data-state'), 'removed');
@@ -150,11 +153,9 @@ test('Isolation: the page shows the value, a winning move clicked on the board i
 
   // Undo, redo.
   await page.locator('[data-testid=undo]').click();
-  await waitForPosition(start.position);
-  assert.equal(await value(), shown(start));
+  await waitForShown(start.position, start);
   await page.locator('[data-testid=redo]').click();
-  await waitForPosition(win.position);
-  assert.equal(await value(), shown(next));
+  await waitForShown(win.position, next);
 
   // A shared link opens the same position.
   await page.reload();
@@ -177,8 +178,9 @@ test('a bad position typed shows the error and keeps the position', async () => 
   // A good one typed is loaded.
   await box.fill('0.../...x/.x../...1');
   await box.press('Enter');
-  await waitForPosition('0.../...x/.x../...1');
-  assert.equal(await value(), 'Win in 7');
+  const typed = await position('isolation-4x4', '0.../...x/.x../...1');
+  assert.equal(shown(typed), 'Win in 7');
+  await waitForShown('0.../...x/.x../...1', typed);
   assert.ok(!(await error.isVisible()));
 });
 
@@ -193,8 +195,9 @@ test('the perfect player answers a move with a best move', async () => {
   const best = afterMine.moves.filter((m) => m.best).map((m) => m.position);
   await until(async () => best.includes(await positionText()), 'the computer\'s reply');
   const now = await positionText();
-  assert.equal(await value(), shown(await position('tictactoe', now)));
-  assert.equal(await value(), 'Tie in 7');
+  const reply = await position('tictactoe', now);
+  assert.equal(shown(reply), 'Tie in 7');
+  await waitForShown(now, reply);
   await page.locator('[data-testid=computer]').selectOption('none');
 });
 
@@ -239,7 +242,6 @@ test('Cram and Dodgem moves are made with two clicks', async () => {
     const m = d.moves[d.moves.length - 1];
     await page.locator(`#board [data-target="${m.steps[0]}"]`).click();
     await page.locator(`#board [data-target="${m.steps[1]}"]`).click();
-    await waitForPosition(m.position);
-    assert.equal(await value(), shown(await position(id, m.position)), `${id} ${m.move}`);
+    await waitForShown(m.position, await position(id, m.position));
   }
 });
