@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
   else
     echo "test-web: Chromium is missing: apt-get install chromium (as root)" >&2
     exit 1

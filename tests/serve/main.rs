@@ -94,14 +94,10 @@ pub fn tables(specs: &[(&str, &str)]) -> (TempDir, Vec<PathBuf>) {
     let mut paths = Vec::new();
     for (spec, name) in specs {
         let path = dir.path().join(format!("{name}.rtb"));
-        let mut extra = Vec::new();
-        let spec = match spec.strip_suffix(" --nimbers") {
-            Some(s) => {
-                extra.push("--nimbers");
-                s
-            }
-            None => spec,
-        };
+        // "SPEC --flag ...": the spec, then the solve's extra flags.
+        let mut words = spec.split_whitespace();
+        let spec = words.next().unwrap();
+        let extra: Vec<&str> = words.collect();
         common::solve(spec, &path, &extra);
         paths.push(path);
     }
