@@ -133,6 +133,18 @@ test('Isolation: the page shows the value, a winning move clicked on the board i
   assert.equal(await items.first().getAttribute('data-move'), start.moves[0].move);
   assert.equal(await items.first().getAttribute('data-value'), start.moves[0].value);
 
+  // The table panel says what `info` says of the file.
+  const { info } = await api('/api/tables/isolation-4x4');
+  const field = (k) => page.locator(`[data-testid=table-info] dd[data-field="${k}"]`);
+  await until(async () => (await field('Positions').count()) === 1, 'the table panel');
+  const n = (x) => x.toLocaleString('en-US');
+  assert.equal(await field('Positions').textContent(), n(info.entries - info.counts.non_positions));
+  assert.match(
+    await field('Win for the mover').textContent(),
+    new RegExp(`^${n(info.counts.win)} \\(.*%\\), longest ${info.max_remoteness.win} moves$`),
+  );
+  assert.equal(await field('Data CRC32').textContent(), info.data_crc32);
+
   const win = start.moves.find((m) => m.best && m.value === 'win');
   assert.ok(win, 'the start of Isolation 4x4 is a win: some move wins');
   const [to, removed] = win.steps;

@@ -145,6 +145,7 @@ async function selectTable(id, positionText) {
   $('notation').textContent = `Notation: ${t.notation}`;
   state.history = [];
   state.cursor = 0;
+  renderTableInfo(id);
   const ok = await loadRoot(positionText);
   if (!ok && positionText !== null) {
     // A shared link with a bad position still shows the table, from its start.
@@ -200,6 +201,44 @@ function goTo(ply) {
   state.cursor = ply;
   clearSelection();
   render();
+}
+
+// The "This table" panel: what `retrograde info` says of the file. It loads beside the
+// position and never blocks play; a failure shows in the panel only.
+async function renderTableInfo(id) {
+  const box = $('table-info');
+  box.replaceChildren();
+  let info;
+  try {
+    ({ info } = await api(`/api/tables/${encodeURIComponent(id)}`));
+  } catch (e) {
+    box.append(el('dt', { text: 'Error' }), el('dd', { text: e.message }));
+    return;
+  }
+  if (!state.table || state.table.id !== id) return; // another table was chosen meanwhile
+  const n = (x) => x.toLocaleString('en-US');
+  const c = info.counts;
+  const positions = info.entries - c.non_positions;
+  const pct = (x) => (positions > 0 ? ` (${((100 * x) / positions).toFixed(1)}%)` : '');
+  const rows = [['Game', info.game], ['Positions', n(positions)]];
+  if (c.non_positions > 0) rows.push(['Unused indices', n(c.non_positions)]);
+  const nimbers = info.table === 'nimber';
+  const kinds = nimbers
+    ? [['lose', 'Nimber 0 (P-positions)'], ['win', 'Nimber > 0 (N-positions)']]
+    : [['win', 'Win for the mover'], ['lose', 'Lose for the mover'], ['tie', 'Tie'], ['draw', 'Draw']];
+  for (const [v, label] of kinds) {
+    if (c[v] === 0 && (v === 'tie' || v === 'draw')) continue;
+    const longest = nimbers || v === 'draw' ? '' : `, longest ${info.max_remoteness[v]} moves`;
+    rows.push([label, [el('span', { class: `dot ${v}` }), `${n(c[v])}${pct(c[v])}${longest}`]]);
+  }
+  if (nimbers) rows.push(['Largest nimber', String(info.max_nimber)]);
+  rows.push(['Data CRC32', info.data_crc32], ['Generator', info.generator]);
+  box.replaceChildren(
+    ...rows.flatMap(([k, v]) => [
+      el('dt', { text: k }),
+      el('dd', { 'data-field': k }, ...(Array.isArray(v) ? v : [v])),
+    ])
+  );
 }
 
 // ---------------------------------------------------------------- computer play
