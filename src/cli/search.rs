@@ -171,7 +171,7 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     }
     let roots = match args.openings {
         None => vec![root.clone()],
-        Some(k) => openings(g, &root, k),
+        Some(k) => openings(g, &root, k)?,
     };
     let started = Instant::now();
     let mut results = Vec::new();
@@ -568,11 +568,16 @@ fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<
     Ok(Some(Leaves { tables, cram }))
 }
 
+/// More openings than this are refused before any is searched: the frontier
+/// grows by the branching factor each ply, so a few plies too many would
+/// exhaust memory while listing positions no run could prove one by one.
+const MAX_OPENINGS: usize = 100_000;
+
 /// The distinct positions (up to symmetry) `plies` moves after `root`,
 /// stopping at game-over positions on the way.
-fn openings<G: SearchGame>(g: &G, root: &G::Pos, plies: u32) -> Vec<G::Pos> {
+fn openings<G: SearchGame>(g: &G, root: &G::Pos, plies: u32) -> Result<Vec<G::Pos>> {
     let mut level = vec![root.clone()];
-    for _ in 0..plies {
+    for ply in 1..=plies {
         let mut seen = HashSet::new();
         let mut next = Vec::new();
         for p in &level {
@@ -587,10 +592,15 @@ fn openings<G: SearchGame>(g: &G, root: &G::Pos, plies: u32) -> Vec<G::Pos> {
                     next.push(c);
                 }
             }
+            if next.len() > MAX_OPENINGS {
+                bail!(
+                    "--openings {plies}: more than {MAX_OPENINGS} distinct positions after {ply} plies; use fewer plies"
+                );
+            }
         }
         level = next;
     }
-    level
+    Ok(level)
 }
 
 fn describe(b: Bounds) -> String {

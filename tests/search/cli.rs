@@ -194,6 +194,19 @@ fn bad_input_is_one_line_and_non_zero() {
         &["search", "tictactoe", "--load", "/nonexistent/x.proof"],
         "/nonexistent/x.proof",
     );
+    // Openings are listed before any is searched: too many is an error, not
+    // a frontier that fills memory.
+    fails_with(
+        &[
+            "search",
+            "connect:7x6",
+            "--openings",
+            "40",
+            "--memory",
+            "1M",
+        ],
+        "--openings 40: more than 100000 distinct positions",
+    );
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("t.rtb");
     crate::common::solve("mnk:3x4x3", &table, &[]);
