@@ -79,15 +79,18 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let game = AnySearch::parse(&args.game).map_err(|e| anyhow!("{}: {e}", args.game))?;
+    let game = AnySearch::parse(&args.game).map_err(|e| anyhow!(e))?;
     with_search!(&game, g => search(g, &args))
 }
 
 fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     let root = match &args.position {
-        Some(s) => g
-            .parse_position(s)
-            .map_err(|e| anyhow!("position {s:?}: {e}"))?,
+        Some(s) => g.parse_position(s).map_err(|reason| {
+            anyhow!(retrograde::Error::BadPosition {
+                input: s.clone(),
+                reason
+            })
+        })?,
         None => g.start(),
     };
     if !(args.epsilon >= 0.0 && args.epsilon <= 100.0) {

@@ -220,20 +220,30 @@ pub(super) fn parse_size(s: &str) -> std::result::Result<u64, String> {
                 'M' => 20,
                 'G' => 30,
                 'T' => 40,
-                _ => return Err(format!("unknown unit in {s:?}: use K, M, G or T")),
+                _ => {
+                    return Err(format!(
+                        "unknown unit in {}: use K, M, G or T",
+                        retrograde::Error::quote(s)
+                    ))
+                }
             };
             (&t[..i], shift)
         }
         _ => (t, 0),
     };
-    let bad = || format!("{s:?} is not a size (e.g. 2G, 512M, 4096)");
+    let bad = || {
+        format!(
+            "{} is not a size (e.g. 2G, 512M, 4096)",
+            retrograde::Error::quote(s)
+        )
+    };
     let x: f64 = num.trim().parse().map_err(|_| bad())?;
     if !x.is_finite() || x <= 0.0 {
         return Err(bad());
     }
     let bytes = x * (1u64 << shift) as f64;
     if bytes >= u64::MAX as f64 {
-        return Err(format!("{s:?} is too large"));
+        return Err(format!("{} is too large", retrograde::Error::quote(s)));
     }
     Ok(bytes as u64)
 }

@@ -49,12 +49,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // Parsed here rather than by clap, so a bad value is one line.
         let n = match n.parse::<u64>() {
             Ok(n) if n > 0 => n,
-            _ => bail!("--sample needs a whole number of entries, at least 1 (got {n:?})"),
+            _ => bail!(
+                "--sample needs a whole number of entries, at least 1 (got {})",
+                retrograde::Error::quote(n)
+            ),
         };
         let seed = match &args.seed {
             None => DEFAULT_SEED,
-            Some(s) => parse_seed(s)
-                .with_context(|| format!("--seed needs a whole number below 2^64 (got {s:?})"))?,
+            Some(s) => parse_seed(s).with_context(|| {
+                format!(
+                    "--seed needs a whole number below 2^64 (got {})",
+                    retrograde::Error::quote(s)
+                )
+            })?,
         };
         return with_threads(args.threads, || sample(&args.file, n, seed, args.json));
     }

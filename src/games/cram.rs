@@ -73,18 +73,12 @@ pub struct CramMove {
 impl Cram {
     /// Cram on `rows`×`cols`, misère play when `misere`.
     pub fn new(rows: u32, cols: u32, misere: bool) -> Result<Cram, String> {
-        if rows < 1 || cols < 1 {
-            return Err(format!(
-                "board {rows}x{cols} is empty: rows and columns must be at least 1"
-            ));
-        }
-        let n = u64::from(rows) * u64::from(cols);
-        if n > u64::from(MAX_SQUARES) {
-            return Err(format!(
-                "board {rows}x{cols} has {n} squares; at most {MAX_SQUARES} are supported"
-            ));
-        }
-        let n = n as u32;
+        let n = check_board(
+            rows,
+            cols,
+            MAX_SQUARES,
+            &format!("at most {MAX_SQUARES} are supported"),
+        )?;
         let full = (1u32 << n) - 1;
         let mut has_right = 0u32;
         let mut has_below = 0u32;
@@ -110,12 +104,8 @@ impl Cram {
 
     /// Parses the parameters after `cram:`, e.g. `5x5` or `4x4:misere`.
     pub fn from_params(params: &str) -> Result<Cram, String> {
-        let (size, rest) = match params.split_once(':') {
-            Some((s, r)) => (s, Some(r)),
-            None => (params, None),
-        };
-        let (rows, cols) = crate::games::parse_dims(size)?;
-        Cram::new(rows, cols, crate::games::parse_play(rest)?)
+        let (rows, cols, misere) = parse_params(params)?;
+        Cram::new(rows, cols, misere)
     }
 
     /// Rows of the board.
@@ -149,105 +139,157 @@ impl Cram {
 
     /// Writes a position in Glop's notation, e.g. `B000*0GG000000E`.
     pub fn format_glop(&self, p: &CramPosition) -> String {
-        let mut s = String::with_capacity(self.n as usize + 3);
-        s.push('B');
-        for sq in 0..self.n {
-            s.push(if p & (1 << sq) != 0 { 'G' } else { '0' });
-            if sq + 1 == self.cols {
-                s.push('*');
+        format_glop(self.rows, self.cols, u64::from(*p))
+    }
+}
+
+/// Checks an R×C Cram board of at most `max` squares (`limit` says why, in
+/// the error) and returns its number of squares. Shared with the search
+/// (`src/search/games/cram.rs`), as are the parameters and the notation.
+pub(crate) fn check_board(rows: u32, cols: u32, max: u32, limit: &str) -> Result<u32, String> {
+    if rows < 1 || cols < 1 {
+        return Err(format!(
+            "board {rows}x{cols} is empty: rows and columns must be at least 1"
+        ));
+    }
+    let n = u64::from(rows) * u64::from(cols);
+    if n > u64::from(max) {
+        return Err(format!("board {rows}x{cols} has {n} squares; {limit}"));
+    }
+    Ok(n as u32)
+}
+
+/// Reads the parameters after `cram:`, e.g. `5x5` or `4x4:misere`: rows,
+/// columns and whether play is misère.
+pub(crate) fn parse_params(params: &str) -> Result<(u32, u32, bool), String> {
+    let (size, rest) = match params.split_once(':') {
+        Some((s, r)) => (s, Some(r)),
+        None => (params, None),
+    };
+    let (rows, cols) = crate::games::parse_dims(size)?;
+    Ok((rows, cols, crate::games::parse_play(rest)?))
+}
+
+/// Reads a position of an R×C board (up to 64 squares) in either notation
+/// (the module's doc): bit s of the result is set when square s is covered.
+pub(crate) fn parse_board(rows: u32, cols: u32, s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    if s.starts_with(['B', 'b']) {
+        parse_glop(rows, cols, s)
+    } else {
+        parse_picture(rows, cols, s)
+    }
+}
+
+/// Writes a position as the picture [`parse_board`] reads, e.g. `.#./.../...`.
+pub(crate) fn format_board(rows: u32, cols: u32, p: u64) -> String {
+    let n = rows * cols;
+    let mut s = String::with_capacity((n + rows) as usize);
+    for sq in 0..n {
+        if sq > 0 && sq % cols == 0 {
+            s.push('/');
+        }
+        s.push(if p & (1u64 << sq) != 0 { '#' } else { '.' });
+    }
+    s
+}
+
+/// Writes a position in Glop's notation, e.g. `B000*0GG000000E`.
+pub(crate) fn format_glop(rows: u32, cols: u32, p: u64) -> String {
+    let n = rows * cols;
+    let mut s = String::with_capacity(n as usize + 3);
+    s.push('B');
+    for sq in 0..n {
+        s.push(if p & (1u64 << sq) != 0 { 'G' } else { '0' });
+        if sq + 1 == cols {
+            s.push('*');
+        }
+    }
+    s.push('E');
+    s
+}
+
+fn parse_glop(rows: u32, cols: u32, s: &str) -> Result<u64, String> {
+    let inner = s
+        .strip_prefix(['B', 'b'])
+        .and_then(|t| t.strip_suffix(['E', 'e']))
+        .ok_or_else(|| {
+            "a Glop board starts with 'B' and ends with 'E', e.g. B000*0GG000000E".to_string()
+        })?;
+    let (first, rest) = inner.split_once('*').ok_or_else(|| {
+        "a Glop board needs a '*' after its first row, e.g. B000*0GG000000E".to_string()
+    })?;
+    // Before counting cells: a second '*' is not a cell, and counting
+    // it would blame the board's size for a misplaced mark.
+    if rest.contains('*') {
+        let first_row = first.chars().count();
+        return Err(format!(
+            "a Glop board has one '*', after its first row; this one has {} (the first after {first_row} cells)",
+            inner.matches('*').count()
+        ));
+    }
+    let first_len = first.chars().count();
+    if first_len != cols as usize {
+        return Err(format!(
+            "the Glop board's first row has {first_len} cells; this board has {} columns \
+             (a board with {first_len} columns needs cram:Rx{first_len})",
+            cols
+        ));
+    }
+    let cells = first_len + rest.chars().count();
+    if cells != (rows * cols) as usize {
+        return Err(format!(
+            "the Glop board has {cells} cells; a {}x{} board has {}",
+            rows,
+            cols,
+            rows * cols
+        ));
+    }
+    let mut p = 0u64;
+    for (sq, ch) in first.chars().chain(rest.chars()).enumerate() {
+        match ch {
+            '0' => {}
+            'G' | 'g' => p |= 1u64 << sq,
+            other => {
+                return Err(format!(
+                    "unexpected '{other}' in a Glop board (use '0' empty, 'G' covered, \
+                     one '*' after the first row)"
+                ))
             }
         }
-        s.push('E');
-        s
     }
+    Ok(p)
+}
 
-    fn parse_glop(&self, s: &str) -> Result<CramPosition, String> {
-        let inner = s
-            .strip_prefix(['B', 'b'])
-            .and_then(|t| t.strip_suffix(['E', 'e']))
-            .ok_or_else(|| {
-                "a Glop board starts with 'B' and ends with 'E', e.g. B000*0GG000000E".to_string()
-            })?;
-        let (first, rest) = inner.split_once('*').ok_or_else(|| {
-            "a Glop board needs a '*' after its first row, e.g. B000*0GG000000E".to_string()
-        })?;
-        // Before counting cells: a second '*' is not a cell, and counting
-        // it would blame the board's size for a misplaced mark.
-        if rest.contains('*') {
-            let first_row = first.chars().count();
-            return Err(format!(
-                "a Glop board has one '*', after its first row; this one has {} (the first after {first_row} cells)",
-                inner.matches('*').count()
-            ));
+fn parse_picture(rows: u32, cols: u32, s: &str) -> Result<u64, String> {
+    let lines: Vec<&str> = s.split('/').collect();
+    if lines.len() != rows as usize {
+        return Err(format!(
+            "expected {rows} rows separated by '/', found {}",
+            lines.len()
+        ));
+    }
+    let mut p = 0u64;
+    for (r, row) in lines.iter().enumerate() {
+        let row = row.trim();
+        let len = row.chars().count();
+        if len != cols as usize {
+            return Err(crate::games::row_length(r + 1, row, len, cols, "cells"));
         }
-        let first_len = first.chars().count();
-        if first_len != self.cols as usize {
-            return Err(format!(
-                "the Glop board's first row has {first_len} cells; this board has {} columns \
-                 (a board with {first_len} columns needs cram:Rx{first_len})",
-                self.cols
-            ));
-        }
-        let cells = first_len + rest.chars().count();
-        if cells != self.n as usize {
-            return Err(format!(
-                "the Glop board has {cells} cells; a {}x{} board has {}",
-                self.rows, self.cols, self.n
-            ));
-        }
-        let mut p = 0u32;
-        for (sq, ch) in first.chars().chain(rest.chars()).enumerate() {
+        for (c, ch) in row.chars().enumerate() {
             match ch {
-                '0' => {}
-                'G' | 'g' => p |= 1 << sq,
+                '.' => {}
+                '#' => p |= 1u64 << (r as u32 * cols + c as u32),
                 other => {
                     return Err(format!(
-                        "unexpected '{other}' in a Glop board (use '0' empty, 'G' covered, \
-                         one '*' after the first row)"
+                        "unexpected '{other}' (use '.' empty, '#' covered, '/' between rows; \
+                         or Glop's B...E notation)"
                     ))
                 }
             }
         }
-        Ok(p)
     }
-
-    fn parse_picture(&self, s: &str) -> Result<CramPosition, String> {
-        let rows: Vec<&str> = s.split('/').collect();
-        if rows.len() != self.rows as usize {
-            return Err(format!(
-                "expected {} rows separated by '/', found {}",
-                self.rows,
-                rows.len()
-            ));
-        }
-        let mut p = 0u32;
-        for (r, row) in rows.iter().enumerate() {
-            let row = row.trim();
-            let len = row.chars().count();
-            if len != self.cols as usize {
-                return Err(crate::games::row_length(
-                    r + 1,
-                    row,
-                    len,
-                    self.cols,
-                    "cells",
-                ));
-            }
-            for (c, ch) in row.chars().enumerate() {
-                match ch {
-                    '.' => {}
-                    '#' => p |= 1 << (r as u32 * self.cols + c as u32),
-                    other => {
-                        return Err(format!(
-                            "unexpected '{other}' (use '.' empty, '#' covered, '/' between rows; \
-                             or Glop's B...E notation)"
-                        ))
-                    }
-                }
-            }
-        }
-        Ok(p)
-    }
+    Ok(p)
 }
 
 impl Game for Cram {
@@ -418,23 +460,12 @@ impl Game for Cram {
     }
 
     fn parse_position(&self, s: &str) -> Result<CramPosition, String> {
-        let s = s.trim();
-        if s.starts_with(['B', 'b']) {
-            self.parse_glop(s)
-        } else {
-            self.parse_picture(s)
-        }
+        // At most 30 squares (MAX_SQUARES), so the mask fits.
+        parse_board(self.rows, self.cols, s).map(|p| p as u32)
     }
 
     fn format_position(&self, p: &CramPosition) -> String {
-        let mut s = String::with_capacity((self.n + self.rows) as usize);
-        for sq in 0..self.n {
-            if sq > 0 && sq % self.cols == 0 {
-                s.push('/');
-            }
-            s.push(if p & (1 << sq) != 0 { '#' } else { '.' });
-        }
-        s
+        format_board(self.rows, self.cols, u64::from(*p))
     }
 
     fn format_move(&self, m: &CramMove) -> String {

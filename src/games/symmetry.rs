@@ -13,45 +13,52 @@ pub struct BoardSymmetries {
     luts: Vec<[[u32; 256]; 4]>,
 }
 
+/// The symmetries of an R×C board as square permutations (`perms[g][s]`
+/// the image of square `s = row·C + col`): the 8 of a square, the 4 of a
+/// rectangle; element 0 is the identity. A permutation that repeats (the
+/// reflections of a one-row board coincide) is kept once, so orbits count
+/// symmetries, not names. One definition for the tables' folding and the
+/// searches' keys, which take boards of up to 256 squares.
+pub fn grid_perms(rows: u32, cols: u32) -> Vec<Vec<u16>> {
+    let (r, c) = (rows as i32, cols as i32);
+    type Map = fn(i32, i32, i32, i32) -> (i32, i32);
+    let mut maps: Vec<Map> = vec![
+        |y, x, _, _| (y, x),
+        |y, x, r, _| (r - 1 - y, x),
+        |y, x, _, c| (y, c - 1 - x),
+        |y, x, r, c| (r - 1 - y, c - 1 - x),
+    ];
+    if rows == cols {
+        maps.extend_from_slice(&[
+            (|y, x, _, _| (x, y)) as Map,
+            |y, x, r, _| (r - 1 - x, r - 1 - y),
+            |y, x, r, _| (x, r - 1 - y),
+            |y, x, r, _| (r - 1 - x, y),
+        ]);
+    }
+    let mut distinct: Vec<Vec<u16>> = Vec::new();
+    for m in maps {
+        let p: Vec<u16> = (0..r * c)
+            .map(|s| {
+                let (y, x) = m(s / c, s % c, r, c);
+                (y * c + x) as u16
+            })
+            .collect();
+        if !distinct.contains(&p) {
+            distinct.push(p);
+        }
+    }
+    distinct
+}
+
 impl BoardSymmetries {
     /// The symmetries of an R×C board; element 0 is the identity.
     pub fn grid(rows: u32, cols: u32) -> BoardSymmetries {
-        let (r, c) = (rows as i32, cols as i32);
-        type Map = fn(i32, i32, i32, i32) -> (i32, i32);
-        let mut maps: Vec<Map> = vec![
-            |y, x, _, _| (y, x),
-            |y, x, r, _| (r - 1 - y, x),
-            |y, x, _, c| (y, c - 1 - x),
-            |y, x, r, c| (r - 1 - y, c - 1 - x),
-        ];
-        if rows == cols {
-            maps.extend_from_slice(&[
-                (|y, x, _, _| (x, y)) as Map,
-                |y, x, r, _| (r - 1 - x, r - 1 - y),
-                |y, x, r, _| (x, r - 1 - y),
-                |y, x, r, _| (r - 1 - x, y),
-            ]);
-        }
-        let perms: Vec<Vec<u8>> = maps
-            .iter()
-            .map(|m| {
-                (0..r * c)
-                    .map(|s| {
-                        let (y, x) = m(s / c, s % c, r, c);
-                        (y * c + x) as u8
-                    })
-                    .collect()
-            })
+        let perms = grid_perms(rows, cols)
+            .into_iter()
+            .map(|p| p.into_iter().map(|s| s as u8).collect())
             .collect();
-        // A board of one row or column has its reflections coincide: keep
-        // each permutation once, so orbits count symmetries, not names.
-        let mut distinct: Vec<Vec<u8>> = Vec::new();
-        for p in perms {
-            if !distinct.contains(&p) {
-                distinct.push(p);
-            }
-        }
-        BoardSymmetries::from_perms(distinct)
+        BoardSymmetries::from_perms(perms)
     }
 
     /// The symmetries given as square permutations (`perms[g][s]` the image

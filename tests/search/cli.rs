@@ -194,6 +194,38 @@ fn bad_input_is_one_line_and_non_zero() {
         &["search", "tictactoe", "--load", "/nonexistent/x.proof"],
         "/nonexistent/x.proof",
     );
+    // A spec or position is named once and quoted to its first 60
+    // characters: a 100 KB argument is not echoed back whole, and each of the
+    // search's own games (occupy, Cram, Isolation) and the table registry
+    // name it the same way.
+    let long = "9".repeat(100_000);
+    for (args, needle) in [
+        (vec![format!("mnk:{long}x3x3")], "bad game 'mnk:999"),
+        (vec![format!("cram:{long}x3")], "bad game 'cram:999"),
+        (
+            vec![format!("isolation:4x4:a={long}")],
+            "bad game 'isolation:4x4:a=999",
+        ),
+        (vec![format!("subtraction:{long}")], "subtraction:999"),
+        (vec![format!("nosuch{long}")], "unknown game 'nosuch999"),
+        (vec!["tictactoe".into(), long.clone()], "bad position '999"),
+        (
+            vec!["isolation:9x9".into()],
+            "bad game 'isolation:9x9': board 9x9 has 81 squares; the search supports at most 64",
+        ),
+        (
+            vec!["cram:9x9".into()],
+            "bad game 'cram:9x9': board 9x9 has 81 squares; the search supports at most 64",
+        ),
+    ] {
+        let mut all = vec!["search"];
+        all.extend(args.iter().map(String::as_str));
+        fails_with(&all, needle);
+        let err = String::from_utf8_lossy(&run(&all).stderr).to_string();
+        assert!(err.len() < 400, "{needle}: {} bytes: {err:.400}", err.len());
+        // The spec is named once, not once by the search and again by the game.
+        assert_eq!(err.matches(needle).count(), 1, "{err:.400}");
+    }
     // Openings are listed before any is searched: too many is an error, not
     // a frontier that fills memory.
     fails_with(

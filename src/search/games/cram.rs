@@ -1,7 +1,10 @@
 //! Cram for the search, on up to 64 squares: a `u64` of covered squares,
 //! with the table game's spec (`cram:RxC[:misere]`), position notation (the
 //! `.#` picture or Glop's `B…E`) and move notation (`A-B`), so positions
-//! pass between a table and a search as text.
+//! pass between a table and a search as text: the spec and the notation are
+//! read and written by the table game's own functions
+//! (`crate::games::cram::{parse_params, check_board, parse_board,
+//! format_board, format_glop}`).
 //!
 //! Keys are *region* keys: the empty squares that can still take a domino
 //! (an empty square with no empty neighbour never matters again), shifted
@@ -20,7 +23,7 @@
 
 use super::AnySearch;
 use crate::error::Error;
-use crate::games::AnyGame;
+use crate::games::{cram, AnyGame};
 use crate::reader::{FileStorage, Tablebase};
 use crate::search::leaves::{NimberLeaves, ValueLeaves};
 use crate::search::SearchGame;
@@ -87,18 +90,12 @@ pub fn parse(spec: &str) -> Option<Result<AnySearch, String>> {
 impl CramSearch {
     /// Cram on `rows`×`cols` (at most 64 squares), misère when `misere`.
     pub fn new(rows: u32, cols: u32, misere: bool) -> Result<CramSearch, String> {
-        if rows < 1 || cols < 1 {
-            return Err(format!(
-                "board {rows}x{cols} is empty: rows and columns must be at least 1"
-            ));
-        }
-        let n = u64::from(rows) * u64::from(cols);
-        if n > u64::from(MAX_SQUARES) {
-            return Err(format!(
-                "board {rows}x{cols} has {n} squares; the search supports at most {MAX_SQUARES}"
-            ));
-        }
-        let n = n as u32;
+        let n = cram::check_board(
+            rows,
+            cols,
+            MAX_SQUARES,
+            &format!("the search supports at most {MAX_SQUARES}"),
+        )?;
         let full = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let mut has_right = 0;
         let mut has_left = 0;
@@ -124,12 +121,8 @@ impl CramSearch {
 
     /// Parses the parameters after `cram:`, e.g. `7x7` or `4x4:misere`.
     pub fn from_params(params: &str) -> Result<CramSearch, String> {
-        let (size, rest) = match params.split_once(':') {
-            Some((s, r)) => (s, Some(r)),
-            None => (params, None),
-        };
-        let (rows, cols) = crate::games::parse_dims(size)?;
-        CramSearch::new(rows, cols, crate::games::parse_play(rest)?)
+        let (rows, cols, misere) = cram::parse_params(params)?;
+        CramSearch::new(rows, cols, misere)
     }
 
     /// Rows of the board.
@@ -266,100 +259,7 @@ impl CramSearch {
 
     /// Glop's notation, e.g. `B000*0GG000000E`.
     pub fn format_glop(&self, p: u64) -> String {
-        let mut s = String::with_capacity(self.n as usize + 3);
-        s.push('B');
-        for sq in 0..self.n {
-            s.push(if p & (1u64 << sq) != 0 { 'G' } else { '0' });
-            if sq + 1 == self.cols {
-                s.push('*');
-            }
-        }
-        s.push('E');
-        s
-    }
-
-    fn parse_glop(&self, s: &str) -> Result<u64, String> {
-        let inner = s
-            .strip_prefix(['B', 'b'])
-            .and_then(|t| t.strip_suffix(['E', 'e']))
-            .ok_or_else(|| {
-                "a Glop board starts with 'B' and ends with 'E', e.g. B000*0GG000000E".to_string()
-            })?;
-        let (first, rest) = inner.split_once('*').ok_or_else(|| {
-            "a Glop board needs a '*' after its first row, e.g. B000*0GG000000E".to_string()
-        })?;
-        if rest.contains('*') {
-            return Err(format!(
-                "a Glop board has one '*', after its first row; this one has {}",
-                inner.matches('*').count()
-            ));
-        }
-        let first_len = first.chars().count();
-        if first_len != self.cols as usize {
-            return Err(format!(
-                "the Glop board's first row has {first_len} cells; this board has {} columns",
-                self.cols
-            ));
-        }
-        let cells = first_len + rest.chars().count();
-        if cells != self.n as usize {
-            return Err(format!(
-                "the Glop board has {cells} cells; a {}x{} board has {}",
-                self.rows, self.cols, self.n
-            ));
-        }
-        let mut p = 0u64;
-        for (sq, ch) in first.chars().chain(rest.chars()).enumerate() {
-            match ch {
-                '0' => {}
-                'G' | 'g' => p |= 1u64 << sq,
-                other => {
-                    return Err(format!(
-                        "unexpected '{other}' in a Glop board (use '0' empty, 'G' covered, \
-                         one '*' after the first row)"
-                    ))
-                }
-            }
-        }
-        Ok(p)
-    }
-
-    fn parse_picture(&self, s: &str) -> Result<u64, String> {
-        let rows: Vec<&str> = s.split('/').collect();
-        if rows.len() != self.rows as usize {
-            return Err(format!(
-                "expected {} rows separated by '/', found {}",
-                self.rows,
-                rows.len()
-            ));
-        }
-        let mut p = 0u64;
-        for (r, row) in rows.iter().enumerate() {
-            let row = row.trim();
-            let len = row.chars().count();
-            if len != self.cols as usize {
-                return Err(crate::games::row_length(
-                    r + 1,
-                    row,
-                    len,
-                    self.cols,
-                    "cells",
-                ));
-            }
-            for (c, ch) in row.chars().enumerate() {
-                match ch {
-                    '.' => {}
-                    '#' => p |= 1u64 << (r as u32 * self.cols + c as u32),
-                    other => {
-                        return Err(format!(
-                            "unexpected '{other}' (use '.' empty, '#' covered, '/' between rows; \
-                             or Glop's B...E notation)"
-                        ))
-                    }
-                }
-            }
-        }
-        Ok(p)
+        cram::format_glop(self.rows, self.cols, p)
     }
 }
 
@@ -384,23 +284,11 @@ impl SearchGame for CramSearch {
     }
 
     fn parse_position(&self, s: &str) -> Result<u64, String> {
-        let s = s.trim();
-        if s.starts_with(['B', 'b']) {
-            self.parse_glop(s)
-        } else {
-            self.parse_picture(s)
-        }
+        cram::parse_board(self.rows, self.cols, s)
     }
 
     fn format_position(&self, p: &u64) -> String {
-        let mut s = String::with_capacity((self.n + self.rows) as usize);
-        for sq in 0..self.n {
-            if sq > 0 && sq % self.cols == 0 {
-                s.push('/');
-            }
-            s.push(if p & (1u64 << sq) != 0 { '#' } else { '.' });
-        }
-        s
+        cram::format_board(self.rows, self.cols, *p)
     }
 
     fn format_move(&self, m: &CramSearchMove) -> String {

@@ -2,7 +2,10 @@
 //! `u64` and the two pieces' squares, with the table game's rules, spec
 //! (`isolation:RxC:a=A,b=B[:misere]`), position notation (`0`, `1`, `x`,
 //! `.` rows separated by `/`) and move notation (`TOxREMOVE`), so positions
-//! pass between a table and a search as text.
+//! pass between a table and a search as text. The spec's parameters and the
+//! position notation are read and written by the table game's own functions
+//! (`crate::games::isolation::{Params, check_board, parse_board,
+//! format_board}`), so the two cannot drift apart.
 //!
 //! Rules (src/games/isolation.rs): a turn is a king step of the mover's
 //! piece onto a present square the other piece does not hold, then the
@@ -16,6 +19,7 @@
 
 use super::AnySearch;
 use crate::error::Error;
+use crate::games::isolation;
 use crate::search::SearchGame;
 use crate::value::Value;
 
@@ -81,32 +85,24 @@ impl IsolationSearch {
         start: Option<[u32; 2]>,
         misere: bool,
     ) -> Result<IsolationSearch, String> {
-        if rows < 2 || cols < 2 {
-            return Err(format!(
-                "board {rows}x{cols} is too small: rows and columns must be at least 2"
-            ));
-        }
-        let n = u64::from(rows) * u64::from(cols);
-        if n > u64::from(MAX_SQUARES) {
-            return Err(format!(
-                "board {rows}x{cols} has {n} squares; the search supports at most {MAX_SQUARES}"
-            ));
-        }
-        let n = n as u32;
-        let [a, b] = start.unwrap_or([(cols - 1) / 2, (rows - 1) * cols + cols / 2]);
-        for (name, s) in [("a", a), ("b", b)] {
-            if s >= n {
-                return Err(format!(
-                    "start square {name}={s} is off the board (squares are 0..{})",
-                    n - 1
-                ));
-            }
-        }
-        if a == b {
-            return Err(format!(
-                "start squares a and b are both {a}: they must differ"
-            ));
-        }
+        Self::build(rows, cols, start.map_or([None; 2], |s| s.map(Some)), misere)
+    }
+
+    /// Isolation with the start squares given (a missing one at its default).
+    fn build(
+        rows: u32,
+        cols: u32,
+        start: [Option<u32>; 2],
+        misere: bool,
+    ) -> Result<IsolationSearch, String> {
+        let [a, b] = isolation::check_board(
+            rows,
+            cols,
+            start,
+            MAX_SQUARES,
+            &format!("the search supports at most {MAX_SQUARES}"),
+        )?;
+        let n = rows * cols;
         let (r, c) = (rows as i32, cols as i32);
         let mut neighbours = vec![0u64; n as usize];
         for s in 0..n as i32 {
@@ -119,33 +115,10 @@ impl IsolationSearch {
                 }
             }
         }
-        type Map = fn(i32, i32, i32, i32) -> (i32, i32);
-        let mut maps: Vec<Map> = vec![
-            |y, x, _, _| (y, x),
-            |y, x, r, _| (r - 1 - y, x),
-            |y, x, _, c| (y, c - 1 - x),
-            |y, x, r, c| (r - 1 - y, c - 1 - x),
-        ];
-        if rows == cols {
-            maps.extend_from_slice(&[
-                (|y, x, _, _| (x, y)) as Map,
-                |y, x, r, _| (r - 1 - x, r - 1 - y),
-                |y, x, r, _| (x, r - 1 - y),
-                |y, x, r, _| (r - 1 - x, y),
-            ]);
-        }
-        let mut perms: Vec<Vec<u8>> = Vec::new();
-        for m in maps {
-            let p: Vec<u8> = (0..r * c)
-                .map(|s| {
-                    let (y, x) = m(s / c, s % c, r, c);
-                    (y * c + x) as u8
-                })
-                .collect();
-            if !perms.contains(&p) {
-                perms.push(p);
-            }
-        }
+        let perms: Vec<Vec<u8>> = crate::games::symmetry::grid_perms(rows, cols)
+            .into_iter()
+            .map(|p| p.into_iter().map(|s| s as u8).collect())
+            .collect();
         let luts = perms
             .iter()
             .map(|p| {
@@ -178,58 +151,8 @@ impl IsolationSearch {
     /// Parses the parameters after `isolation:`, e.g. `6x6` or
     /// `5x5:a=0,b=24:misere` (as the table game).
     pub fn from_params(params: &str) -> Result<IsolationSearch, String> {
-        let mut parts = params.split(':');
-        let (rows, cols) = crate::games::parse_dims(parts.next().unwrap_or(""))?;
-        let mut a = None;
-        let mut b = None;
-        let mut misere = None;
-        for part in parts {
-            if let Ok(m) = crate::games::play_word(part) {
-                if misere.replace(m).is_some() {
-                    return Err("the play convention ('misere' or 'normal') is given twice".into());
-                }
-                continue;
-            }
-            if part.is_empty() {
-                return Err(crate::games::empty_param());
-            }
-            for kv in part.split(',') {
-                if kv.is_empty() {
-                    return Err(crate::games::empty_item(part));
-                }
-                let (k, v) = kv.split_once('=').ok_or_else(|| {
-                    format!(
-                        "expected a=SQUARE,b=SQUARE or misere, found {}",
-                        Error::quote(kv)
-                    )
-                })?;
-                let slot = match k {
-                    "a" => &mut a,
-                    "b" => &mut b,
-                    other => {
-                        return Err(format!(
-                            "unknown parameter {} (isolation takes a=SQUARE,b=SQUARE and misere)",
-                            Error::quote(other)
-                        ))
-                    }
-                };
-                let v: u32 = crate::games::parse_num(v).ok_or_else(|| {
-                    format!(
-                        "start square {k}={} is not a square number",
-                        Error::quote(v)
-                    )
-                })?;
-                if slot.replace(v).is_some() {
-                    return Err(format!("start square '{k}' is given twice"));
-                }
-            }
-        }
-        let default = IsolationSearch::new(rows, cols, None, false)?;
-        let start = [
-            a.unwrap_or(u32::from(default.start[0])),
-            b.unwrap_or(u32::from(default.start[1])),
-        ];
-        IsolationSearch::new(rows, cols, Some(start), misere.unwrap_or(false))
+        let p = isolation::Params::parse(params)?;
+        IsolationSearch::build(p.rows, p.cols, p.start, p.misere)
     }
 
     /// Start squares of players 0 and 1.
@@ -296,74 +219,12 @@ impl SearchGame for IsolationSearch {
     }
 
     fn parse_position(&self, s: &str) -> Result<IsolationSearchPos, String> {
-        let rows: Vec<&str> = s.trim().split('/').collect();
-        if rows.len() != self.rows as usize {
-            return Err(format!(
-                "expected {} rows separated by '/', found {}",
-                self.rows,
-                rows.len()
-            ));
-        }
-        let mut pieces = [None::<u8>; 2];
-        let mut removed = 0u64;
-        for (r, row) in rows.iter().enumerate() {
-            let len = row.chars().count();
-            if len != self.cols as usize {
-                return Err(crate::games::row_length(
-                    r + 1,
-                    row,
-                    len,
-                    self.cols,
-                    "squares",
-                ));
-            }
-            for (c, ch) in row.chars().enumerate() {
-                let sq = r as u32 * self.cols + c as u32;
-                match ch {
-                    '.' => {}
-                    'x' | 'X' => removed |= 1u64 << sq,
-                    '0' | '1' => {
-                        let p = usize::from(ch == '1');
-                        if pieces[p].is_some() {
-                            return Err(format!("player {p}'s piece appears twice"));
-                        }
-                        pieces[p] = Some(sq as u8);
-                    }
-                    other => {
-                        return Err(format!(
-                            "unexpected '{other}' (use '.' present, 'x' removed, '0' and '1' the pieces)"
-                        ))
-                    }
-                }
-            }
-        }
-        match pieces {
-            [Some(a), Some(b)] => Ok(IsolationSearchPos {
-                pieces: [a, b],
-                removed,
-            }),
-            [None, _] => Err("player 0's piece ('0') is missing".into()),
-            [_, None] => Err("player 1's piece ('1') is missing".into()),
-        }
+        let (pieces, removed) = isolation::parse_board(self.rows, self.cols, s)?;
+        Ok(IsolationSearchPos { pieces, removed })
     }
 
     fn format_position(&self, p: &IsolationSearchPos) -> String {
-        let mut s = String::with_capacity((self.n + self.rows) as usize);
-        for sq in 0..self.n {
-            if sq > 0 && sq % self.cols == 0 {
-                s.push('/');
-            }
-            s.push(if sq == u32::from(p.pieces[0]) {
-                '0'
-            } else if sq == u32::from(p.pieces[1]) {
-                '1'
-            } else if p.removed & (1u64 << sq) != 0 {
-                'x'
-            } else {
-                '.'
-            });
-        }
-        s
+        isolation::format_board(self.rows, self.cols, p.pieces, p.removed)
     }
 
     fn format_move(&self, m: &IsolationSearchMove) -> String {

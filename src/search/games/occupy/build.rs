@@ -6,6 +6,7 @@
 //! (64 with gravity) holds.
 
 use crate::error::Error;
+use crate::games::symmetry::grid_perms;
 use crate::games::{parse_num, parse_play};
 
 /// Most squares of a board without gravity (four 64-bit words).
@@ -97,7 +98,13 @@ pub fn layout(spec: &str) -> Option<Result<Layout, String>> {
         "pattern" => pattern_params(params),
         _ => return None,
     };
-    Some(r.map_err(|e| format!("{spec}: {e}")))
+    Some(r.map_err(|reason| {
+        Error::BadGame {
+            spec: spec.to_string(),
+            reason,
+        }
+        .to_string()
+    }))
 }
 
 fn num(t: &str, usage: &str) -> Result<u32, String> {
@@ -111,38 +118,6 @@ fn mnk_params(params: &str) -> Result<Layout, String> {
         return Err(usage.into());
     };
     mnk(num(r, usage)?, num(c, usage)?, num(k, usage)?)
-}
-
-/// The grid symmetries of an R×C board (8 for a square, 4 otherwise,
-/// repeats of one-row boards removed), square `r·C + c`.
-fn grid_perms(rows: u32, cols: u32) -> Vec<Vec<u16>> {
-    let (r, c) = (rows as i32, cols as i32);
-    type Map = fn(i32, i32, i32, i32) -> (i32, i32);
-    let mut maps: Vec<Map> = vec![
-        |y, x, _, _| (y, x),
-        |y, x, r, _| (r - 1 - y, x),
-        |y, x, _, c| (y, c - 1 - x),
-        |y, x, r, c| (r - 1 - y, c - 1 - x),
-    ];
-    if rows == cols {
-        maps.push(|y, x, _, _| (x, y));
-        maps.push(|y, x, r, _| (r - 1 - x, r - 1 - y));
-        maps.push(|y, x, r, _| (x, r - 1 - y));
-        maps.push(|y, x, r, _| (r - 1 - x, y));
-    }
-    let mut out: Vec<Vec<u16>> = Vec::new();
-    for m in maps {
-        let p: Vec<u16> = (0..r * c)
-            .map(|s| {
-                let (y, x) = m(s / c, s % c, r, c);
-                (y * c + x) as u16
-            })
-            .collect();
-        if !out.contains(&p) {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// The 48 symmetries of an m×m×m cube, square `(a·m + b)·m + c`.
