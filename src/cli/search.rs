@@ -159,19 +159,13 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     if let Some(l) = &leaves {
         dfpn = dfpn.with_leaves(l.values());
     }
-    let mut loaded = 0;
-    for path in &args.load {
-        let (kind, records) = proofdb::load(g, path).map_err(|e| anyhow!(e))?;
-        if kind != Kind::Values {
-            bail!("{}: a database of nimbers, not of values", path.display());
-        }
-        for r in records {
-            if let Fact::Value(b) = r.fact {
-                dfpn.add_known(r.key, b);
-                loaded += 1;
-            }
+    let loaded = load(g, &args.load, Kind::Values)?;
+    for r in &loaded {
+        if let Fact::Value(b) = r.fact {
+            dfpn.add_known(r.key, b);
         }
     }
+    let loaded = loaded.len();
     let roots = match args.openings {
         None => vec![root.clone()],
         Some(k) => openings(g, &root, k)?,
@@ -192,7 +186,7 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     let stats = dfpn.stats();
     let saved = match &args.save {
         Some(path) => {
-            let mut records: Vec<Record<G::Pos, G::Key>> = dfpn
+            let records = dfpn
                 .proven()
                 .into_iter()
                 .filter_map(|(key, b)| {
@@ -203,10 +197,7 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
                     })
                 })
                 .collect();
-            let bytes = proofdb::save(g, path, Kind::Values, &mut records)
-                .map_err(|e| anyhow!(e))
-                .context("saving the proven positions")?;
-            Some((records.len(), bytes))
+            Some(save(g, path, Kind::Values, records)?)
         }
         None => None,
     };
@@ -285,23 +276,9 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
                 thousands(stats.leaf_hits)
             );
         }
-        if loaded > 0 {
-            println!("loaded      {} proven positions", thousands(loaded));
-        }
-        if let (Some((n, bytes)), Some(path)) = (saved, &args.save) {
-            println!(
-                "saved       {} proven positions to {} ({})",
-                thousands(n as u64),
-                path.display(),
-                human_bytes(bytes)
-            );
-        }
+        print_loaded_saved(loaded, saved, args, "proven positions");
     }
-    Ok(if all_proven {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(NOT_PROVEN)
-    })
+    Ok(status(all_proven))
 }
 
 /// The nimber of an impartial position, by component search.
@@ -331,26 +308,21 @@ fn nimber<G: SearchGame>(
     if let Some(v) = &view {
         search = search.with_leaves(v);
     }
-    let mut loaded = 0;
-    for path in &args.load {
-        let (kind, records) = proofdb::load(g, path).map_err(|e| anyhow!(e))?;
-        if kind != Kind::Nimbers {
-            bail!("{}: a database of values, not of nimbers", path.display());
-        }
-        for r in records {
-            if let Fact::Nimber(n) = r.fact {
-                search.add_known(r.key, n, r.pos);
-                loaded += 1;
-            }
+    let loaded = load(g, &args.load, Kind::Nimbers)?;
+    let count = loaded.len();
+    for r in loaded {
+        if let Fact::Nimber(n) = r.fact {
+            search.add_known(r.key, n, r.pos);
         }
     }
+    let loaded = count;
     let started = Instant::now();
     let n = search.nimber(root);
     let elapsed = started.elapsed();
     let stats = search.stats();
     let saved = match &args.save {
         Some(path) => {
-            let mut records: Vec<Record<G::Pos, G::Key>> = search
+            let records = search
                 .known()
                 .map(|(k, n, p)| Record {
                     key: *k,
@@ -358,10 +330,7 @@ fn nimber<G: SearchGame>(
                     pos: p.clone(),
                 })
                 .collect();
-            let bytes = proofdb::save(g, path, Kind::Nimbers, &mut records)
-                .map_err(|e| anyhow!(e))
-                .context("saving the computed components")?;
-            Some((records.len(), bytes))
+            Some(save(g, path, Kind::Nimbers, records)?)
         }
         None => None,
     };
@@ -399,23 +368,9 @@ fn nimber<G: SearchGame>(
             thousands(stats.leaf_hits),
             elapsed.as_secs_f64()
         );
-        if loaded > 0 {
-            println!("loaded      {} components", thousands(loaded));
-        }
-        if let (Some((count, bytes)), Some(path)) = (saved, &args.save) {
-            println!(
-                "saved       {} components to {} ({})",
-                thousands(count as u64),
-                path.display(),
-                human_bytes(bytes)
-            );
-        }
+        print_loaded_saved(loaded, saved, args, "components");
     }
-    Ok(if n.is_some() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(NOT_PROVEN)
-    })
+    Ok(status(n.is_some()))
 }
 
 /// `--check`: re-proves a database and reports the position's entry.
@@ -483,6 +438,72 @@ fn check<G: SearchGame>(
         println!("time        {:.2} s", started.elapsed().as_secs_f64());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Exit status: 0 proven, [`NOT_PROVEN`] when a limit or Ctrl-C stopped the
+/// search first.
+fn status(proven: bool) -> ExitCode {
+    if proven {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(NOT_PROVEN)
+    }
+}
+
+/// `--load`: the records of every database given, all of `kind` (a
+/// database of the other kind is refused: its facts answer another question).
+fn load<G: SearchGame>(
+    g: &G,
+    paths: &[PathBuf],
+    kind: Kind,
+) -> Result<Vec<Record<G::Pos, G::Key>>> {
+    let mut all = Vec::new();
+    for path in paths {
+        let (found, records) = proofdb::load(g, path).map_err(|e| anyhow!(e))?;
+        if found != kind {
+            let name = |k| match k {
+                Kind::Values => "values",
+                Kind::Nimbers => "nimbers",
+            };
+            bail!(
+                "{}: a database of {}, not of {}",
+                path.display(),
+                name(found),
+                name(kind)
+            );
+        }
+        all.extend(records);
+    }
+    Ok(all)
+}
+
+/// `--save`: writes `records` to a new proof database at `path`; returns how
+/// many were written and the file's size.
+fn save<G: SearchGame>(
+    g: &G,
+    path: &std::path::Path,
+    kind: Kind,
+    mut records: Vec<Record<G::Pos, G::Key>>,
+) -> Result<(usize, u64)> {
+    let bytes = proofdb::save(g, path, kind, &mut records)
+        .map_err(|e| anyhow!(e))
+        .context("saving what was proven")?;
+    Ok((records.len(), bytes))
+}
+
+/// The report's `loaded` and `saved` lines, each when there is something to say.
+fn print_loaded_saved(loaded: usize, saved: Option<(usize, u64)>, args: &Args, what: &str) {
+    if loaded > 0 {
+        println!("loaded      {} {what}", thousands(loaded as u64));
+    }
+    if let (Some((n, bytes)), Some(path)) = (saved, &args.save) {
+        println!(
+            "saved       {} {what} to {} ({})",
+            thousands(n as u64),
+            path.display(),
+            human_bytes(bytes)
+        );
+    }
 }
 
 /// Whether two paths name the same existing file (device and inode).

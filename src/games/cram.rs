@@ -170,6 +170,12 @@ pub(crate) fn parse_params(params: &str) -> Result<(u32, u32, bool), String> {
     Ok((rows, cols, crate::games::parse_play(rest)?))
 }
 
+/// The canonical spec: a table's and a search's game are the same game
+/// exactly when their specs are equal.
+pub(crate) fn spec(rows: u32, cols: u32, misere: bool) -> String {
+    format!("cram:{rows}x{cols}{}", if misere { ":misere" } else { "" })
+}
+
 /// Reads a position of an R×C board (up to 64 squares) in either notation
 /// (the module's doc): bit s of the result is set when square s is covered.
 pub(crate) fn parse_board(rows: u32, cols: u32, s: &str) -> Result<u64, String> {
@@ -297,12 +303,7 @@ impl Game for Cram {
     type Move = CramMove;
 
     fn spec(&self) -> String {
-        format!(
-            "cram:{}x{}{}",
-            self.rows,
-            self.cols,
-            if self.misere { ":misere" } else { "" }
-        )
+        spec(self.rows, self.cols, self.misere)
     }
 
     fn file_stem(&self) -> String {

@@ -476,6 +476,17 @@ pub(crate) fn parse_board(rows: u32, cols: u32, s: &str) -> Result<([u8; 2], u64
     }
 }
 
+/// The canonical spec, every parameter spelt out: a table's and a search's
+/// game are the same game exactly when their specs are equal.
+pub(crate) fn spec(rows: u32, cols: u32, start: [u8; 2], misere: bool) -> String {
+    format!(
+        "isolation:{rows}x{cols}:a={},b={}{}",
+        start[0],
+        start[1],
+        if misere { ":misere" } else { "" }
+    )
+}
+
 /// Writes a position in the notation [`parse_board`] reads.
 pub(crate) fn format_board(rows: u32, cols: u32, pieces: [u8; 2], removed: u64) -> String {
     let n = rows * cols;
@@ -671,14 +682,7 @@ impl Game for Isolation {
     type Move = IsolationMove;
 
     fn spec(&self) -> String {
-        format!(
-            "isolation:{}x{}:a={},b={}{}",
-            self.rows,
-            self.cols,
-            self.start[0],
-            self.start[1],
-            if self.misere { ":misere" } else { "" }
-        )
+        spec(self.rows, self.cols, self.start, self.misere)
     }
 
     fn file_stem(&self) -> String {

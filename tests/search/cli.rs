@@ -95,6 +95,40 @@ fn nimbers_by_components() {
 }
 
 #[test]
+fn a_nimber_database_loads_into_a_nimber_search_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cram.proof");
+    let db = db.to_str().unwrap();
+    let values = dir.path().join("values.proof");
+    let values = values.to_str().unwrap();
+    let first = json_of(&[
+        "search", "cram:3x4", "--nimber", "--json", "--memory", "1M", "--save", db,
+    ]);
+    let saved = first["saved"].as_u64().unwrap();
+    assert!(saved > 0, "{first}");
+    // Loaded, every component is known: the same nimber, all of them loaded.
+    let again = json_of(&[
+        "search", "cram:3x4", "--nimber", "--json", "--memory", "1M", "--load", db,
+    ]);
+    assert_eq!(again["nimber"], first["nimber"]);
+    assert_eq!(again["loaded"].as_u64(), Some(saved));
+    // A database answers the question it was built for, never the other.
+    fails_with(
+        &["search", "cram:3x4", "--memory", "1M", "--load", db],
+        "a database of nimbers, not of values",
+    );
+    json_of(&[
+        "search", "cram:3x4", "--json", "--memory", "1M", "--save", values,
+    ]);
+    fails_with(
+        &[
+            "search", "cram:3x4", "--nimber", "--memory", "1M", "--load", values,
+        ],
+        "a database of values, not of nimbers",
+    );
+}
+
+#[test]
 fn a_saved_proof_is_loaded_and_checked() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("c54.proof");

@@ -271,12 +271,7 @@ impl SearchGame for CramSearch {
     type Key = u128;
 
     fn spec(&self) -> String {
-        format!(
-            "cram:{}x{}{}",
-            self.rows,
-            self.cols,
-            if self.misere { ":misere" } else { "" }
-        )
+        cram::spec(self.rows, self.cols, self.misere)
     }
 
     fn start(&self) -> u64 {

@@ -201,14 +201,7 @@ impl SearchGame for IsolationSearch {
     type Key = u128;
 
     fn spec(&self) -> String {
-        format!(
-            "isolation:{}x{}:a={},b={}{}",
-            self.rows,
-            self.cols,
-            self.start[0],
-            self.start[1],
-            if self.misere { ":misere" } else { "" }
-        )
+        isolation::spec(self.rows, self.cols, self.start, self.misere)
     }
 
     fn start(&self) -> IsolationSearchPos {
