@@ -230,6 +230,71 @@ fn a_proof_database_round_trips_and_rechecks() {
     });
 }
 
+/// The database's bytes as docs say (src/search/proofdb.rs's layout),
+/// written here independently of the streaming writer: whatever order the
+/// records come in, the file is this.
+#[test]
+fn a_proof_database_is_the_documented_layout_in_key_order() {
+    use retrograde::search::Key;
+    let dir = tempfile::tempdir().unwrap();
+    let g = AnySearch::parse("connect:5x4").unwrap();
+    with_search!(&g, g => {
+        let mut search = Dfpn::new(g, Options { memory: 16 << 20, ..Options::default() });
+        assert_eq!(search.prove(&g.start()).value, Some(Value::Tie));
+        let records: Vec<_> = search
+            .proven()
+            .into_iter()
+            .map(|(key, b)| Record { key, fact: Fact::Value(b), pos: g.position_of_key(&key).unwrap() })
+            .collect();
+        assert!(records.len() > 1000);
+
+        let mut sorted: Vec<_> = records
+            .iter()
+            .map(|r| {
+                let mut k = Vec::new();
+                r.key.write(&mut k);
+                (k, r)
+            })
+            .collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut want = b"RTBPROOF".to_vec();
+        want.extend_from_slice(&1u16.to_le_bytes());
+        want.push(0);
+        want.extend_from_slice(&(sorted[0].0.len() as u16).to_le_bytes());
+        let spec = g.spec();
+        want.extend_from_slice(&(spec.len() as u16).to_le_bytes());
+        want.extend_from_slice(spec.as_bytes());
+        want.extend_from_slice(&(records.len() as u64).to_le_bytes());
+        for (k, r) in &sorted {
+            want.extend_from_slice(k);
+            let Fact::Value(b) = r.fact else { unreachable!() };
+            want.extend_from_slice(&[b.lo as u8, b.hi as u8]);
+            let p = g.format_position(&r.pos);
+            want.extend_from_slice(&(p.len() as u16).to_le_bytes());
+            want.extend_from_slice(p.as_bytes());
+        }
+        let crc = crc32fast::hash(&want);
+        want.extend_from_slice(&crc.to_le_bytes());
+
+        for (name, mut recs) in [
+            ("as found", records.clone()),
+            ("reversed", records.iter().rev().cloned().collect::<Vec<_>>()),
+        ] {
+            let path = dir.path().join(format!("{name}.proof"));
+            let len = proofdb::save(g, &path, Kind::Values, &mut recs).unwrap();
+            let got = std::fs::read(&path).unwrap();
+            assert_eq!(len, got.len() as u64, "{name}");
+            assert!(got == want, "{name}: {} bytes, want {}", got.len(), want.len());
+        }
+        // Nothing is left beside the database.
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    });
+}
+
 #[test]
 fn position_of_key_names_a_position_with_that_key() {
     for spec in [
