@@ -257,3 +257,22 @@ test('Cram and Dodgem moves are made with two clicks', async () => {
     await waitForShown(m.position, await position(id, m.position));
   }
 });
+
+test('on a phone-sized screen the page fits its width and a move can still be played', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await open('/?table=isolation-4x4');
+    const start = await position('isolation-4x4');
+    // Nothing widens the page past the screen: a wide chart scrolls in its panel.
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `the page is ${width}px wide on a 390px screen`);
+    const box = await page.locator('#board svg').boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `the board is off screen: ${JSON.stringify(box)}`);
+    await screenshot('isolation-phone');
+    const m = start.moves[0];
+    await page.locator(`[data-testid=move-list] li[data-move="${m.move}"] button`).first().click();
+    await waitForShown(m.position, await position('isolation-4x4', m.position));
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
