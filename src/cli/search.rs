@@ -159,13 +159,15 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     if let Some(l) = &leaves {
         dfpn = dfpn.with_leaves(l.values());
     }
+    // The records are consumed here, not kept through the search.
     let loaded = load(g, &args.load, Kind::Values)?;
-    for r in &loaded {
+    let count = loaded.len();
+    for r in loaded {
         if let Fact::Value(b) = r.fact {
             dfpn.add_known(r.key, b);
         }
     }
-    let loaded = loaded.len();
+    let loaded = count;
     let roots = match args.openings {
         None => vec![root.clone()],
         Some(k) => openings(g, &root, k)?,
@@ -188,7 +190,6 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
         Some(path) => {
             let records = dfpn
                 .proven()
-                .into_iter()
                 .filter_map(|(key, b)| {
                     Some(Record {
                         key,

@@ -270,16 +270,34 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     }
 
     /// Every position whose value the search has (partly) proven and still
-    /// holds, with what is known: the proof database to save.
-    pub fn proven(&self) -> Vec<(G::Key, Bounds)> {
-        let mut all: HashMap<G::Key, Bounds> = self.known.clone();
-        for e in &self.table.entries {
-            if e.used && e.bounds != Bounds::UNKNOWN {
-                let b = all.entry(e.key).or_insert(Bounds::UNKNOWN);
-                *b = b.meet(e.bounds);
-            }
-        }
-        all.into_iter().collect()
+    /// holds, with what is known: the proof database to save. Each key once:
+    /// the table holds a key in one slot, and a known key the table also
+    /// proved is given there, its bounds met. An iterator, so a caller
+    /// building records from it holds no second copy (a copy of `known` as a
+    /// map was once the largest thing a save allocated).
+    pub fn proven(&self) -> impl Iterator<Item = (G::Key, Bounds)> + '_ {
+        let in_table = self
+            .table
+            .entries
+            .iter()
+            .filter(|e| e.used && e.bounds != Bounds::UNKNOWN)
+            .map(|e| {
+                let b = self
+                    .known
+                    .get(&e.key)
+                    .map_or(e.bounds, |k| k.meet(e.bounds));
+                (e.key, b)
+            });
+        let only_known = self
+            .known
+            .iter()
+            .filter(|(k, _)| {
+                self.table
+                    .get(k)
+                    .is_none_or(|e| e.bounds == Bounds::UNKNOWN)
+            })
+            .map(|(k, b)| (*k, *b));
+        in_table.chain(only_known)
     }
 
     /// The counters so far.
