@@ -128,7 +128,7 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     if let Some(out) = &args.save {
         proofdb::check_output(out).map_err(|e| anyhow!(e))?;
         for input in args.tablebases.iter() {
-            if same_file(out, input) {
+            if retrograde::solve::output::same_file(out, input) {
                 bail!(
                     "{}: is also a --tablebase input; save the proofs elsewhere",
                     out.display()
@@ -504,22 +504,6 @@ fn print_loaded_saved(loaded: usize, saved: Option<(usize, u64)>, args: &Args, w
             path.display(),
             human_bytes(bytes)
         );
-    }
-}
-
-/// Whether two paths name the same existing file (device and inode).
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
     }
 }
 

@@ -36,7 +36,10 @@ pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
+/// Whether two paths name the same existing file (device and inode where
+/// the platform has them, else the canonical path): `./x.rtb`, a hard link
+/// and a symlink to it are all the same file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
     match (fs::metadata(a), fs::metadata(b)) {
         (Ok(x), Ok(y)) => match (file_id(&x), file_id(&y)) {
             (Some(i), Some(j)) => i == j,

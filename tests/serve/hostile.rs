@@ -166,9 +166,20 @@ fn bad_files_and_options_are_refused_before_serving() {
     refused(&[d], None, "directory");
     refused(&["/nonexistent/x.rtb"], None, "/nonexistent/x.rtb");
     refused(&[table, "--addr", "localhost"], None, "not an IP:PORT");
+    // A long --addr is quoted to its first 60 characters, not echoed whole.
+    let long = "9".repeat(100_000);
+    refused(
+        &[table, "--addr", &long],
+        None,
+        "(100000 bytes) is not an IP:PORT",
+    );
     refused(&[table, "--threads", "0"], None, "at least 1");
-    // No FILE and no tablebases/ here.
-    refused(&[], Some(dir.path()), "tablebases");
+    // No FILE and no tablebases/ here: the error says how to make a table.
+    refused(
+        &[],
+        Some(dir.path()),
+        "no tablebases/ directory here (make a table: retrograde solve isolation:4x4)",
+    );
     // A port already taken.
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
@@ -185,4 +196,18 @@ fn bad_files_and_options_are_refused_before_serving() {
     let server = Server::start_in(dir.path(), &[], &[]);
     let list = server.json("/api/tables");
     assert_eq!(list["tables"][0]["id"], "t");
+    // One file named three ways (as given, through `..`, by a hard link) is
+    // one table; another file is another.
+    let t = dir.path().join("tablebases/t.rtb");
+    let dotted = dir.path().join("tablebases/../tablebases/t.rtb");
+    let link = dir.path().join("link.rtb");
+    std::fs::hard_link(&t, &link).unwrap();
+    let server = Server::start(&[&t, &dotted, &link, &paths[0]], &[]);
+    let ids: Vec<_> = server.json("/api/tables")["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["t", "iso"]);
 }

@@ -333,12 +333,26 @@ fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// The files to serve: those given, or every `*.rtb` in `tablebases/`.
+/// The files to serve: those given, each once (a file named twice, by
+/// another path or a link, would show as two tables), or every `*.rtb` in
+/// `tablebases/`.
 fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
     if !files.is_empty() {
-        return Ok(files);
+        let mut once: Vec<PathBuf> = Vec::new();
+        for f in files {
+            if !once
+                .iter()
+                .any(|g| retrograde::solve::output::same_file(g, &f))
+            {
+                once.push(f);
+            }
+        }
+        return Ok(once);
     }
     let dir = Path::new("tablebases");
+    if !dir.is_dir() {
+        bail!("no FILE given and no tablebases/ directory here (make a table: retrograde solve isolation:4x4)");
+    }
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("no FILE given and cannot list {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -356,8 +370,8 @@ fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
 pub fn run(args: Args) -> Result<ExitCode> {
     let addr: SocketAddr = args.addr.parse().map_err(|_| {
         anyhow::anyhow!(
-            "--addr {:?} is not an IP:PORT address (e.g. 127.0.0.1:8080)",
-            args.addr
+            "--addr {} is not an IP:PORT address (e.g. 127.0.0.1:8080)",
+            retrograde::Error::quote(&args.addr)
         )
     })?;
     let threads = match args.threads {
