@@ -44,58 +44,6 @@ pub fn names_a_file(spec: &str) -> bool {
     !params.is_empty() && !inline
 }
 
-/// Inputs that hit a known, reported and not yet fixed bug of the library
-/// (see fuzz/README.md and fuzz/regressions/), skipped only when the
-/// environment variable `RETROGRADE_FUZZ_SKIP_KNOWN_BUGS` is set, so that a
-/// fuzzing session can explore past them. The corpus replay test never sets
-/// it. Each arm mirrors the parsing in src/ that reaches the bug; delete an
-/// arm when its bug is fixed.
-fn skip_known_bugs() -> bool {
-    static SKIP: OnceLock<bool> = OnceLock::new();
-    *SKIP.get_or_init(|| std::env::var_os("RETROGRADE_FUZZ_SKIP_KNOWN_BUGS").is_some())
-}
-
-/// Pattern files: a line of only commas has no tokens, and
-/// `PatternGame::from_text` indexes its first token (index out of bounds).
-pub fn known_pattern_bug(text: &str) -> bool {
-    skip_known_bugs()
-        && text.lines().any(|l| {
-            let l = l.split('#').next().unwrap_or("").trim();
-            !l.is_empty() && l.chars().all(|c| c.is_whitespace() || c == ',')
-        })
-}
-
-/// Game specs (see [`known_pattern_bug`] for pattern files).
-pub fn known_spec_bug(spec: &str) -> bool {
-    if !skip_known_bugs() {
-        return false;
-    }
-    let spec = spec.trim();
-    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
-    let num = |t: &str| t.trim().parse::<u32>().ok();
-    match name.to_ascii_lowercase().as_str() {
-        // Isolation::with_start multiplies rows * cols in u32: overflow.
-        "isolation" => params
-            .split(':')
-            .next()
-            .and_then(|d| d.split_once(['x', 'X']))
-            .and_then(|(r, c)| Some(num(r)?.checked_mul(num(c)?).is_none()))
-            .unwrap_or(false),
-        // Sogo::new's error message computes n * n * n in u32: overflow.
-        "sogo" => num(params.split_once(':').map_or(params, |p| p.0))
-            .is_some_and(|n| n.checked_mul(n).and_then(|m| m.checked_mul(n)).is_none()),
-        // Gravity::init_mixed allocates a table of (2^(H+1) - 1) digits:
-        // connect:1xH for H up to 39 passes the 2^40 entry bound and asks
-        // for up to 26 TB.
-        "connect" => {
-            let size = params.split_once(':').map_or(params, |p| p.0);
-            let nums: Vec<Option<u32>> = size.split(['x', 'X']).map(num).collect();
-            matches!(nums.as_slice(), [Some(1), Some(h), ..] if *h > 16)
-        }
-        _ => false,
-    }
-}
-
 /// The file length a header's fields imply (wrapping: any number will do),
 /// so that truncated corpus files of real tablebases reach the checks after
 /// the length check.
@@ -138,7 +86,7 @@ pub fn check_header(data: &[u8]) {
 /// is read and decoded, and the data checksum is checked.
 pub fn check_image(data: &[u8]) {
     if let Ok(h) = Header::decode(data, data.len() as u64) {
-        if names_a_file(&h.spec) || known_spec_bug(&h.spec) {
+        if names_a_file(&h.spec) {
             return;
         }
     }
@@ -166,7 +114,7 @@ pub fn check_image(data: &[u8]) {
 /// `AnyGame::parse` on arbitrary text; a game that parses has a canonical
 /// spec that parses back to the same game.
 pub fn check_spec(spec: &str) {
-    if names_a_file(spec) || known_spec_bug(spec) {
+    if names_a_file(spec) {
         return;
     }
     match AnyGame::parse(spec) {
@@ -293,9 +241,6 @@ pub fn check_position_of<G: Game>(g: &G, s: &str) {
 /// A pattern file's text (no file is read), and the same text as the
 /// inline spec `pattern:TEXT` when it has that form.
 pub fn check_pattern_file(text: &str) {
-    if known_pattern_bug(text) {
-        return;
-    }
     match PatternGame::from_text(text, "fuzz") {
         Ok(g) => {
             let b = g.board();

@@ -205,6 +205,15 @@ impl Error {
         }
     }
 
+    /// A path quoted for a message the way [`Error::quote`] quotes text (a
+    /// name that is not UTF-8 shows U+FFFD where its bad bytes are). Every
+    /// path a message names goes through here, so a 4,000-byte path or one
+    /// holding an escape sequence gives the same one-line message as a short
+    /// one.
+    pub fn quote_path(path: &std::path::Path) -> String {
+        Error::quote(&path.to_string_lossy())
+    }
+
     /// A free-text part of a message with control characters escaped and
     /// cut after `CLIP_CHARS` (400) characters (marked `…`): the sentences the
     /// games build quote tokens of the input, which may be long or hostile.
@@ -309,5 +318,20 @@ mod tests {
         );
         // Ordinary text, accents included, is untouched.
         assert_eq!(Error::quote("misère 4x4"), "'misère 4x4'");
+        // Paths the same way, a name that is not UTF-8 included.
+        let long = format!("{}\u{1b}[31m.rtb", "d/".repeat(40));
+        assert_eq!(
+            Error::quote_path(std::path::Path::new(&long)),
+            format!("'{}…' (89 bytes)", "d/".repeat(30))
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bad = std::ffi::OsStr::from_bytes(b"t\xff\x07.rtb");
+            assert_eq!(
+                Error::quote_path(std::path::Path::new(bad)),
+                "'t\u{fffd}\\u{7}.rtb'"
+            );
+        }
     }
 }

@@ -143,12 +143,21 @@ def _text(s, what="position"):
         raise TypeError(f"the {what} must be a str or None, not {type(s).__name__}")
     if "\0" in s:
         raise ValueError(f"embedded null byte in the {what}")
-    return s.encode("utf-8")
+    # A lone surrogate ('\ud800') has no UTF-8 form: passed through as the
+    # bytes 'surrogatepass' gives, the library refuses it (RTB_ERR_UTF8)
+    # with its own message, instead of Python raising UnicodeEncodeError.
+    return s.encode("utf-8", "surrogatepass")
 
 
 def _path(path):
     """A path (str, bytes or os.PathLike) as bytes for C, refusing a NUL as open() does."""
-    encoded = os.fsencode(os.fspath(path))
+    path = os.fspath(path)
+    try:
+        encoded = os.fsencode(path)
+    except UnicodeEncodeError:
+        # A lone surrogate outside surrogateescape's range names no file: the
+        # library's open fails with RTB_ERR_FILE, as for any missing file.
+        encoded = path.encode("utf-8", "surrogatepass")
     if b"\0" in encoded:
         raise ValueError("embedded null byte in the path")
     return encoded

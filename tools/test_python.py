@@ -21,6 +21,7 @@ from retrograde import (  # noqa: E402
     RTB_ERR_FILE,
     RTB_ERR_POSITION,
     RTB_ERR_RANGE,
+    RTB_ERR_UTF8,
     RetrogradeError,
     Tablebase,
 )
@@ -137,6 +138,17 @@ class Arguments(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.tb.best_moves("0.../...x/.x../...1\0")
         self.assertEqual(self.tb.probe("0.../...x/.x../...1"), ("win", 7))
+
+    def test_a_lone_surrogate_is_the_librarys_error(self):
+        # It was a UnicodeEncodeError from Python's encoder.
+        with self.assertRaises(RetrogradeError) as caught:
+            self.tb.probe("0.../...x/\ud800.../...1")
+        self.assertEqual(caught.exception.code, RTB_ERR_UTF8)
+        self.assertIn("not valid UTF-8", str(caught.exception))
+        with self.assertRaises(RetrogradeError) as caught:
+            Tablebase(TABLE + "\ud800")
+        self.assertEqual(caught.exception.code, RTB_ERR_FILE)
+        self.assertIn("cannot open", str(caught.exception))
 
     def test_a_position_must_be_a_str(self):
         for position in (b"0.../...x/.x../...1", 7, ["0..."]):

@@ -1,7 +1,7 @@
 //! `retrograde._retrograde`: the Python extension module (PyO3) over the
-//! crate's reader. The package `retrograde` (python/retrograde/__init__.py)
+//! crate's reader. The package `retrograde` (python/python/retrograde/__init__.py)
 //! re-exports it; the exception classes are defined in Python
-//! (python/retrograde/_errors.py) because they inherit from two built-in
+//! (python/python/retrograde/_errors.py) because they inherit from two built-in
 //! exceptions at once (`FileError(Error, OSError)`), which a class created
 //! with PyO3's `create_exception!` cannot.
 //!
@@ -136,7 +136,7 @@ fn to_pyerr(py: Python<'_>, failure: Failure, path: Option<&PathBuf>) -> PyErr {
         // I/O errors name the path already ("cannot open x.rtb: ...").
         (Error::Io { .. }, _) | (_, None) => e.to_string(),
         (_, Some(p)) if class != "BadPositionError" && class != "IndexOutOfRangeError" => {
-            format!("{}: {e}", Error::clip(&p.to_string_lossy()))
+            format!("{}: {e}", Error::quote_path(p))
         }
         _ => e.to_string(),
     };
@@ -365,17 +365,57 @@ impl Tablebase {
     }
 
     /// A position argument: None or a str without NUL (the game's parser
-    /// would refuse it too, but this names the problem as Python does).
-    fn position_arg(py: Python<'_>, position: Option<&str>) -> PyResult<Option<String>> {
-        match position {
-            Some(p) if p.contains('\0') => Err(raise(
+    /// would refuse it too, but this names the problem as Python does). A
+    /// str holding a lone surrogate ('\ud800') is no position either, and
+    /// says so as a BadPositionError, not as the UnicodeEncodeError of a
+    /// conversion to text.
+    fn position_arg(
+        py: Python<'_>,
+        position: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<String>> {
+        let Some(p) = position else { return Ok(None) };
+        let s = p.cast::<PyString>().map_err(|_| {
+            let kind = p
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".to_string(), |n| n.to_string());
+            PyTypeError::new_err(format!("the position must be a str or None, not {kind}"))
+        })?;
+        // `to_cow` refuses what has no UTF-8 form (to_str is not in the
+        // stable ABI this module is built for).
+        let Ok(text) = s.to_cow() else {
+            return Err(raise(
                 py,
                 "BadPositionError",
-                format!("bad position {}: embedded null character", Error::quote(p)),
-            )),
-            p => Ok(p.map(str::to_string)),
+                format!(
+                    "bad position {}: not Unicode text (it holds a lone surrogate)",
+                    Error::quote(&escaped(s))
+                ),
+            ));
+        };
+        if text.contains('\0') {
+            return Err(raise(
+                py,
+                "BadPositionError",
+                format!(
+                    "bad position {}: embedded null character",
+                    Error::quote(&text)
+                ),
+            ));
         }
+        Ok(Some(text.into_owned()))
     }
+}
+
+/// A str for a message, its lone surrogates written `\ud800` as Python
+/// writes them (they have no UTF-8 form to show).
+fn escaped(s: &Bound<'_, PyString>) -> String {
+    s.call_method1("encode", ("utf-8", "backslashreplace"))
+        .and_then(|b| b.extract::<Vec<u8>>())
+        .map_or_else(
+            |_| s.to_string_lossy().into_owned(),
+            |b| String::from_utf8_lossy(&b).into_owned(),
+        )
 }
 
 /// A path argument as `os.fspath` reads it: str, bytes or os.PathLike.
@@ -383,7 +423,24 @@ fn path_arg(path: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
     let py = path.py();
     let p = py.import("os")?.call_method1("fspath", (path,))?;
     let buf = if let Ok(s) = p.cast::<PyString>() {
-        PathBuf::from(s.extract::<std::ffi::OsString>()?)
+        // A str the file system encoding cannot take (a lone surrogate
+        // outside the 'surrogateescape' range of undecodable bytes) names no
+        // file: a FileError, like any other path that cannot be opened.
+        match s.extract::<std::ffi::OsString>() {
+            Ok(os) => PathBuf::from(os),
+            Err(_) => {
+                let err = raise(
+                    py,
+                    "FileError",
+                    format!(
+                        "cannot open {}: the path holds a lone surrogate, which no file name can",
+                        Error::quote(&escaped(s))
+                    ),
+                );
+                let _ = err.value(py).setattr("filename", s);
+                return Err(err);
+            }
+        }
     } else if let Ok(b) = p.cast::<PyBytes>() {
         bytes_path(b.as_bytes())?
     } else {
@@ -441,7 +498,7 @@ impl Tablebase {
     /// Raises BadPositionError (a ValueError) if the text is not a position
     /// of this game, TypeError if it is not a str.
     #[pyo3(signature = (position = None))]
-    fn probe(&self, py: Python<'_>, position: Option<&str>) -> PyResult<Position> {
+    fn probe(&self, py: Python<'_>, position: Option<&Bound<'_, PyAny>>) -> PyResult<Position> {
         let reader = self.reader(py)?;
         let position = Self::position_arg(py, position)?;
         py.detach(|| reader.probe_text(position.as_deref(), false))
@@ -454,7 +511,7 @@ impl Tablebase {
     /// loss. Each Move's value is for the player making it. A position where
     /// the game is over has none.
     #[pyo3(signature = (position = None))]
-    fn moves(&self, py: Python<'_>, position: Option<&str>) -> PyResult<Vec<Move>> {
+    fn moves(&self, py: Python<'_>, position: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Move>> {
         let reader = self.reader(py)?;
         let position = Self::position_arg(py, position)?;
         py.detach(|| reader.probe_text(position.as_deref(), true))
@@ -596,5 +653,8 @@ fn _retrograde(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Tablebase>()?;
     m.add_class::<Position>()?;
     m.add_class::<Move>()?;
+    // This crate's version, which maturin also gives the wheel (pyproject.toml
+    // takes it from Cargo.toml): one number, read by `retrograde.__version__`.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,9 +1,12 @@
 """Tests of the retrograde package against the command-line tool's answers."""
 
 import errno
+import importlib.metadata
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,7 +26,15 @@ from retrograde import (
     Tablebase,
 )
 
-from conftest import TABLES, Cli
+from conftest import REPO, TABLES, Cli
+
+
+def quoted(path) -> str:
+    """A path as the messages quote it (``retrograde::Error::quote``): at
+    most 60 characters, then the size in bytes."""
+    s = str(path)
+    return f"'{s}'" if len(s) <= 60 else f"'{s[:60]}…' ({len(s.encode())} bytes)"
+
 
 # ---------------------------------------------------------------- agreement
 
@@ -293,7 +304,7 @@ def test_missing_file(tmp_path):
     assert isinstance(e.value, OSError) and isinstance(e.value, retrograde.Error)
     assert e.value.errno == errno.ENOENT
     assert e.value.filename == str(missing)
-    assert str(missing) in str(e.value)
+    assert str(e.value).startswith(f"cannot open {quoted(missing)}: ")
     assert not isinstance(e.value, CorruptFileError)
 
 
@@ -307,7 +318,7 @@ def test_not_a_tablebase(tmp_path):
     path.write_bytes(b"just some text, not a table\n" * 200)
     with pytest.raises(FileError, match="not a retrograde tablebase") as e:
         Tablebase(str(path))
-    assert str(path) in str(e.value)
+    assert str(e.value).startswith(f"{quoted(path)}: ")
     empty = tmp_path / "empty.rtb"
     empty.write_bytes(b"")
     with pytest.raises(FileError, match="empty"):
@@ -340,7 +351,7 @@ def test_damaged_header_is_refused_at_open(tables, tmp_path):
     path = damaged_copy(tables["isolation"], tmp_path / "header.rtb", 40)
     with pytest.raises(CorruptFileError, match="header checksum mismatch") as e:
         Tablebase(path)
-    assert str(e.value).startswith(f"{path}: ")
+    assert str(e.value).startswith(f"{quoted(path)}: ")
     assert e.value.filename == str(path)
     # A damaged magic is "not a tablebase": a FileError, not a corrupt one.
     path = damaged_copy(tables["isolation"], tmp_path / "magic.rtb", 0)
@@ -380,6 +391,77 @@ def test_bad_position_names_it(tables):
     with Tablebase(tables["subtraction"]) as tb:
         with pytest.raises(BadPositionError, match="'21'"):
             tb.probe("21")
+
+
+def test_long_and_hostile_paths_are_quoted_and_cut(tables, tmp_path, monkeypatch):
+    """A path in a message is cut after 60 characters, with its size, and its
+    control characters escaped (it was printed whole: 4,000 bytes of path,
+    or an escape sequence that recoloured the terminal)."""
+    deep = tmp_path / ("d" * 200) / "x\x1b[31m.rtb"
+    with pytest.raises(FileError) as e:
+        Tablebase(deep)
+    message = str(e.value)
+    assert message.startswith(f"cannot open '{str(deep)[:60]}…' ({len(str(deep))} bytes): ")
+    assert len(message) < 200 and "\x1b" not in message
+    assert e.value.filename == str(deep)
+    # A file that opens but is no tablebase: the message leads with the path.
+    named = tmp_path / ("n" * 80 + "\x07.rtb")
+    named.write_bytes(b"not a table" * 500)
+    with pytest.raises(FileError) as e:
+        Tablebase(named)
+    assert str(e.value) == f"'{str(named)[:60]}…' ({len(str(named))} bytes): not a retrograde tablebase (bad magic bytes)"
+    monkeypatch.chdir(tmp_path)
+    Path("bell\x07.rtb").write_bytes(b"not a table" * 500)
+    with pytest.raises(FileError) as e:
+        Tablebase("bell\x07.rtb")
+    assert str(e.value) == "'bell\\u{7}.rtb': not a retrograde tablebase (bad magic bytes)"
+
+
+def test_lone_surrogates(tables, tmp_path):
+    """A str may hold a lone surrogate, which is not Unicode text: as a
+    position it is a BadPositionError (it was UnicodeEncodeError), as a path
+    a FileError."""
+    with Tablebase(tables["isolation"]) as tb:
+        for call in (tb.probe, tb.moves):
+            with pytest.raises(BadPositionError) as e:
+                call("0../\ud800../..1")
+            assert str(e.value) == (
+                "bad position '0../\\ud800../..1': not Unicode text (it holds a lone surrogate)"
+            )
+            assert isinstance(e.value, ValueError)
+    path = str(tmp_path / "\ud800.rtb")
+    with pytest.raises(FileError) as e:
+        Tablebase(path)
+    assert "lone surrogate" in str(e.value) and "\\ud800" in str(e.value)
+    assert e.value.filename == path
+    # Surrogates that stand for undecodable bytes of a file name
+    # ('surrogateescape', as os.listdir gives them) are a real name.
+    escaped = tmp_path / "\udcff.rtb"
+    shutil.copy(tables["subtraction"], os.fsencode(escaped))
+    with Tablebase(escaped) as tb:
+        assert tb.probe("7").value == "lose"
+
+
+def test_version_is_the_command_line_tools(cli: Cli):
+    """One version: the compiled module's, the installed package's and the
+    ``retrograde`` command's built from the same tree."""
+    assert retrograde.__version__ == importlib.metadata.version("retrograde")
+    assert cli.run("--version").split() == ["retrograde", retrograde.__version__]
+    assert "__version__" in retrograde.__all__
+
+
+@pytest.mark.parametrize("where", [".", "python"])
+def test_python_started_in_the_repository_imports_the_installed_package(where):
+    """``python`` run from python/ once imported the source folder, which has
+    no compiled module (ModuleNotFoundError: retrograde._retrograde)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import retrograde; print(retrograde.__file__, retrograde.Tablebase)"],
+        cwd=REPO / where,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.split()[0]).resolve() == Path(retrograde.__file__).resolve()
 
 
 def test_index_out_of_range(tables):

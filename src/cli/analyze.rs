@@ -1,6 +1,6 @@
 //! `retrograde analyze`: statistics of the positions reachable from the start.
 
-use super::open::open_mapped;
+use super::open::{open_mapped, shown};
 use super::output::{outcome_json, thousands};
 use super::with_threads;
 use anyhow::{Context, Result};
@@ -30,7 +30,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
     let tb = open_mapped(file)?;
     let a = with_game!(tb.game(), g => analyze_tb(g, &tb))
-        .with_context(|| format!("analyzing {}", file.display()))?;
+        .with_context(|| format!("analyzing {}", shown(file)))?;
     if as_json {
         println!("{}", analysis_json(&a, &tb));
         return Ok(ExitCode::SUCCESS);
@@ -73,9 +73,16 @@ fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
             println!("  {k:>4}  {:>14}", thousands(*c));
         }
     }
-    println!("positions per tier:");
-    for (t, c) in &a.tiers {
-        println!("  tier {t:>3}  {:>14}", thousands(*c));
+    // The solver numbers tiers from the end of the game up (each move goes
+    // to a lower tier or, in a loopy game, stays in its one tier), so the
+    // order of play is the numbers' reverse: listed that way, and said.
+    println!("positions per tier, in the order of play (the start's tier first; no move goes to a higher tier):");
+    for (k, (t, c)) in a.tiers.iter().rev().enumerate() {
+        println!(
+            "  tier {t:>3}  {:>14}{}",
+            thousands(*c),
+            if k == 0 { "  (the start's tier)" } else { "" }
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

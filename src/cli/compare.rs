@@ -1,6 +1,6 @@
 //! `retrograde compare`: two tablebases of one game, entry by entry.
 
-use super::open::open_mapped;
+use super::open::{open_mapped, shown};
 use super::output::{show, thousands};
 use super::with_threads;
 use anyhow::{Context, Result};
@@ -31,7 +31,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 fn compare(a: &Path, b: &Path, as_json: bool) -> Result<ExitCode> {
     let (ta, tb) = (open_mapped(a)?, open_mapped(b)?);
     let c = retrograde::compare::compare(&ta, &tb)
-        .with_context(|| format!("comparing {} and {}", a.display(), b.display()))?;
+        .with_context(|| format!("comparing {} and {}", shown(a), shown(b)))?;
     if as_json {
         println!(
             "{}",

@@ -1,6 +1,6 @@
 //! `retrograde info`: a tablebase's header.
 
-use super::open::open;
+use super::open::{open, shown};
 use super::output::{header_json, print_counts, thousands};
 use anyhow::Result;
 use retrograde::TableKind;
@@ -29,7 +29,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("{}", header_json(h, file));
         return Ok(ExitCode::SUCCESS);
     }
-    println!("file          {}", file.display());
+    println!("file          {}", shown(file));
     println!("game          {}", retrograde::Error::clip(&h.spec));
     println!(
         "format        version {}, index scheme {}{}, {}-byte cells ({})",

@@ -17,11 +17,20 @@ pub fn open_mapped(file: &Path) -> Result<Tablebase<Mmap>> {
     named(file, Tablebase::open_mmap(file))
 }
 
-/// Prefixes a library error with the file's name.
+/// Prefixes a library error with the file's name, quoted (see [`shown`]).
 pub fn named<T>(file: &Path, opened: retrograde::Result<T>) -> Result<T> {
     opened.map_err(|e| match e {
         // I/O errors already name the path.
         retrograde::Error::Io { .. } => anyhow::Error::new(e),
-        e => anyhow::Error::new(e).context(file.display().to_string()),
+        e => anyhow::Error::new(e).context(shown(file)),
     })
+}
+
+/// A path as every message and report line of the reader commands shows it:
+/// quoted, cut after 60 characters, control characters escaped
+/// (`retrograde::Error::quote`), so a file named with an escape sequence
+/// cannot recolour the terminal and a 4,000-byte path stays one line. JSON
+/// output carries the path in full instead: JSON escapes it.
+pub fn shown(file: &Path) -> String {
+    retrograde::Error::quote_path(file)
 }

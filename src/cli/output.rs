@@ -30,16 +30,47 @@ pub fn outcome_json(o: Outcome) -> (Json, Json) {
     (json!(o.value.name()), json!(o.remoteness))
 }
 
+/// One line about a position, for `probe`, `line`, `play` and `solve`'s
+/// last line. A game with players names the one to move
+/// (`POS: player 0 to move, win in 11`); an impartial game has no side to
+/// name, so the sentence is about whoever moves
+/// (`POS: the player to move wins in 571`), and a nimber table, which holds
+/// no remoteness, leads with the nimber (`POS: nimber 2, the player to move
+/// wins`).
 pub fn describe(p: &PositionInfo) -> String {
-    format!(
-        "{}: {}, {}{}{}",
-        p.position,
-        p.to_move
-            .map_or("to move".to_string(), |m| format!("player {m} to move")),
-        p.outcome,
-        p.nimber.map_or(String::new(), |k| format!(" (nimber {k})")),
-        if p.primitive { " (game over)" } else { "" }
-    )
+    let over = if p.primitive { " (game over)" } else { "" };
+    match (p.to_move, p.nimber) {
+        (Some(m), nimber) => format!(
+            "{}: player {m} to move, {}{}{over}",
+            p.position,
+            p.outcome,
+            nimber.map_or(String::new(), |k| format!(" (nimber {k})"))
+        ),
+        (None, None) => format!(
+            "{}: the player to move {}{over}",
+            p.position,
+            as_verb(p.outcome)
+        ),
+        (None, Some(k)) => format!(
+            "{}: nimber {k}, the player to move {}{over}",
+            p.position,
+            as_verb(p.outcome)
+        ),
+    }
+}
+
+/// An outcome as what the player to move does: `wins in 5`, `loses`.
+fn as_verb(o: Outcome) -> String {
+    let verb = match o.value {
+        Value::Win => "wins",
+        Value::Lose => "loses",
+        Value::Tie => "ties",
+        Value::Draw => "draws",
+    };
+    match o.remoteness {
+        Some(r) => format!("{verb} in {r}"),
+        None => verb.to_string(),
+    }
 }
 
 pub fn position_json(p: &PositionInfo) -> Json {
@@ -103,7 +134,63 @@ pub fn header_json(h: &Header, path: &Path) -> Json {
 
 #[cfg(test)]
 mod tests {
-    use super::human_bytes;
+    use super::{describe, human_bytes};
+    use retrograde::{Outcome, PositionInfo, Value};
+
+    fn info(
+        to_move: Option<u8>,
+        value: Value,
+        remoteness: Option<u32>,
+        nimber: Option<u32>,
+    ) -> PositionInfo {
+        PositionInfo {
+            position: "P".into(),
+            index: 0,
+            to_move,
+            outcome: Outcome { value, remoteness },
+            nimber,
+            primitive: remoteness == Some(0),
+            moves: Vec::new(),
+        }
+    }
+
+    /// An impartial game has no player to name: the line says what whoever
+    /// moves gets ("to move, win in 571" read as if "to move" were a side).
+    #[test]
+    fn a_position_is_described_in_words_true_of_its_game() {
+        assert_eq!(
+            describe(&info(Some(0), Value::Win, Some(11), None)),
+            "P: player 0 to move, win in 11"
+        );
+        assert_eq!(
+            describe(&info(Some(1), Value::Lose, Some(0), None)),
+            "P: player 1 to move, lose in 0 (game over)"
+        );
+        assert_eq!(
+            describe(&info(Some(0), Value::Draw, None, None)),
+            "P: player 0 to move, draw"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Win, Some(571), None)),
+            "P: the player to move wins in 571"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Lose, Some(0), None)),
+            "P: the player to move loses in 0 (game over)"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Tie, Some(3), None)),
+            "P: the player to move ties in 3"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Win, None, Some(2))),
+            "P: nimber 2, the player to move wins"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Lose, None, Some(0))),
+            "P: nimber 0, the player to move loses"
+        );
+    }
 
     #[test]
     fn sizes_are_printed_in_a_unit_that_shows_them() {

@@ -52,7 +52,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => {}
         Some("random") => tb.advise_random()?,
         Some("willneed") => tb.advise_willneed()?,
-        Some(other) => bail!("--advise must be 'random' or 'willneed', not '{other}'"),
+        Some(other) => bail!(
+            "--advise must be 'random' or 'willneed', not {}",
+            retrograde::Error::quote(other)
+        ),
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

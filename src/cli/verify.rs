@@ -3,7 +3,7 @@
 //! N`, of N random positions' entries, reading only their cells and their
 //! children's.
 
-use super::open::{open, open_mapped};
+use super::open::{open, open_mapped, shown};
 use super::output::{show, thousands};
 use super::with_threads;
 use anyhow::{bail, Context, Result};
@@ -88,7 +88,7 @@ fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
             println!("{line}");
         }
     };
-    say(format!("file        {}", file.display()));
+    say(format!("file        {}", shown(file)));
     say(format!("game        {}", retrograde::Error::clip(&h.spec)));
     say("header      ok (magic, version, sizes, header CRC32)".to_string());
     let crc = tb.verify();
@@ -158,7 +158,7 @@ fn padding_ok(file: &Path, h: &Header) -> Result<bool> {
     let mut head = vec![0u8; usize::try_from(h.data_offset)?];
     std::fs::File::open(file)
         .and_then(|mut f| f.read_exact(&mut head))
-        .with_context(|| format!("cannot read {}", file.display()))?;
+        .with_context(|| format!("cannot read {}", shown(file)))?;
     Ok(retrograde::verify::padding_is_zero(&head, h))
 }
 
@@ -205,7 +205,7 @@ fn sample(file: &Path, n: u64, seed: u64, as_json: bool) -> Result<ExitCode> {
             println!("{line}");
         }
     };
-    say(format!("file        {}", file.display()));
+    say(format!("file        {}", shown(file)));
     say(format!("game        {}", retrograde::Error::clip(&h.spec)));
     say("header      ok (magic, version, sizes, header CRC32)".to_string());
     say("data CRC32  skipped (--sample: it reads the whole file)".to_string());
@@ -302,7 +302,7 @@ fn conclude(
     }
     if !ok {
         if !as_json {
-            eprintln!("retrograde: error: {}: verification failed", file.display());
+            eprintln!("retrograde: error: {}: verification failed", shown(file));
         }
         return Ok(ExitCode::FAILURE);
     }

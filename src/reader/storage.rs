@@ -173,7 +173,7 @@ fn special_kind(t: FileType) -> Option<Error> {
 
 /// Opens a regular file of non-zero size for reading.
 fn open_regular(path: &Path) -> Result<File> {
-    let shown = path.display();
+    let shown = Error::quote_path(path);
     let cannot = |e| Error::io(format!("cannot open {shown}"), e);
     // Looked at before opening: opening a FIFO for reading would block
     // until a writer comes, and a terminal could become ours.
@@ -220,5 +220,6 @@ pub(crate) fn read_error(offset: u64, len: usize, e: io::Error) -> Error {
 /// Maps a checked regular file.
 pub(crate) fn map_file(path: &Path) -> Result<memmap2::Mmap> {
     let file = open_regular(path)?;
-    crate::mmap::map_read(&file).map_err(|e| Error::io(format!("cannot map {}", path.display()), e))
+    crate::mmap::map_read(&file)
+        .map_err(|e| Error::io(format!("cannot map {}", Error::quote_path(path)), e))
 }

@@ -668,6 +668,44 @@ fn analyze_4x4_matches_the_published_figures() {
     }
 }
 
+/// `analyze` lists tiers in the order of play, the start's tier first and
+/// labelled (it listed tier 0, the end of the game, first).
+#[test]
+fn analyze_lists_tiers_in_the_order_of_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = solve_into(dir.path(), "isolation:3x3", "t.rtb");
+    let j = json(&run(&["analyze", s(&path), "--json"]).ok());
+    let mut want: Vec<(u64, u64)> = j["tiers"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.parse().unwrap(), u(v)))
+        .collect();
+    want.sort_by_key(|&(tier, _)| std::cmp::Reverse(tier));
+    // Two pieces on nine squares: the start is alone in tier 7.
+    assert_eq!(want[0], (7, 1), "{want:?}");
+    let text = run(&["analyze", s(&path)]).ok();
+    let (_, listed) = text
+        .split_once("positions per tier, in the order of play (the start's tier first; no move goes to a higher tier):\n")
+        .unwrap_or_else(|| panic!("{text}"));
+    let got: Vec<(u64, u64)> = listed
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(w[0], "tier", "{l}");
+            (
+                w[1].parse().unwrap(),
+                w[2].replace(',', "").parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert!(
+        listed.starts_with("  tier   7               1  (the start's tier)\n"),
+        "{listed}"
+    );
+}
+
 // ----------------------------------------------------------------- verify
 
 #[test]
@@ -910,6 +948,51 @@ fn a_4x4_position_is_refused_by_a_3x3_table() {
     let path = solve_into(dir.path(), "isolation:3x3", "s.rtb");
     let err = run(&["probe", s(&path), START_4X4]).error();
     assert!(err.contains("expected 3 rows"), "{err}");
+}
+
+/// An impartial game has no side to name: its start was printed as
+/// "1000: to move, win in 571", as if "to move" were a player.
+#[test]
+fn impartial_positions_are_told_for_the_player_to_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.rtb");
+    let out = run(&["solve", "subtraction:1000:1,3,4", "-o", s(&path)]).ok();
+    assert!(
+        out.ends_with("\nstart 1000: the player to move wins in 571\n"),
+        "{out}"
+    );
+    assert_eq!(
+        run(&["probe", s(&path), "0", "7"]).ok(),
+        "0: the player to move loses in 0 (game over)\n7: the player to move loses in 4\n"
+    );
+    let line = run(&["line", s(&path), "7"]).ok();
+    assert!(
+        line.starts_with("   0  start       7: the player to move loses in 4\n"),
+        "{line}"
+    );
+    let nimbers = dir.path().join("n.rtb");
+    let out = run(&[
+        "solve",
+        "subtraction:30:1,3,4",
+        "--nimbers",
+        "-o",
+        s(&nimbers),
+    ])
+    .ok();
+    assert!(
+        out.ends_with("\nstart 30: nimber 0, the player to move loses\n"),
+        "{out}"
+    );
+    assert_eq!(
+        run(&["probe", s(&nimbers), "29", "0"]).ok(),
+        "29: nimber 1, the player to move wins\n0: nimber 0, the player to move loses (game over)\n"
+    );
+    // A game with players still names the one to move.
+    let (_dir, iso) = solved_4x4();
+    assert_eq!(
+        run(&["probe", s(&iso)]).ok(),
+        format!("{START_4X4}: player 0 to move, win in 11\n")
+    );
 }
 
 const READERS: [&str; 4] = ["info", "probe", "analyze", "verify"];

@@ -330,6 +330,97 @@ fn the_command_line_quotes_a_bounded_prefix() {
     assert!(!err.contains('\u{1b}'), "{err:?}");
 }
 
+/// Paths, like specs and positions, are quoted the bounded way in every
+/// reader command's messages and report lines: cut after 60 characters with
+/// the size, control characters escaped. They were printed whole, escape
+/// sequences included (issue 24).
+#[test]
+fn paths_are_quoted_cut_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("d".repeat(120));
+    std::fs::create_dir(&deep).unwrap();
+    let table = deep.join("t\u{1b}[31m.rtb");
+    crate::common::solve("isolation:2x3", &table, &[]);
+    let text = deep.join("notes\u{7}.rtb");
+    std::fs::write(&text, "not a table\n".repeat(400)).unwrap();
+    let missing = deep.join("missing\u{1b}]0;owned\u{7}.rtb");
+    let quoted = |p: &std::path::Path| {
+        let s = p.to_str().unwrap();
+        format!("'{}…' ({} bytes)", &s[..60], s.len())
+    };
+    let clean = |what: &str, s: &str| {
+        assert!(
+            !s.contains('\u{1b}') && !s.contains('\u{7}'),
+            "{what}: {s:?}"
+        );
+        assert!(
+            !s.contains(&"d".repeat(61)),
+            "{what}: the path is not cut: {s}"
+        );
+    };
+    for cmd in ["info", "probe", "verify", "analyze", "line", "play"] {
+        for (file, why) in [
+            (&missing, "No such file"),
+            (&text, "not a retrograde tablebase"),
+        ] {
+            let o = bin()
+                .arg(cmd)
+                .arg(file)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "{cmd}");
+            assert_eq!(err.lines().count(), 1, "{cmd}: {err}");
+            assert!(
+                err.contains(&quoted(file)) && err.contains(why),
+                "{cmd}: {err}"
+            );
+            clean(cmd, &err);
+        }
+    }
+    let o = bin()
+        .arg("compare")
+        .arg(&table)
+        .arg(&text)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&quoted(&text)), "{err}");
+    clean("compare", &err);
+    // Report lines name the file the same way; JSON carries it whole.
+    for cmd in ["info", "verify"] {
+        let o = bin().arg(cmd).arg(&table).output().unwrap();
+        assert!(o.status.success(), "{cmd}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.starts_with("file ") && out.lines().next().unwrap().ends_with(&quoted(&table)),
+            "{cmd}: {out}"
+        );
+        clean(cmd, &out);
+    }
+    let o = bin()
+        .arg("info")
+        .arg(&table)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["file"], table.to_str().unwrap());
+    // A short name is shown whole, its control characters escaped.
+    let o = bin()
+        .arg("verify")
+        .arg("bell\u{7}.rtb")
+        .current_dir(&deep)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err,
+        "retrograde: error: cannot open 'bell\\u{7}.rtb': No such file or directory (os error 2)\n"
+    );
+}
+
 // ---------------------------------------------- item 4: canonical specs
 
 /// Ambiguous or non-canonical specs are refused, with a message that says

@@ -1,5 +1,6 @@
 //! The `retrograde` command end to end: every subcommand run as a separate
-//! process, `play`, `compare`, and hostile game specs and positions. Run one
+//! process, `play`, `compare`, hostile game specs and positions, and the
+//! README's examples (`readme::`). Run one
 //! suite with `cargo test --release --test cli play::`.
 // Every suite here needs the `retrograde` binary: `--no-default-features` builds this binary empty.
 #![cfg(feature = "cli")]
@@ -11,3 +12,4 @@ mod commands;
 mod compare;
 mod hostile_specs;
 mod play;
+mod readme;

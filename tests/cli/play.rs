@@ -111,3 +111,62 @@ fn line_prints_the_principal_variation_and_completions_work() {
         assert!(String::from_utf8_lossy(&o.stdout).contains("retrograde"));
     }
 }
+
+/// The squares a move names are on the board `play` draws, for every family
+/// whose moves name squares: it drew the notation's rows alone, so "2x10"
+/// or "a3>" named squares nowhere on screen (issue 24).
+#[test]
+fn the_board_shows_the_names_every_move_is_typed_in() {
+    let dir = tempfile::tempdir().unwrap();
+    for spec in [
+        "isolation:3x4",
+        "cram:3x3",
+        "mnk:3x3x3",
+        "pattern:games/tictactoe.txt",
+        "connect:4x4",
+        "dodgem:3",
+        "sogo:2",
+    ] {
+        let file = dir.path().join("t.rtb");
+        solve(spec, &file, &["--no-checkpoint"]);
+        let (ok, out, err) = play(&file, &[], "quit\n");
+        assert!(ok, "{spec}: {err}");
+        // The board: the lines between the greeting and the position's line.
+        let drawn: Vec<&str> = out
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with("    "))
+            .collect();
+        let words: Vec<&str> = drawn.iter().flat_map(|l| l.split_whitespace()).collect();
+        let probe = bin()
+            .arg("probe")
+            .arg(&file)
+            .args(["--moves", "--json"])
+            .output()
+            .unwrap();
+        let start: serde_json::Value = serde_json::from_slice(&probe.stdout).unwrap();
+        let moves = start["moves"].as_array().unwrap();
+        assert!(!moves.is_empty(), "{spec}");
+        for m in moves {
+            let mv = m["move"].as_str().unwrap();
+            let names: Vec<String> = match spec.split(':').next().unwrap() {
+                "isolation" => mv.split('x').map(str::to_string).collect(),
+                "cram" => mv.split('-').map(str::to_string).collect(),
+                // A square named by file letter and rank: both are shown,
+                // the rank beside its row and the file under its column.
+                "dodgem" | "sogo" => {
+                    let square = mv.trim_end_matches(['<', '>', '^', 'v']);
+                    vec![square[..1].to_string(), square[1..].to_string()]
+                }
+                _ => vec![mv.to_string()],
+            };
+            for name in names {
+                assert!(
+                    words.contains(&name.as_str()),
+                    "{spec}: move {mv} names {name}, not on the board:\n{}",
+                    drawn.join("\n")
+                );
+            }
+        }
+    }
+}

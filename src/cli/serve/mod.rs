@@ -6,7 +6,8 @@
 //! every error can be tested without a socket; hyper (under axum) parses
 //! HTTP and tokio holds the connections.
 
-mod board;
+// `play` draws its boards from the same squares and labels.
+pub(super) mod board;
 
 use super::open::named;
 use super::output::{header_json, position_json};

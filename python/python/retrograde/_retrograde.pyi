@@ -7,6 +7,8 @@ from typing import Any, Dict, List, Literal, Optional, Type, Union
 
 Value = Literal["win", "lose", "tie", "draw"]
 
+__version__: str
+
 class Position:
     """A probed position: its value for the player to move, remoteness, nimber."""
 

@@ -17,6 +17,8 @@ remoteness is the number of moves to the end of the game under perfect play,
 None for a draw. Errors derive from ``retrograde.Error``: ``FileError`` (an
 OSError) and its ``CorruptFileError``, ``BadPositionError`` (a ValueError),
 ``IndexOutOfRangeError`` (an IndexError), ``ClosedError`` (a ValueError).
+``retrograde.__version__`` is the package's version (that of the
+``retrograde`` command built from the same source).
 
 The reader is the Rust crate's own, compiled into ``retrograde._retrograde``
 with PyO3; probes release the GIL.
@@ -30,9 +32,10 @@ from ._errors import (
     FileError,
     IndexOutOfRangeError,
 )
-from ._retrograde import Move, Position, Tablebase
+from ._retrograde import Move, Position, Tablebase, __version__
 
 __all__ = [
+    "__version__",
     "Tablebase",
     "Position",
     "Move",
