@@ -7,6 +7,19 @@ use retrograde::solve::SolveOptions;
 use retrograde::{with_game, AnyGame};
 use std::path::{Path, PathBuf};
 
+/// For a game too large to tabulate here: `retrograde search` proves
+/// single positions of it, when it knows the game ("" when it does not).
+pub fn search_hint(spec: &str) -> String {
+    if retrograde::search::games::AnySearch::parse(spec).is_ok() {
+        format!(
+            "; `retrograde search {} [POSITION]` proves single positions of it without a table",
+            retrograde::Error::quote(spec)
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// Memory the system can give without swapping (Linux), in bytes.
 pub fn memory_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -54,39 +67,61 @@ pub fn existing_dir(path: &Path) -> PathBuf {
     dir
 }
 
+/// How the solve will hold its table and the memory that takes (the
+/// figure `--memory` is compared with), and why it cannot stream if it
+/// cannot: the one computation behind both `--dry-run` and the refusal.
+pub fn memory_plan(
+    game: &AnyGame,
+    options: &SolveOptions,
+) -> Result<(retrograde::solve::Plan, Option<&'static str>)> {
+    Ok(with_game!(game, g => {
+        let codec = retrograde::solve::codec_for(g, options.kind)?;
+        (retrograde::solve::plan(g, codec, options)?, retrograde::solve::cannot_stream(g))
+    }))
+}
+
+/// The memory a plan needs, as both `--dry-run` and the refusal say it:
+/// "1.67 MiB tier by tier (5.36 MiB in one piece)".
+pub fn memory_text(plan: &retrograde::solve::Plan, cannot_stream: Option<&str>) -> String {
+    let needs = &plan.needs;
+    match needs.streamed {
+        Some(_) if plan.streamed => format!(
+            "{} tier by tier ({} in one piece)",
+            human_bytes(plan.memory),
+            human_bytes(needs.in_memory)
+        ),
+        Some(s) => format!(
+            "{} in one piece ({} tier by tier)",
+            human_bytes(plan.memory),
+            human_bytes(s)
+        ),
+        None => format!(
+            "{} in one piece (it cannot be solved tier by tier: {})",
+            human_bytes(plan.memory),
+            cannot_stream.unwrap_or("its tiers are not runs of the index")
+        ),
+    }
+}
+
 /// Refuses to start a solve that cannot fit; `--force` skips this.
 /// Memory is checked against `options.memory` (`--memory`, or what is
 /// available) for the way the solve will hold its table: whole, or tier by
 /// tier when the whole does not fit.
 pub fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> Result<()> {
-    let (plan, counters, file) = with_game!(game, g => {
+    let (plan, why) = memory_plan(game, options)?;
+    let file = with_game!(game, g => {
         let codec = retrograde::solve::codec_for(g, options.kind)?;
-        let plan = retrograde::solve::plan(g, codec, options)?;
-        // A loopy solve also keeps a child counter per entry.
-        let size = retrograde::Game::size(g);
-        let counters = if retrograde::Game::acyclic(g) { 0 } else { size };
-        (plan, counters, size * u64::from(codec.width()))
+        retrograde::Game::size(g) * u64::from(codec.width())
     });
-    let memory = plan.memory + counters;
-    if let Some(limit) = options.memory {
-        if memory > limit {
-            let tiers = match plan.needs.streamed {
-                Some(s) if !plan.streamed => {
-                    format!(" (it cannot stream: {} tier by tier)", human_bytes(s))
-                }
-                Some(_) => format!(
-                    " tier by tier ({} in one piece)",
-                    human_bytes(plan.needs.in_memory)
-                ),
-                None => " (its tiers interleave, so it cannot be solved tier by tier)".into(),
-            };
-            bail!(
-                "solving {} needs about {}{tiers} of memory but {} is allowed; free memory, raise --memory, or pass --force",
-                game.spec(),
-                human_bytes(memory),
-                human_bytes(limit)
-            );
-        }
+    if !plan.fits(options) {
+        bail!(
+            "solving {} needs about {} of memory, plus about {} for the process, but {} is allowed; free memory, raise --memory, or pass --force{}",
+            game.spec(),
+            memory_text(&plan, why),
+            human_bytes(retrograde::solve::PROCESS_MEMORY),
+            human_bytes(options.memory.unwrap_or(0)),
+            search_hint(&game.spec())
+        );
     }
     // The file, plus a page of header; a streamed solve's progress slots
     // are a few KiB more.

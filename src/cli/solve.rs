@@ -1,7 +1,9 @@
 //! `retrograde solve`: label every position of a game and write its table.
 
 use super::output::{describe, header_json, human_bytes, position_json, print_counts, thousands};
-use super::resources::{check_resources, disk_available, existing_dir, memory_available};
+use super::resources::{
+    check_resources, disk_available, existing_dir, memory_available, memory_plan, memory_text,
+};
 use super::{open::open, progress, with_threads};
 use anyhow::{bail, Context, Result};
 use retrograde::solve::output::check_output;
@@ -84,7 +86,10 @@ fn solve(args: Args) -> Result<ExitCode> {
     } = args;
     let spec = spec.as_str();
     let checkpoint_every = (!no_checkpoint).then_some(checkpoint_every);
-    let mut game = AnyGame::parse(spec)?;
+    // A game too large for a table may still be one the search proves
+    // positions of (connect:7x6, isolation:6x6): say so.
+    let mut game = AnyGame::parse(spec)
+        .map_err(|e| anyhow::anyhow!("{e}{}", super::resources::search_hint(spec)))?;
     if fold {
         game = game
             .folded()
@@ -145,6 +150,7 @@ fn solve(args: Args) -> Result<ExitCode> {
     let started = Instant::now();
     let report = with_game!(&game, g => solve_locked(g, &lock, &options, &bar))
         .with_context(|| format!("solving {}", game.spec()))?;
+    let tiers = with_game!(&game, g => retrograde::Game::tier_count(g));
     bar.finish();
     let wall = started.elapsed().as_secs_f64();
     let tb = open(&path)?;
@@ -167,8 +173,13 @@ fn solve(args: Args) -> Result<ExitCode> {
     }
     if report.resumed_tiers > 0 {
         println!(
-            "resumed from checkpoint: tiers 0-{} restored, the rest solved",
-            report.resumed_tiers - 1
+            "resumed from checkpoint: tiers 0-{} restored{}",
+            report.resumed_tiers - 1,
+            if report.resumed_tiers < tiers {
+                ", the rest solved"
+            } else {
+                " (all of them)"
+            }
         );
     }
     let solved = h.entries - h.summary.non_positions;
@@ -307,27 +318,27 @@ fn dry_run_report(
         e.cell_width
     );
     println!("file size     {}", human_bytes(e.file_bytes));
-    let limit = match memory {
-        Some(m) => format!(" (--memory {})", human_bytes(m)),
-        None => avail(mem),
+    // The figures the refusal of a solve that does not fit gives.
+    let (plan, why) = memory_plan(game, options)?;
+    let limit = match (memory, mem) {
+        (Some(m), _) => format!(" (--memory {}", human_bytes(m)),
+        (None, Some(a)) => format!(" ({} available", human_bytes(a)),
+        (None, None) => String::new(),
+    };
+    let verdict = match (limit.is_empty(), plan.fits(options)) {
+        (true, _) => "",
+        (false, true) => ")",
+        (false, false) => ": too little, the solve would be refused without --force)",
     };
     println!(
-        "peak memory   {}{limit}, {}",
-        human_bytes(e.memory_bytes),
-        if e.streamed {
-            "tier by tier"
-        } else {
-            "the whole table in memory"
-        }
+        "peak memory   {} for the table and the solver{limit}{verdict}",
+        memory_text(&plan, why)
     );
-    match e.streamed_bytes {
-        Some(s) => println!(
-            "              whole table {}; tier by tier {}",
-            human_bytes(e.in_memory_bytes),
-            human_bytes(s)
-        ),
-        None => println!("              (its tiers interleave: it cannot be solved tier by tier)"),
-    }
+    println!(
+        "              about {} with the process's own {}",
+        human_bytes(e.memory_bytes),
+        human_bytes(retrograde::solve::PROCESS_MEMORY)
+    );
     println!("disk needed   {}{}", human_bytes(e.disk_bytes), avail(disk));
     println!(
         "time          about {:.1} s with {} thread{} (calibrated on {} positions in {:.2} s)",

@@ -19,9 +19,12 @@ pub(crate) use cells::{CELL_DRAW, CELL_NONE};
 pub(crate) use header::MAX_HEADER;
 pub use header::{data_crc, Header, Summary, FLAG_FOLDED, FORMAT_VERSION, MAGIC, PAGE};
 #[cfg(feature = "solve")]
-pub(crate) use write::{file_id, register, sync_dir, table_header, unregister};
+pub(crate) use write::{file_id, kill_point, register, sync_dir, table_header, unregister};
 #[cfg(feature = "solve")]
-pub use write::{generator, remove_temporary_files, write_table_file, write_tablebase, TempFile};
+pub use write::{
+    generator, remove_stale_temporaries, remove_temporary_files, write_table_file, write_tablebase,
+    TempFile,
+};
 
 // The solver labels cells through native-endian atomics laid over the
 // table's bytes (`AtomicU16`/`AtomicU32`, src/solve/mod.rs) and writes those

@@ -62,7 +62,9 @@ pub fn write_table_file(dest: &Path, header: &Header, table: &[u8]) -> Result<()
     let tmp = TempFile::create_beside(dest)?;
     write_tablebase(tmp.file(), header, table)
         .map_err(|e| Error::io(format!("cannot write {}", tmp.path().display()), e))?;
+    kill_point("table-written");
     drop(tmp.persist(dest)?);
+    kill_point("table-renamed");
     Ok(())
 }
 
@@ -225,6 +227,97 @@ impl Drop for TempFile {
             let _ = fs::remove_file(&self.path);
             unregister(&self.path);
         }
+    }
+}
+
+/// Removes the temporary files of `dest` (`NAME.<pid>-<random>.partial`,
+/// as [`TempFile::create_beside`] names them) whose process is gone: what a
+/// run killed with SIGKILL (or a power loss) left behind. Only regular files
+/// whose name is exactly that pattern are touched, and only when no live
+/// process has the pid in the name (this process's own files are live). Call
+/// it while holding the output's lock ([`crate::solve::OutputLock`]), so no
+/// other run of the same output can be writing one. Returns the files
+/// removed, for a one-line message. Elsewhere than on Unix it removes
+/// nothing.
+pub fn remove_stale_temporaries(dest: &Path) -> Vec<PathBuf> {
+    // Spelled as `create_beside` spells it (lossily, for a name that is not
+    // UTF-8).
+    let Some(name) = dest.file_name().map(|n| n.to_string_lossy()) else {
+        return Vec::new();
+    };
+    let Ok(entries) = fs::read_dir(parent_dir(dest)) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = Some(file_name.to_string_lossy())
+            .as_deref()
+            .and_then(|f| f.strip_prefix(&*name)?.strip_prefix('.'))
+            .and_then(|f| f.strip_suffix(".partial"))
+            .and_then(temporary_pid)
+        else {
+            continue;
+        };
+        let path = dest.with_file_name(&file_name);
+        let regular = fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+        if regular && !process_alive(pid) && fs::remove_file(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    removed.sort();
+    removed
+}
+
+/// The pid in a temporary file's token (`<pid>-<8 hex digits>`), if it is one.
+fn temporary_pid(token: &str) -> Option<u32> {
+    let (pid, random) = token.split_once('-')?;
+    let hex = |c: char| c.is_ascii_digit() || ('a'..='f').contains(&c);
+    let digits = !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit());
+    if !digits || random.len() != 8 || !random.chars().all(hex) {
+        return None;
+    }
+    pid.parse().ok().filter(|&p| p > 0 && p <= i32::MAX as u32)
+}
+
+/// Whether a process with this pid exists (one of another user's counts).
+/// Unknown (not Unix): alive, so nothing is removed.
+fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        if pid == std::process::id() {
+            return true;
+        }
+        // SAFETY: signal 0 only checks that the process exists; `pid` is
+        // positive (checked by `temporary_pid`), so it names one process,
+        // never a group.
+        let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// A test hook for the kill points of a solve: when the environment
+/// variable `RETROGRADE_TEST_KILL_AT` equals `point`, the process kills
+/// itself with SIGKILL there (no destructor, no signal handler runs), as a
+/// crash or `kill -9` at that instant would. The tests in
+/// `tests/files/kill_points.rs` run the command line with it set, one point
+/// at a time, and check that a rerun finishes the job. Unset (always, in
+/// use), it costs one cached lookup.
+pub(crate) fn kill_point(point: &str) {
+    static AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let at = AT.get_or_init(|| std::env::var("RETROGRADE_TEST_KILL_AT").ok());
+    if at.as_deref() == Some(point) {
+        #[cfg(unix)]
+        // SAFETY: sends SIGKILL to this process; nothing to uphold.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+        std::process::abort();
     }
 }
 

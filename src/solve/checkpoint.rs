@@ -144,6 +144,10 @@ pub(crate) struct Checkpoint {
     path: PathBuf,
     /// Tiers stored so far (0..next_tier).
     pub next_tier: u32,
+    /// Why records after `next_tier` were dropped on resume, when that is
+    /// news: a whole record that fails its checks (a torn last record, what
+    /// a kill leaves, is dropped without a word).
+    pub dropped: Option<String>,
 }
 
 fn refuse(path: &Path, why: impl std::fmt::Display) -> Error {
@@ -162,12 +166,14 @@ impl Checkpoint {
         let tmp = TempFile::create_beside(path)?;
         let mut f = tmp.file();
         f.write_all(&id.encode()).map_err(io)?;
+        crate::format::kill_point("checkpoint-temp-written");
         let file = tmp.persist(path)?;
         lock(&file, path)?;
         Ok(Checkpoint {
             file,
             path: path.to_path_buf(),
             next_tier: 0,
+            dropped: None,
         })
     }
 
@@ -244,9 +250,14 @@ impl Checkpoint {
         }
         let mut at = len;
         let mut next_tier = 0u32;
+        let mut dropped = None;
         while at + RECORD_HEAD <= bytes.len() {
             let h = &bytes[at..at + RECORD_HEAD];
             if h[..4] != RECORD {
+                // Zeros: the placeholder of a record a kill cut short.
+                if h.iter().any(|&b| b != 0) {
+                    dropped = Some(format!("what follows tier {next_tier} is not a record"));
+                }
                 break;
             }
             let first = LE::read_u32(&h[4..]);
@@ -255,20 +266,28 @@ impl Checkpoint {
             let blen = LE::read_u64(&h[20..]);
             let crc = LE::read_u32(&h[28..]);
             let body_at = at + RECORD_HEAD;
-            if first != next_tier
-                || last < first
-                || last >= game.tier_count()
-                || blen > (bytes.len() - body_at) as u64
-            {
+            let damaged = || {
+                Some(format!(
+                    "the record of tiers {first}-{last} is damaged (it fails its checksum or its checks)"
+                ))
+            };
+            if first != next_tier || last < first || last >= game.tier_count() {
+                dropped = damaged();
+                break;
+            }
+            // Cut short: what a kill while it was written leaves.
+            if blen > (bytes.len() - body_at) as u64 {
                 break;
             }
             let body = &bytes[body_at..body_at + blen as usize];
             if crc32fast::hash(body) != crc {
+                dropped = damaged();
                 break;
             }
             // Checked whole before any cell is restored: a record dropped
             // must leave its tiers' cells as the solver expects them, empty.
             let Some(frames) = frames_of(body, game, first, last, cells) else {
+                dropped = damaged();
                 break;
             };
             frames
@@ -286,6 +305,7 @@ impl Checkpoint {
             file,
             path: path.to_path_buf(),
             next_tier,
+            dropped,
         })
     }
 

@@ -15,12 +15,11 @@
 //! position counts its moves and walks its parents once, reading a cell per
 //! parent — what the real solve does for a position that gets decided (a
 //! draw skips the walk, so this errs high) — and memory adds the child
-//! counters (one byte per entry; wider only for positions of 256+ moves)
-//! and the frontier lists.
+//! counters and the frontier lists ([`super::memory_needs`]).
 
 use super::{
     best_intermediates, codec_for, nimber_unit, solve_unit, summarise_intermediates, Slot,
-    SolveOptions, Table,
+    SolveOptions, Table, PROCESS_MEMORY,
 };
 use crate::error::Result;
 use crate::format::{CellCodec, TableKind};
@@ -132,18 +131,12 @@ pub fn estimate<G: Game>(game: &G, options: &SolveOptions, threads: usize) -> Re
     // Checksum and write-out of the finished file, at a conservative
     // 500 MB/s, are serial work after the solve.
     let finish = file_bytes as f64 / 500e6;
-    // Loopy: a counter per entry, and the frontiers (8-byte indices) of
-    // about one round's decided positions, bounded here by the positions.
-    let loopy_extra = if game.acyclic() {
-        0
-    } else {
-        entries + (positions as u64).saturating_mul(8) / 4
-    };
+    // The same figures the refusal of a solve that does not fit compares
+    // with `--memory` (a loopy game's counters and frontiers included),
+    // plus the process's own.
     let plan = super::plan(game, codec, options)?;
-    // The process's own needs beside the cells: code, threads, buffers.
-    const PROCESS: u64 = 32 << 20;
-    let in_memory_bytes = plan.needs.in_memory + loopy_extra + PROCESS;
-    let streamed_bytes = plan.needs.streamed.map(|s| s + PROCESS);
+    let in_memory_bytes = plan.needs.in_memory + PROCESS_MEMORY;
+    let streamed_bytes = plan.needs.streamed.map(|s| s + PROCESS_MEMORY);
     Ok(Estimate {
         entries,
         cell_width: width,

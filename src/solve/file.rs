@@ -4,7 +4,9 @@
 //! synced, then renamed into place) — all under the output's lock
 //! (src/solve/output.rs says what that guards against). Completed
 //! tiers go to a checkpoint (`NAME.ckpt`) as the solve runs, so a rerun of the
-//! same command after a crash resumes from the last checkpointed tier.
+//! same command after a crash resumes from the last checkpointed tier. A
+//! solve starts by removing the temporary files of its output and
+//! checkpoint that killed runs left ([`format::remove_stale_temporaries`]).
 
 use super::checkpoint::{checkpoint_path, Checkpoint, Identity};
 use super::output::{check_output, OutputLock};
@@ -68,13 +70,15 @@ pub fn solve_locked<G: Game>(
     check_output(path, &options.inputs)?;
     let codec = codec_for(game, options.kind)?;
     let ckpt_path = checkpoint_path(path);
+    remove_stale(path, &ckpt_path, progress);
     if options.restart {
         let _ = fs::remove_file(&ckpt_path);
     }
     // A checkpoint decides how a solve resumes, whatever the memory: a
-    // streamed solve's working file, or the in-memory solve's records.
+    // streamed solve's working file (or the finished table it became, not
+    // yet renamed), or the in-memory solve's records.
     let streamed = match checkpoint_kind(&ckpt_path) {
-        Some(kind) => kind == stream::MAGIC,
+        Some(kind) => kind == stream::MAGIC || kind[..] == format::MAGIC[..8],
         None => stream::plan(game, codec, options)?.streamed,
     };
     if streamed {
@@ -110,6 +114,18 @@ pub fn solve_locked<G: Game>(
         None
     };
     let first_tier = ckpt.as_ref().map_or(0, |c| c.next_tier);
+    if let Some(why) = ckpt.as_ref().and_then(|c| c.dropped.as_deref()) {
+        progress.notice(&format!(
+            "checkpoint {}: {why}; solving again from tier {first_tier}",
+            crate::Error::quote(&ckpt_path.to_string_lossy())
+        ));
+    }
+    if let Some(n) = (0..first_tier)
+        .map(|t| game.tier_range(t).map(|r| r.end - r.start))
+        .sum::<Option<u64>>()
+    {
+        progress.advance(n);
+    }
     let tiers = game.tier_count();
     let mut pending_from = first_tier;
     let mut last_checkpoint = Instant::now();
@@ -154,6 +170,33 @@ pub fn solve_locked<G: Game>(
         child_lookups: solved.child_lookups,
         streamed: false,
     })
+}
+
+/// Removes the temporary files that runs of this output killed before they
+/// could clean up left behind (the output's and the checkpoint's), and says
+/// so in one line. The caller holds the output's lock, so none of them is
+/// being written.
+fn remove_stale(path: &Path, ckpt: &Path, progress: &dyn Progress) {
+    let mut removed = format::remove_stale_temporaries(path);
+    removed.extend(format::remove_stale_temporaries(ckpt));
+    if removed.is_empty() {
+        return;
+    }
+    let names: Vec<String> = removed
+        .iter()
+        .take(3)
+        .map(|p| crate::Error::quote(&p.file_name().unwrap_or_default().to_string_lossy()))
+        .collect();
+    let more = match removed.len() {
+        n if n > 3 => format!(" and {} more", n - 3),
+        _ => String::new(),
+    };
+    progress.notice(&format!(
+        "removed {} temporary file{} left by an earlier run of this output that was killed: {}{more}",
+        removed.len(),
+        if removed.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    ));
 }
 
 /// The first eight bytes of the checkpoint at `path`, if there is one (an

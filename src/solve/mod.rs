@@ -34,7 +34,7 @@ pub mod stream;
 pub use checkpoint::{checkpoint_path, CHECKPOINT_VERSION};
 pub use estimate::{estimate, Estimate};
 pub use file::{solve_locked, solve_to_bytes, solve_to_file, SolveReport};
-pub use stream::{memory_needs, plan, MemoryNeeds, Plan};
+pub use stream::{cannot_stream, memory_needs, plan, MemoryNeeds, Plan, PROCESS_MEMORY};
 // The command line's signal handler cleans up a solve's working files.
 pub use crate::format::remove_temporary_files;
 pub use output::OutputLock;
@@ -50,8 +50,15 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 pub trait Progress: Sync {
     /// A tier starts; `units` work units follow.
     fn tier(&self, tier: u32, tiers: u32, units: u64);
-    /// `positions` more positions are final.
+    /// `positions` more entries are final: positions as they are labelled,
+    /// and, when a tier that is a run of the index ends, its indices that are
+    /// not positions (so the count of a whole solve of such a game is the
+    /// table's size).
     fn advance(&self, positions: u64);
+    /// Something the user should know about as it happens, in one line (a
+    /// damaged checkpoint solved again, stale temporary files removed); the
+    /// command line prints it on stderr.
+    fn notice(&self, _message: &str) {}
 }
 
 /// A progress sink that ignores everything.
@@ -313,6 +320,23 @@ pub(crate) fn solve_tier<G: Game, T: Table + ?Sized>(
 ) -> Result<Tally> {
     let units = game.tier_units(tier);
     progress.tier(tier, game.tier_count(), units);
+    let tally = label_tier(game, table, codec, tier, units, progress)?;
+    // Progress counts entries of the index: a tier that is a run of it
+    // accounts for its non-positions too, so the count ends at the size.
+    if let Some(r) = game.tier_range(tier) {
+        progress.advance((r.end - r.start).saturating_sub(tally.positions));
+    }
+    Ok(tally)
+}
+
+fn label_tier<G: Game, T: Table + ?Sized>(
+    game: &G,
+    table: &T,
+    codec: CellCodec,
+    tier: u32,
+    units: u64,
+    progress: &dyn Progress,
+) -> Result<Tally> {
     if codec.kind() == TableKind::Value && game.compound_moves() {
         let mut total = Tally::default();
         for group in 0..game.tier_groups(tier) {

@@ -162,6 +162,7 @@ impl OutputLock {
 
 impl Drop for OutputLock {
     fn drop(&mut self) {
+        crate::format::kill_point("lock-release");
         unregister(&self.lock_path);
         // Remove the file only while it is still ours, then release the lock.
         if let (Ok(a), Ok(b)) = (self.file.metadata(), fs::symlink_metadata(&self.lock_path)) {

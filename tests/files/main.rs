@@ -14,6 +14,8 @@ mod concurrency;
 mod embed;
 mod fuzz_corpus;
 mod hostile;
+mod kill_points;
+mod messages;
 mod reader_safety;
 mod resume;
 mod stream;

@@ -145,3 +145,53 @@ fn a_checkpoint_from_another_format_version_is_refused() {
     let o = solve("isolation:3x3", &out, &["--restart"]);
     assert!(o.status.success());
 }
+
+/// A whole record of the in-memory solve's checkpoint that fails its checks
+/// (damaged on disk, not cut short by a kill) is not replayed, and the solve
+/// says so in one line before solving again from that record's first tier.
+#[test]
+fn a_damaged_checkpoint_record_is_reported_and_solved_again() {
+    use retrograde::solve::{solve_to_bytes, solve_to_file, Progress, SolveOptions};
+    use std::panic::AssertUnwindSafe;
+    use std::sync::Mutex;
+    struct Run(Option<u32>, Mutex<Vec<String>>);
+    impl Progress for Run {
+        fn tier(&self, tier: u32, _: u32, _: u64) {
+            if Some(tier) == self.0 {
+                panic!("stopped at tier {tier}");
+            }
+        }
+        fn advance(&self, _: u64) {}
+        fn notice(&self, m: &str) {
+            self.1.lock().unwrap().push(m.to_string());
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.rtb");
+    let g = retrograde::AnyGame::parse("connect:5x4").unwrap();
+    let options = SolveOptions {
+        checkpoint_interval: Some(Duration::ZERO),
+        ..SolveOptions::default()
+    };
+    let want = retrograde::with_game!(&g, g => solve_to_bytes(g, &options)).unwrap();
+    let stop = Run(Some(8), Mutex::default());
+    let r = std::panic::catch_unwind(AssertUnwindSafe(
+        || retrograde::with_game!(&g, g => solve_to_file(g, &out, &options, &stop)),
+    ));
+    assert!(r.is_err());
+    let mut bytes = std::fs::read(ckpt(&out)).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    std::fs::write(ckpt(&out), &bytes).unwrap();
+    let run = Run(None, Mutex::default());
+    let r = retrograde::with_game!(&g, g => solve_to_file(g, &out, &options, &run)).unwrap();
+    assert!(r.resumed_tiers < 8);
+    let notes = run.1.into_inner().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("is damaged")
+            && notes[0].contains(&format!("solving again from tier {}", r.resumed_tiers)),
+        "{notes:?}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), want);
+}

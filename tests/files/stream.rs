@@ -21,7 +21,7 @@ fn streamed(kind: TableKind) -> SolveOptions {
     }
 }
 
-fn game(spec: &str, fold: bool) -> AnyGame {
+pub(crate) fn game(spec: &str, fold: bool) -> AnyGame {
     let g = AnyGame::parse(spec).unwrap();
     if fold {
         g.folded().unwrap()
@@ -155,6 +155,27 @@ fn memory_limit_chooses_streaming_and_refusals_are_clear() {
     assert!(!dir.path().join("sogo.rtb").exists());
 }
 
+/// The byte offset in the data of a cell in the middle of `tier`.
+fn middle_of_tier(g: &AnyGame, tier: u32) -> u64 {
+    retrograde::with_game!(g, g => {
+        let codec = retrograde::solve::codec_for(g, TableKind::Value).unwrap();
+        let r = g.tier_range(tier).unwrap();
+        (r.start + r.end) / 2 * u64::from(codec.width())
+    })
+}
+
+/// A progress sink that keeps the notices.
+#[derive(Default)]
+struct Notes(std::sync::Mutex<Vec<String>>);
+
+impl Progress for Notes {
+    fn tier(&self, _: u32, _: u32, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn notice(&self, message: &str) {
+        self.0.lock().unwrap().push(message.to_string());
+    }
+}
+
 /// A progress sink that stops the solve (by unwinding) when tier `stop`
 /// begins.
 struct StopAt(u32);
@@ -169,7 +190,7 @@ impl Progress for StopAt {
 }
 
 /// Solves streamed until tier `stop` starts; returns whether it stopped.
-fn interrupt(g: &AnyGame, out: &Path, stop: u32) -> bool {
+pub(crate) fn interrupt(g: &AnyGame, out: &Path, stop: u32) -> bool {
     let options = streamed(TableKind::Value);
     let r = std::panic::catch_unwind(AssertUnwindSafe(
         || retrograde::with_game!(g, g => solve_to_file(g, out, &options, &StopAt(stop))),
@@ -205,14 +226,21 @@ fn interrupted_streamed_solves_resume_to_identical_bytes() {
     }
 }
 
-#[test]
-fn a_torn_slot_falls_back_and_foreign_or_damaged_working_files_are_refused() {
+/// A streamed solve of connect:5x4 into `DIR/t.rtb` stopped when tier 12
+/// began: the directory, the game, the table's bytes and the output.
+fn connect_5x4_stopped_at_tier_12() -> (tempfile::TempDir, AnyGame, Vec<u8>, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let g = game("connect:5x4", false);
     let want = in_memory("connect:5x4", false, TableKind::Value);
     let out = dir.path().join("t.rtb");
-    let ckpt = checkpoint_path(&out);
     assert!(interrupt(&g, &out, 12));
+    (dir, g, want, out)
+}
+
+#[test]
+fn a_torn_slot_falls_back_and_foreign_or_damaged_working_files_are_refused() {
+    let (dir, g, want, out) = connect_5x4_stopped_at_tier_12();
+    let ckpt = checkpoint_path(&out);
     // The slots are the file's last bytes: tear the newer one (its first
     // byte after the sequence that wrote tiers 0..12), as a power loss
     // mid-write would. Which slot is newer: try both, one at a time.
@@ -259,29 +287,36 @@ fn a_torn_slot_falls_back_and_foreign_or_damaged_working_files_are_refused() {
     let err = retrograde::with_game!(&misere, g => solve_to_file(g, &out, &streamed(TableKind::Value), &NoProgress))
         .unwrap_err()
         .to_string();
-    assert!(err.contains("another solve"), "{err}");
+    assert!(
+        err.contains("belongs to a solve of 'connect:5x4x4'") && err.contains("--restart"),
+        "{err}"
+    );
     assert_eq!(
         std::fs::read(&ckpt).unwrap(),
         original,
         "a refused file is left alone"
     );
 
-    // A tier changed on disk since it was recorded is not built on.
+    // A tier changed on disk since it was recorded is not built on: the
+    // solve goes on from it, and says so.
     let mut bytes = original.clone();
-    let header = retrograde::with_game!(&g, g => {
-        let codec = retrograde::solve::codec_for(g, TableKind::Value).unwrap();
-        let r = g.tier_range(11).unwrap();
-        (r.start + r.end) / 2 * u64::from(codec.width())
-    });
-    bytes[(4096 + header) as usize] ^= 0x01;
+    bytes[(4096 + middle_of_tier(&g, 11)) as usize] ^= 0x01;
     std::fs::write(&ckpt, &bytes).unwrap();
-    let err = retrograde::with_game!(&g, g => solve_to_file(g, &out, &streamed(TableKind::Value), &NoProgress))
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("checksum"), "{err}");
+    let notes = Notes::default();
+    let r = retrograde::with_game!(&g, g => solve_to_file(g, &out, &streamed(TableKind::Value), &notes))
+        .unwrap();
+    assert_eq!(r.resumed_tiers, 11);
+    assert!(std::fs::read(&out).unwrap() == want);
+    let notes = notes.0.into_inner().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("tier 11 no longer matches the checksum")
+            && notes[0].contains("solving again from tier 11"),
+        "{notes:?}"
+    );
+    std::fs::remove_file(&out).unwrap();
 
     // A planted link at the working file's name is never followed.
-    std::fs::remove_file(&ckpt).unwrap();
     let victim = dir.path().join("victim");
     std::fs::write(&victim, b"keep").unwrap();
     std::os::unix::fs::symlink(&victim, &ckpt).unwrap();
@@ -296,4 +331,93 @@ fn a_torn_slot_falls_back_and_foreign_or_damaged_working_files_are_refused() {
     retrograde::with_game!(&g, g => solve_to_file(g, &out, &options, &NoProgress)).unwrap();
     assert!(std::fs::read(&out).unwrap() == want);
     assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+}
+
+/// The reproduction on a small game: a resumed streamed solve whose
+/// tier 0 was damaged on disk solves again from tier 0 (one line on stderr)
+/// and installs the right table; before, it checked only the last tier and
+/// installed a table whose header CRC was not its data's.
+#[test]
+fn a_damaged_early_tier_is_solved_again_and_never_installed() {
+    let (_dir, g, want, out) = connect_5x4_stopped_at_tier_12();
+    let ckpt = checkpoint_path(&out);
+    let mut bytes = std::fs::read(&ckpt).unwrap();
+    bytes[(4096 + middle_of_tier(&g, 0)) as usize] ^= 0xC0;
+    std::fs::write(&ckpt, &bytes).unwrap();
+    let o = bin()
+        .args([
+            "solve",
+            "connect:5x4",
+            "--stream",
+            "--checkpoint-every",
+            "0",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("tier 0 no longer matches the checksum")
+            && stderr.contains("solving again from tier 0"),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("resumed"));
+    assert!(std::fs::read(&out).unwrap() == want);
+    let o = bin().arg("verify").arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+}
+
+/// A tier changed in the file while the solve runs (by something that
+/// ignores its lock) is caught when the tiers are read back before the
+/// header is written: nothing is installed, and the rerun solves again from
+/// that tier.
+#[test]
+fn a_tier_changed_while_the_solve_runs_is_caught_before_the_header() {
+    struct Tamper {
+        ckpt: std::path::PathBuf,
+        at: u64,
+        when: u32,
+    }
+    impl Progress for Tamper {
+        fn tier(&self, tier: u32, _: u32, _: u64) {
+            if tier == self.when {
+                use std::os::unix::fs::FileExt;
+                let f = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&self.ckpt)
+                    .unwrap();
+                let mut b = [0u8; 1];
+                f.read_exact_at(&mut b, self.at).unwrap();
+                f.write_all_at(&[b[0] ^ 0x40], self.at).unwrap();
+            }
+        }
+        fn advance(&self, _: u64) {}
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let g = game("connect:5x4", false);
+    let want = in_memory("connect:5x4", false, TableKind::Value);
+    let out = dir.path().join("t.rtb");
+    let tiers = retrograde::with_game!(&g, g => g.tier_count());
+    let tamper = Tamper {
+        ckpt: checkpoint_path(&out),
+        at: 4096 + middle_of_tier(&g, 2),
+        when: tiers - 1,
+    };
+    let err = retrograde::with_game!(&g, g => solve_to_file(g, &out, &streamed(TableKind::Value), &tamper))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("changed while it ran: tier 2") && err.contains("not installed"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let notes = Notes::default();
+    let r = retrograde::with_game!(&g, g => solve_to_file(g, &out, &streamed(TableKind::Value), &notes))
+        .unwrap();
+    assert_eq!(r.resumed_tiers, 2);
+    assert!(std::fs::read(&out).unwrap() == want);
 }
