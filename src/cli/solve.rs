@@ -183,14 +183,22 @@ fn solve(args: Args) -> Result<ExitCode> {
         );
     }
     let solved = h.entries - h.summary.non_positions;
+    // A resumed solve labelled only some of the positions: no rate.
+    let rate = if report.resumed_tiers == 0 {
+        format!(
+            ", {:.1} M positions/s",
+            solved as f64 / report.solve_time.as_secs_f64().max(1e-9) / 1e6
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "solved {} in {:.2} s with {} thread{} ({} positions, {:.1} M positions/s; labelling {:.2} s, writing and syncing {:.2} s)",
+        "solved {} in {:.2} s with {} thread{} ({} positions{rate}; labelling {:.2} s, writing and syncing {:.2} s)",
         h.spec,
         wall,
         threads,
         if threads == 1 { "" } else { "s" },
         thousands(solved),
-        solved as f64 / report.solve_time.as_secs_f64().max(1e-9) / 1e6,
         report.solve_time.as_secs_f64(),
         report.finish_time.as_secs_f64()
     );

@@ -94,9 +94,9 @@ pub const PROCESS_MEMORY: u64 = 32 << 20;
 /// Why `game` cannot be solved tier by tier, or `None` if it can.
 pub fn cannot_stream<G: Game>(game: &G) -> Option<&'static str> {
     if !game.acyclic() {
-        Some("its positions can repeat (a loopy game), and a loopy game is solved with the whole table in memory")
+        Some("its positions can repeat (a loopy game)")
     } else if (0..game.tier_count()).any(|t| game.tier_range(t).is_none()) {
-        Some("its moves do not all lead to the next tier (its tiers interleave in the index)")
+        Some("its tiers interleave in the index")
     } else {
         None
     }
@@ -186,7 +186,7 @@ pub fn plan<G: Game>(game: &G, codec: CellCodec, options: &SolveOptions) -> Resu
         (Streaming::Always, Some(_)) => true,
         (Streaming::Always, None) => {
             return Err(Error::Output(format!(
-                "{} cannot be solved tier by tier: {}; solve it without --stream",
+                "{} cannot be solved tier by tier: {}, so it is solved with the whole table in memory; solve it without --stream",
                 game.spec(),
                 cannot_stream(game).unwrap_or("its tiers are not runs of the index")
             )))

@@ -148,6 +148,8 @@ fn a_solve_killed_at_any_point_of_its_finish_is_finished_by_the_next_run() {
         if left == Left::Checkpoint && point != "stream-created" {
             let stdout = String::from_utf8_lossy(&o.stdout);
             assert!(stdout.contains("(all of them)"), "{case}: {stdout}");
+            // Nothing was labelled: no rate of millions of positions a second.
+            assert!(!stdout.contains("positions/s"), "{case}: {stdout}");
         }
     }
 }

@@ -53,7 +53,9 @@ fn a_loopy_game_streamed_is_refused_for_being_loopy() {
     assert!(!ok);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(
-        err.contains("positions can repeat (a loopy game)") && err.contains("without --stream"),
+        err.contains(
+            "positions can repeat (a loopy game), so it is solved with the whole table in memory"
+        ) && err.contains("without --stream"),
         "{err}"
     );
     assert!(!err.contains("interleave"), "{err}");
