@@ -198,3 +198,40 @@ fn only_stale_temporaries_of_this_output_are_removed() {
     assert!(std::fs::symlink_metadata(d.join(&link)).is_ok());
     assert_eq!(std::fs::read(d.join("target")).unwrap(), b"keep");
 }
+
+/// Ctrl-C at the moment the finished table is being written (in memory and
+/// streamed, with and without checkpoints): the handler removes the
+/// temporary and lock files and exits 130, the checkpoint stays, and the
+/// rerun finishes the job. (`hostile.rs` interrupts at a moment it has to
+/// catch; this one is exact.)
+#[test]
+fn ctrl_c_while_the_table_is_written_leaves_only_the_checkpoint() {
+    let want = reference();
+    let cases: &[(&[&str], &str, bool)] = &[
+        (&["--checkpoint-every", "0"], "table-written:INT", true),
+        (&["--no-checkpoint"], "table-written:INT", false),
+        (
+            &["--stream", "--no-checkpoint"],
+            "stream-header-written:INT",
+            false,
+        ),
+        (
+            &["--stream", "--checkpoint-every", "0"],
+            "stream-synced:INT",
+            true,
+        ),
+    ];
+    for &(args, point, checkpoint) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.rtb");
+        let o = solve(&out, args, Some(point));
+        assert_eq!(o.status.code(), Some(130), "{point} {args:?}");
+        let left = names(dir.path());
+        let want_left: &[&str] = if checkpoint { &["t.rtb.ckpt"] } else { &[] };
+        assert_eq!(left, want_left, "{point} {args:?}");
+        let o = solve(&out, args, None);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(std::fs::read(&out).unwrap() == want, "{point} {args:?}");
+        assert_eq!(names(dir.path()), ["t.rtb"]);
+    }
+}
