@@ -78,7 +78,17 @@ pub fn solve_locked<G: Game>(
     // streamed solve's working file (or the finished table it became, not
     // yet renamed), or the in-memory solve's records.
     let streamed = match checkpoint_kind(&ckpt_path) {
-        Some(kind) => kind == stream::MAGIC || kind[..] == format::MAGIC[..8],
+        Some(kind) if kind[..] == format::MAGIC[..8] => {
+            // Only a streamed solve leaves its table under this name.
+            if stream::cannot_stream(game).is_some() {
+                return Err(Error::Checkpoint(format!(
+                    "checkpoint {} is a finished table, not a checkpoint of this solve; delete it or run with --restart",
+                    Error::quote(&ckpt_path.to_string_lossy())
+                )));
+            }
+            true
+        }
+        Some(kind) => kind == stream::MAGIC,
         None => stream::plan(game, codec, options)?.streamed,
     };
     if streamed {

@@ -743,11 +743,15 @@ fn resume(ckpt: &Path, shape: &Shape, want: &Header) -> Result<Found> {
     let (data_end, file_len) = (shape.data_end, shape.file_len());
     let work = shape.work(file);
     if head.starts_with(&format::MAGIC[..8]) {
-        let found = Header::decode(&head, data_end).map_err(|e| {
-            refuse(&format!(
-                "starts as a table but is not this solve's finished table ({e})"
-            ))
-        })?;
+        // Read as this solve's table would be, else as a whole table of
+        // its own (another game's, named in the message).
+        let found = Header::decode(&head, data_end)
+            .or_else(|e| Header::decode(&head, len).map_err(|_| e))
+            .map_err(|e| {
+                refuse(&format!(
+                    "starts as a table but is not this solve's finished table ({e})"
+                ))
+            })?;
         if !same_table(&found, want) {
             return Err(refuse(&format!(
                 "holds a finished table of {} (or of another index, table kind or program version), not this solve's",

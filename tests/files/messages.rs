@@ -132,3 +132,31 @@ fn a_truncated_working_file_is_called_truncated() {
     let (ok, _, err) = run(&["solve", "connect:4x4", "--stream", "--restart"], &out);
     assert!(ok, "{err}");
 }
+
+/// A table put at a checkpoint's name is named as a table, whether or not
+/// the game could have left one there (only a streamed solve does).
+#[test]
+fn a_table_at_the_checkpoints_name_is_called_a_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("cram.rtb");
+    let (ok, _, err) = run(&["solve", "cram:3x3", "--no-checkpoint"], &table);
+    assert!(ok, "{err}");
+    for (spec, why) in [
+        (
+            "cram:3x3",
+            "is a finished table, not a checkpoint of this solve",
+        ),
+        ("connect:4x4", "holds a finished table of 'cram:3x3"),
+    ] {
+        let out = dir.path().join(format!("{}.rtb", spec.replace(':', "-")));
+        std::fs::copy(&table, checkpoint_path(&out)).unwrap();
+        let (ok, _, err) = run(&["solve", spec], &out);
+        assert!(!ok, "{spec}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(why) && err.contains("--restart"), "{err}");
+        assert!(
+            checkpoint_path(&out).exists(),
+            "a refused file is left alone"
+        );
+    }
+}
