@@ -83,7 +83,7 @@ pub fn solve_locked<G: Game>(
             if stream::cannot_stream(game).is_some() {
                 return Err(Error::Checkpoint(format!(
                     "checkpoint {} is a finished table, not a checkpoint of this solve; delete it or run with --restart",
-                    Error::quote(&ckpt_path.to_string_lossy())
+                    Error::quote_path(&ckpt_path)
                 )));
             }
             true
@@ -127,7 +127,7 @@ pub fn solve_locked<G: Game>(
     if let Some(why) = ckpt.as_ref().and_then(|c| c.dropped.as_deref()) {
         progress.notice(&format!(
             "checkpoint {}: {why}; solving again from tier {first_tier}",
-            crate::Error::quote(&ckpt_path.to_string_lossy())
+            Error::quote_path(&ckpt_path)
         ));
     }
     if let Some(n) = (0..first_tier)

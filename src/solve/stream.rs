@@ -424,11 +424,6 @@ impl Layout {
     }
 }
 
-/// A path in a message: quoted and bounded like any user-supplied string.
-fn shown(path: &Path) -> String {
-    Error::quote(&path.to_string_lossy())
-}
-
 /// Solves `game` tier by tier into `path` (whose lock the caller holds),
 /// resuming from the working file at `ckpt` if it is one of this solve's.
 ///
@@ -481,7 +476,7 @@ pub(super) fn solve_streamed<G: Game>(
             Found::Finished(work, found) => {
                 progress.notice(&format!(
                     "checkpoint {} holds the finished table (the last run stopped while installing it): its data matches its checksum; installing it",
-                    shown(ckpt)
+                    Error::quote_path(ckpt)
                 ));
                 let finishing = Instant::now();
                 work.file.sync_all().map_err(|e| work.io("sync", e))?;
@@ -505,7 +500,7 @@ pub(super) fn solve_streamed<G: Game>(
         if let Some(t) = layout.first_changed(&work, &done, 0..resumed_tiers)? {
             progress.notice(&format!(
                 "checkpoint {}: tier {t} no longer matches the checksum recorded when it was written (the file was changed or damaged); solving again from tier {t}",
-                shown(ckpt)
+                Error::quote_path(ckpt)
             ));
             done.tallies.truncate(t as usize);
             done.crcs.truncate(t as usize);
@@ -727,19 +722,32 @@ fn resume(ckpt: &Path, shape: &Shape, want: &Header) -> Result<Found> {
     let refuse = |why: &str| {
         Error::Checkpoint(format!(
             "checkpoint {} {why}; delete it or run with --restart",
-            shown(ckpt)
+            Error::quote_path(ckpt)
         ))
     };
-    let file = open_regular(ckpt, false)
-        .map_err(|e| Error::io(format!("cannot open checkpoint {}", shown(ckpt)), e))?;
+    let file = open_regular(ckpt, false).map_err(|e| {
+        Error::io(
+            format!("cannot open checkpoint {}", Error::quote_path(ckpt)),
+            e,
+        )
+    })?;
     checkpoint::lock(&file, ckpt)?;
     let len = file
         .metadata()
-        .map_err(|e| Error::io(format!("cannot read checkpoint {}", shown(ckpt)), e))?
+        .map_err(|e| {
+            Error::io(
+                format!("cannot read checkpoint {}", Error::quote_path(ckpt)),
+                e,
+            )
+        })?
         .len();
     let mut head = vec![0u8; shape.data_offset.min(len) as usize];
-    file.read_exact_at(&mut head, 0)
-        .map_err(|e| Error::io(format!("cannot read checkpoint {}", shown(ckpt)), e))?;
+    file.read_exact_at(&mut head, 0).map_err(|e| {
+        Error::io(
+            format!("cannot read checkpoint {}", Error::quote_path(ckpt)),
+            e,
+        )
+    })?;
     let (data_end, file_len) = (shape.data_end, shape.file_len());
     let work = shape.work(file);
     if head.starts_with(&format::MAGIC[..8]) {
@@ -892,12 +900,16 @@ fn install(work: Work, path: &Path, ckpt: &Path, options: &SolveOptions) -> Resu
             if ours.is_none() || ours != held {
                 return Err(Error::Output(format!(
                     "checkpoint {} was replaced while the solve ran; the table was not installed",
-                    shown(ckpt)
+                    Error::quote_path(ckpt)
                 )));
             }
             std::fs::rename(ckpt, path).map_err(|e| {
                 Error::io(
-                    format!("cannot rename {} to {}", shown(ckpt), shown(path)),
+                    format!(
+                        "cannot rename {} to {}",
+                        Error::quote_path(ckpt),
+                        Error::quote_path(path)
+                    ),
                     e,
                 )
             })?;
