@@ -232,13 +232,17 @@ fn every_move_is_made_by_clicking_its_steps() {
 
 #[test]
 fn the_table_list_names_each_game_and_its_start() {
-    let (_dir, paths) = tables(&FAMILIES[..3]);
-    // The same file twice gets two ids.
+    let (dir, paths) = tables(&FAMILIES[..3]);
+    // Two files of one name get two ids (the same file twice is served
+    // once: tests/serve/hostile.rs).
+    let other = dir.path().join("other/isolation.rtb");
+    std::fs::create_dir(other.parent().unwrap()).unwrap();
+    std::fs::copy(&paths[0], &other).unwrap();
     let files = [
         paths[0].as_path(),
         paths[1].as_path(),
         paths[2].as_path(),
-        paths[0].as_path(),
+        other.as_path(),
     ];
     let server = Server::start(&files, &[]);
     let list = server.json("/api/tables");
