@@ -9,6 +9,7 @@
 mod common;
 
 mod api;
+mod docs;
 mod hostile;
 mod limits;
 mod load;
