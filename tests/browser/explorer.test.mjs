@@ -385,9 +385,13 @@ test('a position opened by link claims no ply it cannot know', async () => {
   await page.locator(`[data-testid=move-list] li[data-move="${d.moves[0].move}"] button`).click();
   await waitForShown(d.moves[0].position, await position('isolation-4x4', d.moves[0].position));
   assert.equal(await turn.textContent(), '1 ply on from the position opened: 1 (second player) to move');
+  // The value history numbers its rows from there too.
+  const rows = page.locator('[data-testid=history-chart] .chart-row .tick');
+  assert.deepEqual(await rows.allTextContents(), ['+0', '+1']);
   // From the game's start the ply is known.
   await open('/?table=isolation-4x4');
   assert.equal(await turn.textContent(), 'Ply 0: 0 (first player) to move');
+  assert.deepEqual(await rows.allTextContents(), ['0']);
 });
 
 test('the page shows it is loading from its first paint, before the script has an answer', async () => {

@@ -133,9 +133,18 @@ function current() {
 // unknown: "2 plies on from the position opened: ", and nothing at that position itself.
 function plyText() {
   const n = state.cursor;
-  if (state.history.length && state.history[0].position === state.table.start) return `Ply ${n}: `;
+  if (fromStart()) return `Ply ${n}: `;
   if (n === 0) return '';
   return `${n} ${n === 1 ? 'ply' : 'plies'} on from the position opened: `;
+}
+
+function fromStart() {
+  return state.history.length > 0 && state.history[0].position === state.table.start;
+}
+
+// A row of the value history: its ply from the start, or "+n" from the position opened.
+function plyName(n) {
+  return fromStart() ? String(n) : `+${n}`;
 }
 
 // ---------------------------------------------------------------- loading
@@ -827,7 +836,7 @@ function renderChart() {
   pts.forEach(({ ply, y }) => {
     const row = svg('g', { class: `chart-row${ply === state.cursor ? ' current' : ''}${ply > state.cursor ? ' future' : ''}`, 'data-ply': ply });
     row.append(svg('rect', { x: 0, y: y - rowH / 2, width, height: rowH, class: 'row-band' }));
-    row.append(svg('text', { x: left - 12, y: y + 4, 'text-anchor': 'end', class: 'tick', text: String(ply) }));
+    row.append(svg('text', { x: left - 12, y: y + 4, 'text-anchor': 'end', class: 'tick', text: plyName(ply) }));
     row.addEventListener('click', () => goTo(ply));
     root.append(row);
   });
@@ -846,9 +855,9 @@ function renderChart() {
         'data-value': d.value,
         tabindex: '0',
         role: 'button',
-        'aria-label': `Ply ${ply}: ${valueText(d)} for ${playerName(moverAt(ply))}`,
+        'aria-label': `Ply ${plyName(ply)}: ${valueText(d)} for ${playerName(moverAt(ply))}`,
       });
-      c.append(svg('title', { text: `ply ${ply}: ${valueText(d)} (${d.position})` }));
+      c.append(svg('title', { text: `ply ${plyName(ply)}: ${valueText(d)} (${d.position})` }));
       c.addEventListener('click', (ev) => {
         ev.stopPropagation();
         goTo(ply);
