@@ -20,7 +20,7 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'retrograde-browser-'));
 const shots = process.env.SCREENSHOT_DIR || dir;
 
-// One small table of each family the page draws differently.
+// One small table of each family the page draws differently, and a nimber table.
 const TABLES = [
   ['isolation:4x4', 'isolation-4x4'],
   ['connect:4x4', 'connect-4x4'],
@@ -29,6 +29,7 @@ const TABLES = [
   ['subtraction:20:1,3,4', 'subtraction'],
   ['sogo:2', 'sogo-2'],
   ['dodgem:3', 'dodgem-3'],
+  ['cram:3x4 --nimbers', 'cram-3x4-nimbers'],
 ];
 
 let server;
@@ -39,7 +40,8 @@ const pageErrors = [];
 
 before(async () => {
   for (const [spec, id] of TABLES) {
-    execFileSync(BIN, ['solve', spec, '-o', path.join(dir, `${id}.rtb`)], { stdio: 'ignore' });
+    const [game, ...flags] = spec.split(' ');
+    execFileSync(BIN, ['solve', game, ...flags, '-o', path.join(dir, `${id}.rtb`)], { stdio: 'ignore' });
   }
   const files = TABLES.map(([, id]) => path.join(dir, `${id}.rtb`));
   server = spawn(BIN, ['serve', ...files, '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -84,13 +86,16 @@ function position(id, text) {
 // What the page shows for a position: "Win in 11", "Game over: lose", "Draw".
 function shown(d) {
   if (d.primitive) return `Game over: ${d.value}`;
-  if (d.value === 'draw') return 'Draw';
+  if (d.remoteness === null) return `${d.value[0].toUpperCase()}${d.value.slice(1)}`;
   return `${d.value[0].toUpperCase()}${d.value.slice(1)} in ${d.remoteness}`;
 }
 
+// The move list once the answer is in (index.html's "Loading the moves…" row is not a move).
+const MOVES_SHOWN = '[data-testid=move-list] li:not(.loading-row)';
+
 async function open(query) {
   await page.goto(new URL(query, base).href);
-  await page.locator('[data-testid=move-list] li').first().waitFor();
+  await page.locator(MOVES_SHOWN).first().waitFor();
 }
 
 const value = () => page.locator('[data-testid=value]').textContent();
@@ -171,7 +176,7 @@ test('Isolation: the page shows the value, a winning move clicked on the board i
 
   // A shared link opens the same position.
   await page.reload();
-  await page.locator('[data-testid=move-list] li').first().waitFor();
+  await page.locator(MOVES_SHOWN).first().waitFor();
   assert.equal(await positionText(), win.position);
   assert.equal(await value(), shown(next));
 });
@@ -235,9 +240,12 @@ test('every family is drawn with the API board\'s cells and states, and each mar
       const state = await page.locator(`#board [data-cell="${i}"]`).getAttribute('data-state');
       assert.equal(state, c.state, `${id} cell ${i}`);
     }
-    // One marker per distinct first step, coloured by the best move through it.
+    // One marker per square a move can start from (its first step; any of its squares where
+    // the board takes steps in any order), coloured by the best move through it.
     const firsts = new Map();
-    for (const m of d.moves) if (!firsts.has(m.steps[0])) firsts.set(m.steps[0], m);
+    for (const m of d.moves) {
+      for (const c of d.board.steps_any_order ? m.steps : [m.steps[0]]) if (!firsts.has(c)) firsts.set(c, m);
+    }
     const markers = page.locator('#board [data-target]');
     assert.equal(await markers.count(), firsts.size, id);
     for (const [cell, m] of firsts) {
@@ -258,21 +266,155 @@ test('Cram and Dodgem moves are made with two clicks', async () => {
   }
 });
 
-test('on a phone-sized screen the page fits its width and a move can still be played', async () => {
-  await page.setViewportSize({ width: 390, height: 844 });
+test('on phone-sized screens (320, 360, 390 px) every table\'s page fits the width and a move can be played', async () => {
   try {
-    await open('/?table=isolation-4x4');
-    const start = await position('isolation-4x4');
-    // Nothing widens the page past the screen: a wide chart scrolls in its panel.
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    assert.ok(width <= 390, `the page is ${width}px wide on a 390px screen`);
-    const box = await page.locator('#board svg').boundingBox();
-    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `the board is off screen: ${JSON.stringify(box)}`);
-    await screenshot('isolation-phone');
-    const m = start.moves[0];
-    await page.locator(`[data-testid=move-list] li[data-move="${m.move}"] button`).first().click();
-    await waitForShown(m.position, await position('isolation-4x4', m.position));
+    for (const width of [320, 360, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const [, id] of TABLES) {
+        await open(`/?table=${id}`);
+        // Nothing widens the page past the screen: the table chooser shrinks, a wide chart
+        // scrolls in its panel.
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(wide <= width, `${id}: the page is ${wide}px wide on a ${width}px screen`);
+        const box = await page.locator('#board svg').boundingBox();
+        assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${id} at ${width}px: the board is off screen: ${JSON.stringify(box)}`);
+      }
+      await open('/?table=isolation-4x4');
+      await screenshot(`isolation-phone-${width}`);
+      const start = await position('isolation-4x4');
+      const m = start.moves[0];
+      await page.locator(`[data-testid=move-list] li[data-move="${m.move}"] button`).first().click();
+      await waitForShown(m.position, await position('isolation-4x4', m.position));
+    }
   } finally {
     await page.setViewportSize({ width: 1200, height: 900 });
   }
+});
+
+test('a nimber table shows nimbers: each marker the nimber its move leads to, each move its child\'s nimber', async () => {
+  const id = 'cram-3x4-nimbers';
+  await open(`/?table=${id}`);
+  const d = await position(id);
+  assert.equal(d.remoteness, null, 'a nimber table has no remoteness');
+  assert.equal(await page.locator('[data-testid=nimber]').textContent(), `Nimber *${d.nimber}`);
+  // Markers: the child's nimber of the best move through the square, never a "D" (a draw).
+  const firsts = new Map();
+  for (const m of d.moves) for (const c of m.steps) if (!firsts.has(c)) firsts.set(c, m);
+  const markers = page.locator('#board [data-target]');
+  assert.equal(await markers.count(), firsts.size);
+  for (const [cell, m] of firsts) {
+    const marker = page.locator(`#board [data-target="${cell}"]`);
+    assert.equal(await marker.getAttribute('data-text'), `*${m.nimber}`, `square ${cell}`);
+    assert.equal(await marker.locator('text').textContent(), `*${m.nimber}`, `square ${cell}`);
+  }
+  // The move list: every child's nimber, as Glop's children tab.
+  for (const m of d.moves) {
+    const li = page.locator(`[data-testid=move-list] li[data-move="${m.move}"]`);
+    assert.equal(await li.getAttribute('data-nimber'), String(m.nimber), m.move);
+    assert.equal(await li.locator('.child-nimber').textContent(), `→ *${m.nimber}`, m.move);
+  }
+  const nimbers = new Set(d.moves.map((m) => m.nimber));
+  assert.ok(nimbers.size > 2, `the start's children have nimbers ${[...nimbers]}`);
+  assert.ok(await page.locator('#nimber-legend').isVisible());
+  await screenshot('cram-nimbers');
+  // A value table says nothing of nimbers.
+  await open('/?table=cram-3x4');
+  assert.equal(await page.locator('[data-testid=move-list] .child-nimber').count(), 0);
+  assert.ok(!(await page.locator('#nimber-legend').isVisible()));
+});
+
+test('Cram: a domino is started from either of its squares', async () => {
+  await open('/?table=cram-3x4');
+  const d = await position('cram-3x4');
+  // Square 11 of 3x4 starts no move in the notation's order (7-11 and 10-11), yet is marked.
+  const through11 = d.moves.filter((m) => m.steps.includes(11));
+  assert.deepEqual(through11.map((m) => m.move).sort(), ['10-11', '7-11']);
+  assert.equal(d.board.steps_any_order, true);
+  await page.locator('#board [data-target="11"]').click();
+  // Then the squares that complete a domino with it, and nothing else.
+  const next = await page.locator('#board [data-target]').evaluateAll((els) => els.map((e) => Number(e.dataset.target)).sort((a, b) => a - b));
+  assert.deepEqual(next, [7, 10]);
+  await page.locator('#board [data-target="10"]').click();
+  const m = d.moves.find((x) => x.move === '10-11');
+  await waitForShown(m.position, await position('cram-3x4', m.position));
+});
+
+// A rectangle (client coordinates) of an element, for the checks that nothing covers a label.
+const rect = (loc) => loc.evaluate((e) => {
+  const r = e.getBoundingClientRect();
+  return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+});
+const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+test('square and column numbers are in view and uncovered', async () => {
+  // Connect: the column numbers above the frame, inside the drawing.
+  await open('/?table=connect-4x4');
+  const svgBox = await rect(page.locator('#board svg'));
+  const frame = await rect(page.locator('#board .connect-frame'));
+  const labels = page.locator('#board .col-label');
+  assert.equal(await labels.count(), 4);
+  for (let i = 0; i < 4; i++) {
+    const r = await rect(labels.nth(i));
+    assert.ok(r.top >= svgBox.top && r.bottom <= frame.top, `column ${i + 1}: ${JSON.stringify(r)} frame ${JSON.stringify(frame)}`);
+  }
+  await screenshot('connect-columns');
+  // Isolation's removed squares and Cram's covered ones: the block leaves the number clear.
+  for (const [id, where, block] of [
+    ['isolation-4x4', 'x0x./...x/.x../x..1', '.hole'],
+    ['cram-3x4', '##../#.../#.##', '.domino-half'],
+  ]) {
+    await open(`/?table=${id}&position=${encodeURIComponent(where)}`);
+    const cells = page.locator(`#board [data-state=${block === '.hole' ? 'removed' : 'covered'}]`);
+    const n = await cells.count();
+    assert.ok(n >= 4, `${id}: ${n}`);
+    for (let i = 0; i < n; i++) {
+      const label = await rect(cells.nth(i).locator('.cell-label'));
+      const covering = await rect(cells.nth(i).locator(block));
+      assert.ok(!overlap(label, covering), `${id} cell ${i}: number ${JSON.stringify(label)} under ${JSON.stringify(covering)}`);
+    }
+    await screenshot(`labels-${id}`);
+  }
+});
+
+test('a position opened by link claims no ply it cannot know', async () => {
+  const linked = '0.../...x/.x../...1';
+  await open(`/?table=isolation-4x4&position=${encodeURIComponent(linked)}`);
+  const turn = page.locator('[data-testid=turn]');
+  assert.equal(await turn.textContent(), '0 (first player) to move');
+  const d = await position('isolation-4x4', linked);
+  await page.locator(`[data-testid=move-list] li[data-move="${d.moves[0].move}"] button`).click();
+  await waitForShown(d.moves[0].position, await position('isolation-4x4', d.moves[0].position));
+  assert.equal(await turn.textContent(), '1 ply on from the position opened: 1 (second player) to move');
+  // The value history numbers its rows from there too.
+  const rows = page.locator('[data-testid=history-chart] .chart-row .tick');
+  assert.deepEqual(await rows.allTextContents(), ['+0', '+1']);
+  // From the game's start the ply is known.
+  await open('/?table=isolation-4x4');
+  assert.equal(await turn.textContent(), 'Ply 0: 0 (first player) to move');
+  assert.deepEqual(await rows.allTextContents(), ['0']);
+});
+
+test('the page shows it is loading from its first paint, before the script has an answer', async () => {
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/api/tables', async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    await page.goto(new URL('/?table=isolation-4x4', base).href, { waitUntil: 'load' });
+    const loading = page.locator('[data-testid=loading]');
+    assert.ok(await loading.isVisible());
+    assert.equal((await loading.textContent()).trim(), 'Loading the table…');
+    const skeleton = await page.locator('.skeleton-board').boundingBox();
+    assert.ok(skeleton && skeleton.width >= 200 && skeleton.height >= 200, JSON.stringify(skeleton));
+    assert.equal(await page.locator('[data-testid=turn]').textContent(), 'Loading…');
+    assert.equal(await page.locator('[data-testid=move-list] li').textContent(), 'Loading the moves…');
+    await screenshot('loading');
+  } finally {
+    release();
+  }
+  await page.locator(MOVES_SHOWN).first().waitFor();
+  assert.equal(await page.locator('[data-testid=loading]').count(), 0);
+  await page.unroute('**/api/tables');
 });

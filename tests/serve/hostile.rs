@@ -24,7 +24,7 @@ fn bad_requests_get_a_json_4xx_and_the_server_goes_on() {
     let mut server = Server::start(&[paths[0].as_path()], &[]);
     let long = format!("/api/tables/iso/position?p={}", "x".repeat(5000));
     let cases: [(&str, u16, &str); 15] = [
-        ("/api/tables/nope", 404, "no table \"nope\""),
+        ("/api/tables/nope", 404, "no table 'nope'"),
         ("/api/tables/nope/position", 404, "no table"),
         ("/api/tables/iso/position?p=0.../zzz", 400, "bad position"),
         ("/api/tables/iso/position?p=", 400, "bad position"),
@@ -105,18 +105,159 @@ fn bad_requests_get_a_json_4xx_and_the_server_goes_on() {
 
 /// GET `target` written byte for byte: (status, body).
 fn raw_get(url: &str, target: &str) -> (u16, String) {
+    raw(
+        url,
+        &format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+/// A request written byte for byte: (status, body).
+fn raw(url: &str, request: &str) -> (u16, String) {
     let addr = url.trim_start_matches("http://");
     let mut s = TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    s.write_all(request.as_bytes()).unwrap();
     let mut reply = String::new();
     s.read_to_string(&mut reply).unwrap();
     let status = reply[9..12].parse().unwrap();
     let body = reply.split_once("\r\n\r\n").map_or("", |b| b.1).to_string();
     (status, body)
+}
+
+#[test]
+fn the_host_is_parsed_strictly() {
+    let (_dir, paths) = tables(&[("isolation:3x3", "iso")]);
+    let server = Server::start(&[paths[0].as_path()], &[]);
+    let port = server.url.rsplit(':').next().unwrap();
+    let ask = |target: &str, hosts: &[&str]| {
+        let hosts: String = hosts.iter().map(|h| format!("Host: {h}\r\n")).collect();
+        raw(
+            &server.url,
+            &format!("GET {target} HTTP/1.1\r\n{hosts}Connection: close\r\n\r\n"),
+        )
+    };
+    let cases: [(&str, &[&str], u16, &str); 12] = [
+        (
+            "/api/tables",
+            &["[::1]evil"],
+            400,
+            "only ':PORT' may follow",
+        ),
+        (
+            "/api/tables",
+            &["[::1]@evil"],
+            400,
+            "only ':PORT' may follow",
+        ),
+        ("/api/tables", &["[::1"], 400, "not closed"),
+        ("/api/tables", &["localhost@evil.example"], 400, "character"),
+        ("/api/tables", &["localhost:8080:80"], 400, "port"),
+        (
+            "/api/tables",
+            &["localhost", "localhost"],
+            400,
+            "2 Host headers",
+        ),
+        (
+            "/api/tables",
+            &["localhost", "evil.example"],
+            400,
+            "2 Host headers",
+        ),
+        ("/api/tables", &["evil.example"], 421, "localhost"),
+        // Absolute-form: the target's host is the one that counts.
+        (
+            "http://evil.example/api/tables",
+            &["localhost"],
+            421,
+            "localhost",
+        ),
+        (
+            "http://localhost@evil.example/api/tables",
+            &["localhost"],
+            400,
+            "character",
+        ),
+        // The same requests addressed to loopback are answered.
+        ("/api/tables", &[&format!("[::1]:{port}")], 200, "tables"),
+        (
+            &format!("http://127.0.0.1:{port}/api/tables"),
+            &["localhost"],
+            200,
+            "tables",
+        ),
+    ];
+    for (target, hosts, status, words) in cases {
+        let (got, body) = ask(target, hosts);
+        assert_eq!(got, status, "{target} {hosts:?}: {body}");
+        assert!(body.contains(words), "{target} {hosts:?}: {body}");
+        if status != 200 {
+            error_of((got, body));
+        }
+    }
+}
+
+#[test]
+fn what_the_client_sent_is_quoted_in_errors_not_echoed() {
+    let (_dir, paths) = tables(&[("isolation:3x3", "iso")]);
+    let server = Server::start(&[paths[0].as_path()], &[]);
+    let long = "n".repeat(3900);
+    let quoted = format!("'{}…' (3900 bytes)", &long[..60]);
+    for (request, status) in [
+        (format!("{long} / HTTP/1.1\r\nHost: localhost\r\n"), 405),
+        (
+            format!("GET /api/tables/{long} HTTP/1.1\r\nHost: localhost\r\n"),
+            404,
+        ),
+        (
+            format!("GET /api/tables?{long}=1 HTTP/1.1\r\nHost: localhost\r\n"),
+            400,
+        ),
+        (
+            format!("GET /api/tables/iso/position?{long}=1 HTTP/1.1\r\nHost: localhost\r\n"),
+            400,
+        ),
+        (
+            format!("GET /api/tables/iso/position?p={long} HTTP/1.1\r\nHost: localhost\r\n"),
+            400,
+        ),
+        (format!("GET / HTTP/1.1\r\nHost: {long}:x\r\n"), 400),
+    ] {
+        let (got, msg) = error_of(raw(
+            &server.url,
+            &format!("{request}Connection: close\r\n\r\n"),
+        ));
+        assert_eq!(got, status, "{msg}");
+        assert!(
+            msg.contains(&quoted) || msg.contains(&quoted.replace("3900", "3902")),
+            "{msg}"
+        );
+        assert!(msg.len() < 250, "{msg}");
+    }
+    // Control characters are escaped, not sent back to a terminal.
+    let (got, msg) = error_of(server.get("/api/tables/a%1Bb"));
+    assert_eq!(
+        (got, msg.as_str()),
+        (404, "no table 'a\\u{1b}b' (served: iso)")
+    );
+}
+
+#[test]
+fn listening_on_port_0_of_every_address_the_warning_names_the_port_bound() {
+    let (_dir, paths) = tables(&[("isolation:3x3", "iso")]);
+    let mut cmd = common::bin();
+    cmd.arg("serve")
+        .arg(&paths[0])
+        .args(["--addr", "0.0.0.0:0"]);
+    let server = Server::spawn(cmd);
+    let port = server.url.rsplit(':').next().unwrap().to_string();
+    assert_ne!(port, "0");
+    let err = server.stop();
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "retrograde: warning: listening on 0.0.0.0:{port}, not loopback: anyone who can reach it can read the tables"
+        )
+    );
 }
 
 #[test]
@@ -174,6 +315,17 @@ fn bad_files_and_options_are_refused_before_serving() {
         "(100000 bytes) is not an IP:PORT",
     );
     refused(&[table, "--threads", "0"], None, "at least 1");
+    refused(
+        &[table, "--header-timeout", "0"],
+        None,
+        "not from 1 to 86400",
+    );
+    refused(
+        &[table, "--idle-timeout", "86401"],
+        None,
+        "not from 1 to 86400",
+    );
+    refused(&[table, "--max-connections", "0"], None, "at least 1");
     // No FILE and no tablebases/ here: the error says how to make a table.
     refused(
         &[],

@@ -1,6 +1,7 @@
 //! `retrograde serve` over real HTTP: the API against `probe --json
 //! --moves`, the boards and move steps against the positions they lead to,
-//! hostile requests and files, and a short load run. Run one suite with
+//! hostile requests and files, slow and idle connections under a limit,
+//! and a short load run. Run one suite with
 //! `cargo test --release --test serve api::`.
 #![cfg(feature = "cli")]
 
@@ -8,13 +9,15 @@
 mod common;
 
 mod api;
+mod docs;
 mod hostile;
+mod limits;
 mod load;
 
 use serde_json::Value as Json;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use tempfile::TempDir;
 
 /// A running `retrograde serve` on a free loopback port, killed on drop.
@@ -36,9 +39,13 @@ impl Server {
             .arg("serve")
             .args(files)
             .args(["--addr", "127.0.0.1:0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .args(extra);
+        Server::spawn(cmd)
+    }
+
+    /// Runs `cmd` (a `retrograde serve`) and reads the URL it prints.
+    pub fn spawn(mut cmd: Command) -> Server {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
@@ -51,6 +58,25 @@ impl Server {
             .trim_end_matches('/')
             .to_string();
         Server { child, url }
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn addr(&self) -> &str {
+        self.url.trim_start_matches("http://")
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Stops the server: what it wrote on stderr.
+    pub fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let mut err = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            e.read_to_string(&mut err).unwrap();
+        }
+        err
     }
 
     /// GET `path`: (status, body).

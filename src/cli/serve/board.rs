@@ -30,6 +30,9 @@ pub struct Board {
     pub gravity: bool,
     pub pile: Option<u64>,
     pub cells: Vec<Cell>,
+    /// A move's steps may be clicked in any order (Cram: a domino's two
+    /// squares are one move whichever is clicked first).
+    pub steps_any_order: bool,
 }
 
 impl Board {
@@ -41,6 +44,7 @@ impl Board {
             "layers": self.layers,
             "gravity": self.gravity,
             "pile": self.pile,
+            "steps_any_order": self.steps_any_order,
             "cells": self.cells.iter().map(|c| json!({
                 "layer": c.layer, "row": c.row, "col": c.col,
                 "state": c.state, "label": c.label,
@@ -61,11 +65,12 @@ impl Board {
                 gravity: false,
                 pile: Some(position.trim().parse().ok()?),
                 cells: Vec::new(),
+                steps_any_order: false,
             }),
             "sogo" => layered(position),
             "dodgem" => dodgem(position),
             "isolation" | "mnk" | "pattern" | "connect" | "cram" => {
-                grid(position, family == "connect", |ch| {
+                let mut board = grid(position, family == "connect", |ch| {
                     Some(match (family, ch) {
                         (_, '.') => "empty",
                         ("isolation", '0') => "p0",
@@ -76,7 +81,9 @@ impl Board {
                         ("mnk" | "pattern" | "connect", 'o') => "p1",
                         _ => return None,
                     })
-                })
+                })?;
+                board.steps_any_order = family == "cram";
+                Some(board)
             }
             _ => None,
         }
@@ -198,6 +205,7 @@ fn grid(text: &str, gravity: bool, state: impl Fn(char) -> Option<&'static str>)
         gravity,
         pile: None,
         cells,
+        steps_any_order: false,
     })
 }
 
@@ -243,6 +251,7 @@ fn layered(text: &str) -> Option<Board> {
         gravity: true,
         pile: None,
         cells,
+        steps_any_order: false,
     })
 }
 
@@ -352,6 +361,12 @@ mod tests {
     fn cram_dominoes_and_take_away_piles() {
         let b = Board::of("cram", "##./.../...").unwrap();
         assert_eq!(states(&b), "##.......");
+        assert!(b.steps_any_order);
+        assert!(
+            !Board::of("isolation", ".0./.../.1.")
+                .unwrap()
+                .steps_any_order
+        );
         assert_eq!(b.steps("cram", "2-5"), vec![2, 5]);
         let p = Board::of("subtraction", "17").unwrap();
         assert_eq!((p.layout, p.pile), ("pile", Some(17)));

@@ -2,12 +2,14 @@
 //! (docs/SERVE-API.md is the contract).
 //!
 //! Requests are answered by [`Explorer::handle`], a plain function of the
-//! method, the request target and the Host header, so that routing and
-//! every error can be tested without a socket; hyper (under axum) parses
-//! HTTP and tokio holds the connections.
+//! method, the request target and the Host headers, so that routing and
+//! every error can be tested without a socket; `conn` holds the
+//! connections (hyper parses HTTP, tokio runs them).
 
 // `play` draws its boards from the same squares and labels.
 pub(super) mod board;
+mod conn;
+mod host;
 
 use super::open::named;
 use super::output::{header_json, position_json};
@@ -36,7 +38,27 @@ pub struct Args {
     /// Check each file's data CRC (read it whole) before serving it.
     #[arg(long)]
     verify: bool,
+    /// Seconds a client has to send a request's header, counted from the
+    /// connection's opening or the end of the previous answer: a slow
+    /// header, or an idle keep-alive connection, is closed after it.
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    header_timeout: u64,
+    /// Seconds a connection may move no byte while no request is being
+    /// answered (a client that stops reading its answer) before it is
+    /// closed.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    idle_timeout: u64,
+    /// Connections open at once (default 1024, or fewer if the open-file
+    /// limit leaves room for fewer); the next one waits until one closes.
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
 }
+
+/// Connections served at once unless `--max-connections` says otherwise.
+const DEFAULT_CONNECTIONS: usize = 1024;
+
+/// The longest `--header-timeout` and `--idle-timeout`: a day.
+const MAX_TIMEOUT: u64 = 86_400;
 
 /// Longer request targets get 414: a position's notation is at most a few
 /// hundred characters, so anything longer is a mistake or an attack.
@@ -175,8 +197,9 @@ impl Explorer {
     }
 
     /// Answers one request. `target` is the request target as sent (path
-    /// and query, still percent-encoded).
-    pub fn handle(&self, method: &str, target: &str, host: Option<&str>) -> Reply {
+    /// and query, still percent-encoded; or absolute-form, `http://HOST/…`)
+    /// and `hosts` the values of its Host headers.
+    pub fn handle(&self, method: &str, target: &str, hosts: &[&str]) -> Reply {
         if target.len() > MAX_TARGET {
             return Reply::error(
                 414,
@@ -186,14 +209,47 @@ impl Explorer {
                 ),
             );
         }
-        if self.loopback_only && !host.is_some_and(is_loopback_host) {
+        // The host a browser connected for: every one the request names
+        // (RFC 9112 makes an absolute-form target's authority override the
+        // Host header; both are checked, so neither can smuggle the other).
+        let (authority, target) = match host::split_absolute(target) {
+            None => (None, target),
+            Some(Ok((authority, rest))) => (Some(authority), rest),
+            Some(Err(why)) => return Reply::error(400, why),
+        };
+        if hosts.len() > 1 {
+            return Reply::error(
+                400,
+                format!(
+                    "the request has {} Host headers; one is allowed",
+                    hosts.len()
+                ),
+            );
+        }
+        let named = hosts.iter().map(|h| ("Host header", *h));
+        let mut loopback = !hosts.is_empty() || authority.is_some();
+        for (what, name) in named.chain(authority.map(|a| ("request target's host", a))) {
+            match host::is_loopback(name) {
+                Err(why) => {
+                    return Reply::error(
+                        400,
+                        format!("the {what} {} is malformed: {why}", Error::quote(name)),
+                    )
+                }
+                Ok(l) => loopback &= l,
+            }
+        }
+        if self.loopback_only && !loopback {
             return Reply::error(
                 421,
                 "this server answers only requests addressed to localhost",
             );
         }
         if method != "GET" && method != "HEAD" {
-            return Reply::error(405, format!("method {method} is not allowed: use GET"));
+            return Reply::error(
+                405,
+                format!("method {} is not allowed: use GET", Error::quote(method)),
+            );
         }
         let (path, query) = target.split_once('?').unwrap_or((target, ""));
         let Some(path) = path.strip_prefix('/') else {
@@ -257,7 +313,11 @@ impl Explorer {
             let known: Vec<&str> = self.tables.iter().map(|t| t.id.as_str()).collect();
             Reply::error(
                 404,
-                format!("no table {id:?} (served: {})", known.join(", ")),
+                format!(
+                    "no table {} (served: {})",
+                    Error::quote(id),
+                    known.join(", ")
+                ),
             )
         })
     }
@@ -266,7 +326,7 @@ impl Explorer {
     fn no_query(&self, query: &str) -> Option<Reply> {
         form_urlencoded::parse(query.as_bytes())
             .next()
-            .map(|(k, _)| Reply::error(400, format!("unknown parameter {k:?}")))
+            .map(|(k, _)| Reply::error(400, format!("unknown parameter {}", Error::quote(&k))))
     }
 }
 
@@ -277,11 +337,14 @@ fn position_param(query: &str) -> Result<Option<String>, Reply> {
         if k != "p" {
             return Err(Reply::error(
                 400,
-                format!("unknown parameter {k:?} (the position is ?p=POSITION)"),
+                format!(
+                    "unknown parameter {} (the position is ?p=POSITION)",
+                    Error::quote(&k)
+                ),
             ));
         }
         if p.replace(v.into_owned()).is_some() {
-            return Err(Reply::error(400, "the parameter \"p\" is given twice"));
+            return Err(Reply::error(400, "the parameter 'p' is given twice"));
         }
     }
     Ok(p)
@@ -319,19 +382,6 @@ fn position(t: &Served, text: Option<&str>) -> Reply {
     );
     j["board"] = board.map_or(Json::Null, |b| b.to_json());
     Reply::json(200, &j)
-}
-
-/// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
-fn is_loopback_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default()
-    } else {
-        host.rsplit_once(':').map_or(host, |(h, _)| h)
-    };
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The files to serve: those given, each once (a file named twice, by
@@ -386,14 +436,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Some(n) => n,
     };
+    let timeout = |name: &str, secs: u64| -> Result<std::time::Duration> {
+        if !(1..=MAX_TIMEOUT).contains(&secs) {
+            bail!("--{name} {secs} is not from 1 to {MAX_TIMEOUT} seconds");
+        }
+        Ok(std::time::Duration::from_secs(secs))
+    };
+    let header = timeout("header-timeout", args.header_timeout)?;
+    let idle = timeout("idle-timeout", args.idle_timeout)?;
+    if args.max_connections == Some(0) {
+        bail!("--max-connections must be at least 1");
+    }
     let files = files_to_serve(args.files)?;
     let loopback = addr.ip().is_loopback();
     let explorer = Arc::new(Explorer::open(&files, args.verify, loopback)?);
-    if !loopback {
-        eprintln!(
-            "retrograde: warning: listening on {addr}, not loopback: anyone who can reach it can read the tables"
-        );
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         // Probes run on the blocking pool; bounded, so a burst of requests
@@ -408,6 +464,31 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr()?;
+        // Counted now that the tables, the runtime and the listener hold
+        // their descriptors: a connection beyond the room left would fail
+        // to be accepted, or starve a probe of the descriptor it needs.
+        let room = conn::fd_room();
+        let wanted = args.max_connections.unwrap_or(DEFAULT_CONNECTIONS);
+        let connections = match room {
+            Some(0) => bail!(
+                "the open-file limit leaves no descriptor for connections (raise it: ulimit -n)"
+            ),
+            Some(room) if room < wanted => {
+                if args.max_connections.is_some() {
+                    eprintln!(
+                        "retrograde: warning: --max-connections {wanted} is more than the open-file limit leaves room for; serving at most {room} at once (raise it: ulimit -n)"
+                    );
+                }
+                room
+            }
+            _ => wanted,
+        };
+        if !loopback {
+            // The address bound, not the one asked for: port 0 means "any".
+            eprintln!(
+                "retrograde: warning: listening on {local}, not loopback: anyone who can reach it can read the tables"
+            );
+        }
         let n = explorer.tables.len();
         // One line on stdout, so that a script (the browser test) can read
         // the port chosen for :0.
@@ -417,10 +498,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
         use std::io::Write;
         std::io::stdout().flush()?;
-        let app = axum::Router::new().fallback(answer).with_state(explorer);
-        axum::serve(listener, app)
-            .await
-            .context("the server stopped")?;
+        let limits = conn::Limits {
+            header,
+            idle,
+            connections,
+        };
+        conn::accept_loop(listener, explorer, limits).await;
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
@@ -429,29 +512,36 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// Every request: [`Explorer::handle`] on a blocking thread, since a probe
 /// of a cold table reads the disk.
 async fn answer(
-    axum::extract::State(explorer): axum::extract::State<Arc<Explorer>>,
-    request: axum::extract::Request,
-) -> axum::response::Response {
-    use axum::http::{header, HeaderValue, StatusCode};
+    explorer: Arc<Explorer>,
+    request: hyper::Request<hyper::body::Incoming>,
+) -> hyper::Response<conn::Body> {
+    use hyper::header::{self, HeaderValue};
+    use hyper::StatusCode;
     let method = request.method().as_str().to_string();
-    let target = request
-        .uri()
-        .path_and_query()
-        .map_or("/".to_string(), |p| p.as_str().to_string());
-    let host = request
+    // Absolute-form keeps its scheme and authority here, for the host check.
+    let target = request.uri().to_string();
+    // Not UTF-8: kept as text that no host check accepts.
+    let hosts: Vec<String> = request
         .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_string);
-    let reply =
-        tokio::task::spawn_blocking(move || explorer.handle(&method, &target, host.as_deref()))
-            .await
-            .unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}")));
+        .get_all(header::HOST)
+        .iter()
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+        .collect();
+    let reply = tokio::task::spawn_blocking(move || {
+        let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+        explorer.handle(&method, &target, &hosts)
+    })
+    .await
+    .unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}")));
     if reply.status >= 500 {
         // The operator should see a table failing, not only the client.
         eprintln!("retrograde: {}", String::from_utf8_lossy(&reply.body));
     }
-    let mut response = axum::response::Response::new(axum::body::Body::from(reply.body));
+    let body = match reply.body {
+        Cow::Borrowed(b) => hyper::body::Bytes::from_static(b),
+        Cow::Owned(b) => hyper::body::Bytes::from(b),
+    };
+    let mut response = hyper::Response::new(conn::Body::new(body));
     *response.status_mut() =
         StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
@@ -487,28 +577,88 @@ async fn answer(
 
 #[cfg(test)]
 mod tests {
-    use super::is_loopback_host;
+    use super::{Explorer, Reply};
+
+    /// No tables: enough for every check made before a table is looked up.
+    fn explorer(loopback_only: bool) -> Explorer {
+        Explorer {
+            tables: Vec::new(),
+            loopback_only,
+        }
+    }
+
+    fn error(r: &Reply) -> String {
+        let j: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+        j["error"].as_str().unwrap().to_string()
+    }
 
     #[test]
-    fn only_loopback_names_pass_the_host_check() {
-        for ok in [
-            "localhost",
-            "localhost:8080",
-            "127.0.0.1:1",
-            "[::1]:80",
-            "127.0.0.2",
-        ] {
-            assert!(is_loopback_host(ok), "{ok}");
+    fn the_host_check_takes_one_well_formed_loopback_authority() {
+        let e = explorer(true);
+        let status = |target: &str, hosts: &[&str]| e.handle("GET", target, hosts).status;
+        for ok in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:80"] {
+            assert_eq!(status("/api/tables", &[ok]), 200, "{ok}");
+            assert_eq!(status(&format!("http://{ok}/api/tables"), &[ok]), 200);
         }
+        // Malformed: 400, whatever the server listens on.
         for bad in [
-            "evil.example",
-            "evil.example:8080",
-            "10.0.0.1:80",
-            "[::2]",
-            "",
-            "localhost.evil.example",
+            "[::1]evil",
+            "[::1]@evil",
+            "[::1",
+            "localhost@evil",
+            "localhost:x",
         ] {
-            assert!(!is_loopback_host(bad), "{bad}");
+            assert_eq!(status("/api/tables", &[bad]), 400, "{bad}");
+            assert_eq!(explorer(false).handle("GET", "/", &[bad]).status, 400);
         }
+        // Two Host headers, even both loopback.
+        let r = e.handle("GET", "/api/tables", &["localhost", "localhost"]);
+        assert_eq!(
+            (r.status, error(&r).contains("2 Host headers")),
+            (400, true)
+        );
+        // Well-formed but elsewhere: 421 on loopback.
+        assert_eq!(status("/api/tables", &["evil.example"]), 421);
+        assert_eq!(status("/api/tables", &[]), 421);
+        // Absolute-form: the target's authority counts as well as Host.
+        assert_eq!(
+            status("http://evil.example/api/tables", &["localhost"]),
+            421
+        );
+        assert_eq!(
+            status("http://localhost/api/tables", &["evil.example"]),
+            421
+        );
+        assert_eq!(
+            status("http://localhost@evil/api/tables", &["localhost"]),
+            400
+        );
+        assert_eq!(status("http://[::1]evil/", &["localhost"]), 400);
+        assert_eq!(status("https://localhost/", &["localhost"]), 400);
+        assert_eq!(status("http://localhost", &["localhost"]), 200);
+        // Listening elsewhere: any well-formed host.
+        assert_eq!(
+            explorer(false).handle("GET", "/", &["evil.example"]).status,
+            200
+        );
+    }
+
+    #[test]
+    fn what_the_client_sent_is_quoted_in_errors_not_echoed() {
+        let e = explorer(true);
+        let long = "m".repeat(3900);
+        for (method, target, hosts) in [
+            (long.as_str(), "/", vec!["localhost"]),
+            ("GET", &*format!("/api/tables/{long}"), vec!["localhost"]),
+            ("GET", &*format!("/api/tables?{long}=1"), vec!["localhost"]),
+            ("GET", "/", vec![&*format!("{long}:x")]),
+        ] {
+            let r = e.handle(method, target, &hosts);
+            let msg = error(&r);
+            assert!(r.status >= 400 && msg.len() < 250, "{} {msg}", r.status);
+            assert!(msg.contains("…' (390"), "{msg}");
+        }
+        let r = e.handle("GE\u{1b}T", "/", &["localhost"]);
+        assert_eq!(error(&r), "method 'GE\\u{1b}T' is not allowed: use GET");
     }
 }

@@ -6,6 +6,8 @@
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const COLORS = { win: '#2e9d4a', lose: '#8b1a1a', tie: '#e0b400', draw: '#e0b400' };
 const COMPUTER_DELAY_MS = 400;
+// Height of the strip at the bottom of a square that holds its number.
+const LABEL_STRIP = 17;
 
 // The whole state of the page. `history` holds the positions of the game so far (and any
 // undone ones, for redo); `cursor` is the ply shown.
@@ -90,6 +92,23 @@ function moveValueText(m) {
   return `${cap(m.value)} in ${m.remoteness}`;
 }
 
+const present = (x) => x !== null && x !== undefined;
+
+// What a board marker says of the best move through its square: the nimber of the position
+// the move leads to in a nimber table (there is no remoteness there; a winning move leads to
+// *0), else the remoteness, else "D" for a draw (a loopy game's position that never ends).
+function markerText(m) {
+  if (present(m.nimber)) return `*${m.nimber}`;
+  if (present(m.remoteness)) return String(m.remoteness);
+  return m.value === 'draw' ? 'D' : '';
+}
+
+// The move's value for the mover, and in a nimber table the nimber it leads to.
+function moveLongText(m) {
+  const nimber = present(m.nimber) ? `, to a position of nimber *${m.nimber}` : '';
+  return `${moveValueText(m)}${nimber}`;
+}
+
 // Index (0 first player, 1 second) of the player to move at ply `ply` of the shown game.
 // Partisan games say it; impartial ones count plies from the position the game began at.
 function moverAt(ply) {
@@ -109,6 +128,25 @@ function current() {
   return state.history[state.cursor] || null;
 }
 
+// "Ply 3: " when the game shown began at the game's start; a game opened at another position
+// (a link, a typed position) counts its plies from there, since the plies before it are
+// unknown: "2 plies on from the position opened: ", and nothing at that position itself.
+function plyText() {
+  const n = state.cursor;
+  if (fromStart()) return `Ply ${n}: `;
+  if (n === 0) return '';
+  return `${n} ${n === 1 ? 'ply' : 'plies'} on from the position opened: `;
+}
+
+function fromStart() {
+  return state.history.length > 0 && state.history[0].position === state.table.start;
+}
+
+// A row of the value history: its ply from the start, or "+n" from the position opened.
+function plyName(n) {
+  return fromStart() ? String(n) : `+${n}`;
+}
+
 // ---------------------------------------------------------------- loading
 
 async function init() {
@@ -118,6 +156,7 @@ async function init() {
     state.tables = tables;
   } catch (e) {
     showGlobalError(`Could not list the tables: ${e.message}`);
+    stopLoading();
     return;
   }
   const sel = $('table');
@@ -126,6 +165,7 @@ async function init() {
   );
   if (state.tables.length === 0) {
     showGlobalError('The server has no tables loaded.');
+    stopLoading();
     return;
   }
   const params = new URLSearchParams(location.search);
@@ -143,15 +183,23 @@ async function selectTable(id, positionText) {
   $('table').value = id;
   $('game').textContent = `${t.game}${t.table === 'nimber' ? ' (nimbers)' : ''}`;
   $('notation').textContent = `Notation: ${t.notation}`;
+  $('nimber-legend').hidden = t.table !== 'nimber';
   state.history = [];
   state.cursor = 0;
   renderTableInfo(id);
   const ok = await loadRoot(positionText);
   if (!ok && positionText !== null) {
     // A shared link with a bad position still shows the table, from its start.
-    await loadRoot(null);
-    showPositionError(state.lastError);
+    if (await loadRoot(null)) showPositionError(state.lastError);
   }
+  if (!current()) stopLoading();
+}
+
+// The loading placeholders of index.html, taken down when there is nothing to show instead.
+function stopLoading() {
+  $('board').replaceChildren();
+  $('move-list').replaceChildren();
+  $('turn').textContent = '';
 }
 
 // Start a new game history at `text` (null = the game's start). Returns false on an error,
@@ -280,25 +328,39 @@ function clearSelection() {
   state.hoverMove = null;
 }
 
+// Whether the cells clicked so far, `sel`, begin move `m`: in order, or on a board whose
+// moves' steps may come in any order (Cram's domino), as distinct cells of the move.
+function begins(m, sel, anyOrder) {
+  if (sel.length > m.steps.length) return false;
+  if (!anyOrder) return sel.every((c, i) => m.steps[i] === c);
+  return sel.every((c, i) => m.steps.includes(c) && sel.indexOf(c) === i);
+}
+
 // Moves still possible given the cells clicked so far.
 function candidates() {
   const d = current();
   if (!d) return [];
   const s = state.selection;
-  return d.moves.filter(
-    (m) => m.steps.length > s.length && s.every((c, i) => m.steps[i] === c)
-  );
+  return d.moves.filter((m) => m.steps.length > s.length && begins(m, s, d.board.steps_any_order));
+}
+
+// The cells that may be clicked next for move `m`.
+function nextCells(m) {
+  const d = current();
+  const k = state.selection.length;
+  if (!d.board.steps_any_order) return [m.steps[k]];
+  return m.steps.filter((c) => !state.selection.includes(c));
 }
 
 // One marker per target cell of the next step, for the best move through it (moves come
 // best first, so the first one met is the best).
 function targets() {
   const out = new Map();
-  const k = state.selection.length;
   for (const m of candidates()) {
-    const cell = m.steps[k];
-    if (!out.has(cell)) out.set(cell, { best: m, count: 0 });
-    out.get(cell).count += 1;
+    for (const cell of nextCells(m)) {
+      if (!out.has(cell)) out.set(cell, { best: m, count: 0 });
+      out.get(cell).count += 1;
+    }
   }
   return out;
 }
@@ -326,7 +388,7 @@ function clickCell(cell) {
   }
   const sel = [...state.selection, cell];
   const done = candidates().filter(
-    (m) => m.steps.length === sel.length && sel.every((c, i) => m.steps[i] === c)
+    (m) => m.steps.length === sel.length && begins(m, sel, d.board.steps_any_order)
   );
   if (done.length) {
     playMove(done[0]);
@@ -367,9 +429,7 @@ function renderStatus(d) {
   const mover = moverAt(state.cursor);
   const who = playerName(mover);
   const cpu = computerPlays(state.cursor) && !d.primitive ? ' — computer thinking…' : '';
-  $('turn').textContent = d.primitive
-    ? `Ply ${state.cursor}: ${who} to move, and cannot`
-    : `Ply ${state.cursor}: ${who} to move${cpu}`;
+  $('turn').textContent = `${plyText()}${who} to move${d.primitive ? ', and cannot' : cpu}`;
   $('nimber').textContent = d.nimber === null || d.nimber === undefined ? '' : `Nimber *${d.nimber}`;
   const selected = state.selection.length
     ? `Selected ${state.selection.map((c) => d.board.cells[c].label).join(' → ')}; click the next square, or Esc to cancel.`
@@ -389,6 +449,7 @@ function renderMoves(d) {
         'data-move': m.move,
         'data-value': m.value,
         'data-remoteness': m.remoteness === null ? '' : String(m.remoteness),
+        'data-nimber': present(m.nimber) ? String(m.nimber) : null,
         'data-best': m.best ? 'true' : 'false',
         class: `move ${m.value}`,
       },
@@ -397,7 +458,7 @@ function renderMoves(d) {
         {
           type: 'button',
           class: 'move-button',
-          'aria-label': `Play ${m.move}: ${moveValueText(m)} for ${playerName(mover)}${m.best ? ', best' : ''}`,
+          'aria-label': `Play ${m.move}: ${moveLongText(m)} for ${playerName(mover)}${m.best ? ', best' : ''}`,
           onclick: () => playMove(m),
           onmouseenter: () => preview(m),
           onmouseleave: () => preview(null),
@@ -407,6 +468,10 @@ function renderMoves(d) {
         },
         el('span', { class: 'star', text: m.best ? '★' : '', 'aria-hidden': 'true' }),
         el('span', { class: 'notation-cell', text: m.move }),
+        // A nimber table's point: the nimber of each child (Glop's "children" tab).
+        present(m.nimber)
+          ? el('span', { class: 'child-nimber', 'data-nimber': String(m.nimber), title: 'nimber of the position after this move', text: `→ *${m.nimber}` })
+          : el('span'),
         el('span', { class: `badge ${m.value}`, text: moveValueText(m) })
       )
     );
@@ -478,7 +543,10 @@ function geometry(board) {
   const s = layers ? (board.cols > 2 ? 52 : 64) : big > 6 ? 52 : big > 4 ? 68 : 84;
   const pad = 14;
   const gap = layers ? 28 : 0;
-  const labelH = layers ? 22 : 0;
+  // A strip above the board for the layers' names, or for Connect's column numbers (above the
+  // frame, so that it hides none of them).
+  const columns = board.layout === 'grid' && board.gravity;
+  const labelH = layers || columns ? 22 : 0;
   let minRow = 0;
   let maxCol = board.cols - 1;
   for (const c of cells) {
@@ -527,7 +595,7 @@ function renderBoard(d) {
   }
   if (isConnect) {
     // The blue frame behind the holes.
-    root.append(svg('rect', { x: g.pad - 6, y: g.pad - 6, width: b.cols * g.s + 12, height: b.rows * g.s + 12, rx: 10, class: 'connect-frame' }));
+    root.append(svg('rect', { x: g.pad - 6, y: g.pad + g.labelH - 6, width: b.cols * g.s + 12, height: b.rows * g.s + 12, rx: 10, class: 'connect-frame' }));
   }
   if (isDodgem) {
     // The exits: a faint strip above the board (red leaves upwards) and right of it (blue).
@@ -579,13 +647,13 @@ function drawCell(c, i, p, isConnect, isDodgem) {
     grp.append(svg('rect', { x, y, width: s, height: s, class: 'connect-bg' }));
     const cls = c.state === 'p0' ? 'disc p0' : c.state === 'p1' ? 'disc p1' : 'connect-hole';
     grp.append(svg('circle', { cx, cy, r: s * 0.38, class: cls }));
-  } else if (c.state === 'removed') {
-    grp.append(svg('rect', { x: x + 1, y: y + 1, width: s - 2, height: s - 2, class: 'square' }));
-    grp.append(svg('rect', { x: x + 7, y: y + 7, width: s - 14, height: s - 14, rx: 6, class: 'hole' }));
   } else {
     grp.append(svg('rect', { x: x + 1, y: y + 1, width: s - 2, height: s - 2, class: `square ${c.state === 'covered' ? 'covered' : ''}` }));
-    if (c.state === 'covered') {
-      grp.append(svg('rect', { x: x + 5, y: y + 5, width: s - 10, height: s - 10, rx: 6, class: 'domino-half' }));
+    // A removed square's hole, a covered square's domino: a block that stops short of the
+    // bottom strip where the square's number is written, so that the number stays readable.
+    if (c.state === 'removed' || c.state === 'covered') {
+      const inset = c.state === 'removed' ? 7 : 5;
+      grp.append(svg('rect', { x: x + inset, y: y + inset, width: s - 2 * inset, height: s - inset - LABEL_STRIP, rx: 6, class: c.state === 'removed' ? 'hole' : 'domino-half' }));
     }
   }
   const fam = state.table.family;
@@ -603,7 +671,7 @@ function drawCell(c, i, p, isConnect, isDodgem) {
   }
   // The square's name, small in the corner, for reading moves off the board.
   if (c.label && !isConnect) grp.append(svg('text', { x: x + s - 5, y: y + s - 5, class: 'cell-label', 'text-anchor': 'end', text: c.label }));
-  if (isConnect && c.row === 0) grp.append(svg('text', { x: cx, y: y - 9, class: 'col-label', 'text-anchor': 'middle', text: c.label }));
+  if (isConnect && c.row === 0) grp.append(svg('text', { x: cx, y: y - 12, class: 'col-label', 'text-anchor': 'middle', text: c.label }));
   grp.append(svg('title', { text: `${c.label || i}: ${c.state}` }));
   return grp;
 }
@@ -631,7 +699,7 @@ function drawMarker(cell, t, p, c, g, b) {
   const { x, y, s } = p;
   const cx = x + s / 2;
   const cy = y + s / 2;
-  const label = m.remoteness === null || m.remoteness === undefined ? 'D' : String(m.remoteness);
+  const label = markerText(m);
   const grp = svg('g', {
     'data-target': cell,
     'data-value': m.value,
@@ -639,7 +707,8 @@ function drawMarker(cell, t, p, c, g, b) {
     class: `marker ${m.value}`,
     role: 'button',
     tabindex: '0',
-    'aria-label': `${c.label || cell}: ${moveValueText(m)}${t.count > 1 ? ` (best of ${t.count} moves)` : ''}`,
+    'data-text': label,
+    'aria-label': `${c.label || cell}: ${moveLongText(m)}${t.count > 1 ? ` (best of ${t.count} moves)` : ''}`,
   });
   const occupied = c.state === 'p0' || c.state === 'p1';
   // A transparent square over the whole cell takes the click, whatever is drawn in it.
@@ -653,7 +722,7 @@ function drawMarker(cell, t, p, c, g, b) {
     grp.append(svg('circle', { cx, cy, r: s * 0.24, class: 'marker-dot', fill: COLORS[m.value] }));
     grp.append(svg('text', { x: cx, y: cy + 5, class: `marker-text ${m.value}`, 'text-anchor': 'middle', text: label }));
   }
-  grp.append(svg('title', { text: `${m.move}: ${moveValueText(m)}` }));
+  grp.append(svg('title', { text: `${m.move}: ${moveLongText(m)}` }));
   // Hovering the second step of a two-step move previews the whole move (Cram: the domino).
   if (state.selection.length > 0) {
     grp.addEventListener('mouseenter', () => preview(m));
@@ -735,22 +804,26 @@ function renderChart() {
   root.append(svg('text', { x: mid + 8, y: 14, class: 'axis-title', text: `${p1} →` }));
   root.append(svg('text', { x: mid, y: 14, 'text-anchor': 'middle', class: 'axis-title', text: '|' }));
   root.append(svg('text', { x: 6, y: top - 8, class: 'axis-title', text: 'ply ↓' }));
+  // A nimber table has no remoteness: its points stand at one distance, on the winner's side.
+  const nimbers = state.table.table === 'nimber';
   // Remoteness ticks on both sides of the centre line (the game's end).
   const step = maxR <= 12 ? 1 : maxR <= 30 ? 5 : 10;
-  for (let r = 0; r <= maxR; r += step) {
+  for (let r = 0; r <= (nimbers ? 0 : maxR); r += step) {
     for (const sgn of r === 0 ? [0] : [-1, 1]) {
       const x = mid + sgn * r * unit;
       root.append(svg('line', { x1: x, y1: top - 4, x2: x, y2: height - 8, class: r === 0 ? 'axis-centre' : 'grid-line' }));
       root.append(svg('text', { x, y: top - 10, 'text-anchor': 'middle', class: 'tick', text: String(r) }));
     }
   }
-  root.append(svg('text', { x: mid, y: 32, 'text-anchor': 'middle', class: 'axis-sub', text: 'remoteness (centre = game over)' }));
+  const sub = nimbers ? 'no remoteness in a nimber table: the side shows who wins' : 'remoteness (centre = game over)';
+  root.append(svg('text', { x: mid, y: 32, 'text-anchor': 'middle', class: 'axis-sub', text: sub }));
 
   const pts = hist.map((d, ply) => {
     const y = top + ply * rowH + rowH / 2;
     const mover = moverAt(ply);
     let xs;
-    if (d.value === 'draw' || d.remoteness === null) xs = [mid];
+    if (nimbers && !d.primitive) xs = [mid + ((d.value === 'win' ? mover : 1 - mover) === 0 ? -1 : 1) * half / 2];
+    else if (d.value === 'draw' || d.remoteness === null) xs = [mid];
     else if (d.value === 'tie') xs = [mid - d.remoteness * unit, mid + d.remoteness * unit];
     else {
       const winner = d.value === 'win' ? mover : 1 - mover;
@@ -763,7 +836,7 @@ function renderChart() {
   pts.forEach(({ ply, y }) => {
     const row = svg('g', { class: `chart-row${ply === state.cursor ? ' current' : ''}${ply > state.cursor ? ' future' : ''}`, 'data-ply': ply });
     row.append(svg('rect', { x: 0, y: y - rowH / 2, width, height: rowH, class: 'row-band' }));
-    row.append(svg('text', { x: left - 12, y: y + 4, 'text-anchor': 'end', class: 'tick', text: String(ply) }));
+    row.append(svg('text', { x: left - 12, y: y + 4, 'text-anchor': 'end', class: 'tick', text: plyName(ply) }));
     row.addEventListener('click', () => goTo(ply));
     root.append(row);
   });
@@ -782,9 +855,9 @@ function renderChart() {
         'data-value': d.value,
         tabindex: '0',
         role: 'button',
-        'aria-label': `Ply ${ply}: ${valueText(d)} for ${playerName(moverAt(ply))}`,
+        'aria-label': `Ply ${plyName(ply)}: ${valueText(d)} for ${playerName(moverAt(ply))}`,
       });
-      c.append(svg('title', { text: `ply ${ply}: ${valueText(d)} (${d.position})` }));
+      c.append(svg('title', { text: `ply ${plyName(ply)}: ${valueText(d)} (${d.position})` }));
       c.addEventListener('click', (ev) => {
         ev.stopPropagation();
         goTo(ply);
