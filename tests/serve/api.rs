@@ -265,7 +265,7 @@ fn the_table_list_names_each_game_and_its_start() {
     let list = server.json("/api/tables");
     let tables = list["tables"].as_array().unwrap();
     let ids: Vec<&str> = tables.iter().map(|t| t["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["isolation", "mnk", "pattern"]);
+    assert_eq!(ids, ["isolation", "mnk", "pattern", "isolation-2"]);
     let iso = &tables[0];
     assert_eq!(iso["family"], "isolation");
     assert_eq!(iso["game"], "isolation:3x3:a=1,b=7");
