@@ -205,6 +205,12 @@ impl Error {
         }
     }
 
+    /// A path quoted for an error message, as [`Error::quote`] quotes input:
+    /// a file name is user input too (`--save $'\e[2J'`).
+    pub fn quote_path(path: &std::path::Path) -> String {
+        Error::quote(&path.to_string_lossy())
+    }
+
     /// A free-text part of a message with control characters escaped and
     /// cut after `CLIP_CHARS` (400) characters (marked `…`): the sentences the
     /// games build quote tokens of the input, which may be long or hostile.
