@@ -374,11 +374,18 @@ impl Database {
             ));
         }
         let count = LittleEndian::read_u64(input.take(8).map_err(|e| bad(&e))?);
-        // Each entry takes at least its key, its fact and a length.
+        // Each entry takes at least its key, its fact and a length, and at
+        // most a position of u16::MAX bytes more: a count out of these
+        // bounds is refused before anything else is read.
         let least = key_bytes as u64 + kind.fact_bytes() + 2;
         if count > input.left / least {
             return Err(bad(&format!(
                 "it claims {count} entries, more than its {size} bytes can hold"
+            )));
+        }
+        if input.left > count.saturating_mul(least + u64::from(u16::MAX)) {
+            return Err(bad(&format!(
+                "its {count} entries cannot fill its {size} bytes"
             )));
         }
         Ok(Database {

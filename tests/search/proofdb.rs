@@ -8,6 +8,7 @@ use retrograde::search::games::AnySearch;
 use retrograde::search::proofdb::{self, Database, Fact, Kind, Record};
 use retrograde::search::{Bounds, Key, SearchGame};
 use retrograde::with_search;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -302,6 +303,19 @@ fn huge_and_sparse_files_are_refused_from_their_header() {
         &o,
         "it claims 1099511627776 entries, more than its 3221225472 bytes",
     );
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // And one claiming too few to fill them.
+    let len = head.len();
+    head[len - 8..].copy_from_slice(&1000u64.to_le_bytes());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&claims)
+        .unwrap()
+        .write_all_at(&head, 0)
+        .unwrap();
+    let t = Instant::now();
+    let o = run(&["search", "mnk:3x3x3", "--load", s(&claims)]);
+    refused(&o, "its 1000 entries cannot fill its 3221225472 bytes");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     // A FIFO is refused, not waited on.
     let fifo = d.join("fifo.proof");
