@@ -10,7 +10,7 @@ use retrograde::search::dfpn::{Dfpn, Options, Stats};
 use retrograde::search::games::AnySearch;
 use retrograde::search::leaves::{NimberLeaves, TableLeaves, ValueLeaves};
 use retrograde::search::nimber::{NimberSearch, NimberStats};
-use retrograde::search::proofdb::{self, Fact, Kind, Record};
+use retrograde::search::proofdb::{self, CheckReport, Fact, Kind, Merged, Record, SaveTarget};
 use retrograde::search::{Bounds, Listening, SearchGame};
 use retrograde::with_search;
 use serde_json::json;
@@ -56,6 +56,12 @@ pub struct Args {
     /// Start from the positions proven in FILE (a proof database).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     load: Vec<PathBuf>,
+    /// Use the --load entries without re-proving them from their moves first
+    /// (faster, above all for nimbers, whose re-proving costs about what
+    /// computing them did); a wrong or forged database then gives wrong
+    /// answers, and a warning says so.
+    #[arg(long, requires = "load")]
+    trust_load: bool,
     /// Re-prove every entry of the proof database FILE from its children,
     /// and report the position's value it holds.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["save", "load"])]
@@ -125,24 +131,14 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
             g.spec()
         );
     }
-    if let Some(out) = &args.save {
-        proofdb::check_output(out).map_err(|e| anyhow!(e))?;
-        for input in args.tablebases.iter() {
-            if retrograde::solve::output::same_file(out, input) {
-                bail!(
-                    "{}: is also a --tablebase input; save the proofs elsewhere",
-                    out.display()
-                );
-            }
-        }
-    }
+    let target = save_target(args)?;
     let leaves = open_leaves(g, &args.tablebases, args.nimber)?;
     let _listening = Listening::start();
     if let Some(path) = &args.check {
         return check(g, &root, path, memory, leaves.as_ref(), args);
     }
     if args.nimber {
-        return nimber(g, &root, memory, time_limit, leaves.as_ref(), args);
+        return nimber(g, &root, memory, time_limit, leaves.as_ref(), target, args);
     }
     let options = Options {
         memory,
@@ -159,15 +155,15 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     if let Some(l) = &leaves {
         dfpn = dfpn.with_leaves(l.values());
     }
-    // The records are consumed here, not kept through the search.
-    let loaded = load(g, &args.load, Kind::Values)?;
-    let count = loaded.len();
-    for r in loaded {
-        if let Fact::Value(b) = r.fact {
-            dfpn.add_known(r.key, b);
+    // The records are consumed here, not kept through the search: those
+    // re-proven are handed to the search.
+    let loaded = load(g, args, Kind::Values, memory, time_limit, |db, stop| {
+        if args.trust_load {
+            Ok(proofdb::trust_values(db, &mut dfpn))
+        } else {
+            proofdb::verify_values(g, db, &mut dfpn, stop)
         }
-    }
-    let loaded = count;
+    })?;
     let roots = match args.openings {
         None => vec![root.clone()],
         Some(k) => openings(g, &root, k)?,
@@ -186,24 +182,11 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
         }
     }
     let stats = dfpn.stats();
-    let saved = match &args.save {
-        Some(path) => {
-            let records = dfpn
-                .proven()
-                .filter_map(|(key, b)| {
-                    Some(Record {
-                        key,
-                        fact: Fact::Value(b),
-                        pos: g.position_of_key(&key)?,
-                    })
-                })
-                .collect();
-            Some(save(g, path, Kind::Values, records)?)
-        }
-        None => None,
-    };
     let elapsed = started.elapsed();
     let rate = stats.nodes as f64 / elapsed.as_secs_f64().max(1e-9);
+    // The text result is printed before the save and the JSON one with the
+    // save's outcome: a failed save never hides what was proven.
+    let mut json_out = None;
     if args.json {
         let positions: Vec<_> = results
             .iter()
@@ -226,8 +209,6 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
             "table_entries": stats.tt_capacity,
             "table_used": stats.tt_used,
             "leaf_hits": stats.leaf_hits,
-            "loaded": loaded,
-            "saved": saved.map(|s| s.0),
             "proven": all_proven,
         });
         if args.openings.is_some() {
@@ -239,7 +220,7 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
                 }
             }
         }
-        println!("{out}");
+        json_out = Some(out);
     } else {
         println!("game        {}", g.spec());
         for (p, proof, t, before) in &results {
@@ -277,8 +258,19 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
                 thousands(stats.leaf_hits)
             );
         }
-        print_loaded_saved(loaded, saved, args, "proven positions");
+        print_loaded(loaded.as_ref(), "proven positions");
     }
+    let saved = target.map(|t| {
+        let records = dfpn.proven().filter_map(|(key, b)| {
+            Some(Record {
+                key,
+                fact: Fact::Value(b),
+                pos: g.position_of_key(&key)?,
+            })
+        });
+        save(g, t, Kind::Values, records)
+    });
+    finish(json_out, loaded.as_ref(), saved, args, "proven positions")?;
     Ok(status(all_proven))
 }
 
@@ -289,6 +281,7 @@ fn nimber<G: SearchGame>(
     memory: u64,
     time_limit: Option<Duration>,
     leaves: Option<&Leaves>,
+    target: Option<SaveTarget>,
     args: &Args,
 ) -> Result<ExitCode> {
     let quiet = args.quiet;
@@ -309,36 +302,20 @@ fn nimber<G: SearchGame>(
     if let Some(v) = &view {
         search = search.with_leaves(v);
     }
-    let loaded = load(g, &args.load, Kind::Nimbers)?;
-    let count = loaded.len();
-    for r in loaded {
-        if let Fact::Nimber(n) = r.fact {
-            search.add_known(r.key, n, r.pos);
+    let loaded = load(g, args, Kind::Nimbers, memory, time_limit, |db, stop| {
+        if args.trust_load {
+            Ok(proofdb::trust_nimbers(db, &mut search))
+        } else {
+            proofdb::verify_nimbers(g, db, &mut search, stop)
         }
-    }
-    let loaded = count;
+    })?;
     let started = Instant::now();
     let n = search.nimber(root);
     let elapsed = started.elapsed();
     let stats = search.stats();
-    let saved = match &args.save {
-        Some(path) => {
-            let records = search
-                .known()
-                .map(|(k, n, p)| Record {
-                    key: *k,
-                    fact: Fact::Nimber(n),
-                    pos: p.clone(),
-                })
-                .collect();
-            Some(save(g, path, Kind::Nimbers, records)?)
-        }
-        None => None,
-    };
+    let mut json_out = None;
     if args.json {
-        println!(
-            "{}",
-            json!({
+        json_out = Some(json!({
                 "game": g.spec(),
                 "position": g.format_position(root),
                 "nimber": n,
@@ -346,12 +323,9 @@ fn nimber<G: SearchGame>(
                 "components": stats.nodes,
                 "memo": stats.memo,
                 "leaf_hits": stats.leaf_hits,
-                "loaded": loaded,
-                "saved": saved.map(|s| s.0),
                 "seconds": elapsed.as_secs_f64(),
                 "proven": n.is_some(),
-            })
-        );
+        }));
     } else {
         println!("game        {}", g.spec());
         println!("position    {}", g.format_position(root));
@@ -369,8 +343,17 @@ fn nimber<G: SearchGame>(
             thousands(stats.leaf_hits),
             elapsed.as_secs_f64()
         );
-        print_loaded_saved(loaded, saved, args, "components");
+        print_loaded(loaded.as_ref(), "components");
     }
+    let saved = target.map(|t| {
+        let records = search.known().map(|(k, n, p)| Record {
+            key: *k,
+            fact: Fact::Nimber(n),
+            pos: p.clone(),
+        });
+        save(g, t, Kind::Nimbers, records)
+    });
+    finish(json_out, loaded.as_ref(), saved, args, "components")?;
     Ok(status(n.is_some()))
 }
 
@@ -383,8 +366,10 @@ fn check<G: SearchGame>(
     leaves: Option<&Leaves>,
     args: &Args,
 ) -> Result<ExitCode> {
-    let (kind, records) = proofdb::load(g, path).map_err(|e| anyhow!(e))?;
+    let (kind, db) = read(g, std::slice::from_ref(&path.to_path_buf()), None, memory)?;
     let started = Instant::now();
+    // Only a stop (Ctrl-C) ends a check early, and then it has no verdict.
+    let stop = retrograde::search::stop_requested;
     let report = match kind {
         Kind::Values => {
             let mut dfpn = Dfpn::new(
@@ -397,7 +382,7 @@ fn check<G: SearchGame>(
             if let Some(l) = leaves {
                 dfpn = dfpn.with_leaves(l.values());
             }
-            proofdb::check_values(g, &records, &mut dfpn)
+            proofdb::verify_values(g, &db, &mut dfpn, &stop)
         }
         Kind::Nimbers => {
             let view = leaves.map(Leaves::nimbers);
@@ -405,13 +390,19 @@ fn check<G: SearchGame>(
             if let Some(v) = &view {
                 search = search.with_leaves(v);
             }
-            proofdb::check_nimbers(g, &records, &mut search)
+            proofdb::verify_nimbers(g, &db, &mut search, &stop)
         }
     }
-    .map_err(|e| anyhow!("{}: check failed: {e}", path.display()))?;
-    let key = g.key(root);
-    let entry = records.iter().find(|r| r.key == key).map(|r| r.fact);
-    let shown = match entry {
+    .map_err(|e| anyhow!("check failed: {e}"))?;
+    if report.unchecked > 0 {
+        bail!(
+            "{}: the check was stopped before it finished ({} of {} entries re-proven)",
+            retrograde::Error::quote_path(path),
+            thousands(report.checked),
+            thousands(db.len() as u64)
+        );
+    }
+    let shown = match db.fact(&g.key(root)) {
         Some(Fact::Value(b)) => describe(b),
         Some(Fact::Nimber(n)) => format!("nimber {n}"),
         None => "not in the database".to_string(),
@@ -451,59 +442,209 @@ fn status(proven: bool) -> ExitCode {
     }
 }
 
-/// `--load`: the records of every database given, all of `kind` (a
-/// database of the other kind is refused: its facts answer another question).
-fn load<G: SearchGame>(
+/// The databases in `paths`, read and merged (see [`proofdb::merge`]), all
+/// of `want` if given, else of the first one's kind (a database of the other
+/// kind is refused: its facts answer another question). Every header is
+/// read before any entry, and a load the machine has no memory for beside
+/// the search's `memory` is refused before it starts.
+fn read<G: SearchGame>(
     g: &G,
     paths: &[PathBuf],
-    kind: Kind,
-) -> Result<Vec<Record<G::Pos, G::Key>>> {
-    let mut all = Vec::new();
+    want: Option<Kind>,
+    memory: u64,
+) -> Result<(Kind, Merged<G>)> {
+    let mut dbs = Vec::new();
     for path in paths {
-        let (found, records) = proofdb::load(g, path).map_err(|e| anyhow!(e))?;
-        if found != kind {
-            let name = |k| match k {
-                Kind::Values => "values",
-                Kind::Nimbers => "nimbers",
-            };
+        dbs.push(proofdb::Database::open(g, path).map_err(|e| anyhow!(e))?);
+    }
+    let kind = want
+        .or(dbs.first().map(proofdb::Database::kind))
+        .unwrap_or(Kind::Values);
+    let mut entries = 0u64;
+    for db in &dbs {
+        if db.kind() != kind {
             bail!(
                 "{}: a database of {}, not of {}",
-                path.display(),
-                name(found),
-                name(kind)
+                retrograde::Error::quote_path(db.path()),
+                db.kind().name(),
+                kind.name()
             );
         }
-        all.extend(records);
+        entries = entries.saturating_add(db.count());
     }
-    Ok(all)
+    let needed = entries
+        .saturating_mul(proofdb::memory_per_entry::<G>())
+        .saturating_add(memory);
+    if let Some(avail) = memory_available() {
+        if needed > avail {
+            bail!(
+                "loading {} entries needs about {} with the search's {}; this machine has {} available",
+                thousands(entries),
+                human_bytes(needed - memory),
+                human_bytes(memory),
+                human_bytes(avail)
+            );
+        }
+    }
+    let mut parts = Vec::new();
+    for db in dbs {
+        let path = db.path().to_path_buf();
+        parts.push((path, db.read(g).map_err(|e| anyhow!(e))?));
+    }
+    let merged = proofdb::merge(g, parts).map_err(|e| anyhow!(e))?;
+    Ok((kind, merged))
 }
 
-/// `--save`: writes `records` to a new proof database at `path`; returns how
-/// many were written and the file's size.
+/// What `--load` read and re-proved.
+struct Loaded {
+    report: CheckReport,
+    seconds: f64,
+}
+
+/// `--load`: reads and merges the databases and has `verify` re-prove every
+/// entry, handing those that hold to the search (or, with `--trust-load`,
+/// hand them all over, with a warning). A stop (Ctrl-C, `--time`) ends the
+/// re-proving early: the entries not re-proven are not used.
+fn load<G: SearchGame>(
+    g: &G,
+    args: &Args,
+    kind: Kind,
+    memory: u64,
+    time_limit: Option<Duration>,
+    verify: impl FnOnce(&Merged<G>, &dyn Fn() -> bool) -> Result<CheckReport, String>,
+) -> Result<Option<Loaded>> {
+    if args.load.is_empty() {
+        return Ok(None);
+    }
+    let started = Instant::now();
+    let (_, db) = read(g, &args.load, Some(kind), memory)?;
+    let deadline = time_limit.map(|t| started + t);
+    let stop = move || {
+        retrograde::search::stop_requested() || deadline.is_some_and(|d| Instant::now() >= d)
+    };
+    let report = verify(&db, &stop).map_err(|e| anyhow!(e))?;
+    if report.trusted > 0 {
+        eprintln!(
+            "retrograde: warning: --trust-load: {} loaded entries are used without being re-proven; a wrong or forged database gives wrong answers",
+            thousands(report.trusted)
+        );
+    }
+    Ok(Some(Loaded {
+        report,
+        seconds: started.elapsed().as_secs_f64(),
+    }))
+}
+
+/// `--save`: the output checked, locked and given its temporary file before
+/// the search (see [`SaveTarget`]). The run's inputs — the game's pattern
+/// file, the `--load` databases, the `--tablebase` tables — are never
+/// replaced, whatever path names them.
+fn save_target(args: &Args) -> Result<Option<SaveTarget>> {
+    let Some(path) = &args.save else {
+        return Ok(None);
+    };
+    let mut inputs = retrograde::solve::output::input_files(&args.game);
+    inputs.extend(args.load.iter().cloned());
+    inputs.extend(args.tablebases.iter().cloned());
+    let target = SaveTarget::prepare(path, &inputs).map_err(|e| anyhow!(e))?;
+    if let Some(notice) = retrograde::format::stale_notice(target.removed_stale()) {
+        eprintln!("retrograde: {notice}");
+    }
+    Ok(Some(target))
+}
+
+/// Writes `records` through `target`: how many and the bytes, or why not
+/// (the caller prints the result first, then this error). Bounds that
+/// contradict each other are a bug, not a fact: they are left out, and said.
 fn save<G: SearchGame>(
     g: &G,
-    path: &std::path::Path,
+    target: SaveTarget,
     kind: Kind,
-    mut records: Vec<Record<G::Pos, G::Key>>,
-) -> Result<(usize, u64)> {
-    let bytes = proofdb::save(g, path, kind, &mut records)
-        .map_err(|e| anyhow!(e))
-        .context("saving what was proven")?;
+    records: impl Iterator<Item = Record<G::Pos, G::Key>>,
+) -> Result<(usize, u64), String> {
+    let mut impossible = 0u64;
+    let mut records: Vec<_> = records
+        .filter(|r| match r.fact {
+            Fact::Value(b) if b.lo > b.hi => {
+                impossible += 1;
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    if impossible > 0 {
+        eprintln!(
+            "retrograde: warning: {} positions with contradictory bounds were not saved (a bug: please report it)",
+            thousands(impossible)
+        );
+    }
+    let bytes = target.save(g, kind, &mut records)?;
     Ok((records.len(), bytes))
 }
 
-/// The report's `loaded` and `saved` lines, each when there is something to say.
-fn print_loaded_saved(loaded: usize, saved: Option<(usize, u64)>, args: &Args, what: &str) {
-    if loaded > 0 {
-        println!("loaded      {} {what}", thousands(loaded as u64));
-    }
-    if let (Some((n, bytes)), Some(path)) = (saved, &args.save) {
+/// The `loaded` line, when something was loaded.
+fn print_loaded(loaded: Option<&Loaded>, what: &str) {
+    let Some(l) = loaded else { return };
+    if l.report.trusted > 0 {
         println!(
-            "saved       {} {what} to {} ({})",
-            thousands(n as u64),
-            path.display(),
-            human_bytes(bytes)
+            "loaded      {} {what}, not re-proven (--trust-load, {:.2} s)",
+            thousands(l.report.trusted),
+            l.seconds
         );
+        return;
+    }
+    println!(
+        "loaded      {} {what}, each re-proven from its moves ({} children searched, {:.2} s)",
+        thousands(l.report.checked),
+        thousands(l.report.searched),
+        l.seconds
+    );
+    if l.report.unchecked > 0 {
+        println!(
+            "            {} more not re-proven before the stop: not used",
+            thousands(l.report.unchecked)
+        );
+    }
+}
+
+/// Ends a report after the save: the JSON object with what was loaded and
+/// saved, or the text `saved` line; then the save's error, if any, so that
+/// it comes after the result.
+fn finish(
+    json_out: Option<serde_json::Value>,
+    loaded: Option<&Loaded>,
+    saved: Option<Result<(usize, u64), String>>,
+    args: &Args,
+    what: &str,
+) -> Result<()> {
+    match json_out {
+        Some(mut out) => {
+            out["loaded"] = json!(loaded.map_or(0, |l| l.report.checked + l.report.trusted));
+            if let Some(l) = loaded {
+                out["loaded_unchecked"] = json!(l.report.unchecked);
+                out["loaded_trusted"] = json!(l.report.trusted);
+                out["load_seconds"] = json!(l.seconds);
+            }
+            out["saved"] = json!(saved.as_ref().and_then(|s| s.as_ref().ok()).map(|s| s.0));
+            if let Some(Err(e)) = &saved {
+                out["save_error"] = json!(e);
+            }
+            println!("{out}");
+        }
+        None => {
+            if let (Some(Ok((n, bytes))), Some(path)) = (&saved, &args.save) {
+                println!(
+                    "saved       {} {what} to {} ({})",
+                    thousands(*n as u64),
+                    path.display(),
+                    human_bytes(*bytes)
+                );
+            }
+        }
+    }
+    match saved {
+        Some(Err(e)) => Err(anyhow!("the result above was not saved: {e}")),
+        _ => Ok(()),
     }
 }
 
@@ -539,7 +680,8 @@ impl<G: SearchGame> NimberLeaves<G> for NimberView<'_> {
 }
 
 /// Opens the `--tablebase` files, refusing tables no position of this
-/// search can be in.
+/// search can be in. Every table is opened verified (its data CRC checked)
+/// by [`TableLeaves::open`] or the Cram nimber leaves, whichever uses it.
 fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<Option<Leaves>> {
     if paths.is_empty() {
         return Ok(None);
@@ -549,8 +691,8 @@ fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<
     let mut same = Vec::new();
     let mut cram = Vec::new();
     for path in paths {
-        let tb = retrograde::Tablebase::open(path)
-            .with_context(|| format!("opening {}", path.display()))?;
+        let shown = retrograde::Error::quote_path(path);
+        let tb = retrograde::Tablebase::open(path).with_context(|| shown.clone())?;
         let table_spec = tb.header().spec.clone();
         let unfolded = retrograde::with_game!(tb.game(), t => retrograde::Game::spec(&retrograde::Game::unfolded(t)));
         if unfolded == spec {
@@ -559,13 +701,17 @@ fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<
             cram.push(path.clone());
         } else {
             bail!(
-                "{}: a table of {table_spec}; this search of {spec} can use tables of the same game{}",
-                path.display(),
-                if is_cram { " (or, with --nimber, Cram nimber tables)" } else { "" }
+                "{shown}: a table of {}; this search of {spec} can use tables of the same game{}",
+                retrograde::Error::quote(&table_spec),
+                if is_cram {
+                    " (or, with --nimber, Cram nimber tables)"
+                } else {
+                    ""
+                }
             );
         }
     }
-    let tables = TableLeaves::open(&same, false).context("opening the tables")?;
+    let tables = TableLeaves::open(&same).map_err(|e| anyhow!(e))?;
     let cram = if cram.is_empty() {
         None
     } else {

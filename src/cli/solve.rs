@@ -6,7 +6,7 @@ use super::resources::{
 };
 use super::{open::open, progress, with_threads};
 use anyhow::{bail, Context, Result};
-use retrograde::solve::output::check_output;
+use retrograde::solve::output::{check_output, input_files};
 use retrograde::solve::{solve_locked, OutputLock, SolveOptions, Streaming};
 use retrograde::{with_game, AnyGame, TableKind};
 use serde_json::json;
@@ -265,17 +265,6 @@ pub(super) fn parse_size(s: &str) -> std::result::Result<u64, String> {
         return Err(format!("{} is too large", retrograde::Error::quote(s)));
     }
     Ok(bytes as u64)
-}
-
-/// The files a spec reads: a `pattern:PATH` spec's pattern file (the inline
-/// form `pattern:NAME:squares=...:lines=...` reads none).
-fn input_files(spec: &str) -> Vec<PathBuf> {
-    match spec.trim().strip_prefix("pattern:") {
-        Some(rest) if !rest.contains(":lines=") && Path::new(rest).exists() => {
-            vec![PathBuf::from(rest)]
-        }
-        _ => Vec::new(),
-    }
 }
 
 fn dry_run_report(

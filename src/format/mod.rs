@@ -22,8 +22,8 @@ pub use header::{data_crc, Header, Summary, FLAG_FOLDED, FORMAT_VERSION, MAGIC, 
 pub(crate) use write::{file_id, kill_point, register, sync_dir, table_header, unregister};
 #[cfg(feature = "solve")]
 pub use write::{
-    generator, remove_stale_temporaries, remove_temporary_files, write_table_file, write_tablebase,
-    TempFile,
+    generator, remove_stale_temporaries, remove_temporary_files, stale_notice, write_table_file,
+    write_tablebase, TempFile,
 };
 
 // The solver labels cells through native-endian atomics laid over the

@@ -269,6 +269,29 @@ pub fn remove_stale_temporaries(dest: &Path) -> Vec<PathBuf> {
     removed
 }
 
+/// The one-line notice for the files [`remove_stale_temporaries`] removed
+/// (the first three named), or `None` when there were none.
+pub fn stale_notice(removed: &[PathBuf]) -> Option<String> {
+    if removed.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = removed
+        .iter()
+        .take(3)
+        .map(|p| crate::Error::quote(&p.file_name().unwrap_or_default().to_string_lossy()))
+        .collect();
+    let more = match removed.len() {
+        n if n > 3 => format!(" and {} more", n - 3),
+        _ => String::new(),
+    };
+    Some(format!(
+        "removed {} temporary file{} left by an earlier run of this output that was killed: {}{more}",
+        removed.len(),
+        if removed.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    ))
+}
+
 /// The pid in a temporary file's token (`<pid>-<8 hex digits>`), if it is one.
 fn temporary_pid(token: &str) -> Option<u32> {
     let (pid, random) = token.split_once('-')?;

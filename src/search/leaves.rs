@@ -33,17 +33,15 @@ pub struct TableLeaves {
 
 impl TableLeaves {
     /// Opens each file as a tablebase of a built-in game, checking its
-    /// header; the data CRC is checked too unless `trust` (a big table's CRC
-    /// reads every byte, once per search).
-    pub fn open(paths: &[impl AsRef<Path>], trust: bool) -> crate::Result<TableLeaves> {
+    /// header and its data CRC (every byte is read once per search: a leaf
+    /// answers for many positions, so a damaged table must not open). An
+    /// error names the file.
+    pub fn open(paths: &[impl AsRef<Path>]) -> Result<TableLeaves, String> {
         let mut tables = Vec::new();
         for path in paths {
             let path = path.as_ref();
-            let tb = if trust {
-                Tablebase::open(path)?
-            } else {
-                Tablebase::open_verified(path)?
-            };
+            let tb = Tablebase::open_verified(path)
+                .map_err(|e| format!("{}: {e}", crate::Error::quote_path(path)))?;
             let spec = with_game!(tb.game(), g => crate::Game::spec(&crate::Game::unfolded(g)));
             tables.push((spec, tb));
         }

@@ -2,8 +2,7 @@
 //! search resumes from it (`search --load`) and a check can re-prove it
 //! (`search --check`).
 //!
-//! Layout (little-endian), written to a temporary file and renamed into
-//! place, so a crash never leaves a half-written database under the name:
+//! Layout (little-endian):
 //!
 //! ```text
 //! magic "RTBPROOF" | version u16 | kind u8 (0 values, 1 nimbers) | key bytes u16
@@ -13,18 +12,39 @@
 //! ```
 //!
 //! Each entry keeps a representative position in the game's notation as
-//! well as its key: a check re-derives the key from the position (a
-//! mismatch refuses the file) and re-proves the entry from its children.
-//! The CRC is checked before any entry is used, so a damaged file never
-//! yields a value.
+//! well as its key: loading re-derives the key from the position (a
+//! mismatch refuses the file).
+//!
+//! A file is never believed: reading checks the header and the entry count
+//! against the file's size before reading on, streams the rest through the
+//! CRC (no copy of the file in memory) and uses no entry unless the CRC
+//! matches. Databases loaded together are merged key by key, and facts that
+//! contradict each other refuse the load, naming the position and both
+//! files ([`merge`]). Every loaded entry is then re-proven from its children
+//! before a search may use it ([`verify_values`], [`verify_nimbers`]): a
+//! CRC only says the bytes are the ones written, not that what was written
+//! is true.
+//!
+//! Saving ([`SaveTarget`]) follows the solver's protocol for outputs: the
+//! output is checked, locked and given its temporary file (created
+//! exclusively under an unpredictable name) before the search starts, so a
+//! long search is not lost to a bad output at its end; the database is
+//! synced and renamed into place.
 
 use super::{Bounds, Key, SearchGame};
+use crate::format::TempFile;
+use crate::solve::output::{check_output, OutputLock};
+use crate::Error;
 use byteorder::{ByteOrder, LittleEndian};
-use std::io::Write;
-use std::path::Path;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"RTBPROOF";
 const VERSION: u16 = 1;
+/// Magic, version, kind, key bytes and spec length: what precedes the spec.
+const FIXED_HEAD: usize = 8 + 2 + 1 + 2 + 2;
 
 /// What the entries hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +53,24 @@ pub enum Kind {
     Values,
     /// A component's nimber.
     Nimbers,
+}
+
+impl Kind {
+    /// The name used in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Values => "values",
+            Kind::Nimbers => "nimbers",
+        }
+    }
+
+    /// Bytes of one entry's fact.
+    fn fact_bytes(self) -> u64 {
+        match self {
+            Kind::Values => 2,
+            Kind::Nimbers => 4,
+        }
+    }
 }
 
 /// What is known about one stored position.
@@ -58,29 +96,28 @@ pub struct Record<P, K> {
 /// The records of a game's database.
 pub type Records<G> = Vec<Record<<G as SearchGame>::Pos, <G as SearchGame>::Key>>;
 
-/// Writes a proof database of `game`: every record, in key order (so equal
-/// contents give equal files). The records are sorted in place and streamed
-/// to the file through a buffer, the CRC computed on the way: saving needs
-/// no second copy of the entries (a search saving 49 M positions used to
-/// gather them twice, once sorted and once as the file's bytes). Keys are
-/// unique (the searches' records come from maps), so an unstable sort gives
-/// one order.
-pub fn save<G: SearchGame>(
+/// Writes a proof database of `game` to `out`: every record, in key order
+/// (so equal contents give equal files). The records are sorted in place and
+/// streamed through a buffer, the CRC computed on the way: saving needs no
+/// second copy of the entries (a search saving 49 M positions used to gather
+/// them twice, once sorted and once as the file's bytes). Keys are unique
+/// (the searches' records come from maps), so an unstable sort gives one
+/// order. Returns the bytes written.
+pub fn write<G: SearchGame>(
     game: &G,
-    path: &Path,
+    out: impl Write,
     kind: Kind,
     records: &mut [Record<G::Pos, G::Key>],
 ) -> Result<u64, String> {
     let spec = game.spec();
     let spec_len = u16::try_from(spec.len())
         .map_err(|_| "the game's spec is too long for a proof database".to_string())?;
-    if records.iter().any(|r| {
-        !matches!(
-            (kind, r.fact),
-            (Kind::Values, Fact::Value(_)) | (Kind::Nimbers, Fact::Nimber(_))
-        )
+    if records.iter().any(|r| match (kind, r.fact) {
+        (Kind::Values, Fact::Value(b)) => !possible(b),
+        (Kind::Nimbers, Fact::Nimber(_)) => false,
+        _ => true,
     }) {
-        return Err("a proof database holds one kind of fact".into());
+        return Err("a proof database holds one kind of fact, each one possible".into());
     }
     // Sorted by the key's stored bytes; two buffers reused by every
     // comparison instead of a key copy per record.
@@ -92,51 +129,70 @@ pub fn save<G: SearchGame>(
         b.key.write(&mut kb);
         ka.cmp(&kb)
     });
-    write_new(path, |file| {
-        let mut w = CrcWriter::new(file);
-        let mut head = Vec::new();
-        head.extend_from_slice(MAGIC);
-        head.extend_from_slice(&VERSION.to_le_bytes());
-        head.push(match kind {
-            Kind::Values => 0,
-            Kind::Nimbers => 1,
-        });
-        head.extend_from_slice(&(G::Key::BYTES as u16).to_le_bytes());
-        head.extend_from_slice(&spec_len.to_le_bytes());
-        head.extend_from_slice(spec.as_bytes());
-        head.extend_from_slice(&(records.len() as u64).to_le_bytes());
-        w.put(&head)?;
-        let mut entry = Vec::new();
-        for r in records.iter() {
-            entry.clear();
-            r.key.write(&mut entry);
-            match r.fact {
-                Fact::Value(b) => entry.extend_from_slice(&[b.lo as u8, b.hi as u8]),
-                Fact::Nimber(n) => entry.extend_from_slice(&n.to_le_bytes()),
-            }
-            let pos = game.format_position(&r.pos);
-            let len = u16::try_from(pos.len())
-                .map_err(|_| "a position is too long for a proof database".to_string())?;
-            entry.extend_from_slice(&len.to_le_bytes());
-            entry.extend_from_slice(pos.as_bytes());
-            w.put(&entry)?;
+    let mut w = CrcWriter::new(out);
+    let mut head = Vec::new();
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&VERSION.to_le_bytes());
+    head.push(match kind {
+        Kind::Values => 0,
+        Kind::Nimbers => 1,
+    });
+    head.extend_from_slice(&(G::Key::BYTES as u16).to_le_bytes());
+    head.extend_from_slice(&spec_len.to_le_bytes());
+    head.extend_from_slice(spec.as_bytes());
+    head.extend_from_slice(&(records.len() as u64).to_le_bytes());
+    w.put(&head)?;
+    let mut entry = Vec::new();
+    for r in records.iter() {
+        entry.clear();
+        r.key.write(&mut entry);
+        match r.fact {
+            Fact::Value(b) => entry.extend_from_slice(&[b.lo as u8, b.hi as u8]),
+            Fact::Nimber(n) => entry.extend_from_slice(&n.to_le_bytes()),
         }
-        w.finish()
-    })
+        let pos = game.format_position(&r.pos);
+        let len = u16::try_from(pos.len())
+            .map_err(|_| "a position is too long for a proof database".to_string())?;
+        entry.extend_from_slice(&len.to_le_bytes());
+        entry.extend_from_slice(pos.as_bytes());
+        w.put(&entry)?;
+    }
+    w.finish()
+}
+
+/// Saves a proof database at `path` ([`SaveTarget`] with no inputs, then
+/// [`SaveTarget::save`]): for a program that has its records at hand. A
+/// search prepares its target before it starts instead.
+pub fn save<G: SearchGame>(
+    game: &G,
+    path: &Path,
+    kind: Kind,
+    records: &mut [Record<G::Pos, G::Key>],
+) -> Result<u64, String> {
+    SaveTarget::prepare(path, &[])?.save(game, kind, records)
+}
+
+/// Reads a proof database of `game` ([`Database::open`], then
+/// [`Database::read`]). Its entries are not yet re-proven: [`merge`] and
+/// [`verify_values`] or [`verify_nimbers`] do that.
+pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Records<G>), String> {
+    let db = Database::open(game, path)?;
+    let kind = db.kind();
+    Ok((kind, db.read(game)?))
 }
 
 /// A buffered writer that keeps the CRC-32 and length of what went through
 /// it, and appends the CRC at the end.
-struct CrcWriter<'a> {
-    out: std::io::BufWriter<&'a mut std::fs::File>,
+struct CrcWriter<W: Write> {
+    out: std::io::BufWriter<W>,
     crc: crc32fast::Hasher,
     len: u64,
 }
 
-impl<'a> CrcWriter<'a> {
-    fn new(file: &'a mut std::fs::File) -> Self {
+impl<W: Write> CrcWriter<W> {
+    fn new(out: W) -> Self {
         CrcWriter {
-            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            out: std::io::BufWriter::with_capacity(1 << 20, out),
             crc: crc32fast::Hasher::new(),
             len: 0,
         }
@@ -159,317 +215,755 @@ impl<'a> CrcWriter<'a> {
     }
 }
 
-/// Writes a new file at `path` with `fill`: to a temporary file next to it
-/// (created exclusively, never through an existing name), synced and
-/// renamed over `path`; on any error the temporary file is removed. An
-/// output that exists and is not a regular file is refused.
-fn write_new(
-    path: &Path,
-    fill: impl FnOnce(&mut std::fs::File) -> Result<u64, String>,
-) -> Result<u64, String> {
-    let shown = path.display();
-    if let Ok(meta) = std::fs::symlink_metadata(path) {
-        if !meta.file_type().is_file() {
-            return Err(format!(
-                "{shown}: exists and is not a regular file; refusing to replace it"
-            ));
-        }
-    }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{shown}: not a file name"))?;
-    let mut tmp_name = name.to_os_string();
-    tmp_name.push(format!(".{}.partial", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| format!("{}: {e}", tmp.display()))?;
-    let result = fill(&mut f).and_then(|len| {
-        f.sync_all()
-            .and_then(|()| std::fs::rename(&tmp, path))
-            .map(|()| len)
-            .map_err(|e| e.to_string())
-    });
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{shown}: {e}")
-    })
+/// Where a search will save what it proves, made ready before the search
+/// starts: the output is checked (a regular file or nothing, not one of the
+/// run's inputs, its directory there), locked against every other solve or
+/// search of the same name for the whole run (`NAME.lock`, as a solve does),
+/// and its temporary file is created — exclusively, under an unpredictable
+/// name (`NAME.<pid>-<random>.partial`, the solver's
+/// [`TempFile`]) — which also shows the directory is writable. The
+/// temporary and lock files are registered, so a second Ctrl-C (the signal
+/// handler's [`crate::format::remove_temporary_files`]) removes them, and
+/// dropping the target unsaved removes them too.
+#[derive(Debug)]
+pub struct SaveTarget {
+    path: PathBuf,
+    // Declared before the lock: dropped (removed) while the lock is held.
+    tmp: TempFile,
+    _lock: OutputLock,
+    removed: Vec<PathBuf>,
 }
 
-/// Refuses an output that exists and is not a regular file (a directory, a
-/// device, a FIFO, a symbolic link): saving replaces only files. Called
-/// before a search, so a long search is not lost to a bad name at its end.
-pub fn check_output(path: &Path) -> Result<(), String> {
-    if let Ok(meta) = std::fs::symlink_metadata(path) {
-        if !meta.file_type().is_file() {
-            return Err(format!(
-                "{}: exists and is not a regular file; refusing to replace it",
-                path.display()
-            ));
+impl SaveTarget {
+    /// Checks, locks and prepares `path`; `inputs` are the files the run
+    /// reads (a pattern file, databases, tables), which it may not replace.
+    pub fn prepare(path: &Path, inputs: &[PathBuf]) -> Result<SaveTarget, String> {
+        let shown = Error::quote_path(path);
+        check_output(path, inputs).map_err(|e| e.to_string())?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(format!(
+                    "{shown}: {} is not a directory",
+                    Error::quote_path(dir)
+                ))
+            }
+            Err(e) => {
+                return Err(format!(
+                    "{shown}: cannot use the directory {}: {e}",
+                    Error::quote_path(dir)
+                ))
+            }
         }
+        let lock = OutputLock::acquire(path).map_err(|e| e.to_string())?;
+        // Under the lock no other run of this output is writing, so the
+        // temporaries of killed runs (solves' or searches') can go.
+        let removed = crate::format::remove_stale_temporaries(path);
+        let tmp = TempFile::create_beside(path).map_err(|e| format!("{shown}: {e}"))?;
+        Ok(SaveTarget {
+            path: path.to_path_buf(),
+            tmp,
+            _lock: lock,
+            removed,
+        })
     }
-    Ok(())
+
+    /// The temporary files of killed runs removed when the target was
+    /// prepared ([`crate::format::stale_notice`] words the message).
+    pub fn removed_stale(&self) -> &[PathBuf] {
+        &self.removed
+    }
+
+    /// The output.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes the database to the temporary file, syncs it and renames it
+    /// over the output; returns the bytes written. On an error the
+    /// temporary file is removed and the output left as it was.
+    pub fn save<G: SearchGame>(
+        self,
+        game: &G,
+        kind: Kind,
+        records: &mut [Record<G::Pos, G::Key>],
+    ) -> Result<u64, String> {
+        let shown = Error::quote_path(&self.path);
+        let SaveTarget {
+            path, tmp, _lock, ..
+        } = self;
+        let len = write(game, tmp.file(), kind, records).map_err(|e| format!("{shown}: {e}"))?;
+        tmp.persist(&path).map_err(|e| format!("{shown}: {e}"))?;
+        Ok(len)
+    }
 }
 
-/// Reads a proof database of `game`, checking its CRC, its game and every
-/// entry's key against its position before returning anything.
-pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Records<G>), String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{shown}: not a regular file"));
+/// A proof database opened for reading: its header read and checked, the
+/// entries not yet read.
+pub struct Database {
+    path: PathBuf,
+    input: CrcReader,
+    kind: Kind,
+    key_bytes: usize,
+    count: u64,
+}
+
+/// Memory one loaded entry takes, roughly: the record, its place in the
+/// merge's index and in the search's memory of known positions. What a load
+/// is refused for before reading when the machine lacks it.
+pub fn memory_per_entry<G: SearchGame>() -> u64 {
+    (std::mem::size_of::<Record<G::Pos, G::Key>>()
+        + 2 * (std::mem::size_of::<G::Key>() + 16)
+        + std::mem::size_of::<(u32, u32)>()
+        + 16) as u64
+}
+
+impl Database {
+    /// Opens a proof database of `game`: only its header and size are read.
+    /// A file that is not a regular file, has no database header, is of
+    /// another game or format version, or claims more entries than its size
+    /// can hold is refused here, before any entry is read.
+    pub fn open<G: SearchGame>(game: &G, path: &Path) -> Result<Database, String> {
+        let shown = Error::quote_path(path);
+        let bad = |why: &str| format!("{shown}: not a usable proof database: {why}");
+        let mut o = std::fs::OpenOptions::new();
+        o.read(true);
+        #[cfg(unix)]
+        {
+            // A FIFO would block the open; it is refused below instead.
+            use std::os::unix::fs::OpenOptionsExt;
+            o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+        }
+        let file = o.open(path).map_err(|e| format!("{shown}: {e}"))?;
+        let meta = file.metadata().map_err(|e| format!("{shown}: {e}"))?;
+        if !meta.is_file() {
+            return Err(format!(
+                "{shown}: is {}, not a proof database file",
+                crate::error::file_kind(&meta.file_type())
+            ));
+        }
+        let size = meta.len();
+        if size < (FIXED_HEAD + 8 + 4) as u64 {
+            return Err(bad("no proof database header"));
+        }
+        let mut input = CrcReader {
+            r: BufReader::with_capacity(1 << 20, file),
+            crc: crc32fast::Hasher::new(),
+            left: size - 4,
+            buf: Vec::new(),
+        };
+        let head = input.take(FIXED_HEAD).map_err(|e| bad(&e))?;
+        if &head[..8] != MAGIC {
+            return Err(bad("no proof database header"));
+        }
+        let version = LittleEndian::read_u16(&head[8..]);
+        if version != VERSION {
+            return Err(bad(&format!(
+                "format version {version}; this build reads {VERSION}"
+            )));
+        }
+        let kind = match head[10] {
+            0 => Kind::Values,
+            1 => Kind::Nimbers,
+            k => return Err(bad(&format!("unknown kind {k}"))),
+        };
+        let key_bytes = LittleEndian::read_u16(&head[11..]) as usize;
+        let spec_len = LittleEndian::read_u16(&head[13..]) as usize;
+        if key_bytes != G::Key::BYTES {
+            return Err(bad("its keys are not this game's"));
+        }
+        let spec = std::str::from_utf8(input.take(spec_len).map_err(|e| bad(&e))?)
+            .map_err(|_| bad("its game is not text"))?
+            .to_string();
+        if spec != game.spec() {
+            return Err(format!(
+                "{shown}: a proof database of {}, not of {}",
+                Error::quote(&spec),
+                game.spec()
+            ));
+        }
+        let count = LittleEndian::read_u64(input.take(8).map_err(|e| bad(&e))?);
+        // Each entry takes at least its key, its fact and a length, and at
+        // most a position of u16::MAX bytes more: a count out of these
+        // bounds is refused before anything else is read.
+        let least = key_bytes as u64 + kind.fact_bytes() + 2;
+        if count > input.left / least {
+            return Err(bad(&format!(
+                "it claims {count} entries, more than its {size} bytes can hold"
+            )));
+        }
+        if input.left > count.saturating_mul(least + u64::from(u16::MAX)) {
+            return Err(bad(&format!(
+                "its {count} entries cannot fill its {size} bytes"
+            )));
+        }
+        Ok(Database {
+            path: path.to_path_buf(),
+            input,
+            kind,
+            key_bytes,
+            count,
+        })
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
-    let bad = |why: &str| format!("{shown}: not a usable proof database: {why}");
-    if bytes.len() < 8 + 2 + 1 + 2 + 2 + 8 + 4 || &bytes[..8] != MAGIC {
-        return Err(bad("no proof database header"));
+
+    /// What the entries hold.
+    pub fn kind(&self) -> Kind {
+        self.kind
     }
-    let (body, tail) = bytes.split_at(bytes.len() - 4);
-    if crc32fast::hash(body) != LittleEndian::read_u32(tail) {
-        return Err(bad("its checksum does not match (damaged or truncated)"));
+
+    /// Entries the header announces (checked against the file's size).
+    pub fn count(&self) -> u64 {
+        self.count
     }
-    let mut r = Reader { b: body, at: 8 };
-    let version = r.u16().ok_or_else(|| bad("truncated"))?;
-    if version != VERSION {
-        return Err(bad(&format!(
-            "format version {version}; this build reads {VERSION}"
-        )));
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    let kind = match r.take(1).ok_or_else(|| bad("truncated"))?[0] {
-        0 => Kind::Values,
-        1 => Kind::Nimbers,
-        k => return Err(bad(&format!("unknown kind {k}"))),
-    };
-    let key_bytes = r.u16().ok_or_else(|| bad("truncated"))? as usize;
-    if key_bytes != G::Key::BYTES {
-        return Err(bad("its keys are not this game's"));
+
+    /// Reads every entry, checking each key against its position, and the
+    /// CRC over the whole file: nothing is returned unless all of it holds.
+    /// The file is streamed; on a damaged entry the rest is still read
+    /// through the CRC, so damage is reported as damage (a checksum
+    /// mismatch), not as whatever the flipped byte happened to break.
+    pub fn read<G: SearchGame>(mut self, game: &G) -> Result<Records<G>, String> {
+        let shown = Error::quote_path(&self.path);
+        let bad = |why: &str| format!("{shown}: not a usable proof database: {why}");
+        let mut records = Vec::new();
+        let mut broken = None;
+        for _ in 0..self.count {
+            match self.entry(game) {
+                Ok(r) => records.push(r),
+                Err(e) => {
+                    broken = Some(e);
+                    records = Vec::new();
+                    break;
+                }
+            }
+        }
+        if broken.is_none() && self.input.left != 0 {
+            broken = Some("bytes after the last entry".to_string());
+        }
+        match self.input.finish() {
+            Err(e) => Err(bad(&e)),
+            Ok(false) => Err(bad("its checksum does not match (damaged or truncated)")),
+            Ok(true) => match broken {
+                Some(e) => Err(bad(&e)),
+                None => Ok(records),
+            },
+        }
     }
-    let spec_len = r.u16().ok_or_else(|| bad("truncated"))? as usize;
-    let spec = std::str::from_utf8(r.take(spec_len).ok_or_else(|| bad("truncated"))?)
-        .map_err(|_| bad("spec"))?;
-    if spec != game.spec() {
-        return Err(format!(
-            "{shown}: a proof database of {spec}, not of {}",
-            game.spec()
-        ));
-    }
-    let count = r.u64().ok_or_else(|| bad("truncated"))?;
-    let mut records = Vec::new();
-    for _ in 0..count {
-        let key = G::Key::read(r.take(key_bytes).ok_or_else(|| bad("truncated"))?);
-        let fact = match kind {
+
+    fn entry<G: SearchGame>(&mut self, game: &G) -> Result<Record<G::Pos, G::Key>, String> {
+        let input = &mut self.input;
+        let key = G::Key::read(input.take(self.key_bytes)?);
+        let fact = match self.kind {
             Kind::Values => {
-                let f = r.take(2).ok_or_else(|| bad("truncated"))?;
+                let f = input.take(2)?;
                 let b = Bounds {
                     lo: f[0] as i8,
                     hi: f[1] as i8,
                 };
-                if !(-1..=1).contains(&b.lo) || !(-1..=1).contains(&b.hi) || b.lo > b.hi {
-                    return Err(bad("an entry's bounds are impossible"));
+                if !(-1..=1).contains(&b.lo) || !(-1..=1).contains(&b.hi) || !possible(b) {
+                    return Err("an entry's bounds are impossible".into());
                 }
                 Fact::Value(b)
             }
-            Kind::Nimbers => Fact::Nimber(r.u32().ok_or_else(|| bad("truncated"))?),
+            Kind::Nimbers => Fact::Nimber(LittleEndian::read_u32(input.take(4)?)),
         };
-        let len = r.u16().ok_or_else(|| bad("truncated"))? as usize;
-        let text = std::str::from_utf8(r.take(len).ok_or_else(|| bad("truncated"))?)
-            .map_err(|_| bad("a position is not text"))?;
+        let len = LittleEndian::read_u16(input.take(2)?) as usize;
+        let text = std::str::from_utf8(input.take(len)?).map_err(|_| "a position is not text")?;
         let pos = game
             .parse_position(text)
-            .map_err(|e| bad(&format!("position {text:?}: {e}")))?;
+            .map_err(|e| format!("position {}: {}", Error::quote(text), Error::clip(&e)))?;
         if game.key(&pos) != key {
-            return Err(bad(&format!(
-                "position {text:?} does not have its stored key"
-            )));
+            return Err(format!(
+                "position {} does not have its stored key",
+                Error::quote(text)
+            ));
         }
-        records.push(Record { key, fact, pos });
-    }
-    if r.at != body.len() {
-        return Err(bad("bytes after the last entry"));
-    }
-    Ok((kind, records))
-}
-
-struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let s = self.b.get(self.at..self.at.checked_add(n)?)?;
-        self.at += n;
-        Some(s)
-    }
-    fn u16(&mut self) -> Option<u16> {
-        self.take(2).map(LittleEndian::read_u16)
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4).map(LittleEndian::read_u32)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8).map(LittleEndian::read_u64)
+        Ok(Record { key, fact, pos })
     }
 }
 
-/// The result of re-proving a database.
+/// The file's bytes before its stored CRC, read in order through the CRC.
+struct CrcReader {
+    r: BufReader<File>,
+    crc: crc32fast::Hasher,
+    /// Bytes before the stored CRC not yet read.
+    left: u64,
+    buf: Vec<u8>,
+}
+
+impl CrcReader {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        if n as u64 > self.left {
+            return Err("truncated".into());
+        }
+        self.buf.resize(n, 0);
+        self.r.read_exact(&mut self.buf).map_err(read_error)?;
+        self.crc.update(&self.buf);
+        self.left -= n as u64;
+        Ok(&self.buf)
+    }
+
+    /// Reads the rest through the CRC; whether it matches the stored one.
+    fn finish(mut self) -> Result<bool, String> {
+        let mut chunk = vec![0u8; 1 << 20];
+        while self.left > 0 {
+            let n = chunk.len().min(self.left as usize);
+            self.r.read_exact(&mut chunk[..n]).map_err(read_error)?;
+            self.crc.update(&chunk[..n]);
+            self.left -= n as u64;
+        }
+        let mut stored = [0u8; 4];
+        self.r.read_exact(&mut stored).map_err(read_error)?;
+        Ok(self.crc.finalize() == u32::from_le_bytes(stored))
+    }
+}
+
+fn read_error(e: std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        "the file shrank while it was read".into()
+    } else {
+        format!("cannot read: {e}")
+    }
+}
+
+/// The entries of one or more databases of a game, one per key, each with
+/// the files it came from.
+pub struct Merged<G: SearchGame> {
+    records: Records<G>,
+    index: HashMap<G::Key, u32>,
+    /// The first and the last file that gave each record (the same file
+    /// for most).
+    from: Vec<(u32, u32)>,
+    files: Vec<PathBuf>,
+}
+
+impl<G: SearchGame> Merged<G> {
+    /// Distinct positions.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// What the databases say about the position with `key`.
+    pub fn fact(&self, key: &G::Key) -> Option<Fact> {
+        self.index.get(key).map(|&i| self.records[i as usize].fact)
+    }
+
+    /// The files record `i` came from, quoted for a message.
+    fn sources(&self, i: usize) -> String {
+        let (a, b) = self.from[i];
+        let name = |f: u32| Error::quote_path(&self.files[f as usize]);
+        if a == b {
+            name(a)
+        } else {
+            format!("{} and {}", name(a), name(b))
+        }
+    }
+}
+
+/// Merges databases read from `files` (in order) into one entry per key:
+/// two files' bounds on one position are both true, so they are met; two
+/// facts that cannot both be true (bounds that do not overlap, two
+/// nimbers) refuse the whole load, naming the position and the two files,
+/// rather than leave a search to stall on it or save it as impossible
+/// bounds.
+pub fn merge<G: SearchGame>(
+    game: &G,
+    parts: Vec<(PathBuf, Records<G>)>,
+) -> Result<Merged<G>, String> {
+    let mut m = Merged {
+        records: Vec::new(),
+        index: HashMap::new(),
+        from: Vec::new(),
+        files: Vec::new(),
+    };
+    for (f, (path, records)) in parts.into_iter().enumerate() {
+        let f = f as u32;
+        m.files.push(path);
+        for r in records {
+            let Some(&i) = m.index.get(&r.key) else {
+                m.index.insert(r.key, m.records.len() as u32);
+                m.records.push(r);
+                m.from.push((f, f));
+                continue;
+            };
+            let i = i as usize;
+            let met = match (m.records[i].fact, r.fact) {
+                (Fact::Value(a), Fact::Value(b)) if possible(a.meet(b)) => {
+                    Some(Fact::Value(a.meet(b)))
+                }
+                (Fact::Nimber(a), Fact::Nimber(b)) if a == b => Some(Fact::Nimber(a)),
+                _ => None,
+            };
+            let Some(fact) = met else {
+                let first = Error::quote_path(&m.files[m.from[i].0 as usize]);
+                let second = Error::quote_path(&m.files[f as usize]);
+                return Err(format!(
+                    "the proof databases contradict each other at position {}: {first} says {}, {second} says {}; load them separately, or --check each to find the wrong one",
+                    Error::quote(&game.format_position(&r.pos)),
+                    describe(m.records[i].fact),
+                    describe(r.fact)
+                ));
+            };
+            m.records[i].fact = fact;
+            m.from[i].1 = f;
+        }
+    }
+    Ok(m)
+}
+
+/// Whether bounds leave some value possible.
+fn possible(b: Bounds) -> bool {
+    b.lo <= b.hi
+}
+
+/// A fact in words, for messages.
+fn describe(f: Fact) -> String {
+    match f {
+        Fact::Nimber(n) => format!("nimber {n}"),
+        Fact::Value(b) => match (b.lo, b.hi) {
+            (1, 1) => "win".into(),
+            (0, 0) => "tie".into(),
+            (-1, -1) => "loss".into(),
+            (0, 1) => "win or tie".into(),
+            (-1, 0) => "tie or loss".into(),
+            _ => "nothing".into(),
+        },
+    }
+}
+
+/// The result of re-proving a database's entries.
 #[derive(Clone, Debug, Default)]
 pub struct CheckReport {
-    /// Entries re-proven from their children.
+    /// Entries re-proven from their children (those a search may use).
     pub checked: u64,
-    /// Children not in the database, proven by a new search.
+    /// Children not settled by an entry or the rules, proven by a new search
+    /// (values), or components searched (nimbers).
     pub searched: u64,
+    /// Entries not re-proven because the run was stopped (a limit, Ctrl-C)
+    /// first: unused.
+    pub unchecked: u64,
+    /// Entries used without being re-proven ([`trust_values`],
+    /// [`trust_nimbers`]).
+    pub trusted: u64,
 }
 
-/// Re-proves every value entry from its children (Glop's "check
-/// computation"): a win has a losing child, a loss only winning children,
-/// and so on for each bound. A child's value comes from its own entry, the
-/// rules (game over, an immediate win) or a new search. Since every entry
-/// is checked and the game is acyclic, the entries are then all true: a
-/// false one with the fewest moves left would rest on true facts only.
-pub fn check_values<G: SearchGame>(
-    game: &G,
-    records: &[Record<G::Pos, G::Key>],
+/// Hands every entry to `search` as it is, without re-proving it: for a
+/// caller who vouches for the files (`search --trust-load`). A wrong or
+/// forged entry then gives wrong answers.
+pub fn trust_values<G: SearchGame>(
+    db: &Merged<G>,
     search: &mut super::dfpn::Dfpn<'_, G>,
-) -> Result<CheckReport, String> {
-    use std::collections::HashMap;
-    let mut facts: HashMap<G::Key, Bounds> = HashMap::new();
-    for r in records {
+) -> CheckReport {
+    for r in &db.records {
         if let Fact::Value(b) = r.fact {
-            facts.insert(r.key, b);
             search.add_known(r.key, b);
         }
     }
-    let mut report = CheckReport::default();
-    for r in records {
-        let Fact::Value(b) = r.fact else { continue };
-        let shown = || game.format_position(&r.pos);
-        if let Some(v) = game.terminal(&r.pos) {
-            let s = super::score(v);
-            if s < b.lo || s > b.hi {
-                return Err(format!(
-                    "entry {} claims {b:?}, but the game is over with {v}",
-                    shown()
-                ));
-            }
-            report.checked += 1;
-            continue;
-        }
-        // Does the child answer "at least k" with `want`? From its entry or
-        // the rules if they settle it, else by a search.
-        let mut child_is =
-            |c: &G::Pos, k: i8, want: bool, report: &mut CheckReport| -> Result<bool, String> {
-                let known = if let Some(v) = game.terminal(c) {
-                    Some(Bounds::exact(v))
-                } else if game.wins_now(c) {
-                    Some(Bounds { lo: 1, hi: 1 })
-                } else {
-                    facts.get(&game.key(c)).copied()
-                };
-                if let Some(kb) = known {
-                    if kb.lo >= k {
-                        return Ok(want);
-                    }
-                    if kb.hi < k {
-                        return Ok(!want);
-                    }
-                }
-                report.searched += 1;
-                match search.decide(c, k) {
-                    Some(a) => Ok(a == want),
-                    None => Err("the check was stopped before it finished".into()),
-                }
-            };
-        let moves = game.moves(&r.pos);
-        // "At least lo": some child answers no to "at least 1 − lo". The
-        // children whose answer is known are tried first: searching a
-        // child that is not the proof's could take as long as a new proof.
-        if b.lo > -1 {
-            let k = 1 - b.lo;
-            let settled = |c: &G::Pos| -> bool {
-                let known = if let Some(v) = game.terminal(c) {
-                    Some(Bounds::exact(v))
-                } else {
-                    facts.get(&game.key(c)).copied()
-                };
-                known.is_some_and(|kb| kb.hi < k)
-            };
-            let mut found = moves.iter().any(|(_, c)| settled(c));
-            if !found {
-                for (_, c) in &moves {
-                    if child_is(c, k, false, &mut report)? {
-                        found = true;
-                        break;
-                    }
-                }
-            }
-            if !found {
-                return Err(format!(
-                    "entry {} claims a value of at least {}, but no move achieves it",
-                    shown(),
-                    b.lo
-                ));
-            }
-        }
-        // "At most hi": every child answers yes to "at least −hi".
-        if b.hi < 1 {
-            for (m, c) in &moves {
-                if !child_is(c, -b.hi, true, &mut report)? {
-                    return Err(format!(
-                        "entry {} claims a value of at most {}, but move {} does better",
-                        shown(),
-                        b.hi,
-                        game.format_move(m)
-                    ));
-                }
-            }
-        }
-        report.checked += 1;
+    CheckReport {
+        trusted: db.len() as u64,
+        ..CheckReport::default()
     }
-    Ok(report)
 }
 
-/// Re-proves every nimber entry: the mex of its children's nimbers, each
-/// child the nim-sum of its components, whose nimbers come from their own
-/// entries or a new search (which may use the other entries; they are all
-/// checked, so by the same induction as [`check_values`] all are true).
-pub fn check_nimbers<G: SearchGame>(
-    game: &G,
-    records: &[Record<G::Pos, G::Key>],
+/// [`trust_values`] for nimbers.
+pub fn trust_nimbers<G: SearchGame>(
+    db: &Merged<G>,
     search: &mut super::nimber::NimberSearch<'_, G>,
-) -> Result<CheckReport, String> {
-    for r in records {
+) -> CheckReport {
+    for r in &db.records {
         if let Fact::Nimber(n) = r.fact {
             search.add_known(r.key, n, r.pos.clone());
         }
     }
+    CheckReport {
+        trusted: db.len() as u64,
+        ..CheckReport::default()
+    }
+}
+
+/// Re-proves every value entry from its children (Glop's "check
+/// computation") and hands each one that holds to `search`, which may use
+/// it from then on: a win has a losing child, a loss only winning children,
+/// and so on for each bound. A child's value comes from the rules (game
+/// over, an immediate win), from an entry already re-proven, or from a new
+/// search by `search`, which knows only re-proven entries. Entries are
+/// visited children first, so a child's entry is re-proven before its
+/// parent needs it and no search repeats what the file holds. Nothing is
+/// assumed about the others, so whatever stops the pass (`stop`, a limit of
+/// `search`) leaves only re-proven entries in use ([`CheckReport::unchecked`]
+/// counts the rest).
+///
+/// An entry that does not hold refuses the whole database: the error names
+/// the position, the files and what fails.
+pub fn verify_values<G: SearchGame>(
+    game: &G,
+    db: &Merged<G>,
+    search: &mut super::dfpn::Dfpn<'_, G>,
+    stop: &dyn Fn() -> bool,
+) -> Result<CheckReport, String> {
     let mut report = CheckReport::default();
-    for r in records {
-        let Fact::Nimber(n) = r.fact else { continue };
-        let mut seen = Vec::new();
-        if game.terminal(&r.pos).is_none() {
-            for (_, c) in game.moves(&r.pos) {
-                let m = search
-                    .nimber(&c)
-                    .ok_or("the check was stopped before it finished")?;
-                seen.push(m);
+    children_first(game, db, false, |node, proven| {
+        if stop() {
+            return Ok(false);
+        }
+        let (i, moves) = (node.at, &node.moves);
+        let r = &db.records[i];
+        let Fact::Value(b) = r.fact else {
+            return Err("a value database holds a nimber".into());
+        };
+        let refuted = |why: String| {
+            format!(
+                "{}: entry {} claims {}, but {why}; the database is wrong and none of it is used",
+                db.sources(i),
+                Error::quote(&game.format_position(&r.pos)),
+                describe(r.fact),
+            )
+        };
+        if let Some(v) = game.terminal(&r.pos) {
+            let s = super::score(v);
+            if s < b.lo || s > b.hi {
+                return Err(refuted(format!("the game is over with {v}")));
             }
+        } else {
+            // What the rules or a re-proven entry say of each child.
+            let settled: Vec<Option<Bounds>> = moves
+                .iter()
+                .zip(&node.keys)
+                .map(|((_, c), key)| {
+                    if let Some(v) = game.terminal(c) {
+                        Some(Bounds::exact(v))
+                    } else if game.wins_now(c) {
+                        Some(Bounds { lo: 1, hi: 1 })
+                    } else {
+                        match proven(key) {
+                            Some(Fact::Value(b)) => Some(b),
+                            _ => None,
+                        }
+                    }
+                })
+                .collect();
+            // Does child `j` answer "at least k" with yes?
+            let mut at_least = |j: usize, k: i8, report: &mut CheckReport| -> Option<bool> {
+                if let Some(kb) = settled[j] {
+                    if kb.lo >= k {
+                        return Some(true);
+                    }
+                    if kb.hi < k {
+                        return Some(false);
+                    }
+                }
+                report.searched += 1;
+                search.decide(&moves[j].1, k)
+            };
+            // "At least lo": some child answers no to "at least 1 − lo".
+            // The children whose answer is known are tried first: searching
+            // a child that is not the proof's could take as long as a new
+            // proof.
+            if b.lo > -1 {
+                let k = 1 - b.lo;
+                let mut found = settled.iter().any(|s| s.is_some_and(|kb| kb.hi < k));
+                if !found {
+                    for j in 0..moves.len() {
+                        match at_least(j, k, &mut report) {
+                            Some(false) => {
+                                found = true;
+                                break;
+                            }
+                            Some(true) => {}
+                            None => return Ok(false),
+                        }
+                    }
+                }
+                if !found {
+                    return Err(refuted("no move achieves it".into()));
+                }
+            }
+            // "At most hi": every child answers yes to "at least −hi".
+            if b.hi < 1 {
+                for (j, (m, _)) in moves.iter().enumerate() {
+                    match at_least(j, -b.hi, &mut report) {
+                        Some(true) => {}
+                        Some(false) => {
+                            return Err(refuted(format!(
+                                "move {} does better",
+                                game.format_move(m)
+                            )))
+                        }
+                        None => return Ok(false),
+                    }
+                }
+            }
+        }
+        search.add_known(r.key, b);
+        report.checked += 1;
+        Ok(true)
+    })?;
+    report.unchecked = db.len() as u64 - report.checked;
+    Ok(report)
+}
+
+/// Re-proves every nimber entry as the mex of its children's nimbers, each
+/// child the nim-sum of its components, each component's nimber from an
+/// entry already re-proven or computed by `search` (which knows only
+/// re-proven entries), and hands each entry that holds to `search`.
+/// Components' entries are visited first. Stopping and refusal as in
+/// [`verify_values`].
+pub fn verify_nimbers<G: SearchGame>(
+    game: &G,
+    db: &Merged<G>,
+    search: &mut super::nimber::NimberSearch<'_, G>,
+    stop: &dyn Fn() -> bool,
+) -> Result<CheckReport, String> {
+    let mut report = CheckReport::default();
+    let before = search.stats().nodes;
+    children_first(game, db, true, |node, proven| {
+        if stop() {
+            return Ok(false);
+        }
+        let i = node.at;
+        let r = &db.records[i];
+        let Fact::Nimber(n) = r.fact else {
+            return Err("a nimber database holds a value".into());
+        };
+        let mut seen = Vec::with_capacity(node.parts.len());
+        for parts in &node.parts {
+            let mut sum = 0;
+            for (key, part) in parts {
+                sum ^= if game.terminal(part).is_some() {
+                    0
+                } else if let Some(Fact::Nimber(m)) = proven(key) {
+                    m
+                } else {
+                    match search.nimber(part) {
+                        Some(m) => m,
+                        None => return Ok(false),
+                    }
+                };
+            }
+            seen.push(sum);
         }
         let mex = super::reference::mex(&mut seen);
         if mex != n {
             return Err(format!(
-                "entry {} claims nimber {n}, its moves give {mex}",
-                game.format_position(&r.pos)
+                "{}: entry {} claims nimber {n}, but its moves give {mex}; the database is wrong and none of it is used",
+                db.sources(i),
+                Error::quote(&game.format_position(&r.pos)),
             ));
         }
+        search.add_known(r.key, n, r.pos.clone());
         report.checked += 1;
-    }
-    report.searched = search.stats().nodes;
+        Ok(true)
+    })?;
+    report.searched = search.stats().nodes - before;
+    report.unchecked = db.len() as u64 - report.checked;
     Ok(report)
+}
+
+/// A record on the walk of [`children_first`]: its moves and, computed once
+/// (a key costs a pass over the game's symmetries), what its children are.
+struct Node<G: SearchGame> {
+    /// The record's index.
+    at: usize,
+    /// Its moves (none if the game is over).
+    moves: Vec<(G::Move, G::Pos)>,
+    /// Values: each child's key.
+    keys: Vec<G::Key>,
+    /// Nimbers: each child's components, with their keys.
+    parts: Vec<Vec<(G::Key, G::Pos)>>,
+    /// The records among those children (or components).
+    below: Vec<u32>,
+    next: usize,
+}
+
+/// Visits every record of `db` after the records of its children (for
+/// nimbers: of its children's components) that are in `db` too, by a
+/// depth-first walk on an explicit stack (a long game does not deepen the
+/// call stack). `visit` gets the record's [`Node`] and what the records
+/// visited so far say of a key (`None` for one not yet visited); it returns
+/// whether to go on. Returns whether every record was visited.
+fn children_first<G: SearchGame>(
+    game: &G,
+    db: &Merged<G>,
+    nimbers: bool,
+    mut visit: impl FnMut(&Node<G>, &dyn Fn(&G::Key) -> Option<Fact>) -> Result<bool, String>,
+) -> Result<bool, String> {
+    const NEW: u8 = 0;
+    const OPEN: u8 = 1;
+    const DONE: u8 = 2;
+    let node = |at: usize| {
+        let pos = &db.records[at].pos;
+        let moves = if game.terminal(pos).is_some() {
+            Vec::new()
+        } else {
+            game.moves(pos)
+        };
+        let mut n = Node {
+            at,
+            moves: Vec::new(),
+            keys: Vec::new(),
+            parts: Vec::new(),
+            below: Vec::new(),
+            next: 0,
+        };
+        for (_, c) in &moves {
+            if nimbers {
+                let parts: Vec<_> = game
+                    .components(c)
+                    .into_iter()
+                    .map(|p| (game.key(&p), p))
+                    .collect();
+                n.below
+                    .extend(parts.iter().filter_map(|(k, _)| db.index.get(k)));
+                n.parts.push(parts);
+            } else {
+                let key = game.key(c);
+                n.below.extend(db.index.get(&key));
+                n.keys.push(key);
+            }
+        }
+        n.moves = moves;
+        n
+    };
+    let mut state = vec![NEW; db.records.len()];
+    let mut stack = Vec::new();
+    for root in 0..db.records.len() {
+        if state[root] != NEW {
+            continue;
+        }
+        state[root] = OPEN;
+        stack.push(node(root));
+        while let Some(top) = stack.last_mut() {
+            if let Some(&j) = top.below.get(top.next) {
+                top.next += 1;
+                if state[j as usize] == NEW {
+                    state[j as usize] = OPEN;
+                    stack.push(node(j as usize));
+                }
+                continue;
+            }
+            let n = stack.pop().expect("a node on the stack");
+            let proven = |k: &G::Key| -> Option<Fact> {
+                let &j = db.index.get(k)?;
+                (state[j as usize] == DONE).then(|| db.records[j as usize].fact)
+            };
+            if !visit(&n, &proven)? {
+                return Ok(false);
+            }
+            state[n.at] = DONE;
+        }
+    }
+    Ok(true)
 }

@@ -189,24 +189,9 @@ pub fn solve_locked<G: Game>(
 fn remove_stale(path: &Path, ckpt: &Path, progress: &dyn Progress) {
     let mut removed = format::remove_stale_temporaries(path);
     removed.extend(format::remove_stale_temporaries(ckpt));
-    if removed.is_empty() {
-        return;
+    if let Some(notice) = format::stale_notice(&removed) {
+        progress.notice(&notice);
     }
-    let names: Vec<String> = removed
-        .iter()
-        .take(3)
-        .map(|p| crate::Error::quote(&p.file_name().unwrap_or_default().to_string_lossy()))
-        .collect();
-    let more = match removed.len() {
-        n if n > 3 => format!(" and {} more", n - 3),
-        _ => String::new(),
-    };
-    progress.notice(&format!(
-        "removed {} temporary file{} left by an earlier run of this output that was killed: {}{more}",
-        removed.len(),
-        if removed.len() == 1 { "" } else { "s" },
-        names.join(", ")
-    ));
 }
 
 /// The first eight bytes of the checkpoint at `path`, if there is one (an

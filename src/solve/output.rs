@@ -49,11 +49,23 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Refuses an output path that a solve must not replace: a name reserved for
-/// working files, an existing file that is not a regular file (following a
-/// symlink), or one of the solve's `inputs`.
+/// The files a spec reads: a `pattern:PATH` spec's pattern file (the inline
+/// form `pattern:NAME:squares=...:lines=...` reads none). A solve's or a
+/// search's output may not be one of them.
+pub fn input_files(spec: &str) -> Vec<PathBuf> {
+    match spec.trim().strip_prefix("pattern:") {
+        Some(rest) if !rest.contains(":lines=") && Path::new(rest).exists() => {
+            vec![PathBuf::from(rest)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Refuses an output path that a solve (or a search's proof database) must
+/// not replace: a name reserved for working files, an existing file that is
+/// not a regular file (following a symlink), or one of the run's `inputs`.
 pub fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<()> {
-    let shown = path.display();
+    let shown = Error::quote_path(path);
     let refuse = |why: String| Error::Output(format!("{shown}: {why}"));
     if path.as_os_str() == "-" {
         return Err(refuse(
@@ -82,7 +94,7 @@ pub fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<()> {
         if let Some(meta) = target {
             if !meta.is_file() {
                 return Err(refuse(format!(
-                    "is {}, not a regular file; a solve only replaces regular files",
+                    "is {}, not a regular file; only regular files are replaced",
                     crate::error::file_kind(&meta.file_type())
                 )));
             }
@@ -91,8 +103,8 @@ pub fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<()> {
     for input in inputs {
         if same_file(path, input) {
             return Err(refuse(format!(
-                "is the solve's own input {}; choose another output",
-                input.display()
+                "is this run's own input {}; choose another output",
+                Error::quote_path(input)
             )));
         }
     }
@@ -117,7 +129,7 @@ impl OutputLock {
     /// holds it.
     pub fn acquire(output: &Path) -> Result<OutputLock> {
         let lock_path = sibling(output, ".lock");
-        let io = |e| Error::io(format!("cannot lock {}", lock_path.display()), e);
+        let io = |e| Error::io(format!("cannot lock {}", Error::quote_path(&lock_path)), e);
         // Another process may remove the lock file between our open and our
         // lock; then we hold a lock nobody else can see. Re-checking that the
         // path still names the locked file closes that gap.
@@ -127,9 +139,9 @@ impl OutputLock {
                 Ok(()) => {}
                 Err(fs::TryLockError::WouldBlock) => {
                     return Err(Error::Output(format!(
-                        "{}: another solve is writing this file (it holds {}); wait for it to finish or choose another output",
-                        output.display(),
-                        lock_path.display()
+                        "{}: another solve or search is writing this file (it holds {}); wait for it to finish or choose another output",
+                        Error::quote_path(output),
+                        Error::quote_path(&lock_path)
                     )))
                 }
                 Err(fs::TryLockError::Error(e)) => return Err(io(e)),
@@ -149,8 +161,8 @@ impl OutputLock {
         }
         Err(Error::Output(format!(
             "{}: the lock file {} keeps being replaced",
-            output.display(),
-            lock_path.display()
+            Error::quote_path(output),
+            Error::quote_path(&lock_path)
         )))
     }
 
@@ -212,7 +224,7 @@ mod tests {
         let out = dir.path().join("t.rtb");
         let first = OutputLock::acquire(&out).unwrap();
         let err = OutputLock::acquire(&out).unwrap_err().to_string();
-        assert!(err.contains("another solve is writing"), "{err}");
+        assert!(err.contains("another solve or search is writing"), "{err}");
         drop(first);
         assert!(!dir.path().join("t.rtb.lock").exists());
         let again = OutputLock::acquire(&out).unwrap();

@@ -23,6 +23,34 @@ pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
 }
 
+/// Runs `retrograde ARGS` in `dir`, which must not panic.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    let out = bin().current_dir(dir).args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    out
+}
+
+/// Asserts failure (status 1) with exactly one line on stderr containing
+/// `needle`; returns the line.
+pub fn refused_line(out: &Output, needle: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "expected exit 1, got: {err}");
+    assert!(err.contains(needle), "expected '{needle}' in: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+/// The names in `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
 /// `retrograde solve GAME -o OUT EXTRA...`, which must succeed.
 pub fn solve(game: &str, out: &Path, extra: &[&str]) {
     let mut args = vec!["solve", game, "-o", out.to_str().unwrap()];

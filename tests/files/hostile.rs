@@ -12,23 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-use crate::common::bin;
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    let out = bin().current_dir(dir).args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    out
-}
-
-/// Asserts failure with exactly one line on stderr containing `needle`.
-fn refused(out: &Output, needle: &str) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "expected exit 1, got: {err}");
-    assert!(err.contains(needle), "expected '{needle}' in: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    err
-}
+use crate::common::{bin, names, refused_line as refused, run_in};
 
 fn ok(out: &Output) -> String {
     assert!(
@@ -37,16 +21,6 @@ fn ok(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The names in `dir`, sorted.
-pub(crate) fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 // ------------------------------------------------------------ data loss
@@ -207,7 +181,7 @@ fn a_second_solve_of_the_same_output_is_refused_while_the_first_runs() {
             "--no-checkpoint",
         ],
     );
-    refused(&second, "another solve is writing");
+    refused(&second, "another solve or search is writing");
     let first = first.wait_with_output().unwrap();
     assert!(first.status.success());
     // The file under the final name is the table the successful solve

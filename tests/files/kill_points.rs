@@ -22,7 +22,7 @@
 //! | `lock-release`            | the output's lock file not yet removed                     |
 
 use crate::common::bin;
-use crate::hostile::names;
+use crate::common::names;
 use retrograde::solve::{solve_to_bytes, SolveOptions};
 use retrograde::AnyGame;
 use std::os::unix::process::ExitStatusExt;

@@ -138,7 +138,7 @@ fn dfpn_agrees_with_tables_on_random_positions() {
     ] {
         let file = dir.path().join(format!("{}.rtb", spec.replace(':', "-")));
         common::solve(spec, &file, &[]);
-        let leaves = TableLeaves::open(&[&file], false).unwrap();
+        let leaves = TableLeaves::open(&[&file]).unwrap();
         let g = AnySearch::parse_table_rules(spec).unwrap();
         with_search!(&g, g => {
             let mut checked = 0;
@@ -208,8 +208,10 @@ fn a_proof_database_round_trips_and_rechecks() {
         assert_eq!(kind, Kind::Values);
         assert_eq!(loaded.len(), records.len());
         let mut fresh = Dfpn::new(g, Options::default());
-        let report = proofdb::check_values(g, &loaded, &mut fresh).unwrap();
+        let db = proofdb::merge(g, vec![(path.clone(), loaded.clone())]).unwrap();
+        let report = proofdb::verify_values(g, &db, &mut fresh, &|| false).unwrap();
         assert_eq!(report.checked, records.len() as u64);
+        assert_eq!(report.unchecked, 0);
 
         // A false entry is caught: claim the start (a tie) is a win.
         let start = g.start();
@@ -217,7 +219,13 @@ fn a_proof_database_round_trips_and_rechecks() {
         let r = bad.iter_mut().find(|r| r.key == g.key(&start)).expect("the root is saved");
         r.fact = Fact::Value(retrograde::search::Bounds { lo: 1, hi: 1 });
         let mut fresh = Dfpn::new(g, Options::default());
-        assert!(proofdb::check_values(g, &bad, &mut fresh).is_err());
+        let db = proofdb::merge(g, vec![(path.clone(), bad)]).unwrap();
+        assert!(proofdb::verify_values(g, &db, &mut fresh, &|| false).is_err());
+        // A stop leaves the entries not yet re-proven unused, and says so.
+        let mut fresh = Dfpn::new(g, Options::default());
+        let db = proofdb::merge(g, vec![(path.clone(), loaded.clone())]).unwrap();
+        let report = proofdb::verify_values(g, &db, &mut fresh, &|| true).unwrap();
+        assert_eq!((report.checked, report.unchecked), (0, records.len() as u64));
 
         // A flipped byte is refused before any entry is used.
         let mut bytes = std::fs::read(&path).unwrap();

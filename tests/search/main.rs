@@ -8,6 +8,7 @@ mod cram;
 mod engine;
 mod isolation;
 mod occupy;
+mod proofdb;
 
 /// Helpers the game modules share.
 mod shared {

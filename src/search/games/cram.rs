@@ -400,30 +400,16 @@ pub struct CramNimberLeaves {
 }
 
 impl CramNimberLeaves {
-    /// Opens Cram nimber tables, checking their headers (not their data:
-    /// see [`CramNimberLeaves::open_verified`]). Value tables, misère Cram
-    /// and other games are refused.
+    /// Opens Cram nimber tables, checking their headers and their data CRC
+    /// (every byte of every table is read once): a leaf answers for many
+    /// positions of other boards, so a damaged one must not open. Value
+    /// tables, misère Cram and other games are refused.
     pub fn open(paths: &[impl AsRef<Path>]) -> Result<CramNimberLeaves, String> {
-        Self::open_with(paths, false)
-    }
-
-    /// Opens Cram nimber tables and checks their data CRC too (reads every
-    /// byte of every table).
-    pub fn open_verified(paths: &[impl AsRef<Path>]) -> Result<CramNimberLeaves, String> {
-        Self::open_with(paths, true)
-    }
-
-    fn open_with(paths: &[impl AsRef<Path>], verify: bool) -> Result<CramNimberLeaves, String> {
         let mut tables = Vec::new();
         for path in paths {
             let path = path.as_ref();
-            let shown = path.display();
-            let tb = if verify {
-                Tablebase::open_verified(path)
-            } else {
-                Tablebase::open(path)
-            }
-            .map_err(|e| format!("{shown}: {e}"))?;
+            let shown = crate::Error::quote_path(path);
+            let tb = Tablebase::open_verified(path).map_err(|e| format!("{shown}: {e}"))?;
             let spec = tb.header().spec.clone();
             let AnyGame::Cram(g) = tb.game() else {
                 return Err(format!(

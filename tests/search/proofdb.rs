@@ -1,0 +1,731 @@
+//! Proof databases as a hostile user meets them: forged and contradicting
+//! files, huge and sparse files, damaged tables as leaves, outputs that
+//! fail, collide or are the run's own inputs, and interruptions while
+//! saving.
+
+use crate::common::{bin, names, run, run_in};
+use retrograde::search::games::AnySearch;
+use retrograde::search::proofdb::{self, Database, Fact, Kind, Record};
+use retrograde::search::{Bounds, Key, SearchGame};
+use retrograde::with_search;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Asserts a refusal ([`crate::common::refused_line`]) with no result on stdout.
+fn refused(o: &Output, needle: &str) -> String {
+    let err = crate::common::refused_line(o, needle);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    err
+}
+
+/// The JSON of a run that succeeded.
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// A child process, killed if the test fails before it ends.
+struct Running(Option<std::process::Child>);
+
+impl Running {
+    fn spawn(c: &mut Command) -> Running {
+        Running(Some(
+            c.stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        ))
+    }
+
+    fn pid(&self) -> i32 {
+        self.0.as_ref().expect("running").id() as i32
+    }
+
+    fn wait(mut self) -> Output {
+        self.0.take().expect("running").wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Saves the proof of `spec` at `position` (the start if empty) to `out`.
+fn saved(spec: &str, position: &str, out: &Path) {
+    let mut args = vec!["search", spec, "-q", "--memory", "1M", "--save", s(out)];
+    if !position.is_empty() {
+        args.insert(2, position);
+    }
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Writes `to` as a forger would: the entries of `from` (none if `keep` is
+/// false) with the positions in `changes` set to the given bounds, added
+/// where absent, and a valid CRC computed by the library's own writer.
+fn forge(spec: &str, from: &Path, to: &Path, keep: bool, changes: &[(&str, i8, i8)]) {
+    let game = AnySearch::parse(spec).unwrap();
+    with_search!(&game, g => {
+        let mut records = if keep {
+            Database::open(g, from).unwrap().read(g).unwrap()
+        } else {
+            Vec::new()
+        };
+        for &(text, lo, hi) in changes {
+            let pos = g.parse_position(text).unwrap();
+            let key = g.key(&pos);
+            let fact = Fact::Value(Bounds { lo, hi });
+            match records.iter_mut().find(|r| r.key == key) {
+                Some(r) => r.fact = fact,
+                None => records.push(Record { key, fact, pos }),
+            }
+        }
+        let file = std::fs::File::create(to).unwrap();
+        proofdb::write(g, file, Kind::Values, &mut records).unwrap();
+    })
+}
+
+#[test]
+fn a_forged_database_with_a_valid_crc_yields_no_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.proof");
+    saved("mnk:3x3x3", "", &good);
+    // The root's entry says win (it is a tie), the CRC recomputed: the load
+    // re-proves the entry from its moves and refuses the file.
+    let root_win = dir.path().join("root-win.proof");
+    forge(
+        "mnk:3x3x3",
+        &good,
+        &root_win,
+        true,
+        &[(".../.../...", 1, 1)],
+    );
+    let o = run(&[
+        "search",
+        "mnk:3x3x3",
+        "--memory",
+        "1M",
+        "--load",
+        s(&root_win),
+    ]);
+    let err = refused(
+        &o,
+        "entry '.../.../...' claims win, but no move achieves it",
+    );
+    assert!(err.contains("root-win.proof"), "{err}");
+    // The opt-out believes it, and says that it does.
+    let o = run(&[
+        "search",
+        "mnk:3x3x3",
+        "--memory",
+        "1M",
+        "--load",
+        s(&root_win),
+        "--trust-load",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: --trust-load: 77 loaded entries are used without being re-proven"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("value       win"));
+    // Planted children: after x0 o1, every move that does not win is
+    // claimed to lose for o, so a believing search would name one of them
+    // as x's best move.
+    let pos = "xo./.../...";
+    let start = dir.path().join("xo.proof");
+    saved("mnk:3x3x3", pos, &start);
+    let game = AnySearch::parse("mnk:3x3x3").unwrap();
+    let planted: Vec<String> = with_search!(&game, g => {
+        let p = g.parse_position(pos).unwrap();
+        g.moves(&p)
+            .into_iter()
+            .filter(|(_, c)| retrograde::search::reference::value(g, c) != retrograde::Value::Lose)
+            .map(|(_, c)| g.format_position(&c))
+            .collect()
+    });
+    assert_eq!(planted.len(), 4, "{planted:?}");
+    let changes: Vec<_> = planted.iter().map(|p| (p.as_str(), -1, -1)).collect();
+    let forged = dir.path().join("planted.proof");
+    forge("mnk:3x3x3", &start, &forged, true, &changes);
+    let o = run(&[
+        "search",
+        "mnk:3x3x3",
+        pos,
+        "--memory",
+        "1M",
+        "--load",
+        s(&forged),
+    ]);
+    let err = refused(&o, "claims loss, but move");
+    assert!(
+        planted
+            .iter()
+            .any(|p| err.contains(&format!("entry '{p}'"))),
+        "{err}"
+    );
+    // The true files load, and give the value the search proves.
+    for (db, position, value) in [(&good, ".../.../...", "tie"), (&start, pos, "win")] {
+        let o = run(&[
+            "search",
+            "mnk:3x3x3",
+            position,
+            "--memory",
+            "1M",
+            "--json",
+            "--load",
+            s(db),
+        ]);
+        let j = json(&o);
+        assert_eq!(j["value"], value, "{j}");
+        assert!(j["loaded"].as_u64().unwrap() > 0, "{j}");
+        assert_eq!(j["loaded_unchecked"], 0, "{j}");
+    }
+}
+
+#[test]
+fn contradicting_databases_are_refused_naming_the_position_and_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = d.join("good.proof");
+    saved("mnk:3x3x3", "", &good);
+    // Opposite values of the root: a search used to answer "unproven,
+    // nodes 0".
+    let lose = d.join("lose.proof");
+    forge("mnk:3x3x3", &good, &lose, true, &[(".../.../...", -1, -1)]);
+    let o = run(&[
+        "search",
+        "mnk:3x3x3",
+        "--memory",
+        "1M",
+        "--load",
+        s(&good),
+        s(&lose),
+    ]);
+    let err = refused(&o, "contradict each other at position '.../.../...'");
+    assert!(
+        err.contains("good.proof' says tie") && err.contains("lose.proof' says loss"),
+        "{err}"
+    );
+    // On a child (x in the centre, o to move: a tie): a search used to save
+    // it as bounds no load accepts.
+    let (tie, win) = (d.join("tie.proof"), d.join("win.proof"));
+    forge("mnk:3x3x3", &good, &tie, true, &[(".../.x./...", 0, 0)]);
+    forge("mnk:3x3x3", &good, &win, false, &[(".../.x./...", 1, 1)]);
+    let o = run(&[
+        "search",
+        "mnk:3x3x3",
+        "--memory",
+        "1M",
+        "--load",
+        s(&tie),
+        s(&win),
+        "--save",
+        s(&d.join("out.proof")),
+    ]);
+    let err = refused(&o, "at position '.../.x./...'");
+    assert!(
+        err.contains("tie.proof' says tie") && err.contains("win.proof' says win"),
+        "{err}"
+    );
+    assert!(!d.join("out.proof").exists());
+    // Two true halves meet: "not a loss" and "not a win" make a tie, the
+    // root's children searched to re-prove each half.
+    let (hi, lo) = (d.join("hi.proof"), d.join("lo.proof"));
+    forge("mnk:3x3x3", &good, &hi, false, &[(".../.../...", 0, 1)]);
+    forge("mnk:3x3x3", &good, &lo, false, &[(".../.../...", -1, 0)]);
+    let o = run(&[
+        "search",
+        "mnk:3x3x3",
+        "--memory",
+        "1M",
+        "--json",
+        "--load",
+        s(&hi),
+        s(&lo),
+    ]);
+    let j = json(&o);
+    assert_eq!(j["value"], "tie", "{j}");
+    assert_eq!(j["loaded"], 1, "{j}");
+}
+
+#[test]
+fn huge_and_sparse_files_are_refused_from_their_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 3 GB of holes: used to be read whole (31 s, 3.15 GB) before its magic.
+    let sparse = d.join("sparse.proof");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let t = Instant::now();
+    let o = run(&["search", "mnk:3x3x3", "--load", s(&sparse)]);
+    refused(&o, "no proof database header");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // A true header claiming more entries than 3 GB can hold.
+    let game = AnySearch::parse("mnk:3x3x3").unwrap();
+    let key_bytes = with_search!(&game, g => key_bytes(g));
+    let mut head = b"RTBPROOF".to_vec();
+    head.extend_from_slice(&1u16.to_le_bytes());
+    head.push(0);
+    head.extend_from_slice(&(key_bytes as u16).to_le_bytes());
+    head.extend_from_slice(&9u16.to_le_bytes());
+    head.extend_from_slice(b"mnk:3x3x3");
+    head.extend_from_slice(&(1u64 << 40).to_le_bytes());
+    let claims = d.join("claims.proof");
+    std::fs::write(&claims, &head).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&claims)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let t = Instant::now();
+    let o = run(&["search", "mnk:3x3x3", "--load", s(&claims)]);
+    refused(
+        &o,
+        "it claims 1099511627776 entries, more than its 3221225472 bytes",
+    );
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // And one claiming too few to fill them.
+    let len = head.len();
+    head[len - 8..].copy_from_slice(&1000u64.to_le_bytes());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&claims)
+        .unwrap()
+        .write_all_at(&head, 0)
+        .unwrap();
+    let t = Instant::now();
+    let o = run(&["search", "mnk:3x3x3", "--load", s(&claims)]);
+    refused(&o, "its 1000 entries cannot fill its 3221225472 bytes");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // A FIFO is refused, not waited on.
+    let fifo = d.join("fifo.proof");
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let o = run(&["search", "mnk:3x3x3", "--load", s(&fifo)]);
+    refused(&o, "is a FIFO (named pipe), not a proof database file");
+}
+
+fn key_bytes<G: SearchGame>(_: &G) -> usize {
+    G::Key::BYTES
+}
+
+#[test]
+fn every_table_given_as_a_leaf_is_opened_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cram = d.join("c.rtb");
+    crate::common::solve("cram:4x4", &cram, &["--nimbers"]);
+    let region = "..../..../..../..../####";
+    let args = |t: &Path| {
+        run(&[
+            "search",
+            "cram:5x4",
+            region,
+            "--nimber",
+            "--json",
+            "--memory",
+            "1M",
+            "--tablebase",
+            s(t),
+        ])
+    };
+    let o = args(&cram);
+    let j = json(&o);
+    assert_eq!(j["nimber"], 0, "{j}");
+    assert_eq!(j["leaf_hits"], 1, "{j}");
+    // One data byte flipped: the region's cell used to be read as it was
+    // (nimber 2, a win), the table's CRC never checked on this path.
+    let mut bytes = std::fs::read(&cram).unwrap();
+    let at = bytes.len() - 1;
+    bytes[at] ^= 0x02;
+    let bad = d.join("\u{1b}[31mbad.rtb");
+    std::fs::write(&bad, &bytes).unwrap();
+    let err = refused(&args(&bad), "data checksum mismatch");
+    assert!(err.contains("/\\u{1b}[31mbad.rtb'"), "{err}");
+    // A value table of the searched game, the same way.
+    let ttt = d.join("t.rtb");
+    crate::common::solve("tictactoe", &ttt, &[]);
+    let mut bytes = std::fs::read(&ttt).unwrap();
+    let at = bytes.len() - 1;
+    bytes[at] ^= 0x01;
+    std::fs::write(&ttt, &bytes).unwrap();
+    let o = run(&[
+        "search",
+        "tictactoe",
+        "--memory",
+        "1M",
+        "--tablebase",
+        s(&ttt),
+    ]);
+    let err = refused(&o, "data checksum mismatch");
+    assert!(err.contains(&format!("'{}'", s(&ttt))), "{err}");
+}
+
+#[test]
+fn paths_in_messages_are_escaped_and_cut() {
+    let o = run(&[
+        "search",
+        "mnk:3x3x3",
+        "--load",
+        "/nonexistent/\u{1b}[2Jx\u{7}.proof",
+    ]);
+    let err = refused(&o, "'/nonexistent/\\u{1b}[2Jx\\u{7}.proof'");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    let long = format!("/nonexistent/{}/x.proof", "d".repeat(5000));
+    for flag in ["--load", "--save"] {
+        let o = run(&["search", "mnk:3x3x3", "--memory", "1M", flag, &long]);
+        let err = refused(&o, "/nonexistent/ddd");
+        assert!(err.len() < 400, "{} bytes: {err:.400}", err.len());
+        assert!(
+            err.contains(&format!("…' ({} bytes)", long.len())),
+            "{err:.400}"
+        );
+    }
+}
+
+#[test]
+fn the_output_is_checked_before_the_search_and_a_failed_save_keeps_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A directory that does not exist: refused before a search that would
+    // otherwise run for its 20 seconds.
+    let t = Instant::now();
+    let o = run(&[
+        "search",
+        "mnk:5x5x4",
+        "--memory",
+        "16M",
+        "--time",
+        "20",
+        "--save",
+        s(&d.join("nodir/x.proof")),
+    ]);
+    refused(&o, "nodir': No such file or directory");
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    // A full disk, as a file size limit: the write fails at the end, after
+    // the result is printed; nothing is left behind.
+    let limited = |extra: &[&str]| {
+        let mut args = vec![
+            "-c",
+            "ulimit -f 1; trap '' XFSZ; exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_retrograde"),
+            "search",
+            "connect:5x4",
+            "-q",
+            "--memory",
+            "16M",
+            "--save",
+            "x.proof",
+        ];
+        args.extend_from_slice(extra);
+        Command::new("sh")
+            .current_dir(d)
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    let o = limited(&[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("value       tie") && out.contains("best move   2"),
+        "{out}"
+    );
+    assert!(
+        err.contains("the result above was not saved: 'x.proof': File too large"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(names(d).is_empty(), "{:?}", names(d));
+    let o = limited(&["--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["value"], "tie", "{j}");
+    assert_eq!(j["saved"], serde_json::Value::Null, "{j}");
+    assert!(
+        j["save_error"].as_str().unwrap().contains("File too large"),
+        "{j}"
+    );
+    assert!(names(d).is_empty(), "{:?}", names(d));
+    // A file planted at the name the temporary file used to have
+    // (NAME.proof.<pid>.partial; exec keeps the shell's pid): the save used
+    // to fail on it. The planted link and its target are left alone.
+    std::fs::write(d.join("victim"), b"keep").unwrap();
+    let o = Command::new("sh")
+        .current_dir(d)
+        .args([
+            "-c",
+            "ln -s victim x.proof.$$.partial && exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_retrograde"),
+            "search",
+            "connect:5x4",
+            "-q",
+            "--memory",
+            "16M",
+            "--save",
+            "x.proof",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(d.join("victim")).unwrap(), b"keep");
+    let left = names(d);
+    assert_eq!(left.len(), 3, "{left:?}");
+    assert!(left.contains(&"x.proof".to_string()), "{left:?}");
+    let db = d.join("x.proof");
+    let game = AnySearch::parse("connect:5x4").unwrap();
+    with_search!(&game, g => assert!(Database::open(g, &db).unwrap().read(g).unwrap().len() > 1000));
+}
+
+#[test]
+fn a_read_only_directory_is_refused_before_the_search() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ro = d.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root ignores permissions: the search runs as nobody then, so the
+    // directory's mode is what decides.
+    let search = || {
+        let mut c = bin();
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            use std::os::unix::process::CommandExt;
+            c.uid(65534).gid(65534);
+        }
+        c
+    };
+    if !search()
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: the test binary cannot run as nobody here");
+        return;
+    }
+    let t = Instant::now();
+    let o = search()
+        .args([
+            "search",
+            "mnk:5x5x4",
+            "--memory",
+            "16M",
+            "--time",
+            "20",
+            "--save",
+            s(&ro.join("x.proof")),
+        ])
+        .output()
+        .unwrap();
+    refused(&o, "Permission denied");
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    assert!(names(&ro).is_empty());
+}
+
+#[test]
+fn a_search_never_saves_over_its_own_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rules = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/games/tictactoe.txt")).unwrap();
+    std::fs::write(d.join("ttt.txt"), &rules).unwrap();
+    std::fs::hard_link(d.join("ttt.txt"), d.join("hard.proof")).unwrap();
+    for out in ["ttt.txt", "./ttt.txt", "hard.proof"] {
+        let o = run_in(
+            d,
+            &[
+                "search",
+                "pattern:ttt.txt",
+                "-q",
+                "--memory",
+                "1M",
+                "--save",
+                out,
+            ],
+        );
+        refused(&o, "is this run's own input 'ttt.txt'");
+    }
+    assert_eq!(std::fs::read(d.join("ttt.txt")).unwrap(), rules);
+    // A database loaded, under any spelling.
+    let db = d.join("a.proof");
+    saved("mnk:3x3x3", "", &db);
+    let before = std::fs::read(&db).unwrap();
+    for out in ["a.proof", "./a.proof"] {
+        let o = run_in(
+            d,
+            &[
+                "search",
+                "mnk:3x3x3",
+                "--memory",
+                "1M",
+                "--load",
+                "a.proof",
+                "--save",
+                out,
+            ],
+        );
+        refused(&o, "own input 'a.proof'");
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    assert_eq!(names(d), ["a.proof", "hard.proof", "ttt.txt"]);
+}
+
+#[test]
+fn a_second_search_saving_to_the_same_file_is_refused_while_the_first_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let first = Running::spawn(bin().current_dir(d).args([
+        "search",
+        "mnk:5x5x4",
+        "-q",
+        "--memory",
+        "16M",
+        "--time",
+        "3",
+        "--save",
+        "two.proof",
+    ]));
+    let started = Instant::now();
+    while !d.join("two.proof.lock").exists() {
+        assert!(started.elapsed() < Duration::from_secs(30), "no lock taken");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let o = run_in(
+        d,
+        &[
+            "search",
+            "connect:5x4",
+            "-q",
+            "--memory",
+            "16M",
+            "--save",
+            "two.proof",
+        ],
+    );
+    refused(
+        &o,
+        "'two.proof': another solve or search is writing this file",
+    );
+    let first = first.wait();
+    assert_eq!(
+        first.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    // The file is the first search's, and nothing else is left.
+    assert_eq!(names(d), ["two.proof"]);
+    let game = AnySearch::parse("mnk:5x5x4").unwrap();
+    with_search!(&game, g => assert!(Database::open(g, &d.join("two.proof")).is_ok()));
+}
+
+#[test]
+fn a_second_ctrl_c_while_saving_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let child = Running::spawn(bin().current_dir(d).args([
+        "search",
+        "mnk:5x5x4",
+        "-q",
+        "--memory",
+        "256M",
+        "--save",
+        "stop.proof",
+    ]));
+    let pid = child.pid();
+    // The temporary file exists from the start; wait for it.
+    let partial = || {
+        names(d)
+            .into_iter()
+            .find(|n| n.ends_with(".partial"))
+            .map(|n| d.join(n))
+    };
+    let started = Instant::now();
+    while partial().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no temporary file"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(3000));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    // The second Ctrl-C as soon as the save has written its first bytes.
+    let mut during_save = false;
+    while started.elapsed() < Duration::from_secs(60) {
+        match partial().and_then(|p| std::fs::metadata(p).ok()) {
+            Some(m) if m.len() > 0 => {
+                // SAFETY: as above.
+                unsafe { libc::kill(pid, libc::SIGINT) };
+                during_save = true;
+                break;
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
+    let out = child.wait();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(during_save, "the save was not seen: {err}");
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    // The result was printed before the save began.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("value       "), "{stdout}");
+    assert_eq!(names(d), Vec::<String>::new());
+}
+
+#[test]
+fn a_save_removes_the_temporaries_killed_runs_left_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // What a search or a solve killed with SIGKILL leaves: its temporary
+    // file under a pid no process has (above any pid_max). A live process's
+    // temporary (this test's pid), another output's and a name of another
+    // pattern are kept.
+    let dead = "x.proof.2147483646-0badf00d.partial";
+    let live = format!("x.proof.{}-12345678.partial", std::process::id());
+    let other = "y.proof.2147483646-0badf00d.partial";
+    let odd = "x.proof.2147483646-zz.partial";
+    for n in [dead, live.as_str(), other, odd] {
+        std::fs::write(d.join(n), b"stale").unwrap();
+    }
+    let o = run_in(d, &["search", "mnk:3x3x3", "-q", "--save", "x.proof"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("removed 1 temporary file left by an earlier run of this output that was killed: 'x.proof.2147483646-0badf00d.partial'"),
+        "{err}"
+    );
+    let mut want = vec![
+        live.clone(),
+        odd.to_string(),
+        other.to_string(),
+        "x.proof".to_string(),
+    ];
+    want.sort();
+    assert_eq!(names(d), want);
+}
