@@ -327,6 +327,9 @@ pub struct CheckReport {
     pub searched: u64,
 }
 
+/// Why a check ended early: a limit or a stop request.
+const STOPPED: &str = "the check was stopped before it finished";
+
 /// Re-proves every value entry from its children (Glop's "check
 /// computation"): a win has a losing child, a loss only winning children,
 /// and so on for each bound. A child's value comes from its own entry, the
@@ -348,6 +351,11 @@ pub fn check_values<G: SearchGame>(
     }
     let mut report = CheckReport::default();
     for r in records {
+        // Most entries need no search, so the searches' own stop checks
+        // could be minutes apart over millions of them.
+        if super::stop_requested() {
+            return Err(STOPPED.into());
+        }
         let Fact::Value(b) = r.fact else { continue };
         let shown = || game.format_position(&r.pos);
         if let Some(v) = game.terminal(&r.pos) {
@@ -383,7 +391,7 @@ pub fn check_values<G: SearchGame>(
                 report.searched += 1;
                 match search.decide(c, k) {
                     Some(a) => Ok(a == want),
-                    None => Err("the check was stopped before it finished".into()),
+                    None => Err(STOPPED.into()),
                 }
             };
         let moves = game.moves(&r.pos);
@@ -451,13 +459,14 @@ pub fn check_nimbers<G: SearchGame>(
     }
     let mut report = CheckReport::default();
     for r in records {
+        if super::stop_requested() {
+            return Err(STOPPED.into());
+        }
         let Fact::Nimber(n) = r.fact else { continue };
         let mut seen = Vec::new();
         if game.terminal(&r.pos).is_none() {
             for (_, c) in game.moves(&r.pos) {
-                let m = search
-                    .nimber(&c)
-                    .ok_or("the check was stopped before it finished")?;
+                let m = search.nimber(&c).ok_or(STOPPED)?;
                 seen.push(m);
             }
         }

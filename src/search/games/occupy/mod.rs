@@ -52,6 +52,22 @@ fn count<const W: usize>(b: &Bits<W>) -> u32 {
     b.iter().map(|w| w.count_ones()).sum()
 }
 
+/// Whether exactly one square is set, without counting bits (`count_ones`
+/// is a dozen instructions a word without a `popcnt` target).
+#[inline(always)]
+fn single<const W: usize>(b: &Bits<W>) -> bool {
+    let mut seen = false;
+    for &w in b {
+        if w != 0 {
+            if seen || w & (w - 1) != 0 {
+                return false;
+            }
+            seen = true;
+        }
+    }
+    seen
+}
+
 #[inline(always)]
 fn or<const W: usize>(a: &Bits<W>, b: &Bits<W>) -> Bits<W> {
     std::array::from_fn(|i| a[i] | b[i])
@@ -319,8 +335,12 @@ impl<const W: usize> Occupy<W> {
     fn threats(&self, mine: &Bits<W>, theirs: &Bits<W>) -> Bits<W> {
         let mut out = [0u64; W];
         for p in &self.patterns {
+            // Blocked patterns, most of them in mid-game, cost one test.
+            if !is_zero(&and(p, theirs)) {
+                continue;
+            }
             let need = andnot(p, mine);
-            if count(&need) == 1 && is_zero(&and(&need, theirs)) {
+            if single(&need) {
                 out = or(&out, &need);
             }
         }
@@ -490,6 +510,22 @@ where
     fn position_of_key(&self, key: &Self::Key) -> Option<OccupyPos<W>> {
         // The key is a canonical image's bitboards: a position itself.
         Some(self.position(Words::unpack(key)))
+    }
+
+    /// A tie once every pattern holds pieces of both players: no one can
+    /// complete one, so the board fills up without a pattern, a tie by the
+    /// rules (misère too). The scan stops at the first open pattern, which
+    /// early in a game is one of the first.
+    fn decided(&self, p: &OccupyPos<W>) -> Option<Value> {
+        if p.done {
+            return None;
+        }
+        let [x, o] = &p.stones;
+        let open = self
+            .patterns
+            .iter()
+            .any(|q| is_zero(&and(q, x)) || is_zero(&and(q, o)));
+        (!open).then_some(Value::Tie)
     }
 
     fn wins_now(&self, p: &OccupyPos<W>) -> bool {
