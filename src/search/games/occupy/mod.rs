@@ -52,22 +52,6 @@ fn count<const W: usize>(b: &Bits<W>) -> u32 {
     b.iter().map(|w| w.count_ones()).sum()
 }
 
-/// Whether exactly one square is set, without counting bits (`count_ones`
-/// is a dozen instructions a word without a `popcnt` target).
-#[inline(always)]
-fn single<const W: usize>(b: &Bits<W>) -> bool {
-    let mut seen = false;
-    for &w in b {
-        if w != 0 {
-            if seen || w & (w - 1) != 0 {
-                return false;
-            }
-            seen = true;
-        }
-    }
-    seen
-}
-
 #[inline(always)]
 fn or<const W: usize>(a: &Bits<W>, b: &Bits<W>) -> Bits<W> {
     std::array::from_fn(|i| a[i] | b[i])
@@ -333,15 +317,21 @@ impl<const W: usize> Occupy<W> {
     /// `theirs`).
     #[inline]
     fn threats(&self, mine: &Bits<W>, theirs: &Bits<W>) -> Bits<W> {
+        // Branch-free: whether a pattern is open and one square short is
+        // as good as random, and mispredicting it cost more than counting.
         let mut out = [0u64; W];
         for p in &self.patterns {
-            // Blocked patterns, most of them in mid-game, cost one test.
-            if !is_zero(&and(p, theirs)) {
-                continue;
-            }
             let need = andnot(p, mine);
-            if single(&need) {
-                out = or(&out, &need);
+            let (mut words, mut many, mut blocked) = (0u32, 0u64, 0u64);
+            for i in 0..W {
+                words += u32::from(need[i] != 0);
+                many |= need[i] & need[i].wrapping_sub(1);
+                blocked |= p[i] & theirs[i];
+            }
+            let take = u64::from(words == 1) & u64::from(many | blocked == 0);
+            let mask = take.wrapping_neg();
+            for i in 0..W {
+                out[i] |= need[i] & mask;
             }
         }
         out
