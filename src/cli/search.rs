@@ -79,7 +79,8 @@ pub struct Args {
     /// the nimbers) of the openings.
     #[arg(long, value_name = "PLIES", conflicts_with = "check")]
     openings: Option<u32>,
-    /// Stop after this many seconds (checked every 1,024 nodes).
+    /// Stop after this many seconds (checked every 1,024 nodes, or 4,096
+    /// components with --nimber).
     #[arg(long, value_name = "SECONDS")]
     time: Option<f64>,
     /// Stop after this many expanded nodes (components with --nimber):
