@@ -86,7 +86,8 @@ if "nimber" in j:
 elif "openings" in j:
     vals = [o["value"] or "unproven" for o in j["openings"]]
     value = ", ".join("%s %d" % (v, vals.count(v)) for v in sorted(set(vals)))
-    nodes = j["nodes"]
+    # --nimber --openings counts components, as --nimber does.
+    nodes = j.get("nodes", j.get("components"))
 else:
     value = j["value"] or {("tie", "win"): "not a loss", ("lose", "tie"): "not a win"}.get(
         (j["bounds"]["at_least"], j["bounds"]["at_most"]), "unproven")

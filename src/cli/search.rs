@@ -11,7 +11,7 @@ use retrograde::search::games::AnySearch;
 use retrograde::search::leaves::{NimberLeaves, TableLeaves, ValueLeaves};
 use retrograde::search::nimber::{NimberSearch, NimberStats};
 use retrograde::search::proofdb::{self, CheckReport, Fact, Kind, Merged, Record, SaveTarget};
-use retrograde::search::{Bounds, Listening, SearchGame};
+use retrograde::search::{Bounds, Listening, SearchGame, Stop};
 use retrograde::with_search;
 use serde_json::json;
 use std::collections::HashSet;
@@ -20,13 +20,27 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 /// Exit status of a search stopped (by a limit or Ctrl-C) before it proved
-/// the value.
-const NOT_PROVEN: u8 = 2;
+/// the value: its own status, apart from 1 (an error) and 2 (clap's usage
+/// errors: the command line does not parse).
+const NOT_PROVEN: u8 = 3;
+
+/// The smallest `--memory`: below it even a 16-square game's table thrashes
+/// (`mnk:4x4x4` makes no progress in 64 KiB at the default ε; it is proven
+/// in 2 s with 1 MiB).
+const MIN_MEMORY: u64 = 1 << 20;
+
+/// The smallest `--epsilon`: below it the 1+ε trick does not widen the
+/// small thresholds and the search is plain df-pn, which re-expands the
+/// same positions over and over once the table cannot hold its working set
+/// (`connect:5x4` in 256 KiB: no progress in 30 s at ε 0 or 0.01, proven in
+/// 6 s at 0.05).
+const MIN_EPSILON: f64 = 0.05;
 
 /// Prove the value of one position by search: win, lose or tie for the
 /// player to move, at sizes past the tables (Connect-Four 7x6, mnk 15x15,
 /// sogo:4, isolation:6x6, Cram past 30 squares, pattern files up to 256
-/// squares). Exits 0 when proven, 2 when stopped first.
+/// squares). Exits 0 when proven, 3 when stopped first (a limit, Ctrl-C),
+/// 1 on an error, 2 on a command line that does not parse.
 #[derive(clap::Args)]
 pub struct Args {
     /// Game spec, e.g. connect:7x6, mnk:5x5x4, sogo:4, pattern:games/qubic.txt, cram:5x7.
@@ -37,8 +51,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Memory for the transposition table (or the nimber memo), e.g. 2G
-    /// (default: 1G, or half the available memory if less).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// (default: 1G, or half the available memory if less; at least 1M).
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,
     /// Tables to answer positions from: any table of the searched game (same
     /// spec), and for Cram nimbers any `cram:RxC --nimbers` table (regions
@@ -67,18 +81,21 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["save", "load"])]
     check: Option<PathBuf>,
     /// Prove every distinct position (up to symmetry) after this many plies
-    /// from the position, one after another: the values of the openings.
-    #[arg(long, value_name = "PLIES")]
+    /// from the position, one after another: the values (or with --nimber
+    /// the nimbers) of the openings.
+    #[arg(long, value_name = "PLIES", conflicts_with = "check")]
     openings: Option<u32>,
-    /// Stop after this many seconds.
+    /// Stop after this many seconds (checked every 1,024 nodes, or 4,096
+    /// components with --nimber).
     #[arg(long, value_name = "SECONDS")]
     time: Option<f64>,
-    /// Stop after this many expanded nodes.
+    /// Stop after this many expanded nodes (components with --nimber):
+    /// exactly that many, never one more.
     #[arg(long, value_name = "N")]
     nodes: Option<u64>,
-    /// ε of the 1+ε trick (0: plain df-pn).
-    #[arg(long, default_value_t = 0.25)]
-    epsilon: f64,
+    /// ε of the 1+ε trick, from 0.05 to 100 (default 0.25).
+    #[arg(long, conflicts_with = "nimber")]
+    epsilon: Option<f64>,
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -99,21 +116,29 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
         })?,
         None => g.start(),
     };
-    if !(args.epsilon >= 0.0 && args.epsilon <= 100.0) {
-        bail!("--epsilon must be between 0 and 100");
+    let epsilon = args.epsilon.unwrap_or(0.25);
+    if !(MIN_EPSILON..=100.0).contains(&epsilon) {
+        bail!(
+            "--epsilon {epsilon}: must be from {MIN_EPSILON} to 100 (below {MIN_EPSILON} the search is plain df-pn, which re-expands the same positions without end once its table is full)"
+        );
     }
     let time_limit = match args.time {
         Some(t) if !(t > 0.0 && t < 1e9) => bail!("--time must be a positive number of seconds"),
         t => t.map(Duration::from_secs_f64),
     };
+    if args.nodes == Some(0) {
+        bail!("--nodes 0: must be at least 1 (the nodes a search may expand)");
+    }
     let memory = args.memory.unwrap_or_else(|| {
         let half = memory_available().map_or(1 << 30, |m| m / 2);
-        half.min(1 << 30)
+        half.clamp(MIN_MEMORY, 1 << 30)
     });
-    if memory < 1 << 16 {
+    if memory < MIN_MEMORY {
         bail!(
-            "--memory {} is too small for a search (64K at least)",
-            human_bytes(memory)
+            "--memory {} bytes is too small: a search needs at least {} ({} bytes)",
+            thousands(memory),
+            human_bytes(MIN_MEMORY),
+            thousands(MIN_MEMORY)
         );
     }
     if let Some(avail) = memory_available() {
@@ -134,22 +159,36 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     let target = save_target(args)?;
     let leaves = open_leaves(g, &args.tablebases, args.nimber)?;
     let _listening = Listening::start();
-    if let Some(path) = &args.check {
-        return check(g, &root, path, memory, leaves.as_ref(), args);
-    }
-    if args.nimber {
-        return nimber(g, &root, memory, time_limit, leaves.as_ref(), target, args);
-    }
     let options = Options {
         memory,
-        epsilon: args.epsilon,
+        epsilon,
         node_limit: args.nodes,
         time_limit,
     };
+    if let Some(path) = &args.check {
+        return check(g, &root, path, &options, leaves.as_ref(), args);
+    }
+    let roots = match args.openings {
+        None => vec![root.clone()],
+        Some(k) => match openings(g, &root, k)? {
+            Some(roots) => roots,
+            None => {
+                eprintln!("retrograde: stopped while listing the openings; nothing was searched");
+                return Ok(ExitCode::from(NOT_PROVEN));
+            }
+        },
+    };
+    if args.nimber {
+        return nimber(g, &roots, &options, leaves.as_ref(), target, args);
+    }
     let quiet = args.quiet;
+    let mut stall = Stall::default();
     let mut dfpn = Dfpn::new(g, options).with_progress(move |s: &Stats| {
         if !quiet {
             eprintln!("{}", progress_line(s));
+        }
+        if stall.update(s) {
+            eprintln!("{STALL_WARNING}");
         }
     });
     if let Some(l) = &leaves {
@@ -164,10 +203,6 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
             proofdb::verify_values(g, db, &mut dfpn, stop)
         }
     })?;
-    let roots = match args.openings {
-        None => vec![root.clone()],
-        Some(k) => openings(g, &root, k)?,
-    };
     let started = Instant::now();
     let mut results = Vec::new();
     let mut all_proven = true;
@@ -177,11 +212,15 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
         let proof = dfpn.prove(p);
         all_proven &= proof.value.is_some();
         results.push((p.clone(), proof, t.elapsed(), nodes_before));
-        if retrograde::search::stop_requested() {
+        // Once stopped, every later proof would return at once, unproven.
+        if dfpn.stop_reason().is_some() {
             break;
         }
     }
+    // Openings after a stop were not searched.
+    all_proven &= results.len() == roots.len();
     let stats = dfpn.stats();
+    let stopped = dfpn.stop_reason().filter(|_| !all_proven);
     let elapsed = started.elapsed();
     let rate = stats.nodes as f64 / elapsed.as_secs_f64().max(1e-9);
     // The text result is printed before the save and the JSON one with the
@@ -210,6 +249,8 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
             "table_used": stats.tt_used,
             "leaf_hits": stats.leaf_hits,
             "proven": all_proven,
+            "stopped": stopped.map(stop_name),
+            "deepest": stats.deepest,
         });
         if args.openings.is_some() {
             out["openings"] = json!(positions);
@@ -239,6 +280,12 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
             if let Some(m) = &proof.best_move {
                 println!("best move   {}", g.format_move(m));
             }
+        }
+        if let Some(stop) = stopped {
+            println!(
+                "stopped     {}",
+                stop_note(stop, args, memory, stats.deepest)
+            );
         }
         println!(
             "nodes       {} in {:.2} s ({}/s)",
@@ -274,20 +321,21 @@ fn search<G: SearchGame>(g: &G, args: &Args) -> Result<ExitCode> {
     Ok(status(all_proven))
 }
 
-/// The nimber of an impartial position, by component search.
+/// The nimbers of impartial positions (the root, or the openings), by
+/// component search, one memo shared by all of them.
 fn nimber<G: SearchGame>(
     g: &G,
-    root: &G::Pos,
-    memory: u64,
-    time_limit: Option<Duration>,
+    roots: &[G::Pos],
+    options: &Options,
     leaves: Option<&Leaves>,
     target: Option<SaveTarget>,
     args: &Args,
 ) -> Result<ExitCode> {
     let quiet = args.quiet;
     let view = leaves.map(Leaves::nimbers);
-    let mut search = NimberSearch::new(g, memory)
-        .with_time_limit(time_limit)
+    let mut search = NimberSearch::new(g, options.memory)
+        .with_time_limit(options.time_limit)
+        .with_node_limit(options.node_limit)
         .with_progress(move |s: &NimberStats| {
             if !quiet {
                 eprintln!(
@@ -302,39 +350,96 @@ fn nimber<G: SearchGame>(
     if let Some(v) = &view {
         search = search.with_leaves(v);
     }
-    let loaded = load(g, args, Kind::Nimbers, memory, time_limit, |db, stop| {
-        if args.trust_load {
-            Ok(proofdb::trust_nimbers(db, &mut search))
-        } else {
-            proofdb::verify_nimbers(g, db, &mut search, stop)
-        }
-    })?;
+    let loaded = load(
+        g,
+        args,
+        Kind::Nimbers,
+        options.memory,
+        options.time_limit,
+        |db, stop| {
+            if args.trust_load {
+                Ok(proofdb::trust_nimbers(db, &mut search))
+            } else {
+                proofdb::verify_nimbers(g, db, &mut search, stop)
+            }
+        },
+    )?;
     let started = Instant::now();
-    let n = search.nimber(root);
+    let mut results = Vec::new();
+    for p in roots {
+        let t = Instant::now();
+        let before = search.stats().nodes;
+        let n = search.nimber(p);
+        results.push((p.clone(), n, t.elapsed(), search.stats().nodes - before));
+        if search.stop_reason().is_some() {
+            break;
+        }
+    }
+    let all_proven = results.len() == roots.len() && results.iter().all(|r| r.1.is_some());
     let elapsed = started.elapsed();
     let stats = search.stats();
+    let stopped = search.stop_reason().filter(|_| !all_proven);
+    let outcome = |n: u32| if n == 0 { "lose" } else { "win" };
+    // As for values: the text result before the save, the JSON with it.
     let mut json_out = None;
     if args.json {
-        json_out = Some(json!({
-                "game": g.spec(),
-                "position": g.format_position(root),
-                "nimber": n,
-                "value": n.map(|n| if n == 0 { "lose" } else { "win" }),
-                "components": stats.nodes,
-                "memo": stats.memo,
-                "leaf_hits": stats.leaf_hits,
-                "seconds": elapsed.as_secs_f64(),
-                "proven": n.is_some(),
-        }));
+        let mut out = json!({
+            "game": g.spec(),
+            "components": stats.nodes,
+            "memo": stats.memo,
+            "leaf_hits": stats.leaf_hits,
+            "seconds": elapsed.as_secs_f64(),
+            "proven": all_proven,
+            "stopped": stopped.map(stop_name),
+            "deepest": stats.deepest,
+        });
+        if args.openings.is_some() {
+            out["openings"] = results
+                .iter()
+                .map(|(p, n, t, nodes)| {
+                    json!({
+                        "position": g.format_position(p),
+                        "nimber": n,
+                        "value": n.map(outcome),
+                        "components": nodes,
+                        "seconds": t.as_secs_f64(),
+                    })
+                })
+                .collect();
+        } else if let Some((p, n, _, _)) = results.first() {
+            out["position"] = json!(g.format_position(p));
+            out["nimber"] = json!(n);
+            out["value"] = json!(n.map(outcome));
+        }
+        json_out = Some(out);
     } else {
         println!("game        {}", g.spec());
-        println!("position    {}", g.format_position(root));
-        match n {
-            Some(n) => println!(
-                "nimber      {n} ({} for the player to move)",
-                if n == 0 { "lose" } else { "win" }
-            ),
-            None => println!("nimber      not proven (stopped)"),
+        for (p, n, t, nodes) in &results {
+            if args.openings.is_some() {
+                let shown = match n {
+                    Some(n) => format!("nimber {n} ({})", outcome(*n)),
+                    None => "not proven".to_string(),
+                };
+                println!(
+                    "{:<40} {:<18} {:>12} components {:>9.2} s",
+                    g.format_position(p),
+                    shown,
+                    thousands(*nodes),
+                    t.as_secs_f64()
+                );
+                continue;
+            }
+            println!("position    {}", g.format_position(p));
+            match n {
+                Some(n) => println!("nimber      {n} ({} for the player to move)", outcome(*n)),
+                None => println!("nimber      not proven (stopped)"),
+            }
+        }
+        if let Some(stop) = stopped {
+            println!(
+                "stopped     {}",
+                stop_note(stop, args, options.memory, stats.deepest)
+            );
         }
         println!(
             "components  {} searched, {} in memo, {} from tables, in {:.2} s",
@@ -354,7 +459,70 @@ fn nimber<G: SearchGame>(
         save(g, t, Kind::Nimbers, records)
     });
     finish(json_out, loaded.as_ref(), saved, args, "components")?;
-    Ok(status(n.is_some()))
+    Ok(status(all_proven))
+}
+
+/// A stop reason as JSON names it.
+fn stop_name(stop: Stop) -> &'static str {
+    match stop {
+        Stop::Nodes => "nodes",
+        Stop::Time => "time",
+        Stop::Requested => "signal",
+        Stop::Depth => "depth",
+    }
+}
+
+/// What stopped a search, in words.
+fn stop_note(stop: Stop, args: &Args, memory: u64, deepest: u64) -> String {
+    match stop {
+        Stop::Nodes => format!(
+            "by --nodes {} (every one expanded)",
+            thousands(args.nodes.unwrap_or(0))
+        ),
+        Stop::Time => format!("by --time {} s", args.time.unwrap_or(0.0)),
+        Stop::Requested => "by a signal (Ctrl-C)".to_string(),
+        Stop::Depth => format!(
+            "a line {} plies deep filled the {} its path may hold (half of --memory, at least 64 MiB); give more --memory",
+            thousands(deepest),
+            human_bytes(retrograde::search::path_budget(memory))
+        ),
+    }
+}
+
+/// Watches the progress for a search that has stalled: its table full and
+/// the root's proof and disproof numbers unchanged for [`STALL_SECONDS`] —
+/// what a table too small for the game looks like.
+#[derive(Default)]
+struct Stall {
+    last: Option<(u32, u32, i8)>,
+    since: Duration,
+    warned: bool,
+}
+
+/// How long the root's numbers may stay put in a full table before
+/// [`Stall`] warns.
+const STALL_SECONDS: u64 = 60;
+
+const STALL_WARNING: &str = "retrograde: warning: the table is full and the root's proof numbers have not moved for a minute: it is probably too small for this game; a larger --memory is usually far faster";
+
+impl Stall {
+    /// Takes the counters of one progress report; `true` once, when the
+    /// search has stalled.
+    fn update(&mut self, s: &Stats) -> bool {
+        let now = (s.root_pn, s.root_dn, s.target);
+        // 4-way buckets rarely fill every slot: 99% is full.
+        let full = s.tt_used * 100 >= s.tt_capacity * 99;
+        if self.last != Some(now) || !full {
+            self.last = Some(now);
+            self.since = s.elapsed;
+            return false;
+        }
+        if self.warned || s.elapsed - self.since < Duration::from_secs(STALL_SECONDS) {
+            return false;
+        }
+        self.warned = true;
+        true
+    }
 }
 
 /// `--check`: re-proves a database and reports the position's entry.
@@ -362,45 +530,53 @@ fn check<G: SearchGame>(
     g: &G,
     root: &G::Pos,
     path: &std::path::Path,
-    memory: u64,
+    options: &Options,
     leaves: Option<&Leaves>,
     args: &Args,
 ) -> Result<ExitCode> {
-    let (kind, db) = read(g, std::slice::from_ref(&path.to_path_buf()), None, memory)?;
+    let (kind, db) = read(
+        g,
+        std::slice::from_ref(&path.to_path_buf()),
+        None,
+        options.memory,
+    )?;
     let started = Instant::now();
-    // Only a stop (Ctrl-C) ends a check early, and then it has no verdict.
-    let stop = retrograde::search::stop_requested;
-    let report = match kind {
+    // The limits bound the searches the check makes, as they bound a
+    // search; a stop (a limit, Ctrl-C) leaves no verdict.
+    let requested = retrograde::search::stop_requested;
+    let (checked, stop, deepest) = match kind {
         Kind::Values => {
-            let mut dfpn = Dfpn::new(
-                g,
-                Options {
-                    memory,
-                    ..Options::default()
-                },
-            );
+            let mut dfpn = Dfpn::new(g, options.clone());
             if let Some(l) = leaves {
                 dfpn = dfpn.with_leaves(l.values());
             }
-            proofdb::verify_values(g, &db, &mut dfpn, &stop)
+            let r = proofdb::verify_values(g, &db, &mut dfpn, &requested);
+            (r, dfpn.stop_reason(), dfpn.stats().deepest)
         }
         Kind::Nimbers => {
             let view = leaves.map(Leaves::nimbers);
-            let mut search = NimberSearch::new(g, memory);
+            let mut search = NimberSearch::new(g, options.memory)
+                .with_time_limit(options.time_limit)
+                .with_node_limit(options.node_limit);
             if let Some(v) = &view {
                 search = search.with_leaves(v);
             }
-            proofdb::verify_nimbers(g, &db, &mut search, &stop)
+            let r = proofdb::verify_nimbers(g, &db, &mut search, &requested);
+            (r, search.stop_reason(), search.stats().deepest)
         }
-    }
-    .map_err(|e| anyhow!("check failed: {e}"))?;
+    };
+    let report = checked.map_err(|e| anyhow!("check failed: {e}"))?;
     if report.unchecked > 0 {
-        bail!(
-            "{}: the check was stopped before it finished ({} of {} entries re-proven)",
+        // A stop request may be seen first between entries, outside a search.
+        let stop = stop.unwrap_or(Stop::Requested);
+        eprintln!(
+            "retrograde: {}: the check was stopped {} before it finished ({} of {} entries re-proven)",
             retrograde::Error::quote_path(path),
+            stop_note(stop, args, options.memory, deepest),
             thousands(report.checked),
             thousands(db.len() as u64)
         );
+        return Ok(ExitCode::from(NOT_PROVEN));
     }
     let shown = match db.fact(&g.key(root)) {
         Some(Fact::Value(b)) => describe(b),
@@ -729,13 +905,22 @@ fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<
 const MAX_OPENINGS: usize = 100_000;
 
 /// The distinct positions (up to symmetry) `plies` moves after `root`,
-/// stopping at game-over positions on the way.
-fn openings<G: SearchGame>(g: &G, root: &G::Pos, plies: u32) -> Result<Vec<G::Pos>> {
+/// stopping at game-over positions on the way; `None` if a stop was
+/// requested (Ctrl-C) while listing them.
+fn openings<G: SearchGame>(g: &G, root: &G::Pos, plies: u32) -> Result<Option<Vec<G::Pos>>> {
     let mut level = vec![root.clone()];
     for ply in 1..=plies {
+        // Once every position is over, later plies would carry the same
+        // positions forward: plies in the billions would loop for hours.
+        if level.iter().all(|p| g.terminal(p).is_some()) {
+            break;
+        }
         let mut seen = HashSet::new();
         let mut next = Vec::new();
         for p in &level {
+            if retrograde::search::stop_requested() {
+                return Ok(None);
+            }
             if g.terminal(p).is_some() {
                 if seen.insert(g.key(p)) {
                     next.push(p.clone());
@@ -755,7 +940,22 @@ fn openings<G: SearchGame>(g: &G, root: &G::Pos, plies: u32) -> Result<Vec<G::Po
         }
         level = next;
     }
-    Ok(level)
+    Ok(Some(level))
+}
+
+/// `--memory`: a size as `solve` reads it, and also 0, so that the
+/// minimum check can say what was given and what is needed.
+fn parse_memory(s: &str) -> std::result::Result<u64, String> {
+    parse_size(s).or_else(|e| {
+        let t = s.trim();
+        let number = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let zero = number.trim().parse::<f64>() == Ok(0.0);
+        if zero {
+            Ok(0)
+        } else {
+            Err(e)
+        }
+    })
 }
 
 fn describe(b: Bounds) -> String {
@@ -792,4 +992,49 @@ fn progress_line(s: &Stats) -> String {
         if s.target == 1 { "win" } else { "not lose" },
         secs
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(secs: u64, pn: u32, used: u64) -> Stats {
+        Stats {
+            root_pn: pn,
+            root_dn: 7,
+            target: 1,
+            tt_used: used,
+            tt_capacity: 1000,
+            elapsed: Duration::from_secs(secs),
+            ..Stats::default()
+        }
+    }
+
+    #[test]
+    fn a_full_table_whose_root_numbers_stay_put_warns_once() {
+        let mut stall = Stall::default();
+        // Moving numbers, or a table with room: no warning however long.
+        for t in 0..200 {
+            assert!(!stall.update(&report(t, t as u32, 1000)));
+        }
+        let mut stall = Stall::default();
+        for t in 0..200 {
+            assert!(!stall.update(&report(t, 5, 900)));
+        }
+        // Full and still: a warning after a minute, then no more.
+        let mut stall = Stall::default();
+        let warned: Vec<u64> = (0..200)
+            .filter(|&t| stall.update(&report(t, 5, 995)))
+            .collect();
+        assert_eq!(warned, [STALL_SECONDS]);
+    }
+
+    #[test]
+    fn memory_zero_reaches_the_minimum_check() {
+        assert_eq!(parse_memory("0"), Ok(0));
+        assert_eq!(parse_memory("0K"), Ok(0));
+        assert_eq!(parse_memory("65535"), Ok(65535));
+        assert!(parse_memory("-1").is_err());
+        assert!(parse_memory("x").is_err());
+    }
 }

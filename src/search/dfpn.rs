@@ -23,10 +23,10 @@
 //! entries that settle a question get their work raised to keep them.
 
 use super::leaves::ValueLeaves;
-use super::{Bounds, Key, SearchGame};
+use super::{Bounds, Key, Limits, SearchGame, Stop};
 use crate::value::Value;
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// "Infinity" for proof and disproof numbers.
 pub const INF: u32 = u32::MAX;
@@ -39,11 +39,13 @@ const BIG: u32 = u32::MAX - 1;
 pub struct Options {
     /// Bytes for the transposition table.
     pub memory: u64,
-    /// ε of the 1+ε trick (0 gives plain df-pn).
+    /// ε of the 1+ε trick (0 gives plain df-pn, which re-expands the same
+    /// positions over and over once the table is too small to hold its
+    /// working set: see the README's "Beyond the table").
     pub epsilon: f64,
-    /// Stop after this many nodes (expansions).
+    /// Stop after this many nodes (expansions): exactly, never one more.
     pub node_limit: Option<u64>,
-    /// Stop after this long.
+    /// Stop after this long (checked every 1,024 nodes).
     pub time_limit: Option<Duration>,
 }
 
@@ -77,6 +79,8 @@ pub struct Stats {
     pub target: i8,
     /// Time since the search began.
     pub elapsed: Duration,
+    /// The longest line searched so far, in plies from the root.
+    pub deepest: u64,
 }
 
 /// What a search proved about its root.
@@ -92,6 +96,9 @@ pub struct Proof<M> {
     pub stats: Stats,
     /// The search stopped (a limit or a request) before a value was proven.
     pub stopped: bool,
+    /// Why it stopped, when it did (a value may still have been proven
+    /// before the stop).
+    pub stop: Option<Stop>,
 }
 
 #[derive(Clone, Copy)]
@@ -209,6 +216,32 @@ struct Child<G: SearchGame> {
     delta: u32,
 }
 
+/// A node on the line being searched: what a recursive `mid` would hold in
+/// its call frame. The frames live in a vector on the heap, so the depth of
+/// a line is bounded by memory ([`super::path_budget`]), not by the
+/// thread's stack.
+struct Frame<G: SearchGame> {
+    key: G::Key,
+    /// The question asked of this node.
+    k: i8,
+    th_phi: u32,
+    th_delta: u32,
+    /// The node counter when this node was expanded (its work is the
+    /// difference when it returns).
+    nodes_before: u64,
+    children: Vec<Child<G>>,
+    /// The child being searched below this node.
+    best: usize,
+}
+
+impl<G: SearchGame> Frame<G> {
+    /// Bytes this frame holds, for the path's budget.
+    fn bytes(&self) -> u64 {
+        (std::mem::size_of::<Frame<G>>()
+            + self.children.capacity() * std::mem::size_of::<Child<G>>()) as u64
+    }
+}
+
 /// A proof-number search over one game.
 pub struct Dfpn<'a, G: SearchGame> {
     game: &'a G,
@@ -218,13 +251,10 @@ pub struct Dfpn<'a, G: SearchGame> {
     known: HashMap<G::Key, Bounds>,
     leaves: Option<&'a dyn ValueLeaves<G>>,
     stats: Stats,
-    start: Instant,
-    stopped: bool,
     progress: Option<super::ProgressFn<'a, Stats>>,
-    next_report: Instant,
-    /// Nodes on the current path (1 at the root), so the root's numbers
-    /// can be reported as they change.
-    depth: u32,
+    limits: Limits,
+    /// Children vectors of finished frames, reused by the next ones.
+    spare: Vec<Vec<Child<G>>>,
 }
 
 impl<'a, G: SearchGame> Dfpn<'a, G> {
@@ -235,6 +265,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             tt_capacity: table.capacity(),
             ..Stats::default()
         };
+        let limits = Limits::new(options.memory, options.node_limit, options.time_limit);
         Dfpn {
             game,
             options,
@@ -242,11 +273,9 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             known: HashMap::new(),
             leaves: None,
             stats,
-            start: Instant::now(),
-            stopped: false,
             progress: None,
-            next_report: Instant::now() + Duration::from_secs(1),
-            depth: 0,
+            limits,
+            spare: Vec::new(),
         }
     }
 
@@ -304,7 +333,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     pub fn stats(&self) -> Stats {
         let mut s = self.stats.clone();
         s.tt_used = self.table.used;
-        s.elapsed = self.start.elapsed();
+        s.elapsed = self.limits.elapsed();
         s
     }
 
@@ -316,7 +345,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         // a tie" is the same question.
         let targets: &[i8] = if self.game.ties() { &[1, 0] } else { &[1] };
         for &k in targets {
-            if bounds.value().is_some() || self.stopped {
+            if bounds.value().is_some() || self.limits.stop().is_some() {
                 break;
             }
             if bounds.lo >= k || bounds.hi < k {
@@ -339,6 +368,13 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                 bounds.lo = 1;
             }
         }
+        // The two questions' answers may sit in two table entries of the
+        // root, the first evicted by the second's search: what the root is
+        // known to be is kept where nothing evicts it, so a saved proof
+        // database holds the value the search printed.
+        if bounds != Bounds::UNKNOWN && self.game.terminal(root).is_none() {
+            self.add_known(self.game.key(root), bounds);
+        }
         let value = bounds.value();
         let best_move = match value {
             Some(v) if v != Value::Lose && self.game.terminal(root).is_none() => {
@@ -353,6 +389,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             best_move,
             stats: self.stats(),
             stopped,
+            stop: self.limits.stop(),
         }
     }
 
@@ -367,6 +404,12 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         } else {
             None
         }
+    }
+
+    /// Why the search stopped, if it has: once stopped it stays stopped
+    /// (each later question returns at once, unproven).
+    pub fn stop_reason(&self) -> Option<Stop> {
+        self.limits.stop()
     }
 
     /// Runs one question at the root until it is answered or stopped.
@@ -388,7 +431,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             let r = self.mid(root, key, k, INF, INF);
             self.stats.root_pn = r.0;
             self.stats.root_dn = r.1;
-            if r.0 == 0 || r.1 == 0 || self.stopped {
+            if r.0 == 0 || r.1 == 0 || self.limits.stop().is_some() {
                 return r;
             }
         }
@@ -397,7 +440,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     /// What is settled about a position without search: a terminal value,
     /// a table's value, or proven bounds.
     fn settled(&mut self, p: &G::Pos) -> Option<Bounds> {
-        if let Some(v) = self.game.terminal(p) {
+        if let Some(v) = self.game.terminal(p).or_else(|| self.game.decided(p)) {
             return Some(Bounds::exact(v));
         }
         let key = self.game.key(p);
@@ -421,6 +464,9 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         }
         if self.game.wins_now(pos) {
             return answer(Bounds { lo: 1, hi: 1 }, k);
+        }
+        if let Some(v) = self.game.decided(pos) {
+            return answer(Bounds::exact(v), k);
         }
         let mut b = self.known.get(key).copied().unwrap_or(Bounds::UNKNOWN);
         let mut numbers = (1, 1);
@@ -447,42 +493,30 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         numbers
     }
 
-    /// Multiple iterative deepening at one node: works below it until its
+    /// Multiple iterative deepening from `root`: works below it until its
     /// φ reaches `th_phi` or its δ reaches `th_delta`, and returns (φ, δ).
-    fn mid(&mut self, pos: &G::Pos, key: G::Key, k: i8, th_phi: u32, th_delta: u32) -> (u32, u32) {
-        self.stats.nodes += 1;
-        let nodes_before = self.stats.nodes;
-        if self.stats.nodes & 0x3ff == 0 {
-            self.check_limits();
-        }
-        let moves = self.game.moves(pos);
-        let mut children: Vec<Child<G>> = moves
-            .into_iter()
-            .map(|(_, c)| {
-                let key = self.game.key(&c);
-                // Much of a node's time is waiting for its children's
-                // table entries: ask for all of them before reading any.
-                self.table.prefetch(&key);
-                Child {
-                    pos: c,
-                    key,
-                    phi: 1,
-                    delta: 1,
-                }
-            })
-            .collect();
-        for c in &mut children {
-            (c.phi, c.delta) = self.evaluate(&c.pos, &c.key, 1 - k);
+    ///
+    /// Written as a loop over an explicit stack of [`Frame`]s rather than
+    /// as a recursion, so that a line thousands of plies deep (a take-away
+    /// game from a large number) needs heap, not call stack: the line's
+    /// depth is bounded by [`super::path_budget`] and a deeper one stops the
+    /// search with [`Stop::Depth`].
+    fn mid(&mut self, root: &G::Pos, key: G::Key, k: i8, th_phi: u32, th_delta: u32) -> (u32, u32) {
+        let mut path: Vec<Frame<G>> = Vec::new();
+        self.limits.new_path();
+        if !self.expand(&mut path, root, key, k, th_phi, th_delta) {
+            return self.numbers(&key, k);
         }
         let eps = 1.0 + self.options.epsilon;
-        let (mut phi, mut delta);
         loop {
+            let depth = path.len();
+            let f = path.last_mut().expect("a frame on the path");
             // φ(n) = min δ(c); δ(n) = Σ φ(c); best = argmin δ, second = next δ.
-            phi = INF;
-            delta = 0u32;
+            let mut phi = INF;
+            let mut delta = 0u32;
             let mut best = usize::MAX;
             let mut second = INF;
-            for (i, c) in children.iter().enumerate() {
+            for (i, c) in f.children.iter().enumerate() {
                 if c.delta < phi {
                     second = phi;
                     phi = c.delta;
@@ -496,28 +530,43 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                     delta.saturating_add(c.phi).min(BIG)
                 };
             }
-            if children.is_empty() {
+            if f.children.is_empty() {
                 // No moves but not terminal: the game says it is over
                 // elsewhere; treat as a loss for the mover.
                 phi = INF;
                 delta = 0;
             }
-            if self.depth == 0 {
+            if depth == 1 {
                 self.stats.root_pn = phi;
                 self.stats.root_dn = delta;
             }
-            if phi >= th_phi || delta >= th_delta || self.stopped {
-                break;
+            if phi >= f.th_phi || delta >= f.th_delta || self.limits.stop().is_some() {
+                let f = path.pop().expect("a frame on the path");
+                self.limits.pop_frame(f.bytes());
+                self.store(&f, phi, delta);
+                let mut spare = f.children;
+                spare.clear();
+                self.spare.push(spare);
+                match path.last_mut() {
+                    None => return (phi, delta),
+                    Some(parent) => {
+                        let c = &mut parent.children[parent.best];
+                        c.phi = phi;
+                        c.delta = delta;
+                    }
+                }
+                continue;
             }
-            let c = &children[best];
+            f.best = best;
+            let c = &f.children[best];
             // The child's δ threshold is our φ's; its φ threshold what
             // keeps our δ under its threshold.
             let child_th_phi = {
                 let rest = delta - c.phi.min(delta);
-                if th_delta == INF {
+                if f.th_delta == INF {
                     BIG
                 } else {
-                    th_delta.saturating_sub(rest).max(1)
+                    f.th_delta.saturating_sub(rest).max(1)
                 }
             };
             let widened = if second >= BIG {
@@ -527,17 +576,85 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                     .max(u64::from(second) + 1)
                     .min(u64::from(BIG)) as u32
             };
-            let child_th_delta = th_phi.min(widened);
-            let (cpos, ckey) = (c.pos.clone(), c.key);
-            self.depth += 1;
-            let r = self.mid(&cpos, ckey, 1 - k, child_th_phi, child_th_delta);
-            self.depth -= 1;
-            let c = &mut children[best];
-            c.phi = r.0;
-            c.delta = r.1;
+            let child_th_delta = f.th_phi.min(widened);
+            let (cpos, ckey, ck) = (c.pos.clone(), c.key, 1 - f.k);
+            // A child that cannot be expanded (a limit) leaves its numbers
+            // as they were; the stop then unwinds the path.
+            self.expand(&mut path, &cpos, ckey, ck, child_th_phi, child_th_delta);
         }
-        let work = (self.stats.nodes - nodes_before + 1).min(u64::from(u32::MAX - 1)) as u32;
-        let e = self.table.slot(&key);
+    }
+
+    /// Expands `pos` onto the path: counts the node, generates and
+    /// evaluates its children. Returns `false`, expanding nothing, when a
+    /// limit stops the search first: the node budget (exact), the path's
+    /// memory, or (every 1,024 nodes) the time or a stop request.
+    fn expand(
+        &mut self,
+        path: &mut Vec<Frame<G>>,
+        pos: &G::Pos,
+        key: G::Key,
+        k: i8,
+        th_phi: u32,
+        th_delta: u32,
+    ) -> bool {
+        if !self.limits.may_expand(self.stats.nodes) {
+            return false;
+        }
+        let moves = self.game.moves(pos);
+        let mut children = self.spare.pop().unwrap_or_default();
+        children.extend(moves.into_iter().map(|(_, c)| {
+            let key = self.game.key(&c);
+            // Much of a node's time is waiting for its children's
+            // table entries: ask for all of them before reading any.
+            self.table.prefetch(&key);
+            Child {
+                pos: c,
+                key,
+                phi: 1,
+                delta: 1,
+            }
+        }));
+        for c in &mut children {
+            (c.phi, c.delta) = self.evaluate(&c.pos, &c.key, 1 - k);
+        }
+        let frame = Frame {
+            key,
+            k,
+            th_phi,
+            th_delta,
+            nodes_before: self.stats.nodes + 1,
+            children,
+            best: 0,
+        };
+        if !self.limits.push_frame(frame.bytes()) {
+            let mut spare = frame.children;
+            spare.clear();
+            self.spare.push(spare);
+            return false;
+        }
+        path.push(frame);
+        self.stats.deepest = self.stats.deepest.max(path.len() as u64);
+        self.stats.nodes += 1;
+        if self.stats.nodes & 0x3ff == 0 {
+            self.check_limits();
+        }
+        true
+    }
+
+    /// What the table holds for question `k` of a node that could not be
+    /// expanded.
+    fn numbers(&self, key: &G::Key, k: i8) -> (u32, u32) {
+        match self.table.get(key) {
+            Some(e) if e.k == k => (e.phi, e.delta),
+            _ => (1, 1),
+        }
+    }
+
+    /// Records a finished node's numbers and what they settle.
+    fn store(&mut self, f: &Frame<G>, phi: u32, delta: u32) {
+        let work = (self.stats.nodes - f.nodes_before + 1).min(u64::from(u32::MAX - 1)) as u32;
+        let k = f.k;
+        let e = self.table.slot(&f.key);
         e.k = k;
         e.phi = phi;
         e.delta = delta;
@@ -551,25 +668,10 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             // A settled question is worth keeping: count it as big work.
             e.work = e.work.saturating_add(work).max(1 << 20);
         }
-        (phi, delta)
     }
 
     fn check_limits(&mut self) {
-        let now = Instant::now();
-        if super::stop_requested()
-            || self
-                .options
-                .node_limit
-                .is_some_and(|n| self.stats.nodes >= n)
-            || self
-                .options
-                .time_limit
-                .is_some_and(|t| now - self.start >= t)
-        {
-            self.stopped = true;
-        }
-        if now >= self.next_report {
-            self.next_report = now + Duration::from_secs(1);
+        if self.limits.check() {
             let s = self.stats();
             if let Some(f) = self.progress.as_mut() {
                 f(&s);
@@ -593,7 +695,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         // Evicted from the table: ask each child again (cheap, its proof
         // was found once).
         for (m, c) in moves {
-            if self.stopped {
+            if self.limits.stop().is_some() {
                 break;
             }
             let (_, delta) = self.root_search(&c, k);

@@ -30,6 +30,7 @@ use crate::value::Value;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// A canonical position key of fixed width: what the transposition table
 /// compares and what a proof database stores.
@@ -160,6 +161,15 @@ pub trait SearchGame: Send + Sync + 'static {
         false
     }
 
+    /// The value of a position the rules do not end yet but whose value the
+    /// game can tell without search: a placement game where no pattern can
+    /// be completed any more (each holds pieces of both players) fills up
+    /// to a tie, so the search need not play it out. `None` when unsure
+    /// (the default); never different from what the rules give in the end.
+    fn decided(&self, _p: &Self::Pos) -> Option<Value> {
+        None
+    }
+
     /// Whether the game is impartial (both players have the same moves, the
     /// player who cannot move loses): nimbers apply.
     fn impartial(&self) -> bool {
@@ -236,6 +246,140 @@ pub fn value_of(s: i8) -> Value {
         1.. => Value::Win,
         0 => Value::Tie,
         _ => Value::Lose,
+    }
+}
+
+/// Why a search stopped before it proved its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The node budget (`node_limit`) was spent: exactly that many nodes
+    /// were expanded.
+    Nodes,
+    /// The time limit passed (checked every 1,024 nodes).
+    Time,
+    /// [`request_stop`] was called (Ctrl-C, SIGTERM).
+    Requested,
+    /// The line being searched got deeper than the memory allowed for the
+    /// search's path (see [`path_budget`]).
+    Depth,
+}
+
+/// Bytes the search's path may take besides its table or memo: half of
+/// `memory`, and at least 64 MiB. The path is an explicit stack (one frame
+/// per ply of the line being searched, with that position's children), so
+/// the depth a search reaches does not depend on the thread's call stack;
+/// ordinary games need a few MiB at most (15×15 boards: under 4 MiB), and a
+/// game deeper than the budget allows (a take-away game from a number in
+/// the millions) stops with [`Stop::Depth`] instead of exhausting memory.
+pub fn path_budget(memory: u64) -> u64 {
+    (memory / 2).max(64 << 20)
+}
+
+/// What bounds one search, for both engines: the node budget (exact), the
+/// time limit and stop requests (checked every so many nodes), and the
+/// memory the line being searched may hold ([`path_budget`]). Once a
+/// search stops it stays stopped.
+pub(crate) struct Limits {
+    stop: Option<Stop>,
+    node_cap: u64,
+    time_limit: Option<Duration>,
+    start: Instant,
+    next_report: Instant,
+    path_budget: u64,
+    path_bytes: u64,
+}
+
+impl Limits {
+    pub(crate) fn new(
+        memory: u64,
+        node_limit: Option<u64>,
+        time_limit: Option<Duration>,
+    ) -> Limits {
+        let now = Instant::now();
+        Limits {
+            stop: None,
+            node_cap: node_limit.unwrap_or(u64::MAX),
+            time_limit,
+            start: now,
+            next_report: now + Duration::from_secs(1),
+            path_budget: path_budget(memory),
+            path_bytes: 0,
+        }
+    }
+
+    pub(crate) fn set_node_limit(&mut self, n: Option<u64>) {
+        self.node_cap = n.unwrap_or(u64::MAX);
+    }
+
+    pub(crate) fn set_time_limit(&mut self, t: Option<Duration>) {
+        self.time_limit = t;
+    }
+
+    /// Why the search stopped, if it has.
+    #[inline]
+    pub(crate) fn stop(&self) -> Option<Stop> {
+        self.stop
+    }
+
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Whether one more node may be expanded after `nodes`: never past the
+    /// budget, never once stopped.
+    #[inline]
+    pub(crate) fn may_expand(&mut self, nodes: u64) -> bool {
+        if self.stop.is_some() {
+            return false;
+        }
+        if nodes >= self.node_cap {
+            self.stop = Some(Stop::Nodes);
+            return false;
+        }
+        true
+    }
+
+    /// A new line from the root: its path is empty.
+    #[inline]
+    pub(crate) fn new_path(&mut self) {
+        self.path_bytes = 0;
+    }
+
+    /// Counts a frame of `bytes` onto the path, or stops the search
+    /// ([`Stop::Depth`]) if the path cannot hold it.
+    #[inline]
+    pub(crate) fn push_frame(&mut self, bytes: u64) -> bool {
+        if self.path_bytes + bytes > self.path_budget {
+            self.stop = Some(Stop::Depth);
+            return false;
+        }
+        self.path_bytes += bytes;
+        true
+    }
+
+    /// Takes a frame pushed with [`Limits::push_frame`] off the path.
+    #[inline]
+    pub(crate) fn pop_frame(&mut self, bytes: u64) {
+        self.path_bytes -= bytes;
+    }
+
+    /// Looks at the clock and for a stop request (too dear for every
+    /// node: callers check every 1,024 or 4,096); returns whether a
+    /// progress report is due (about once a second).
+    pub(crate) fn check(&mut self) -> bool {
+        let now = Instant::now();
+        if self.stop.is_none() {
+            if stop_requested() {
+                self.stop = Some(Stop::Requested);
+            } else if self.time_limit.is_some_and(|t| now - self.start >= t) {
+                self.stop = Some(Stop::Time);
+            }
+        }
+        if now >= self.next_report {
+            self.next_report = now + Duration::from_secs(1);
+            return true;
+        }
+        false
     }
 }
 

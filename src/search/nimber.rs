@@ -7,9 +7,9 @@
 
 use super::leaves::NimberLeaves;
 use super::reference::mex;
-use super::SearchGame;
+use super::{Limits, SearchGame, Stop};
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Counters of a nimber search.
 #[derive(Clone, Debug, Default)]
@@ -22,6 +22,39 @@ pub struct NimberStats {
     pub memo: u64,
     /// Time since the search began.
     pub elapsed: Duration,
+    /// The longest line searched so far, in components from the root.
+    pub deepest: u64,
+}
+
+/// A component on the line being searched: what a recursive search would
+/// hold in its call frames. The frames live in a vector on the heap, so the
+/// depth of a line is bounded by memory ([`super::path_budget`]), not by
+/// the thread's stack.
+struct Frame<G: SearchGame> {
+    key: G::Key,
+    pos: G::Pos,
+    /// The positions its moves lead to, and the next one to sum.
+    children: Vec<G::Pos>,
+    next_child: usize,
+    /// The components of the child being summed, the next one to add, and
+    /// the nim-sum so far; `summing` while a child is under way.
+    parts: Vec<G::Pos>,
+    next_part: usize,
+    sum: u32,
+    summing: bool,
+    /// The nimbers of the children summed so far.
+    seen: Vec<u32>,
+    /// Bytes counted against the path's budget when it was pushed.
+    bytes: u64,
+}
+
+impl<G: SearchGame> Frame<G> {
+    /// About the bytes this frame holds, for the path's budget: its
+    /// children, as many again for a child's components, and their nimbers.
+    fn size(&self) -> u64 {
+        let pos = std::mem::size_of::<G::Pos>();
+        (std::mem::size_of::<Frame<G>>() + self.children.capacity() * (2 * pos + 4)) as u64
+    }
 }
 
 /// A nimber search over one impartial game.
@@ -31,10 +64,7 @@ pub struct NimberSearch<'a, G: SearchGame> {
     cap: usize,
     leaves: Option<&'a dyn NimberLeaves<G>>,
     stats: NimberStats,
-    start: Instant,
-    next_report: Instant,
-    time_limit: Option<Duration>,
-    stopped: bool,
+    limits: Limits,
     progress: Option<super::ProgressFn<'a, NimberStats>>,
 }
 
@@ -51,10 +81,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
             cap: (memory / per).max(1024) as usize,
             leaves: None,
             stats: NimberStats::default(),
-            start: Instant::now(),
-            next_report: Instant::now() + Duration::from_secs(1),
-            time_limit: None,
-            stopped: false,
+            limits: Limits::new(memory, None, None),
             progress: None,
         }
     }
@@ -71,9 +98,15 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
         self
     }
 
-    /// Stops after `t`.
+    /// Stops after `t` (checked every 4,096 components).
     pub fn with_time_limit(mut self, t: Option<Duration>) -> Self {
-        self.time_limit = t;
+        self.limits.set_time_limit(t);
+        self
+    }
+
+    /// Stops after searching `n` components (exactly: never one more).
+    pub fn with_node_limit(mut self, n: Option<u64>) -> Self {
+        self.limits.set_node_limit(n);
         self
     }
 
@@ -91,57 +124,139 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
     pub fn stats(&self) -> NimberStats {
         let mut s = self.stats.clone();
         s.memo = self.memo.len() as u64;
-        s.elapsed = self.start.elapsed();
+        s.elapsed = self.limits.elapsed();
         s
+    }
+
+    /// Why the search stopped, if it has: once stopped it stays stopped
+    /// (each later question returns `None` at once).
+    pub fn stop_reason(&self) -> Option<Stop> {
+        self.limits.stop()
     }
 
     /// The nimber of `p`, or `None` if the search was stopped first.
     pub fn nimber(&mut self, p: &G::Pos) -> Option<u32> {
-        let n = self.sum(p);
-        (!self.stopped).then_some(n)
-    }
-
-    /// The nim-sum of a position's components.
-    fn sum(&mut self, p: &G::Pos) -> u32 {
+        if self.limits.stop().is_some() {
+            return None;
+        }
         let mut n = 0;
         for c in self.game.components(p) {
             n ^= self.component(&c);
-            if self.stopped {
-                break;
+            if self.limits.stop().is_some() {
+                return None;
             }
         }
-        n
+        Some(n)
     }
 
-    fn component(&mut self, c: &G::Pos) -> u32 {
+    /// A component's nimber when no search is needed: game over, the memo
+    /// or a table.
+    fn settled(&mut self, c: &G::Pos, key: &G::Key) -> Option<u32> {
         if self.game.terminal(c).is_some() {
-            return 0;
+            return Some(0);
         }
-        let key = self.game.key(c);
-        if let Some(&(n, _)) = self.memo.get(&key) {
-            return n;
+        if let Some(&(n, _)) = self.memo.get(key) {
+            return Some(n);
         }
         if let Some(leaves) = self.leaves {
             if let Some(n) = leaves.nimber(self.game, c) {
                 self.stats.leaf_hits += 1;
-                self.remember(key, n, c);
-                return n;
+                self.remember(*key, n, c);
+                return Some(n);
             }
         }
+        None
+    }
+
+    /// The nimber of one component: the mex of its children's nim-sums.
+    ///
+    /// A loop over an explicit stack of [`Frame`]s rather than a recursion,
+    /// so that a line thousands of components deep (`digits:1000000`) needs
+    /// heap, not call stack: the depth is bounded by [`super::path_budget`]
+    /// and a deeper line stops the search with [`Stop::Depth`]. The value
+    /// returned after a stop is meaningless (the caller checks the stop).
+    fn component(&mut self, c: &G::Pos) -> u32 {
+        let key = self.game.key(c);
+        if let Some(n) = self.settled(c, &key) {
+            return n;
+        }
+        let mut path: Vec<Frame<G>> = Vec::new();
+        self.limits.new_path();
+        if !self.expand(&mut path, c.clone(), key) {
+            return 0;
+        }
+        loop {
+            let f = path.last_mut().expect("a frame on the path");
+            if f.next_part < f.parts.len() {
+                let part = f.parts[f.next_part].clone();
+                f.next_part += 1;
+                let key = self.game.key(&part);
+                match self.settled(&part, &key) {
+                    Some(n) => f.sum ^= n,
+                    None => {
+                        if !self.expand(&mut path, part, key) {
+                            return 0;
+                        }
+                    }
+                }
+                continue;
+            }
+            if f.summing {
+                f.seen.push(f.sum);
+                f.summing = false;
+            }
+            if f.next_child < f.children.len() {
+                f.parts = self.game.components(&f.children[f.next_child]);
+                f.next_child += 1;
+                f.next_part = 0;
+                f.sum = 0;
+                f.summing = true;
+                continue;
+            }
+            let mut f = path.pop().expect("a frame on the path");
+            self.limits.pop_frame(f.bytes);
+            let n = mex(&mut f.seen);
+            self.remember(f.key, n, &f.pos);
+            match path.last_mut() {
+                None => return n,
+                Some(parent) => parent.sum ^= n,
+            }
+        }
+    }
+
+    /// Pushes component `c` onto the path with its children. Returns
+    /// `false`, pushing nothing, when a limit stops the search first: the
+    /// node budget (exact), the path's memory, or (every 4,096 components)
+    /// the time or a stop request.
+    fn expand(&mut self, path: &mut Vec<Frame<G>>, c: G::Pos, key: G::Key) -> bool {
+        if !self.limits.may_expand(self.stats.nodes) {
+            return false;
+        }
+        let children: Vec<G::Pos> = self.game.moves(&c).into_iter().map(|(_, p)| p).collect();
+        let mut frame = Frame {
+            key,
+            pos: c,
+            seen: Vec::with_capacity(children.len()),
+            children,
+            next_child: 0,
+            parts: Vec::new(),
+            next_part: 0,
+            sum: 0,
+            summing: false,
+            bytes: 0,
+        };
+        frame.bytes = frame.size();
+        if !self.limits.push_frame(frame.bytes) {
+            return false;
+        }
+        path.push(frame);
+        self.stats.deepest = self.stats.deepest.max(path.len() as u64);
         self.stats.nodes += 1;
         if self.stats.nodes & 0xfff == 0 {
             self.check_limits();
         }
-        let mut seen = Vec::new();
-        for (_, child) in self.game.moves(c) {
-            seen.push(self.sum(&child));
-            if self.stopped {
-                return 0;
-            }
-        }
-        let n = mex(&mut seen);
-        self.remember(key, n, c);
-        n
+        // A stop found here is seen by the next expansion or by the caller.
+        true
     }
 
     fn remember(&mut self, key: G::Key, n: u32, c: &G::Pos) {
@@ -151,12 +266,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
     }
 
     fn check_limits(&mut self) {
-        let now = Instant::now();
-        if super::stop_requested() || self.time_limit.is_some_and(|t| now - self.start >= t) {
-            self.stopped = true;
-        }
-        if now >= self.next_report {
-            self.next_report = now + Duration::from_secs(1);
+        if self.limits.check() {
             let s = self.stats();
             if let Some(f) = self.progress.as_mut() {
                 f(&s);

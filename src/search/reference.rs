@@ -1,7 +1,9 @@
 //! The reference the engines are checked against: plain memoised negamax
 //! over a [`SearchGame`]'s moves (no proof numbers, no ordering, no
 //! component sums), and a plain memoised mex for nimbers. Exponential in
-//! memory: small boards only.
+//! memory, and recursive (a line of a few ten thousand plies overflows a
+//! thread's stack, where the engines' explicit stacks do not): small boards
+//! only.
 
 use super::{score, value_of, SearchGame};
 use crate::value::Value;

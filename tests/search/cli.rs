@@ -320,9 +320,9 @@ fn interrupting_a_search_keeps_what_it_proved() {
     let out = child.wait_with_output().unwrap();
     assert!(started.elapsed() < Duration::from_secs(30));
     let err = String::from_utf8_lossy(&out.stderr);
-    // Stopped before the proof: status 2 (or 0 if it finished in time).
+    // Stopped before the proof: status 3 (or 0 if it finished in time).
     let code = out.status.code().unwrap();
-    assert!(code == 2 || code == 0, "{code}: {err}");
+    assert!(code == 3 || code == 0, "{code}: {err}");
     assert!(db.exists(), "{err}");
     let db_s = db.to_str().unwrap();
     let o = run(&[
@@ -336,10 +336,10 @@ fn interrupting_a_search_keeps_what_it_proved() {
         "--nodes",
         "1000",
     ]);
-    // Stopped at the node limit: status 2, and the saved proofs were read.
+    // Stopped at the node limit: status 3, and the saved proofs were read.
     assert_eq!(
         o.status.code(),
-        Some(2),
+        Some(3),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );

@@ -7,6 +7,7 @@ mod common;
 mod cram;
 mod engine;
 mod isolation;
+mod limits;
 mod occupy;
 mod proofdb;
 

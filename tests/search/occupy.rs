@@ -53,14 +53,17 @@ fn move_set<G: SearchGame>(g: &G, p: &G::Pos) -> Vec<(String, String)> {
 /// Random games from the start: the table rules and the bitboards agree on
 /// spec, notation, terminal values, moves and children, and (from
 /// `min_stones` pieces on) the negamax value; symmetric images share a key,
-/// and positions sharing a key have one value. Returns positions compared.
-fn agree(spec: &str, games: usize, min_stones: u32, seed: u64) -> usize {
+/// and positions sharing a key have one value; a position the search calls
+/// decided has that value by the table's rules. Returns positions compared
+/// and positions decided.
+fn agree(spec: &str, games: usize, min_stones: u32, seed: u64) -> (usize, usize) {
     let g = occupy1(spec);
     let t = table(spec);
     assert_eq!(g.spec(), t.spec(), "{spec}");
     let mut rng = XorShift(seed);
     let mut values: HashMap<[u64; 2], (Value, String)> = HashMap::new();
     let mut compared = 0;
+    let mut decided = 0;
     for _ in 0..games {
         let mut p = g.start();
         loop {
@@ -91,6 +94,12 @@ fn agree(spec: &str, games: usize, min_stones: u32, seed: u64) -> usize {
                 assert!(g.moves(&p).is_empty());
                 break;
             }
+            // A position the search calls decided (no pattern left to
+            // complete) has that value by the table's own rules.
+            if let Some(v) = g.decided(&p) {
+                assert_eq!(reference::value(&t, &tp), v, "{spec} {text}: decided");
+                decided += 1;
+            }
             assert_eq!(move_set(&g, &p), move_set(&t, &tp), "{spec} {text}");
             let moves = g.moves(&p);
             let wins = moves
@@ -106,34 +115,42 @@ fn agree(spec: &str, games: usize, min_stones: u32, seed: u64) -> usize {
             p = moves[rng.below(moves.len())].1;
         }
     }
-    compared
+    (compared, decided)
 }
 
 #[test]
 fn tictactoe_and_small_mnk_agree_with_tables() {
-    assert!(agree("tictactoe", 200, 0, 1) > 1000);
-    assert!(agree("mnk:4x3x3", 100, 2, 2) > 800);
-    assert!(agree("mnk:4x4x3", 60, 5, 3) > 400);
+    let (n, dead) = agree("tictactoe", 200, 0, 1);
+    assert!(dead > 0, "no dead position met");
+    assert!(n > 1000);
+    assert!(agree("mnk:4x3x3", 100, 2, 2).0 > 800);
+    assert!(agree("mnk:4x4x3", 60, 5, 3).0 > 400);
 }
 
 #[test]
 fn connect_agrees_with_tables() {
-    assert!(agree("connect:4x4", 60, 5, 4) > 500);
-    assert!(agree("connect:5x4", 40, 8, 5) > 400);
-    assert!(agree("connect:4x4:misere", 60, 5, 6) > 500);
+    let (n, dead) = agree("connect:4x4", 60, 5, 4);
+    assert!(dead > 0, "no dead position met");
+    assert!(n > 500);
+    assert!(agree("connect:5x4", 40, 8, 5).0 > 400);
+    let (n, dead) = agree("connect:4x4:misere", 60, 5, 6);
+    assert!(dead > 0, "no dead position met");
+    assert!(n > 500);
 }
 
 #[test]
 fn sogo_agrees_with_tables() {
-    assert!(agree("sogo:2", 100, 0, 7) >= 400);
-    assert!(agree("sogo:3", 60, 12, 8) > 400);
+    assert!(agree("sogo:2", 100, 0, 7).0 >= 400);
+    assert!(agree("sogo:3", 60, 12, 8).0 > 400);
 }
 
 #[test]
 fn pattern_files_agree_with_tables() {
-    assert!(agree("pattern:games/cube.txt", 100, 0, 9) > 400);
-    assert!(agree("pattern:games/qango4.txt", 60, 6, 10) > 400);
-    assert!(agree("pattern:games/tictactoe.txt", 40, 0, 11) > 200);
+    let (n, dead) = agree("pattern:games/cube.txt", 100, 0, 9);
+    assert!(dead > 0, "no dead position met");
+    assert!(n > 400);
+    assert!(agree("pattern:games/qango4.txt", 60, 6, 10).0 > 400);
+    assert!(agree("pattern:games/tictactoe.txt", 40, 0, 11).0 > 200);
 }
 
 #[test]

@@ -317,11 +317,21 @@ impl<const W: usize> Occupy<W> {
     /// `theirs`).
     #[inline]
     fn threats(&self, mine: &Bits<W>, theirs: &Bits<W>) -> Bits<W> {
+        // Branch-free: whether a pattern is open and one square short is
+        // as good as random, and mispredicting it cost more than counting.
         let mut out = [0u64; W];
         for p in &self.patterns {
             let need = andnot(p, mine);
-            if count(&need) == 1 && is_zero(&and(&need, theirs)) {
-                out = or(&out, &need);
+            let (mut words, mut many, mut blocked) = (0u32, 0u64, 0u64);
+            for i in 0..W {
+                words += u32::from(need[i] != 0);
+                many |= need[i] & need[i].wrapping_sub(1);
+                blocked |= p[i] & theirs[i];
+            }
+            let take = u64::from(words == 1) & u64::from(many | blocked == 0);
+            let mask = take.wrapping_neg();
+            for i in 0..W {
+                out[i] |= need[i] & mask;
             }
         }
         out
@@ -490,6 +500,22 @@ where
     fn position_of_key(&self, key: &Self::Key) -> Option<OccupyPos<W>> {
         // The key is a canonical image's bitboards: a position itself.
         Some(self.position(Words::unpack(key)))
+    }
+
+    /// A tie once every pattern holds pieces of both players: no one can
+    /// complete one, so the board fills up without a pattern, a tie by the
+    /// rules (misère too). The scan stops at the first open pattern, which
+    /// early in a game is one of the first.
+    fn decided(&self, p: &OccupyPos<W>) -> Option<Value> {
+        if p.done {
+            return None;
+        }
+        let [x, o] = &p.stones;
+        let open = self
+            .patterns
+            .iter()
+            .any(|q| is_zero(&and(q, x)) || is_zero(&and(q, o)));
+        (!open).then_some(Value::Tie)
     }
 
     fn wins_now(&self, p: &OccupyPos<W>) -> bool {
