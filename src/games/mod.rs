@@ -20,6 +20,7 @@
 //! next combination and other bit tricks).
 
 mod bits;
+pub mod board;
 pub mod connect;
 pub mod cram;
 pub mod digits;
@@ -35,6 +36,7 @@ pub mod subtraction;
 #[doc(hidden)]
 pub mod symmetry;
 
+pub use board::{BoardView, View};
 pub use connect::Connect;
 pub use cram::{Cram, CramMove, CramPosition};
 pub use digits::Digits;
