@@ -333,3 +333,140 @@ impl AnyGame {
         crate::with_game!(self, g => g.parse_position(text).map(|p| g.board_view(&p)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::testing::check_view;
+
+    fn view(spec: &str, position: &str) -> BoardView {
+        AnyGame::parse(spec).unwrap().view(position).unwrap()
+    }
+
+    /// The states as the notation's characters, exits as `e`.
+    fn glyphs(v: &BoardView) -> String {
+        v.cells
+            .iter()
+            .map(|c| match c.state {
+                CellState::Exit(_) => 'e',
+                _ => c.glyph,
+            })
+            .collect()
+    }
+
+    fn steps(v: &BoardView, mv: &str) -> Vec<usize> {
+        v.steps(mv).to_vec()
+    }
+
+    #[test]
+    fn every_games_view_is_consistent_at_every_position() {
+        for spec in [
+            "isolation:3x3",
+            "mnk:3x3x3",
+            "pattern:odd:squares=7:rows=3.4:lines=0.1,1.2.3,2.4.6,3.5,5.6",
+            "connect:4x3x3",
+            "sogo:2",
+            "cram:3x4",
+            "dodgem:3",
+            "subtraction:20:1,3,4",
+            "digits:40",
+        ] {
+            let moves = crate::with_game!(&AnyGame::parse(spec).unwrap(), g => check_view(g));
+            assert!(moves > 20, "{spec}: {moves} moves checked");
+        }
+    }
+
+    #[test]
+    fn isolation_moves_click_the_square_stepped_to_then_the_one_removed() {
+        let v = view("isolation:3x3", ".0./.../.1.");
+        assert_eq!(v.layout, Layout::Grid { rows: 3, cols: 3 });
+        assert_eq!(glyphs(&v), ".0.....1.");
+        assert_eq!(v.cells[1].state, CellState::Piece(0));
+        assert_eq!(steps(&v, "3x4"), [3, 4]);
+        assert_eq!(steps(&v, "3x9"), [0usize; 0]);
+        assert_eq!(v.players(), Some(["0", "1"]));
+        assert_eq!((v.join, v.steps_any_order), (Join::None, false));
+        let v = view("isolation:3x3", ".../0x./.1.");
+        assert_eq!(v.cells[4].state, CellState::Removed);
+    }
+
+    #[test]
+    fn connect_discs_land_on_the_lowest_empty_square() {
+        let v = view("connect:4x4", "..../..../.o../oxx.");
+        assert!(v.gravity);
+        assert_eq!((v.cell_shape, v.labels), (CellShape::Hole, Labels::Columns));
+        assert_eq!(steps(&v, "1"), [8]);
+        assert_eq!(steps(&v, "2"), [5]);
+        assert_eq!(steps(&v, "4"), [15]);
+        assert_eq!(v.cells[13].label, "2");
+        assert_eq!(v.cells[13].state, CellState::Piece(0));
+        assert!(steps(&v, "5").is_empty());
+    }
+
+    #[test]
+    fn sogo_pieces_land_on_the_lowest_empty_layer() {
+        let v = view("sogo:2", "../x.|../..");
+        assert_eq!(
+            v.layout,
+            Layout::Layers {
+                layers: 2,
+                rows: 2,
+                cols: 2
+            }
+        );
+        // a1 is the bottom-left square: row 1 of each layer.
+        assert_eq!(v.cells[2].label, "a1");
+        assert_eq!((v.cells[6].layer, v.cells[6].label.as_str()), (1, "a1"));
+        assert_eq!(steps(&v, "a1"), [6]);
+        assert_eq!(steps(&v, "b2"), [1]);
+        assert_eq!(v.labels, Labels::Coordinates);
+    }
+
+    #[test]
+    fn dodgem_cars_move_to_a_neighbour_or_an_exit() {
+        let v = view("dodgem:3", "b../b../.rr b");
+        assert_eq!(v.cells.len(), 9 + 6);
+        assert_eq!(glyphs(&v), "b..b...rreeeeee");
+        assert_eq!(v.cells[9].state, CellState::Exit(0));
+        assert_eq!((v.cells[9].row, v.cells[9].col), (0, 3));
+        assert_eq!(v.cells[12].state, CellState::Exit(1));
+        assert_eq!((v.cells[12].row, v.cells[12].col), (-1, 0));
+        assert_eq!(steps(&v, "a3>"), [0, 1]);
+        assert_eq!(steps(&v, "a2v"), [3, 6]);
+        assert_eq!(v.join, Join::Arrow);
+        let v = view("dodgem:3", "..b/.../.r. b");
+        // Blue off the right edge from c3; red from b1 up to b2.
+        assert_eq!(steps(&v, "c3>"), [2, 9]);
+        let v = view("dodgem:3", "..b/.../.r. r");
+        assert_eq!(steps(&v, "b1^"), [7, 4]);
+        let v = view("dodgem:3", ".r./.../... r");
+        assert_eq!(steps(&v, "b3^"), [1, 13]);
+        assert_eq!(v.players(), Some(["blue", "red"]));
+    }
+
+    #[test]
+    fn cram_dominoes_and_take_away_piles() {
+        let v = view("cram:3x3", "##./.../...");
+        assert_eq!(glyphs(&v), "##.......");
+        assert_eq!(v.cells[0].state, CellState::Covered);
+        assert!(v.steps_any_order);
+        assert_eq!(v.join, Join::Span);
+        assert_eq!(steps(&v, "2-5"), [2, 5]);
+        assert_eq!(v.players(), None);
+        let p = view("subtraction:20:1,3,4", "17");
+        assert_eq!(p.layout, Layout::Number(17));
+        assert!(p.cells.is_empty());
+        assert_eq!(p.moves.len(), 3);
+        assert!(p.steps("3").is_empty());
+    }
+
+    #[test]
+    fn a_game_over_has_no_moves_and_a_bad_text_no_board() {
+        let v = view("mnk:3x3x3", "xxx/oo./...");
+        assert!(v.moves.is_empty());
+        let game = AnyGame::parse("mnk:3x3x3").unwrap();
+        assert!(game.view("x?o").is_err());
+        assert!(AnyGame::parse("sogo:2").unwrap().view("../..|..").is_err());
+        assert!(AnyGame::parse("digits:40").unwrap().view("abc").is_err());
+    }
+}

@@ -488,10 +488,9 @@ impl Game for Cram {
 /// Numbered squares; a domino is clicked as its two squares, either first.
 impl View for Cram {
     fn board_view(&self, p: &CramPosition) -> BoardView {
-        let mut view = BoardView::numbered_grid(self.rows, self.cols, |sq| {
-            square(u64::from(*p), sq)
-        })
-        .with_moves(self, p, |m| vec![usize::from(m.a), usize::from(m.b)]);
+        let mut view =
+            BoardView::numbered_grid(self.rows, self.cols, |sq| square(u64::from(*p), sq))
+                .with_moves(self, p, |m| vec![usize::from(m.a), usize::from(m.b)]);
         view.steps_any_order = true;
         view.join = Join::Span;
         view

@@ -265,7 +265,14 @@ impl View for Sogo {
                 for x in 0..n {
                     let column = (n - 1 - row) * n + x;
                     let (state, glyph) = Gravity::cell_view(p, self.board.cell(column, z));
-                    cells.push(Cell::square(z, row, x, state, self.column_name(column), glyph));
+                    cells.push(Cell::square(
+                        z,
+                        row,
+                        x,
+                        state,
+                        self.column_name(column),
+                        glyph,
+                    ));
                 }
             }
         }

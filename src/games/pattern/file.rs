@@ -128,7 +128,9 @@ macro_rules! impl_pattern_game {
         /// its square.
         impl $crate::games::board::View for $ty {
             fn board_view(&self, p: &Self::Position) -> $crate::games::board::BoardView {
-                self.board().view(p).with_moves(self, p, |&m| vec![usize::from(m)])
+                self.board()
+                    .view(p)
+                    .with_moves(self, p, |&m| vec![usize::from(m)])
             }
         }
     };

@@ -894,7 +894,14 @@ impl PatternBoard {
             for col in 0..len {
                 let sq = cells.len() as u32;
                 let (state, glyph) = square(p, sq);
-                cells.push(Cell::square(0, row as u32, col, state, sq.to_string(), glyph));
+                cells.push(Cell::square(
+                    0,
+                    row as u32,
+                    col,
+                    state,
+                    sq.to_string(),
+                    glyph,
+                ));
             }
         }
         let layout = Layout::Grid {
