@@ -562,7 +562,7 @@ function geometry(board) {
     ? pad * 2 + board.layers * layerW + (board.layers - 1) * gap
     : pad * 2 + (maxCol + 1) * s;
   const height = pad * 2 + labelH + (board.rows - minRow) * s;
-  return { pos, width, height, s, pad, labelH, layerW, gap, minRow };
+  return { pos, width, height, s, pad, labelH, layerW, gap };
 }
 
 function renderBoard(d) {
