@@ -312,13 +312,10 @@ pub trait Game: Clone + Send + Sync + Sized {
 /// Conformance checks for game authors: walk every index of a small
 /// instance of a [`Game`] and check that the index, the tiers, the moves and
 /// (for loopy games) the parents agree with each other, as the solver
-/// assumes but cannot check at full speed. Available with the cargo feature
-/// `testing` (GamesmanOne's test worker plays the same part):
-///
-/// ```toml
-/// [dev-dependencies]
-/// retrograde = { version = "0.1", features = ["testing"] }
-/// ```
+/// assumes but cannot check at full speed (GamesmanOne's test worker plays
+/// the same part). Always compiled, and generic, so it costs a program
+/// nothing it does not call; a cargo feature for it made `cargo test`
+/// build the library twice.
 ///
 /// Each check panics with the game's spec and the offending index, as a
 /// test assertion does, and returns what it counted. They allocate a byte
@@ -332,7 +329,6 @@ pub trait Game: Clone + Send + Sync + Sized {
 /// assert_eq!(testing::check_game(&game), 31); // 31 legal positions
 /// # Ok::<(), String>(())
 /// ```
-#[cfg(any(test, feature = "testing"))]
 pub mod testing {
     use super::Game;
 

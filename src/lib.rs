@@ -40,22 +40,18 @@
 //!   header's spec, probed by text ([`Tablebase::probe_text`]) or, once the
 //!   game is matched, by position ([`Tablebase::bind`]).
 //!
-//! With `default-features = false` the crate is the reader, the file format
-//! and the games (no clap, rayon or indicatif). Cargo features:
+//! * [`testing`]: conformance checks for authors of a [`Game`].
 //!
-//! * `solve`: the generator ([`solve`]), `analyze`, `compare` and `verify`.
-//! * `cli`: the command-line tool (implies `solve`).
-//! * `ffi`: the C ABI ([`ffi`], `include/retrograde.h`) exported by the
-//!   cdylib; on by default so that `cargo build --release` builds a usable
-//!   `libretrograde.so`.
-//! * `testing`: `retrograde::testing`, conformance checks for authors of a
-//!   [`Game`].
+//! One cargo feature, `solve` (a default): the generator ([`solve`]), the
+//! [`search`], `analyze`, `compare` and `verify`. With `default-features =
+//! false` the crate is the reader, the file format and the games (no rayon).
+//! The command line (`cli/`, the `retrograde` binary) and the C library
+//! (`capi/`, `libretrograde.so` with `include/retrograde.h`) are crates of
+//! the same workspace; the Python package is `python/`.
 #![warn(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod error;
-#[cfg(feature = "ffi")]
-pub mod ffi;
 pub mod format;
 mod game;
 pub mod games;
@@ -77,7 +73,6 @@ pub mod verify;
 
 pub use crate::error::{Error, Result};
 pub use crate::format::Header;
-#[cfg(any(test, feature = "testing"))]
 pub use crate::game::testing;
 pub use crate::game::{Game, SCAN_CHUNK};
 pub use crate::games::AnyGame;

@@ -2,7 +2,6 @@
 //! what the generator produces today: a change to the rules, the index or the
 //! cell encoding that alters a known file fails here before it ships.
 // These tests need the solver: `--no-default-features` builds this binary empty.
-#![cfg(feature = "solve")]
 
 use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::verify::{manifest, ManifestEntry};

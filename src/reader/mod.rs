@@ -22,8 +22,6 @@ pub mod raw;
 mod storage;
 mod typed;
 
-#[cfg(feature = "ffi")]
-pub(crate) use storage::map_file;
 pub use storage::{FileStorage, Storage};
 pub use typed::{Bound, GameTable, Moves, RankedMove};
 

@@ -9,7 +9,8 @@
 use crate::error::{Error, Result};
 use crate::format::{Header, FLAG_FOLDED, MAX_HEADER};
 use crate::game::Game;
-use crate::reader::storage::{map_file, read_error, Advice, FileStorage, Storage};
+pub use crate::reader::storage::map_file;
+use crate::reader::storage::{read_error, Advice, FileStorage, Storage};
 use crate::reader::typed::GameTable;
 use crate::value::{CellCodec, Outcome};
 
@@ -87,7 +88,9 @@ impl RawTable<memmap2::Mmap> {
     /// the hazard of [`Tablebase::open_mmap`](crate::Tablebase::open_mmap)
     /// applies (a file truncated while mapped kills the process with SIGBUS).
     pub fn open_mmap(path: impl AsRef<Path>) -> Result<Self> {
-        RawTable::from_bytes(map_file(path.as_ref())?)
+        // SAFETY: the caller takes on map_file's contract, as this
+        // function's documentation says.
+        RawTable::from_bytes(unsafe { map_file(path.as_ref())? })
     }
 
     /// Tells the kernel that reads will be random: no read-ahead around

@@ -217,8 +217,19 @@ pub(crate) fn read_error(offset: u64, len: usize, e: io::Error) -> Error {
     }
 }
 
-/// Maps a checked regular file.
-pub(crate) fn map_file(path: &Path) -> Result<memmap2::Mmap> {
+/// Maps a checked regular file (a regular file, opened without following a
+/// FIFO's block): the storage of [`Tablebase::open_mmap`](crate::Tablebase),
+/// for programs that keep tables of several storages behind one type of
+/// their own (the C library does).
+///
+/// # Safety
+///
+/// The file must not be truncated or modified in place while the map
+/// lives: a truncated mapped file raises SIGBUS on the next access, and
+/// bytes changed under the map change answers already checked. Files the
+/// generator writes are never modified in place (it writes a new file and
+/// renames it over the old).
+pub unsafe fn map_file(path: &Path) -> Result<memmap2::Mmap> {
     let file = open_regular(path)?;
     crate::mmap::map_read(&file)
         .map_err(|e| Error::io(format!("cannot map {}", Error::quote_path(path)), e))

@@ -3,7 +3,6 @@
 //! README's examples (`readme::`). Run one
 //! suite with `cargo test --release --test cli play::`.
 // Every suite here needs the `retrograde` binary: `--no-default-features` builds this binary empty.
-#![cfg(feature = "cli")]
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -90,7 +90,7 @@ fn normalized(line: &str) -> String {
 }
 
 fn readme() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("README.md");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -6,12 +6,11 @@
 //! * runs `python3 tools/test_python.py` (ctypes, standard library only) on it.
 //!
 //! Each part prints a note and passes when its tool (`cc`, `python3`) is
-//! missing. The cdylib is the one cargo built with this test: building the
-//! library for a test target builds all of its crate types, the cdylib
-//! included, into the directory holding this test's executable (`deps/`).
-//! If it is not there (another build layout), the test builds it with
-//! `cargo build --lib` in the same profile. Each test links a private copy.
-#![cfg(all(feature = "solve", feature = "ffi"))]
+//! missing. The cdylib is the workspace's `capi` crate, which `cargo test`
+//! and `cargo build` in the repository build into `target/<profile>/`; if it
+//! is not there (`cargo test -p retrograde-cli`, another build layout), the
+//! test builds it with `cargo build -p retrograde-capi` in the same profile.
+//! Each test links a private copy.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -19,7 +18,7 @@ use std::sync::OnceLock;
 
 use crate::common::solved_isolation;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 fn library_file_name() -> &'static str {
     if cfg!(windows) {
@@ -50,19 +49,19 @@ fn library_dir() -> &'static Path {
             .unwrap_or("debug");
         let target_dir = profile_dir.parent().expect("the target directory");
         eprintln!(
-            "note: no cdylib next to the test; running cargo build --lib --profile {profile}"
+            "note: no cdylib next to the test; running cargo build -p retrograde-capi --profile {profile}"
         );
         let profile = if profile == "debug" { "dev" } else { profile };
         let status = Command::new(env!("CARGO"))
             .current_dir(ROOT)
-            .args(["build", "--lib", "--profile", profile, "--target-dir"])
+            .args(["build", "-p", "retrograde-capi", "--profile", profile, "--target-dir"])
             .arg(target_dir)
             .status()
             .expect("cargo runs");
-        assert!(status.success(), "cargo build --lib failed");
+        assert!(status.success(), "cargo build -p retrograde-capi failed");
         assert!(
             exports_the_c_api(&profile_dir.join(library_file_name())),
-            "cargo build --lib made no {} exporting rtb_open in {}",
+            "cargo build -p retrograde-capi made no {} exporting rtb_open in {}",
             library_file_name(),
             profile_dir.display()
         );
@@ -70,10 +69,8 @@ fn library_dir() -> &'static Path {
     })
 }
 
-/// Whether `lib` is a cdylib with the C API in it. The cdylib's file name
-/// has no hash, so a `--no-default-features` build of the same profile (as
-/// .ci/run does first, to check the reader alone) leaves one without the
-/// `ffi` feature's symbols where this test looks; such a file is rebuilt.
+/// Whether `lib` is a cdylib with the C API in it (not, say, a file of the
+/// same name left by an older build).
 fn exports_the_c_api(lib: &Path) -> bool {
     std::fs::read(lib).is_ok_and(|bytes| bytes.windows(14).any(|w| w == b"rtb_open_with\0"))
 }
@@ -184,60 +181,4 @@ fn python_module_gets_the_published_answers() {
         "{report}"
     );
     assert!(!stderr.contains("skipped"), "{report}");
-}
-
-/// The C API from Rust: several threads probe one handle while it is closed
-/// under them; each sees a right answer or `RTB_ERR_HANDLE`, never anything
-/// else, and error messages stay with their thread.
-#[test]
-fn c_api_handles_are_thread_safe() {
-    use retrograde::ffi::*;
-    use std::ffi::{CStr, CString};
-    use std::sync::Barrier;
-
-    let (_dir, table) = solved_table();
-    let path = CString::new(table.to_str().unwrap()).unwrap();
-    // Safety: `path` is a NUL-terminated string.
-    let h = unsafe { rtb_open(path.as_ptr()) };
-    assert!(!h.is_null());
-    let handle = h as usize;
-    let barrier = Barrier::new(5);
-    std::thread::scope(|s| {
-        for t in 0..4 {
-            let barrier = &barrier;
-            s.spawn(move || {
-                let h = handle as *const RtbHandle;
-                let (mut v, mut r) = (-9, -9);
-                barrier.wait();
-                let mut closed = false;
-                for i in 0..20_000 {
-                    // Safety: the outputs are valid ints, the position NULL.
-                    let rc = unsafe { rtb_probe_position(h, std::ptr::null(), &mut v, &mut r) };
-                    if rc == RTB_ERR_HANDLE {
-                        closed = true;
-                    } else {
-                        assert!(!closed, "thread {t}: the handle came back after close");
-                        assert_eq!((rc, v, r), (RTB_OK, RTB_WIN, 11), "thread {t}, probe {i}");
-                    }
-                    if i % 1000 == t {
-                        let bad = CString::new(format!("bad{t}")).unwrap();
-                        // Safety: as above, with a NUL-terminated position.
-                        let rc = unsafe { rtb_probe_position(h, bad.as_ptr(), &mut v, &mut r) };
-                        assert!(rc == RTB_ERR_POSITION || rc == RTB_ERR_HANDLE);
-                        // Safety: rtb_last_error returns a valid C string.
-                        let msg = unsafe { CStr::from_ptr(rtb_last_error()) }
-                            .to_str()
-                            .unwrap();
-                        if rc == RTB_ERR_POSITION {
-                            assert!(msg.contains(&format!("'bad{t}'")), "thread {t}: {msg}");
-                        }
-                    }
-                }
-            });
-        }
-        barrier.wait();
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        assert_eq!(rtb_close(h), RTB_OK);
-    });
-    assert_eq!(rtb_close(h), RTB_ERR_HANDLE);
 }

@@ -125,7 +125,11 @@ fn a_symlink_to_a_regular_file_is_replaced_and_its_target_kept() {
 fn the_output_may_not_be_the_solves_own_input() {
     let dir = TempDir::new().unwrap();
     let d = dir.path();
-    let rules = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/games/tictactoe.txt")).unwrap();
+    let rules = std::fs::read(concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "/games/tictactoe.txt"
+    ))
+    .unwrap();
     std::fs::write(d.join("rules.txt"), &rules).unwrap();
     refused(
         &run_in(d, &["solve", "pattern:rules.txt", "-o", "rules.txt"]),

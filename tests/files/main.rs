@@ -4,7 +4,6 @@
 //! C and Python embeddings. Run one suite with `cargo test --release --test
 //! files hostile::`.
 // Every suite here needs the solver: `--no-default-features` builds this binary empty.
-#![cfg(feature = "solve")]
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -8,8 +8,6 @@
 //!   file are refused saying what they are;
 //! * the C API refuses unknown open flags and invalid UTF-8 cleanly.
 
-#![cfg(feature = "solve")]
-
 use retrograde::games::Isolation;
 use retrograde::{Error, Game, Outcome, Tablebase};
 use std::path::{Path, PathBuf};
@@ -89,7 +87,7 @@ fn a_file_truncated_while_open_gives_an_error_not_a_crash() {
 /// is truncated under it: the answers before the cut are right, the probes
 /// after it fail with one line each, and the process exits 1 (not killed by
 /// a signal).
-#[cfg(all(unix, feature = "cli"))]
+#[cfg(unix)]
 #[test]
 fn probe_from_stdin_reports_a_file_truncated_mid_run() {
     use std::io::{BufRead, BufReader, Read, Write};
@@ -184,7 +182,6 @@ fn open_verified_refuses_a_flipped_data_byte_that_open_answers_from() {
     assert_eq!(mapped.verify().unwrap_err().to_string(), e.to_string());
 }
 
-#[cfg(feature = "cli")]
 #[test]
 fn probe_verify_refuses_a_flipped_data_byte() {
     use std::process::Command;
@@ -272,103 +269,4 @@ fn a_fifo_is_refused_without_blocking() {
         .expect("opening a FIFO blocked");
     assert_eq!(e, "is a FIFO (named pipe), not a tablebase file");
     assert_eq!(m, e);
-}
-
-#[test]
-fn c_api_open_flags_and_bad_text() {
-    use retrograde::ffi::*;
-    use std::ffi::{CStr, CString};
-    let last_error = || {
-        // Safety: rtb_last_error returns a valid NUL-terminated string.
-        unsafe { CStr::from_ptr(rtb_last_error()) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    let (_dir, path, g) = solved_3x3();
-    let want = Tablebase::open(&path)
-        .unwrap()
-        .probe(&g, &g.start())
-        .unwrap();
-    let bad = flipped_copy(&path, &g);
-    let c = |p: &Path| CString::new(p.to_str().unwrap()).unwrap();
-    let (good_c, bad_c) = (c(&path), c(&bad));
-    // Safety: NUL-terminated paths and positions; valid int outputs.
-    unsafe {
-        for flags in [
-            0,
-            RTB_OPEN_MMAP,
-            RTB_OPEN_VERIFY,
-            RTB_OPEN_MMAP | RTB_OPEN_VERIFY,
-        ] {
-            let h = rtb_open_with(good_c.as_ptr(), flags);
-            assert!(!h.is_null(), "flags {flags}: {}", last_error());
-            let (mut v, mut r) = (-9, -9);
-            assert_eq!(
-                rtb_probe_position(h, std::ptr::null(), &mut v, &mut r),
-                RTB_OK
-            );
-            assert_eq!(r, want.remoteness.unwrap() as i32, "flags {flags}");
-            // A position that is not UTF-8 is a clean error.
-            let latin1 = b"\xe9t\xe9\0";
-            assert_eq!(
-                rtb_probe_position(h, latin1.as_ptr().cast(), &mut v, &mut r),
-                RTB_ERR_UTF8
-            );
-            assert!(last_error().contains("not valid UTF-8"), "{}", last_error());
-            assert_eq!(
-                rtb_best_moves(h, latin1.as_ptr().cast(), std::ptr::null_mut(), 0),
-                i64::from(RTB_ERR_UTF8)
-            );
-            assert_eq!(rtb_close(h), RTB_OK);
-        }
-        // The damaged copy opens without the flag, not with it.
-        let h = rtb_open(bad_c.as_ptr());
-        assert!(!h.is_null());
-        assert_eq!(rtb_close(h), RTB_OK);
-        for flags in [RTB_OPEN_VERIFY, RTB_OPEN_MMAP | RTB_OPEN_VERIFY] {
-            assert!(rtb_open_with(bad_c.as_ptr(), flags).is_null());
-            assert!(
-                last_error().starts_with("rtb_open_with: data checksum mismatch"),
-                "{}",
-                last_error()
-            );
-        }
-        assert!(rtb_open_with(good_c.as_ptr(), 8).is_null());
-        assert!(
-            last_error().contains("unknown flags 0x8"),
-            "{}",
-            last_error()
-        );
-    }
-}
-
-/// The C API's default handle reads positioned too: truncation is an
-/// `RTB_ERR_FILE` with the message, not a crash of the host.
-#[test]
-fn c_api_probe_of_a_truncated_file_is_an_error() {
-    use retrograde::ffi::*;
-    use std::ffi::{CStr, CString};
-    let (_dir, path, _g) = solved_3x3();
-    let c = CString::new(path.to_str().unwrap()).unwrap();
-    // Safety: a NUL-terminated path; valid int outputs.
-    unsafe {
-        let h = rtb_open(c.as_ptr());
-        assert!(!h.is_null());
-        let (mut v, mut r) = (-9, -9);
-        assert_eq!(
-            rtb_probe_position(h, std::ptr::null(), &mut v, &mut r),
-            RTB_OK
-        );
-        truncate(&path, 4096);
-        assert_eq!(
-            rtb_probe_position(h, std::ptr::null(), &mut v, &mut r),
-            RTB_ERR_FILE
-        );
-        let message = CStr::from_ptr(rtb_last_error()).to_str().unwrap();
-        assert!(
-            message.starts_with("rtb_probe_position: the file changed or shrank while open"),
-            "{message}"
-        );
-        assert_eq!(rtb_close(h), RTB_OK);
-    }
 }

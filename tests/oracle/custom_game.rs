@@ -10,7 +10,6 @@
 //! Their tables are also written to files and read back through the library
 //! (`RawTable`, `bind`), and the games pass the conformance checks of
 //! `retrograde::testing`.
-#![cfg(feature = "solve")]
 
 use retrograde::raw::RawTable;
 use retrograde::solve::{solve_in_memory, solve_into, NoProgress, SolveOptions, Solved};

@@ -49,7 +49,10 @@ fn parse(spec: &str) -> AnyGame {
     // Pattern files are named relative to the crate root.
     let spec = match spec.strip_prefix("pattern:") {
         Some(path) if !path.contains('=') => {
-            format!("pattern:{}/{path}", env!("CARGO_MANIFEST_DIR"))
+            format!(
+                "pattern:{}/{path}",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/..")
+            )
         }
         _ => spec.to_string(),
     };

@@ -5,7 +5,6 @@
 //!
 //! The 4×5 figure takes minutes and about 100 MB; it is ignored by default.
 //! Run it with `cargo test --release --test oracle figures:: -- --ignored`.
-#![cfg(feature = "solve")]
 
 use retrograde::analyze::{analyze, non_primitive};
 use retrograde::games::Isolation;

@@ -14,7 +14,6 @@
 //! a line → the player to move loses in 0 (wins under misère); full board
 //! without a line → tie in 0; win = 1 + min over losing children; tie =
 //! 1 + min over tying children; lose = 1 + max over children.
-#![cfg(feature = "solve")]
 
 use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::{AnyGame, CellCodec, Game, Outcome, Value};

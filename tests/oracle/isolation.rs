@@ -11,7 +11,6 @@
 //! Remoteness (REFERENCE.md): game over = 0 (the mover without a step loses);
 //! win = 1 + min remoteness among losing children; lose = 1 + max remoteness
 //! among children.
-#![cfg(feature = "solve")]
 
 use retrograde::games::Isolation;
 use retrograde::{AnyGame, Game, Outcome, Tablebase, Value};

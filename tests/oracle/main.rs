@@ -4,7 +4,6 @@
 //! suites link once; run one suite with `cargo test --release --test oracle
 //! gravity::`.
 // Every suite here needs the solver: `--no-default-features` builds this binary empty.
-#![cfg(feature = "solve")]
 
 #[path = "../common/mod.rs"]
 mod common;

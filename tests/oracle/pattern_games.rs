@@ -15,7 +15,6 @@
 //! Remoteness (REFERENCE.md): game over 0; win 1 + min over losing children;
 //! tie (no losing child) 1 + min over tying children; lose 1 + max over
 //! children.
-#![cfg(feature = "solve")]
 
 use retrograde::analyze::analyze;
 use retrograde::games::{Mnk, PatternGame, PatternPosition};
@@ -277,7 +276,7 @@ fn qango4_lines() -> Vec<Vec<usize>> {
 }
 
 fn example(file: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .join("games")
         .join(file)
         .display()

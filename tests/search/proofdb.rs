@@ -554,7 +554,11 @@ fn a_read_only_directory_is_refused_before_the_search() {
 fn a_search_never_saves_over_its_own_inputs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let rules = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/games/tictactoe.txt")).unwrap();
+    let rules = std::fs::read(concat!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.."),
+        "/games/tictactoe.txt"
+    ))
+    .unwrap();
     std::fs::write(d.join("ttt.txt"), &rules).unwrap();
     std::fs::hard_link(d.join("ttt.txt"), d.join("hard.proof")).unwrap();
     for out in ["ttt.txt", "./ttt.txt", "hard.proof"] {

@@ -3,7 +3,6 @@
 //! hostile requests and files, slow and idle connections under a limit,
 //! and a short load run. Run one suite with
 //! `cargo test --release --test serve api::`.
-#![cfg(feature = "cli")]
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -1,9 +1,11 @@
 //! The `retrograde` command: a thin shell over the library. Each subcommand
-//! is one file in `cli/` holding its clap `Args` (whose doc comments are the
-//! help text) and a `run`; this file parses and dispatches.
+//! is one file in `cmd/` holding its clap `Args` (whose doc comments are the
+//! help text) and a `run`; this file parses and dispatches. The explorer's
+//! server, its routes and its page are the `serve` module.
 #![warn(clippy::undocumented_unsafe_blocks)]
 
-mod cli;
+mod cmd;
+mod serve;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
@@ -18,36 +20,36 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    Solve(cli::solve::Args),
-    Info(cli::info::Args),
-    Probe(cli::probe::Args),
-    Analyze(cli::analyze::Args),
-    Verify(cli::verify::Args),
-    Compare(cli::compare::Args),
-    Play(cli::play::Args),
-    Line(cli::line::Args),
-    Search(cli::search::Args),
-    Serve(cli::serve::Args),
-    Completions(cli::completions::Args),
-    Games(cli::games::Args),
+    Solve(cmd::solve::Args),
+    Info(cmd::info::Args),
+    Probe(cmd::probe::Args),
+    Analyze(cmd::analyze::Args),
+    Verify(cmd::verify::Args),
+    Compare(cmd::compare::Args),
+    Play(cmd::play::Args),
+    Line(cmd::line::Args),
+    Search(cmd::search::Args),
+    Serve(cmd::serve::Args),
+    Completions(cmd::completions::Args),
+    Games(cmd::games::Args),
 }
 
 fn main() -> ExitCode {
     restore_sigpipe();
     clean_up_on_signal();
     let result = match Cli::parse().command {
-        Command::Solve(args) => cli::solve::run(args),
-        Command::Info(args) => cli::info::run(args),
-        Command::Probe(args) => cli::probe::run(args),
-        Command::Analyze(args) => cli::analyze::run(args),
-        Command::Verify(args) => cli::verify::run(args),
-        Command::Compare(args) => cli::compare::run(args),
-        Command::Play(args) => cli::play::run(args),
-        Command::Line(args) => cli::line::run(args),
-        Command::Search(args) => cli::search::run(args),
-        Command::Serve(args) => cli::serve::run(args),
-        Command::Completions(args) => cli::completions::run(args, &mut Cli::command()),
-        Command::Games(args) => cli::games::run(args),
+        Command::Solve(args) => cmd::solve::run(args),
+        Command::Info(args) => cmd::info::run(args),
+        Command::Probe(args) => cmd::probe::run(args),
+        Command::Analyze(args) => cmd::analyze::run(args),
+        Command::Verify(args) => cmd::verify::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
+        Command::Play(args) => cmd::play::run(args),
+        Command::Line(args) => cmd::line::run(args),
+        Command::Search(args) => cmd::search::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Completions(args) => cmd::completions::run(args, &mut Cli::command()),
+        Command::Games(args) => cmd::games::run(args),
     };
     match result {
         Ok(code) => code,

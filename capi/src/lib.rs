@@ -4,10 +4,11 @@
 //! `target/release/libretrograde.so` (`.dylib` on macOS, `retrograde.dll` on
 //! Windows). See docs/EMBEDDING.md.
 //!
-//! Compiled with the cargo feature `ffi`, a default feature: cargo cannot turn
-//! a feature on for the cdylib alone, and a default keeps `cargo build
-//! --release` producing a usable library, while a Rust program that depends
-//! on the crate with `default-features = false` gets no `rtb_*` symbols.
+//! Its own crate (`capi/`, a cdylib named `retrograde`) so that the library
+//! stays an rlib whose builds never overwrite one another: every `cargo
+//! build --release` of the workspace leaves a `libretrograde.so` that
+//! exports every `rtb_*` symbol, and no Rust program that uses the library
+//! gets them.
 //!
 //! Rules every function follows:
 //!
@@ -32,9 +33,7 @@
 //! * The message of the last failure on the calling thread is in
 //!   [`rtb_last_error`]; every other call resets it (to `""` on success).
 
-use crate::error::Error;
-use crate::reader::{FileStorage, Storage, Tablebase};
-use crate::value::{Outcome, Value};
+use retrograde::{Error, FileStorage, Outcome, Storage, Tablebase, Value};
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -94,7 +93,7 @@ pub struct RtbHandle {
 /// Where an open handle's bytes are: read from the file, or mapped.
 enum Source {
     File(FileStorage),
-    Mapped(memmap2::Mmap),
+    Mapped(retrograde::Mmap),
 }
 
 impl Storage for Source {
@@ -339,7 +338,10 @@ unsafe fn open_handle(name: &str, path: *const c_char, flags: c_uint) -> *mut Rt
             })?);
             let file = |e: Error| Failure(RTB_ERR_FILE, e.to_string());
             let source = if flags & RTB_OPEN_MMAP != 0 {
-                Source::Mapped(crate::reader::map_file(p).map_err(file)?)
+                // SAFETY: RTB_OPEN_MMAP's contract (include/retrograde.h):
+                // the caller asks for a map only of files nothing modifies
+                // in place.
+                Source::Mapped(unsafe { retrograde::raw::map_file(p) }.map_err(file)?)
             } else {
                 Source::File(FileStorage::open(p).map_err(file)?)
             };
@@ -581,3 +583,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

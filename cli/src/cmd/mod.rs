@@ -15,8 +15,8 @@ pub mod serve;
 pub mod solve;
 pub mod verify;
 
-mod open;
-mod output;
+pub(crate) mod open;
+pub(crate) mod output;
 mod progress;
 mod resources;
 

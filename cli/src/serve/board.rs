@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(view.steps("b2"), [1]);
         assert_eq!(view.steps("a1"), [2]);
         assert_eq!(
-            crate::cli::play::draw(&view).unwrap(),
+            crate::cmd::play::draw(&view).unwrap(),
             ["2  S -", "1  - M", "   a b"]
         );
     }

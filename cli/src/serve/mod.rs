@@ -1,4 +1,4 @@
-//! `retrograde serve`: the explorer page and its JSON API over HTTP
+//! The explorer: its page and its JSON API over HTTP
 //! (docs/SERVE-API.md is the contract).
 //!
 //! Requests are answered by [`Explorer::handle`], a plain function of the
@@ -10,53 +10,18 @@ mod board;
 mod conn;
 mod host;
 
-use super::open::named;
-use super::output::{header_json, position_json};
+use crate::cmd::open::named;
+use crate::cmd::output::{header_json, position_json};
 use anyhow::{bail, Context, Result};
 use retrograde::{Error, Tablebase};
 use serde_json::{json, Value as Json};
 use std::borrow::Cow;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Serve the explorer page and the JSON API for tablebases.
-#[derive(clap::Args)]
-pub struct Args {
-    /// Tablebase files (default: every *.rtb in tablebases/).
-    files: Vec<PathBuf>,
-    /// Address to listen on. The default is loopback only; another address
-    /// lets anyone who can reach it read the tables.
-    #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
-    addr: String,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
-    /// Check each file's data CRC (read it whole) before serving it.
-    #[arg(long)]
-    verify: bool,
-    /// Seconds a client has to send a request's header, counted from the
-    /// connection's opening or the end of the previous answer: a slow
-    /// header, or an idle keep-alive connection, is closed after it.
-    #[arg(long, default_value_t = 10, value_name = "SECS")]
-    header_timeout: u64,
-    /// Seconds a connection may move no byte while no request is being
-    /// answered (a client that stops reading its answer) before it is
-    /// closed.
-    #[arg(long, default_value_t = 30, value_name = "SECS")]
-    idle_timeout: u64,
-    /// Connections open at once (default 1024, or fewer if the open-file
-    /// limit leaves room for fewer); the next one waits until one closes.
-    #[arg(long, value_name = "N")]
-    max_connections: Option<usize>,
-}
 
 /// Connections served at once unless `--max-connections` says otherwise.
 const DEFAULT_CONNECTIONS: usize = 1024;
-
-/// The longest `--header-timeout` and `--idle-timeout`: a day.
-const MAX_TIMEOUT: u64 = 86_400;
 
 /// Longer request targets get 414: a position's notation is at most a few
 /// hundred characters, so anything longer is a mistake or an attack.
@@ -68,22 +33,22 @@ const ASSETS: [(&str, &str, &str); 4] = [
     (
         "index.html",
         "text/html; charset=utf-8",
-        include_str!("../../serve/assets/index.html"),
+        include_str!("assets/index.html"),
     ),
     (
         "app.js",
         "text/javascript; charset=utf-8",
-        include_str!("../../serve/assets/app.js"),
+        include_str!("assets/app.js"),
     ),
     (
         "style.css",
         "text/css; charset=utf-8",
-        include_str!("../../serve/assets/style.css"),
+        include_str!("assets/style.css"),
     ),
     (
         "favicon.svg",
         "image/svg+xml",
-        include_str!("../../serve/assets/favicon.svg"),
+        include_str!("assets/favicon.svg"),
     ),
 ];
 
@@ -381,72 +346,38 @@ fn position(t: &Served, text: Option<&str>) -> Reply {
     Reply::json(200, &j)
 }
 
-/// The files to serve: those given, each once (a file named twice, by
-/// another path or a link, would show as two tables), or every `*.rtb` in
-/// `tablebases/`.
-fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
-    if !files.is_empty() {
-        let mut once: Vec<PathBuf> = Vec::new();
-        for f in files {
-            if !once
-                .iter()
-                .any(|g| retrograde::solve::output::same_file(g, &f))
-            {
-                once.push(f);
-            }
-        }
-        return Ok(once);
-    }
-    let dir = Path::new("tablebases");
-    if !dir.is_dir() {
-        bail!("no FILE given and no tablebases/ directory here (make a table: retrograde solve isolation:4x4)");
-    }
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("no FILE given and cannot list {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rtb") && p.is_file())
-        .collect();
-    found.sort();
-    if found.is_empty() {
-        bail!(
-            "no FILE given and no *.rtb in tablebases/ (make one: retrograde solve isolation:4x4)"
-        );
-    }
-    Ok(found)
+/// What [`start`] serves, and how: the command's arguments, checked.
+pub struct Options {
+    /// The address to listen on.
+    pub addr: SocketAddr,
+    /// Worker threads.
+    pub threads: usize,
+    /// Check each file's data CRC before serving it.
+    pub verify: bool,
+    /// How long a client has to send a request's header.
+    pub header_timeout: std::time::Duration,
+    /// How long a connection may move no byte while no request is answered.
+    pub idle_timeout: std::time::Duration,
+    /// Connections open at once (default [`DEFAULT_CONNECTIONS`], or fewer if
+    /// the open-file limit leaves room for fewer).
+    pub max_connections: Option<usize>,
+    /// The tables.
+    pub files: Vec<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
-    let addr: SocketAddr = args.addr.parse().map_err(|_| {
-        anyhow::anyhow!(
-            "--addr {} is not an IP:PORT address (e.g. 127.0.0.1:8080)",
-            retrograde::Error::quote(&args.addr)
-        )
-    })?;
-    let threads = match args.threads {
-        None => std::thread::available_parallelism().map_or(2, |n| n.get()),
-        Some(0) => bail!("--threads must be at least 1"),
-        Some(n) if n > super::MAX_THREADS => {
-            bail!(
-                "--threads {n} is more than this program runs ({} at most)",
-                super::MAX_THREADS
-            )
-        }
-        Some(n) => n,
-    };
-    let timeout = |name: &str, secs: u64| -> Result<std::time::Duration> {
-        if !(1..=MAX_TIMEOUT).contains(&secs) {
-            bail!("--{name} {secs} is not from 1 to {MAX_TIMEOUT} seconds");
-        }
-        Ok(std::time::Duration::from_secs(secs))
-    };
-    let header = timeout("header-timeout", args.header_timeout)?;
-    let idle = timeout("idle-timeout", args.idle_timeout)?;
-    if args.max_connections == Some(0) {
-        bail!("--max-connections must be at least 1");
-    }
-    let files = files_to_serve(args.files)?;
+/// Opens the tables and serves them until the process is stopped.
+pub fn start(options: Options) -> Result<()> {
+    let Options {
+        addr,
+        threads,
+        verify,
+        header_timeout: header,
+        idle_timeout: idle,
+        max_connections,
+        files,
+    } = options;
     let loopback = addr.ip().is_loopback();
-    let explorer = Arc::new(Explorer::open(&files, args.verify, loopback)?);
+    let explorer = Arc::new(Explorer::open(&files, verify, loopback)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         // Probes run on the blocking pool; bounded, so a burst of requests
@@ -465,13 +396,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // their descriptors: a connection beyond the room left would fail
         // to be accepted, or starve a probe of the descriptor it needs.
         let room = conn::fd_room();
-        let wanted = args.max_connections.unwrap_or(DEFAULT_CONNECTIONS);
+        let wanted = max_connections.unwrap_or(DEFAULT_CONNECTIONS);
         let connections = match room {
             Some(0) => bail!(
                 "the open-file limit leaves no descriptor for connections (raise it: ulimit -n)"
             ),
             Some(room) if room < wanted => {
-                if args.max_connections.is_some() {
+                if max_connections.is_some() {
                     eprintln!(
                         "retrograde: warning: --max-connections {wanted} is more than the open-file limit leaves room for; serving at most {room} at once (raise it: ulimit -n)"
                     );
@@ -502,8 +433,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         };
         conn::accept_loop(listener, explorer, limits).await;
         Ok::<_, anyhow::Error>(())
-    })?;
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// Every request: [`Explorer::handle`] on a blocking thread, since a probe

@@ -46,7 +46,7 @@ fn board(game: &AnyGame, position: &str) -> String {
 
 /// The view's lines, or `None` where it has no squares to draw, or labels
 /// that are not what it says they are.
-pub(super) fn draw(view: &BoardView) -> Option<Vec<String>> {
+pub(crate) fn draw(view: &BoardView) -> Option<Vec<String>> {
     if let Layout::Number(n) = view.layout {
         return Some(vec![n.to_string()]);
     }

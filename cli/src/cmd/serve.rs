@@ -1,0 +1,117 @@
+//! `retrograde serve`: checks the arguments and starts the explorer's
+//! server (the `serve` module holds the server, its routes and its page).
+
+use crate::serve::{self, Options};
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Serve the explorer page and the JSON API for tablebases.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Tablebase files (default: every *.rtb in tablebases/).
+    files: Vec<PathBuf>,
+    /// Address to listen on. The default is loopback only; another address
+    /// lets anyone who can reach it read the tables.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
+    addr: String,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Check each file's data CRC (read it whole) before serving it.
+    #[arg(long)]
+    verify: bool,
+    /// Seconds a client has to send a request's header, counted from the
+    /// connection's opening or the end of the previous answer: a slow
+    /// header, or an idle keep-alive connection, is closed after it.
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    header_timeout: u64,
+    /// Seconds a connection may move no byte while no request is being
+    /// answered (a client that stops reading its answer) before it is
+    /// closed.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    idle_timeout: u64,
+    /// Connections open at once (default 1024, or fewer if the open-file
+    /// limit leaves room for fewer); the next one waits until one closes.
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
+}
+
+/// The longest `--header-timeout` and `--idle-timeout`: a day.
+const MAX_TIMEOUT: u64 = 86_400;
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let addr: std::net::SocketAddr = args.addr.parse().map_err(|_| {
+        anyhow::anyhow!(
+            "--addr {} is not an IP:PORT address (e.g. 127.0.0.1:8080)",
+            retrograde::Error::quote(&args.addr)
+        )
+    })?;
+    let threads = match args.threads {
+        None => std::thread::available_parallelism().map_or(2, |n| n.get()),
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(n) if n > super::MAX_THREADS => {
+            bail!(
+                "--threads {n} is more than this program runs ({} at most)",
+                super::MAX_THREADS
+            )
+        }
+        Some(n) => n,
+    };
+    let timeout = |name: &str, secs: u64| -> Result<std::time::Duration> {
+        if !(1..=MAX_TIMEOUT).contains(&secs) {
+            bail!("--{name} {secs} is not from 1 to {MAX_TIMEOUT} seconds");
+        }
+        Ok(std::time::Duration::from_secs(secs))
+    };
+    let header = timeout("header-timeout", args.header_timeout)?;
+    let idle = timeout("idle-timeout", args.idle_timeout)?;
+    if args.max_connections == Some(0) {
+        bail!("--max-connections must be at least 1");
+    }
+    let files = files_to_serve(args.files)?;
+    serve::start(Options {
+        addr,
+        threads,
+        verify: args.verify,
+        header_timeout: header,
+        idle_timeout: idle,
+        max_connections: args.max_connections,
+        files,
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The files to serve: those given, each once (a file named twice, by
+/// another path or a link, would show as two tables), or every `*.rtb` in
+/// `tablebases/`.
+fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+    if !files.is_empty() {
+        let mut once: Vec<PathBuf> = Vec::new();
+        for f in files {
+            if !once
+                .iter()
+                .any(|g| retrograde::solve::output::same_file(g, &f))
+            {
+                once.push(f);
+            }
+        }
+        return Ok(once);
+    }
+    let dir = Path::new("tablebases");
+    if !dir.is_dir() {
+        bail!("no FILE given and no tablebases/ directory here (make a table: retrograde solve isolation:4x4)");
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("no FILE given and cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rtb") && p.is_file())
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        bail!(
+            "no FILE given and no *.rtb in tablebases/ (make one: retrograde solve isolation:4x4)"
+        );
+    }
+    Ok(found)
+}
