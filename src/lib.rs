@@ -77,6 +77,7 @@ pub mod verify;
 
 pub use crate::error::{Error, Result};
 pub use crate::format::Header;
+pub use crate::format::{CellCodec, TableKind};
 #[cfg(any(test, feature = "testing"))]
 pub use crate::game::testing;
 pub use crate::game::{Game, SCAN_CHUNK};
@@ -84,7 +85,7 @@ pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
 pub use crate::reader::raw;
 pub use crate::reader::{Bound, FileStorage, GameTable, Moves, RankedMove, Storage, Tablebase};
-pub use crate::value::{CellCodec, Outcome, TableKind, Value};
+pub use crate::value::{Outcome, Value};
 /// The storage of [`Tablebase::open_mmap`].
 pub use memmap2::Mmap;
 

@@ -118,8 +118,13 @@ fn parent_dir(path: &Path) -> &Path {
     }
 }
 
-/// Device and inode of a file (unix); elsewhere `None`, and the same-file
-/// check falls back to comparing canonical paths.
+// File identity: every same-file check (an output against the inputs in
+// `solve::output::same_file`, a lock or checkpoint against the file held
+// open in `names_file`, the working-file list) compares device and inode
+// through `file_id`.
+
+/// Device and inode of a file (unix); elsewhere `None`, and
+/// `solve::output::same_file` falls back to comparing canonical paths.
 #[cfg(unix)]
 pub(crate) fn file_id(meta: &fs::Metadata) -> Option<FileId> {
     use std::os::unix::fs::MetadataExt;
@@ -129,6 +134,14 @@ pub(crate) fn file_id(meta: &fs::Metadata) -> Option<FileId> {
 #[cfg(not(unix))]
 pub(crate) fn file_id(_meta: &fs::Metadata) -> Option<FileId> {
     None
+}
+
+/// Whether `path` itself (a symlink there is not followed) is the open
+/// `file`: false once someone has removed or replaced it, and where the
+/// platform gives no device and inode to compare.
+pub(crate) fn names_file(path: &Path, file: &File) -> bool {
+    let held = file.metadata().ok().and_then(|m| file_id(&m));
+    held.is_some() && fs::symlink_metadata(path).ok().and_then(|m| file_id(&m)) == held
 }
 
 /// A file being written under a fresh name beside its destination, created

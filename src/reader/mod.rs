@@ -28,10 +28,10 @@ pub use storage::{FileStorage, Storage};
 pub use typed::{Bound, GameTable, Moves, RankedMove};
 
 use crate::error::{Error, Result};
-use crate::format::Header;
+use crate::format::{CellCodec, Header};
 use crate::game::Game;
 use crate::games::AnyGame;
-use crate::value::{CellCodec, Outcome};
+use crate::value::Outcome;
 use raw::RawTable;
 
 use std::path::Path;

@@ -866,13 +866,21 @@ pub struct Solved {
 pub fn solve_in_memory<G: Game>(game: &G, options: &SolveOptions) -> Result<Solved> {
     let codec = codec_for(game, options.kind)?;
     let len = game.size() as usize * usize::from(codec.width());
-    let mut table = file::anon_table(len)?;
+    let mut table = anon_table(len)?;
     let summary = solve_into(game, &mut table[..len], codec, &NoProgress)?;
     Ok(Solved {
         cells: table[..len].to_vec(),
         codec,
         summary,
     })
+}
+
+/// A zeroed, page-aligned buffer for a table of `len` bytes: wider cells are
+/// solved through aligned atomics. Here rather than in file.rs, which the
+/// streamed solve (stream.rs) would otherwise have to reach back into.
+fn anon_table(len: usize) -> Result<memmap2::MmapMut> {
+    memmap2::MmapMut::map_anon(len.max(1))
+        .map_err(|e| Error::io(format!("cannot allocate {len} bytes for the table"), e))
 }
 
 /// The narrowest cell for the table: for values, one whose remoteness range
