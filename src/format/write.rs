@@ -398,6 +398,26 @@ pub(crate) fn sync_dir(path: &Path) {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
+    #[test]
+    fn names_file_only_while_the_path_is_the_open_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.lock");
+        let file = File::create(&path).unwrap();
+        assert!(names_file(&path, &file));
+        // A symlink to the file is another name, not the file: not followed.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert!(!names_file(&link, &file));
+        // Replaced by another file under the same name.
+        let other = dir.path().join("other");
+        File::create(&other).unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(!names_file(&path, &file));
+        fs::remove_file(&path).unwrap();
+        assert!(!names_file(&path, &file));
+    }
+
     #[test]
     fn temporary_files_are_fresh_and_removed_unless_persisted() {
         let dir = tempfile::tempdir().unwrap();
