@@ -31,7 +31,7 @@
 //! * [`Storage`]: where a table's bytes live. [`Tablebase::open`] reads the
 //!   file with positioned reads, so a file truncated under an embedding
 //!   program is an `Err`, never a crash; [`Tablebase::open_mmap`] maps it
-//!   (faster probes, but see its hazard); [`Tablebase::from_bytes`] reads a
+//!   (faster probes, but an `unsafe fn`: see its `# Safety`); [`Tablebase::from_bytes`] reads a
 //!   table held in memory.
 //! * [`raw::RawTable`]: the checked header and the cells by index, for any
 //!   game. [`raw::RawTable::bind`] attaches a [`Game`] of the program's own

@@ -82,11 +82,16 @@ impl RawTable<FileStorage> {
 }
 
 impl RawTable<memmap2::Mmap> {
-    /// Opens and checks a table file like [`RawTable::open`], but maps it;
-    /// the hazard of [`Tablebase::open_mmap`](crate::Tablebase::open_mmap)
-    /// applies (a file truncated while mapped kills the process with SIGBUS).
-    pub fn open_mmap(path: impl AsRef<Path>) -> Result<Self> {
-        RawTable::from_bytes(map_file(path.as_ref())?)
+    /// Opens and checks a table file like [`RawTable::open`], but maps it.
+    ///
+    /// # Safety
+    ///
+    /// As [`Tablebase::open_mmap`](crate::Tablebase::open_mmap): the file
+    /// must not be truncated or modified in place while the table lives (a
+    /// file truncated while mapped kills the process with SIGBUS).
+    pub unsafe fn open_mmap(path: impl AsRef<Path>) -> Result<Self> {
+        // SAFETY: the contract is forwarded to the caller of `open_mmap`.
+        RawTable::from_bytes(unsafe { map_file(path.as_ref()) }?)
     }
 
     /// Tells the kernel that reads will be random: no read-ahead around

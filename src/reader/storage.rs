@@ -218,8 +218,14 @@ pub(crate) fn read_error(offset: u64, len: usize, e: io::Error) -> Error {
 }
 
 /// Maps a checked regular file.
-pub(crate) fn map_file(path: &Path) -> Result<memmap2::Mmap> {
+///
+/// # Safety
+///
+/// As [`Tablebase::open_mmap`](crate::Tablebase::open_mmap): the file must
+/// not be truncated or modified while the map lives.
+pub(crate) unsafe fn map_file(path: &Path) -> Result<memmap2::Mmap> {
     let file = open_regular(path)?;
-    crate::mmap::map_read(&file)
+    // SAFETY: the contract is forwarded to the caller of `map_file`.
+    unsafe { crate::mmap::map_read(&file) }
         .map_err(|e| Error::io(format!("cannot map {}", Error::quote_path(path)), e))
 }
