@@ -31,7 +31,7 @@
 //! * [`Storage`]: where a table's bytes live. [`Tablebase::open`] reads the
 //!   file with positioned reads, so a file truncated under an embedding
 //!   program is an `Err`, never a crash; [`Tablebase::open_mmap`] maps it
-//!   (faster probes, but see its hazard); [`Tablebase::from_bytes`] reads a
+//!   (faster probes, but an `unsafe fn`: see its `# Safety`); [`Tablebase::from_bytes`] reads a
 //!   table held in memory.
 //! * [`raw::RawTable`]: the checked header and the cells by index, for any
 //!   game. [`raw::RawTable::bind`] attaches a [`Game`] of the program's own
@@ -73,13 +73,14 @@ pub mod verify;
 
 pub use crate::error::{Error, Result};
 pub use crate::format::Header;
+pub use crate::format::{CellCodec, TableKind};
 pub use crate::game::testing;
 pub use crate::game::{Game, SCAN_CHUNK};
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
 pub use crate::reader::raw;
 pub use crate::reader::{Bound, FileStorage, GameTable, Moves, RankedMove, Storage, Tablebase};
-pub use crate::value::{CellCodec, Outcome, TableKind, Value};
+pub use crate::value::{Outcome, Value};
 /// The storage of [`Tablebase::open_mmap`].
 pub use memmap2::Mmap;
 

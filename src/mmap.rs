@@ -9,9 +9,10 @@
 //! (`Tablebase::open`) does not map: an embedding program must not die because
 //! a file shrank. Maps are made only where a caller asked for one:
 //!
-//! * `Tablebase::open_mmap` (C: `RTB_OPEN_MMAP`, Python: `mmap=True`), whose
-//!   documentation states the hazard, and the command line's batch commands
-//!   (`verify`, `analyze`, `compare`), which read every cell.
+//! * `Tablebase::open_mmap` (C: `RTB_OPEN_MMAP`, Python: `mmap=True`), an
+//!   `unsafe fn` whose `# Safety` section hands this contract to its caller,
+//!   and the command line's batch commands (`verify`, `analyze`, `compare`),
+//!   which read every cell.
 //! * A finished tablebase is never written in place: the generator writes a
 //!   `.partial` file and renames it over the destination, so a reader's map
 //!   keeps the old inode. Users must not edit `.rtb` files in place while a
@@ -24,10 +25,13 @@ use std::fs::File;
 use std::io;
 
 /// Maps a whole file read-only.
-pub fn map_read(file: &File) -> io::Result<Mmap> {
-    // SAFETY: see the module's contract: only callers that chose a map reach
-    // here, and finished files are replaced by rename, never modified in
-    // place, so the mapped bytes stay valid.
+///
+/// # Safety
+///
+/// The file must not be truncated or modified while the map lives (see the
+/// module's contract): the map's bytes are then what the caller reads.
+pub(crate) unsafe fn map_read(file: &File) -> io::Result<Mmap> {
+    // SAFETY: the contract is forwarded to the caller of `map_read`.
     unsafe { MmapOptions::new().map(file) }
 }
 

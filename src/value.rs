@@ -1,12 +1,9 @@
 //! Game values and remoteness: what a position is worth to the player to
 //! move. How a value is stored in a cell is the file format's business
-//! ([`crate::format`]).
+//! ([`crate::format`]): the format depends on this module, never the other
+//! way.
 
 use std::fmt;
-
-// The cell encodings belong to the file format; the reader and the crate
-// root have always imported them from here.
-pub use crate::format::{CellCodec, TableKind};
 
 /// The game-theoretic value of a position for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

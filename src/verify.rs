@@ -17,9 +17,10 @@
 //! somewhere.)
 
 use crate::error::Result;
+use crate::format::TableKind;
 use crate::game::Game;
 use crate::reader::{Storage, Tablebase};
-use crate::value::{Outcome, TableKind, Value};
+use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 
 /// Known tablebases: spec, index scheme, table kind, entry count, data CRC32

@@ -24,7 +24,7 @@
 //! * Strings in are NUL-terminated and must be UTF-8 (paths: any bytes on
 //!   Unix), else [`RTB_ERR_UTF8`]; a string ends at its first NUL, so a caller
 //!   holding length-delimited text must refuse an embedded NUL itself
-//!   (tools/retrograde.py does). Strings out are UTF-8, NUL-terminated, and
+//!   (examples/ctypes_probe.py does). Strings out are UTF-8, NUL-terminated, and
 //!   written only when they fit, at most `len` bytes: the required length is
 //!   always returned.
 //! * [`rtb_open`] reads the file with positioned reads: a file truncated
@@ -338,9 +338,9 @@ unsafe fn open_handle(name: &str, path: *const c_char, flags: c_uint) -> *mut Rt
             })?);
             let file = |e: Error| Failure(RTB_ERR_FILE, e.to_string());
             let source = if flags & RTB_OPEN_MMAP != 0 {
-                // SAFETY: RTB_OPEN_MMAP's contract (include/retrograde.h):
-                // the caller asks for a map only of files nothing modifies
-                // in place.
+                // SAFETY: the caller asked for a map with RTB_OPEN_MMAP,
+                // whose contract (include/retrograde.h) is this one: the
+                // file is not modified in place while the handle lives.
                 Source::Mapped(unsafe { retrograde::raw::map_file(p) }.map_err(file)?)
             } else {
                 Source::File(FileStorage::open(p).map_err(file)?)

@@ -475,7 +475,10 @@ impl Tablebase {
         let path = path_arg(path)?;
         let opened = py.detach(|| -> retrograde::Result<Reader> {
             let reader = if mmap {
-                Reader::Mapped(retrograde::Tablebase::open_mmap(&path)?)
+                // SAFETY: the caller asked for `mmap=True`, whose documented
+                // contract is this one: the file is not modified in place
+                // while the tablebase is open.
+                Reader::Mapped(unsafe { retrograde::Tablebase::open_mmap(&path) }?)
             } else {
                 Reader::File(retrograde::Tablebase::open(&path)?)
             };

@@ -19,7 +19,9 @@ pub(crate) use cells::{CELL_DRAW, CELL_NONE};
 pub(crate) use header::MAX_HEADER;
 pub use header::{data_crc, Header, Summary, FLAG_FOLDED, FORMAT_VERSION, MAGIC, PAGE};
 #[cfg(feature = "solve")]
-pub(crate) use write::{file_id, kill_point, register, sync_dir, table_header, unregister};
+pub(crate) use write::{
+    file_id, kill_point, names_file, register, sync_dir, table_header, unregister,
+};
 #[cfg(feature = "solve")]
 pub use write::{
     generator, remove_stale_temporaries, remove_temporary_files, stale_notice, write_table_file,

@@ -118,8 +118,13 @@ fn parent_dir(path: &Path) -> &Path {
     }
 }
 
-/// Device and inode of a file (unix); elsewhere `None`, and the same-file
-/// check falls back to comparing canonical paths.
+// File identity: every same-file check (an output against the inputs in
+// `solve::output::same_file`, a lock or checkpoint against the file held
+// open in `names_file`, the working-file list) compares device and inode
+// through `file_id`.
+
+/// Device and inode of a file (unix); elsewhere `None`, and
+/// `solve::output::same_file` falls back to comparing canonical paths.
 #[cfg(unix)]
 pub(crate) fn file_id(meta: &fs::Metadata) -> Option<FileId> {
     use std::os::unix::fs::MetadataExt;
@@ -129,6 +134,14 @@ pub(crate) fn file_id(meta: &fs::Metadata) -> Option<FileId> {
 #[cfg(not(unix))]
 pub(crate) fn file_id(_meta: &fs::Metadata) -> Option<FileId> {
     None
+}
+
+/// Whether `path` itself (a symlink there is not followed) is the open
+/// `file`: false once someone has removed or replaced it, and where the
+/// platform gives no device and inode to compare.
+pub(crate) fn names_file(path: &Path, file: &File) -> bool {
+    let held = file.metadata().ok().and_then(|m| file_id(&m));
+    held.is_some() && fs::symlink_metadata(path).ok().and_then(|m| file_id(&m)) == held
 }
 
 /// A file being written under a fresh name beside its destination, created
@@ -384,6 +397,26 @@ pub(crate) fn sync_dir(path: &Path) {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn names_file_only_while_the_path_is_the_open_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.lock");
+        let file = File::create(&path).unwrap();
+        assert!(names_file(&path, &file));
+        // A symlink to the file is another name, not the file: not followed.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert!(!names_file(&link, &file));
+        // Replaced by another file under the same name.
+        let other = dir.path().join("other");
+        File::create(&other).unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(!names_file(&path, &file));
+        fs::remove_file(&path).unwrap();
+        assert!(!names_file(&path, &file));
+    }
 
     #[test]
     fn temporary_files_are_fresh_and_removed_unless_persisted() {

@@ -24,7 +24,7 @@
 //! ([`Game::tier_range`]) and a solve can stream tiers. A work unit is one
 //! pair of one tier, its boards in increasing index order (Gosper's next
 //! combination walks colex order). Scheme 4 is the same with the
-//! symmetry-folded pairs ([`Folding`]): `pair` is the slot of the
+//! symmetry-folded pairs (`Folding`, below): `pair` is the slot of the
 //! representative pair and `board` that of the position mapped by the
 //! symmetry first. (Schemes 1 and 2, retired, put the board bits lowest,
 //! so tiers interleaved.)

@@ -26,10 +26,10 @@ pub use storage::{FileStorage, Storage};
 pub use typed::{Bound, GameTable, Moves, RankedMove};
 
 use crate::error::{Error, Result};
-use crate::format::Header;
+use crate::format::{CellCodec, Header};
 use crate::game::Game;
 use crate::games::AnyGame;
-use crate::value::{CellCodec, Outcome};
+use crate::value::Outcome;
 use raw::RawTable;
 
 use std::path::Path;
@@ -134,18 +134,40 @@ impl Tablebase<memmap2::Mmap> {
     /// a system call for `open`), and whole-table work such as
     /// [`Tablebase::data`] becomes possible.
     ///
-    /// # Hazard
+    /// # Safety
     ///
-    /// The map is memory the process does not own. If another process
-    /// truncates the file while it is mapped, the next probe of a page past
-    /// the new end raises SIGBUS and kills the whole process (Rust, C or
-    /// Python host alike); a disk I/O error does the same, and a file
-    /// rewritten in place changes the answers under the reader. Use it only
-    /// for files nothing modifies in place (the generator never does: it
-    /// writes a new file and renames it over the old). The command line maps
-    /// files for the batch commands (`verify`, `analyze`, `compare`) only.
-    pub fn open_mmap(path: impl AsRef<Path>) -> Result<Self> {
-        Tablebase::from_raw(RawTable::open_mmap(path)?)
+    /// The file must not be truncated or modified in place while the
+    /// tablebase lives. The map is memory the process does not own: if
+    /// another process truncates the file, the next probe of a page past the
+    /// new end raises SIGBUS and kills the whole process (Rust, C or Python
+    /// host alike); a file rewritten in place changes the answers under the
+    /// reader, bytes the checks at opening never saw. A disk I/O error on a
+    /// mapped page also arrives as SIGBUS, not as an `Err`. Files that only
+    /// the generator replaces are safe to map: it writes a new file and
+    /// renames it over the old, so a map keeps the old inode. The command
+    /// line maps files for the batch commands (`verify`, `analyze`,
+    /// `compare`) only.
+    ///
+    /// ```
+    /// # use retrograde::{solve::{solve_to_file, NoProgress}, games::Isolation, Tablebase};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("isolation-3x3.rtb");
+    /// # solve_to_file(&Isolation::new(3, 3)?, &path, &Default::default(), &NoProgress)?;
+    /// // SAFETY: nothing modifies the file in place while `tb` lives.
+    /// let tb = unsafe { Tablebase::open_mmap(&path) }?;
+    /// let read = Tablebase::open(&path)?;
+    /// assert_eq!(tb.probe_text(None, false)?, read.probe_text(None, false)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// The compiler holds the caller to it:
+    ///
+    /// ```compile_fail,E0133
+    /// let tb = retrograde::Tablebase::open_mmap("isolation-3x3.rtb");
+    /// ```
+    pub unsafe fn open_mmap(path: impl AsRef<Path>) -> Result<Self> {
+        // SAFETY: the contract is forwarded to the caller of `open_mmap`.
+        Tablebase::from_raw(unsafe { RawTable::open_mmap(path) }?)
     }
 
     /// Tells the kernel that probes will be random: no read-ahead around

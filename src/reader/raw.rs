@@ -7,12 +7,11 @@
 //! without one, a table answers by index.
 
 use crate::error::{Error, Result};
-use crate::format::{Header, FLAG_FOLDED, MAX_HEADER};
+use crate::format::{CellCodec, Header, FLAG_FOLDED, MAX_HEADER};
 use crate::game::Game;
 pub use crate::reader::storage::map_file;
 use crate::reader::storage::{read_error, Advice, FileStorage, Storage};
-use crate::reader::typed::GameTable;
-use crate::value::{CellCodec, Outcome};
+use crate::value::Outcome;
 
 use std::path::Path;
 
@@ -84,13 +83,16 @@ impl RawTable<FileStorage> {
 }
 
 impl RawTable<memmap2::Mmap> {
-    /// Opens and checks a table file like [`RawTable::open`], but maps it;
-    /// the hazard of [`Tablebase::open_mmap`](crate::Tablebase::open_mmap)
-    /// applies (a file truncated while mapped kills the process with SIGBUS).
-    pub fn open_mmap(path: impl AsRef<Path>) -> Result<Self> {
-        // SAFETY: the caller takes on map_file's contract, as this
-        // function's documentation says.
-        RawTable::from_bytes(unsafe { map_file(path.as_ref())? })
+    /// Opens and checks a table file like [`RawTable::open`], but maps it.
+    ///
+    /// # Safety
+    ///
+    /// As [`Tablebase::open_mmap`](crate::Tablebase::open_mmap): the file
+    /// must not be truncated or modified in place while the table lives (a
+    /// file truncated while mapped kills the process with SIGBUS).
+    pub unsafe fn open_mmap(path: impl AsRef<Path>) -> Result<Self> {
+        // SAFETY: the contract is forwarded to the caller of `open_mmap`.
+        RawTable::from_bytes(unsafe { map_file(path.as_ref()) }?)
     }
 
     /// Tells the kernel that reads will be random: no read-ahead around
@@ -313,35 +315,5 @@ impl<D: Storage> RawTable<D> {
             return Err(mismatch(format!("{} positions", game.size())));
         }
         Ok(())
-    }
-
-    /// Attaches `game` after [`RawTable::check_game`]: the result probes
-    /// positions of the game without checking again. This is how a table
-    /// solved from a program's own [`Game`] is read.
-    ///
-    /// ```
-    /// use retrograde::games::Subtraction;
-    /// use retrograde::raw::RawTable;
-    /// use retrograde::{Error, Game, Value};
-    ///
-    /// let game = Subtraction::new(20, &[1, 2], false)?;
-    /// let bytes = retrograde::solve::solve_to_bytes(&game, &Default::default())?;
-    ///
-    /// // Other rules are refused, not answered from the wrong table.
-    /// let other = Subtraction::new(20, &[1, 3], false)?;
-    /// let refused = RawTable::from_bytes(&bytes[..])?.bind(other);
-    /// assert!(matches!(refused, Err(Error::GameMismatch { .. })));
-    ///
-    /// let table = RawTable::from_bytes(bytes)?.bind(game)?;
-    /// assert_eq!(table.probe(&20)?.value, Value::Win);
-    /// // From 20 chips, the best move takes 2 and leaves a multiple of 3.
-    /// let best = table.best_move(&20)?.expect("20 chips is not game over");
-    /// assert_eq!((best.mv, best.position), (2, 18));
-    /// assert_eq!(best.for_mover().value, Value::Win);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn bind<G: Game>(self, game: G) -> Result<GameTable<G, D>> {
-        self.check_game(&game)?;
-        Ok(GameTable::new(self, game))
     }
 }

@@ -231,6 +231,7 @@ pub(crate) fn read_error(offset: u64, len: usize, e: io::Error) -> Error {
 /// renames it over the old).
 pub unsafe fn map_file(path: &Path) -> Result<memmap2::Mmap> {
     let file = open_regular(path)?;
-    crate::mmap::map_read(&file)
+    // SAFETY: the contract is forwarded to the caller of `map_file`.
+    unsafe { crate::mmap::map_read(&file) }
         .map_err(|e| Error::io(format!("cannot map {}", Error::quote_path(path)), e))
 }

@@ -81,11 +81,6 @@ pub struct GameTable<G, D = FileStorage> {
 }
 
 impl<G: Game, D: Storage> GameTable<G, D> {
-    /// Only [`RawTable::bind`] makes one, after checking the game.
-    pub(crate) fn new(raw: RawTable<D>, game: G) -> Self {
-        GameTable { raw, game }
-    }
-
     /// The game.
     pub fn game(&self) -> &G {
         &self.game
@@ -129,6 +124,40 @@ impl<G: Game, D: Storage> GameTable<G, D> {
     /// is over.
     pub fn best_move(&self, p: &G::Position) -> Result<Option<RankedMove<G::Move, G::Position>>> {
         Ok(self.moves(p)?.into_iter().next())
+    }
+}
+
+// `bind` lives with the view it makes, so that the raw table knows nothing
+// of typed views and the dependency runs one way (typed -> raw).
+impl<D: Storage> RawTable<D> {
+    /// Attaches `game` after [`RawTable::check_game`]: the result probes
+    /// positions of the game without checking again. This is how a table
+    /// solved from a program's own [`Game`] is read.
+    ///
+    /// ```
+    /// use retrograde::games::Subtraction;
+    /// use retrograde::raw::RawTable;
+    /// use retrograde::{Error, Game, Value};
+    ///
+    /// let game = Subtraction::new(20, &[1, 2], false)?;
+    /// let bytes = retrograde::solve::solve_to_bytes(&game, &Default::default())?;
+    ///
+    /// // Other rules are refused, not answered from the wrong table.
+    /// let other = Subtraction::new(20, &[1, 3], false)?;
+    /// let refused = RawTable::from_bytes(&bytes[..])?.bind(other);
+    /// assert!(matches!(refused, Err(Error::GameMismatch { .. })));
+    ///
+    /// let table = RawTable::from_bytes(bytes)?.bind(game)?;
+    /// assert_eq!(table.probe(&20)?.value, Value::Win);
+    /// // From 20 chips, the best move takes 2 and leaves a multiple of 3.
+    /// let best = table.best_move(&20)?.expect("20 chips is not game over");
+    /// assert_eq!((best.mv, best.position), (2, 18));
+    /// assert_eq!(best.for_mover().value, Value::Win);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bind<G: Game>(self, game: G) -> Result<GameTable<G, D>> {
+        self.check_game(&game)?;
+        Ok(GameTable { raw: self, game })
     }
 }
 

@@ -13,7 +13,7 @@
 //!   If not, can the mover avoid losing?
 //! - [`nimber`]: Sprague–Grundy values of impartial games, summing
 //!   independent components (Glop's method), with nimber tables as leaves.
-//! - [`reference`]: plain memoised negamax, the independent check of both.
+//! - [`reference`](mod@reference): plain memoised negamax, the independent check of both.
 //!
 //! Tables serve as leaves ([`leaves`]): wherever a searched position is a
 //! position a given table indexes, its value is read, not searched.

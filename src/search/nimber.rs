@@ -6,8 +6,8 @@
 //! the regions they hold ([`NimberLeaves`]).
 
 use super::leaves::NimberLeaves;
-use super::reference::mex;
 use super::{Limits, SearchGame, Stop};
+use crate::solve::mex;
 use std::collections::HashMap;
 use std::time::Duration;
 

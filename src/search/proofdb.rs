@@ -855,7 +855,7 @@ pub fn verify_nimbers<G: SearchGame>(
             }
             seen.push(sum);
         }
-        let mex = super::reference::mex(&mut seen);
+        let mex = crate::solve::mex(&mut seen);
         if mex != n {
             return Err(format!(
                 "{}: entry {} claims nimber {n}, but its moves give {mex}; the database is wrong and none of it is used",

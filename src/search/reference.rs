@@ -6,6 +6,7 @@
 //! only.
 
 use super::{score, value_of, SearchGame};
+use crate::solve::mex;
 use crate::value::Value;
 use std::collections::HashMap;
 
@@ -56,18 +57,4 @@ fn mex_nimber<G: SearchGame>(g: &G, p: &G::Pos, memo: &mut HashMap<G::Key, u32>)
     let n = mex(&mut seen);
     memo.insert(key, n);
     n
-}
-
-/// The least natural number not in `values` (sorts them).
-pub fn mex(values: &mut [u32]) -> u32 {
-    values.sort_unstable();
-    let mut m = 0;
-    for &v in values.iter() {
-        if v == m {
-            m += 1;
-        } else if v > m {
-            break;
-        }
-    }
-    m
 }

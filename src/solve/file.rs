@@ -10,7 +10,9 @@
 
 use super::checkpoint::{checkpoint_path, Checkpoint, Identity};
 use super::output::{check_output, OutputLock};
-use super::{codec_for, solve_into, solve_tiers, stream, NoProgress, Progress, SolveOptions};
+use super::{
+    anon_table, codec_for, solve_into, solve_tiers, stream, NoProgress, Progress, SolveOptions,
+};
 use crate::error::{Error, Result};
 use crate::format::{self, table_header, write_table_file, write_tablebase, Header};
 use crate::game::Game;
@@ -227,13 +229,6 @@ pub fn solve_to_bytes<G: Game>(game: &G, options: &SolveOptions) -> Result<Vec<u
     write_tablebase(&mut out, &header, table)
         .map_err(|e| Error::io("cannot write the table to memory", e))?;
     Ok(out)
-}
-
-/// A zeroed, page-aligned buffer for a table of `len` bytes: wider cells are
-/// solved through aligned atomics.
-pub(super) fn anon_table(len: usize) -> Result<memmap2::MmapMut> {
-    memmap2::MmapMut::map_anon(len.max(1))
-        .map_err(|e| Error::io(format!("cannot allocate {len} bytes for the table"), e))
 }
 
 #[cfg(test)]

@@ -777,7 +777,9 @@ pub(crate) fn nimber_unit<G: Game, T: Table + ?Sized>(
     }
 }
 
-/// The least non-negative integer not in `values` (which it sorts).
+/// The least non-negative integer not in `values` (which it sorts). The one
+/// mex of the crate: the solver's nimber tables, the search's nimber engine,
+/// its reference and the proof-database check all call it.
 pub fn mex(values: &mut [u32]) -> u32 {
     values.sort_unstable();
     let mut m = 0;
@@ -866,13 +868,21 @@ pub struct Solved {
 pub fn solve_in_memory<G: Game>(game: &G, options: &SolveOptions) -> Result<Solved> {
     let codec = codec_for(game, options.kind)?;
     let len = game.size() as usize * usize::from(codec.width());
-    let mut table = file::anon_table(len)?;
+    let mut table = anon_table(len)?;
     let summary = solve_into(game, &mut table[..len], codec, &NoProgress)?;
     Ok(Solved {
         cells: table[..len].to_vec(),
         codec,
         summary,
     })
+}
+
+/// A zeroed, page-aligned buffer for a table of `len` bytes: wider cells are
+/// solved through aligned atomics. Here rather than in file.rs, which the
+/// streamed solve (stream.rs) would otherwise have to reach back into.
+fn anon_table(len: usize) -> Result<memmap2::MmapMut> {
+    memmap2::MmapMut::map_anon(len.max(1))
+        .map_err(|e| Error::io(format!("cannot allocate {len} bytes for the table"), e))
 }
 
 /// The narrowest cell for the table: for values, one whose remoteness range
@@ -895,4 +905,18 @@ pub fn codec_for<G: Game>(game: &G, kind: TableKind) -> Result<CellCodec> {
             width: 4,
             max: CellCodec::new(4).max_remoteness(),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mex;
+
+    #[test]
+    fn mex_is_the_least_missing_value() {
+        assert_eq!(mex(&mut []), 0);
+        assert_eq!(mex(&mut [1, 2]), 0);
+        // Duplicates and values past the gap do not move it.
+        assert_eq!(mex(&mut [3, 0, 1, 0, 7]), 2);
+        assert_eq!(mex(&mut [2, 1, 0]), 3);
+    }
 }

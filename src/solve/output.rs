@@ -20,7 +20,7 @@
 //!   ([`remove_temporary_files`](crate::format::remove_temporary_files)).
 
 use crate::error::{Error, Result};
-use crate::format::{file_id, register, unregister};
+use crate::format::{file_id, names_file, register, unregister};
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -146,11 +146,7 @@ impl OutputLock {
                 }
                 Err(fs::TryLockError::Error(e)) => return Err(io(e)),
             }
-            let same = match (file.metadata(), fs::symlink_metadata(&lock_path)) {
-                (Ok(a), Ok(b)) => file_id(&a) == file_id(&b),
-                _ => false,
-            };
-            if same {
+            if names_file(&lock_path, &file) {
                 register(&lock_path, &file);
                 return Ok(OutputLock {
                     file,
@@ -177,10 +173,8 @@ impl Drop for OutputLock {
         crate::format::kill_point("lock-release");
         unregister(&self.lock_path);
         // Remove the file only while it is still ours, then release the lock.
-        if let (Ok(a), Ok(b)) = (self.file.metadata(), fs::symlink_metadata(&self.lock_path)) {
-            if file_id(&a).is_some() && file_id(&a) == file_id(&b) {
-                let _ = fs::remove_file(&self.lock_path);
-            }
+        if names_file(&self.lock_path, &self.file) {
+            let _ = fs::remove_file(&self.lock_path);
         }
         let _ = self.file.unlock();
     }

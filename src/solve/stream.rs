@@ -52,7 +52,7 @@
 
 use super::checkpoint::{self, Identity};
 use super::output::{check_output, open_regular};
-use super::{solve_tier, Progress, Slot, SolveOptions, Table, Tally};
+use super::{anon_table, solve_tier, Progress, Slot, SolveOptions, Table, Tally};
 use crate::error::{Error, Result};
 use crate::format::{
     self, kill_point, table_header, CellCodec, Header, Summary, TableKind, TempFile, CELL_NONE,
@@ -579,7 +579,7 @@ fn solve_one<G: Game>(
     let len = usize::try_from((r.end - r.start) * w).map_err(|_| {
         Error::GameInvariant("a tier too large for this machine's address space".into())
     })?;
-    let mut cur = super::file::anon_table(len)?;
+    let mut cur = anon_table(len)?;
     let below = match tier.checked_sub(1).map(|t| ranges[t as usize].clone()) {
         Some(b) if b.end > b.start => {
             let (map, lead) = crate::mmap::map_region(
@@ -893,11 +893,7 @@ fn install(work: Work, path: &Path, ckpt: &Path, options: &SolveOptions) -> Resu
         None => {
             // Only the file this solve holds open moves into place: if
             // something else now sits at the checkpoint's name, stop.
-            let ours = std::fs::symlink_metadata(ckpt)
-                .ok()
-                .and_then(|m| format::file_id(&m));
-            let held = work.file.metadata().ok().and_then(|m| format::file_id(&m));
-            if ours.is_none() || ours != held {
+            if !format::names_file(ckpt, &work.file) {
                 return Err(Error::Output(format!(
                     "checkpoint {} was replaced while the solve ran; the table was not installed",
                     Error::quote_path(ckpt)

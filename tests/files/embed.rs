@@ -1,9 +1,13 @@
-//! The C and Python embeddings, driven from `cargo test`: solves Isolation 4×4
-//! into a temporary directory, then
+//! The C ABI's examples, driven from `cargo test`: solves Isolation 4×4 into
+//! a temporary directory, then
 //!
-//! * compiles tools/c_example.c with `cc` against the cdylib and runs it on the
-//!   file (it checks published values and the error paths of the C API);
-//! * runs `python3 tools/test_python.py` (ctypes, standard library only) on it.
+//! * compiles examples/c_example.c with `cc` against the cdylib and runs it on
+//!   the file (it checks published values and the error paths of the C API);
+//! * runs `python3 examples/test_ctypes_probe.py` (the ctypes example of
+//!   calling the C ABI, standard library only) on it.
+//!
+//! The Python package (python/) is tested by its own pytest suite
+//! (tools/test-python.sh).
 //!
 //! Each part prints a note and passes when its tool (`cc`, `python3`) is
 //! missing. The cdylib is the workspace's `capi` crate, which `cargo test`
@@ -121,7 +125,7 @@ fn c_example_gets_the_published_answers() {
     let compile = Command::new("cc")
         .args(["-std=c99", "-Wall", "-Wextra", "-I"])
         .arg(root.join("include"))
-        .arg(root.join("tools/c_example.c"))
+        .arg(root.join("examples/c_example.c"))
         .arg("-L")
         .arg(lib)
         .arg("-lretrograde")
@@ -158,21 +162,21 @@ fn c_example_gets_the_published_answers() {
 }
 
 #[test]
-fn python_module_gets_the_published_answers() {
+fn ctypes_example_gets_the_published_answers() {
     if !have("python3") {
-        eprintln!("note: no `python3` on this machine: tools/test_python.py is not run");
+        eprintln!("note: no `python3` on this machine: examples/test_ctypes_probe.py is not run");
         return;
     }
     let (dir, table) = solved_table();
     let lib = library_copy(dir.path()).join(library_file_name());
     let run = Command::new("python3")
         .current_dir(ROOT)
-        .args(["tools/test_python.py", "-v"])
+        .args(["examples/test_ctypes_probe.py", "-v"])
         .env("RETROGRADE_LIB", &lib)
         .env("RETROGRADE_TABLEBASE", &table)
         .output()
         .unwrap();
-    let report = show("python3 tools/test_python.py", &run);
+    let report = show("python3 examples/test_ctypes_probe.py", &run);
     assert!(run.status.success(), "{report}");
     // unittest reports on stderr; a skipped run would also exit 0.
     let stderr = String::from_utf8_lossy(&run.stderr);

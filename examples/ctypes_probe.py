@@ -1,10 +1,19 @@
-"""Python access to retrograde tablebases through the C interface (ctypes).
+"""An example of calling the C ABI (include/retrograde.h) from another
+language, here Python's ctypes: how a binding for any language with a foreign
+function interface loads libretrograde, declares the signatures, passes
+strings and buffers, and turns status codes into errors.
+
+It is an example, not a package: the Python interface is the PyO3 package in
+python/ (`pip install ./python`, then `import retrograde`; docs/EMBEDDING.md),
+whose API differs (Position and Move objects where this returns tuples and
+dicts, and its own exception classes).
 
 No build step beyond `cargo build --release`. The library is found through
 the environment variable RETROGRADE_LIB (the library file, or the directory
 holding it), else in this repository's target/release/.
 
-    from retrograde import Tablebase
+    import sys; sys.path.insert(0, "examples")
+    from ctypes_probe import Tablebase
     with Tablebase("tablebases/isolation-4x4.rtb") as tb:
         print(tb.probe())                         # ('win', 11): the start
         print(tb.probe("0.../...x/.x../...1"))    # ('win', 7)

@@ -4,7 +4,7 @@
  * every check passes, 1 otherwise; prints each check.
  *
  *   cargo build --release
- *   cc -std=c99 -Wall -Wextra -I include tools/c_example.c \
+ *   cc -std=c99 -Wall -Wextra -I include examples/c_example.c \
  *      -L target/release -lretrograde -Wl,-rpath,"$PWD/target/release" -o c_example
  *   ./c_example tablebases/isolation-4x4.rtb
  *

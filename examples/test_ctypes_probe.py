@@ -1,7 +1,7 @@
-"""Tests of tools/retrograde.py (standard library only).
+"""Tests of the C ABI example examples/ctypes_probe.py (standard library only).
 
     cargo build --release
-    RETROGRADE_TABLEBASE=tablebases/isolation-4x4.rtb python3 tools/test_python.py
+    RETROGRADE_TABLEBASE=tablebases/isolation-4x4.rtb python3 examples/test_ctypes_probe.py
 
 RETROGRADE_TABLEBASE names an Isolation 4x4 tablebase (default:
 tablebases/isolation-4x4.rtb in this repository); RETROGRADE_LIB the library
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from retrograde import (  # noqa: E402
+from ctypes_probe import (  # noqa: E402
     RTB_ERR_FILE,
     RTB_ERR_POSITION,
     RTB_ERR_RANGE,
