@@ -1,7 +1,6 @@
 //! The manifest of known tablebases (tablebases/MANIFEST.tsv) must describe
 //! what the generator produces today: a change to the rules, the index or the
 //! cell encoding that alters a known file fails here before it ships.
-// These tests need the solver: `--no-default-features` builds this binary empty.
 
 use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
 use retrograde::verify::{manifest, ManifestEntry};

@@ -9,6 +9,57 @@ use retrograde::Game;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
+fn last_error() -> String {
+    // SAFETY: rtb_last_error returns a valid NUL-terminated string.
+    unsafe { CStr::from_ptr(rtb_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn null_and_forged_handles_are_rejected() {
+    let mut v = 0;
+    let mut r = 0;
+    // SAFETY: the outputs are valid ints; the handles are never dereferenced.
+    unsafe {
+        assert_eq!(
+            rtb_probe_position(std::ptr::null(), std::ptr::null(), &mut v, &mut r),
+            RTB_ERR_NULL
+        );
+        assert!(last_error().contains("NULL"));
+        let forged = usize::MAX as *const RtbHandle;
+        assert_eq!(rtb_entries(forged), i64::from(RTB_ERR_HANDLE));
+        assert!(last_error().contains("invalid handle"));
+        assert_eq!(rtb_close(forged.cast_mut()), RTB_ERR_HANDLE);
+        assert!(rtb_open(std::ptr::null()).is_null());
+        assert!(last_error().contains("NULL"));
+        assert!(rtb_open(c"/nonexistent/x.rtb".as_ptr()).is_null());
+        assert!(last_error().contains("cannot open"));
+        // Unknown flag bits are refused before the path is looked at.
+        assert!(rtb_open_with(c"/nonexistent/x.rtb".as_ptr(), 4).is_null());
+        assert!(
+            last_error().contains("unknown flags 0x4"),
+            "{}",
+            last_error()
+        );
+    }
+}
+
+#[test]
+fn write_text_never_overflows() {
+    let mut buf = [b'?' as c_char; 8];
+    // SAFETY: `buf` holds 8 bytes; lengths passed never exceed that.
+    unsafe {
+        assert_eq!(write_text("hello", buf.as_mut_ptr(), 5).ok(), Some(5));
+        assert_eq!(buf[0], 0);
+        assert_eq!(buf[1], b'?' as c_char);
+        assert_eq!(write_text("hello", buf.as_mut_ptr(), 6).ok(), Some(5));
+        assert_eq!(CStr::from_ptr(buf.as_ptr()).to_str(), Ok("hello"));
+        assert_eq!(write_text("hello", std::ptr::null_mut(), 0).ok(), Some(5));
+        assert!(write_text("hello", std::ptr::null_mut(), 3).is_err());
+    }
+}
+
 /// A solved table of `spec` in a fresh directory, and its game.
 fn solved(spec: &str) -> (TempDir, PathBuf, Isolation) {
     let dir = tempfile::tempdir().unwrap();

@@ -2,7 +2,6 @@
 //! process, `play`, `compare`, hostile game specs and positions, and the
 //! README's examples (`readme::`). Run one
 //! suite with `cargo test --release --test cli play::`.
-// Every suite here needs the `retrograde` binary: `--no-default-features` builds this binary empty.
 
 #[path = "../common/mod.rs"]
 mod common;

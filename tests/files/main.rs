@@ -3,7 +3,6 @@
 //! hostile paths and signals, many readers at once, the fuzz corpus and the
 //! C and Python embeddings. Run one suite with `cargo test --release --test
 //! files hostile::`.
-// Every suite here needs the solver: `--no-default-features` builds this binary empty.
 
 #[path = "../common/mod.rs"]
 mod common;

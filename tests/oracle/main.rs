@@ -3,7 +3,6 @@
 //! games, thread-count determinism and property tests. One binary, so the
 //! suites link once; run one suite with `cargo test --release --test oracle
 //! gravity::`.
-// Every suite here needs the solver: `--no-default-features` builds this binary empty.
 
 #[path = "../common/mod.rs"]
 mod common;
