@@ -75,7 +75,7 @@ pub mod solve;
 #[cfg(feature = "solve")]
 pub mod verify;
 
-pub use crate::error::{Error, Result};
+pub use crate::error::{Error, ProofFault, Result};
 pub use crate::format::Header;
 #[cfg(any(test, feature = "testing"))]
 pub use crate::game::testing;

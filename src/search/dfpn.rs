@@ -23,7 +23,7 @@
 //! entries that settle a question get their work raised to keep them.
 
 use super::leaves::ValueLeaves;
-use super::{Bounds, Key, Limits, SearchGame, Stop};
+use super::{Bounds, Cancel, Key, Limits, SearchGame, Stop};
 use crate::value::Value;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -47,6 +47,9 @@ pub struct Options {
     pub node_limit: Option<u64>,
     /// Stop after this long (checked every 1,024 nodes).
     pub time_limit: Option<Duration>,
+    /// Stop when this token is cancelled (checked every 1,024 nodes): by
+    /// default a token of the search's own, which nothing cancels.
+    pub cancel: Cancel,
 }
 
 impl Default for Options {
@@ -56,6 +59,7 @@ impl Default for Options {
             epsilon: 0.25,
             node_limit: None,
             time_limit: None,
+            cancel: Cancel::default(),
         }
     }
 }
@@ -265,7 +269,12 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             tt_capacity: table.capacity(),
             ..Stats::default()
         };
-        let limits = Limits::new(options.memory, options.node_limit, options.time_limit);
+        let limits = Limits::new(
+            options.memory,
+            options.node_limit,
+            options.time_limit,
+            options.cancel.clone(),
+        );
         Dfpn {
             game,
             options,

@@ -7,7 +7,7 @@
 
 use super::leaves::NimberLeaves;
 use super::reference::mex;
-use super::{Limits, SearchGame, Stop};
+use super::{Cancel, Limits, SearchGame, Stop};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -81,7 +81,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
             cap: (memory / per).max(1024) as usize,
             leaves: None,
             stats: NimberStats::default(),
-            limits: Limits::new(memory, None, None),
+            limits: Limits::new(memory, None, None, Cancel::default()),
             progress: None,
         }
     }
@@ -107,6 +107,12 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
     /// Stops after searching `n` components (exactly: never one more).
     pub fn with_node_limit(mut self, n: Option<u64>) -> Self {
         self.limits.set_node_limit(n);
+        self
+    }
+
+    /// Stops when `cancel` is cancelled (checked every 4,096 components).
+    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
+        self.limits.set_cancel(cancel);
         self
     }
 
