@@ -107,6 +107,7 @@ pub use file::PatternGame;
 use folding::Folding;
 
 use crate::games::bits::next_combination;
+use crate::games::board::{BoardView, Cell, CellState, Layout, Shape};
 use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::fmt;
@@ -878,17 +879,48 @@ impl PatternBoard {
                 out.push('/');
             }
             for _ in 0..len {
-                out.push(if p.x >> sq & 1 != 0 {
-                    'x'
-                } else if p.o >> sq & 1 != 0 {
-                    'o'
-                } else {
-                    '.'
-                });
+                out.push(square(p, sq).1);
                 sq += 1;
             }
         }
         out
+    }
+
+    /// The board of `p`, row by row as the notation writes it, squares
+    /// named by number; without moves (the game adds them).
+    pub fn view(&self, p: &PatternPosition) -> BoardView {
+        let mut cells = Vec::with_capacity(self.n as usize);
+        for (row, &len) in self.rows.iter().enumerate() {
+            for col in 0..len {
+                let sq = cells.len() as u32;
+                let (state, glyph) = square(p, sq);
+                cells.push(Cell::square(
+                    0,
+                    row as u32,
+                    col,
+                    state,
+                    sq.to_string(),
+                    glyph,
+                ));
+            }
+        }
+        let layout = Layout::Grid {
+            rows: self.rows.len() as u32,
+            cols: self.rows.iter().copied().max().unwrap_or(0),
+        };
+        BoardView::new(layout, cells).with_pieces([("x", Shape::Cross), ("o", Shape::Ring)])
+    }
+}
+
+/// What square `sq` holds, and the character the notation writes for it:
+/// the one table behind both the notation and the board view.
+fn square(p: &PatternPosition, sq: u32) -> (CellState, char) {
+    if p.x >> sq & 1 != 0 {
+        (CellState::Piece(0), 'x')
+    } else if p.o >> sq & 1 != 0 {
+        (CellState::Piece(1), 'o')
+    } else {
+        (CellState::Empty, '.')
     }
 }
 
