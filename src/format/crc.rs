@@ -16,53 +16,70 @@
 use byteorder::{ByteOrder, LittleEndian as LE};
 use std::io::{self, Read, Write};
 
-/// A writer that counts the bytes written through it and keeps their
-/// CRC-32, so a format can store a checksum of what it wrote without
-/// reading it back (fst's `CountingWriter`).
+/// A wrapper that counts the bytes written or read through it and keeps
+/// their CRC-32, so a format stores a checksum of what it wrote without
+/// reading it back, and checks one as it reads (fst's `CountingWriter`).
+/// Named for its use: [`CountingWriter`] and [`CrcReader`].
 #[derive(Debug)]
-pub struct CountingWriter<W> {
-    inner: W,
+pub struct Counting<T> {
+    inner: T,
     count: u64,
     crc: crc32fast::Hasher,
 }
 
-impl<W: Write> CountingWriter<W> {
+/// [`Counting`] around a writer.
+pub type CountingWriter<W> = Counting<W>;
+
+/// [`Counting`] around a reader.
+pub type CrcReader<R> = Counting<R>;
+
+impl<T> Counting<T> {
     /// Wraps `inner`; nothing counted yet.
-    pub fn new(inner: W) -> CountingWriter<W> {
-        CountingWriter {
+    pub fn new(inner: T) -> Counting<T> {
+        Counting {
             inner,
             count: 0,
             crc: crc32fast::Hasher::new(),
         }
     }
 
-    /// Bytes written so far.
+    /// Bytes written (read) so far.
     pub fn count(&self) -> u64 {
         self.count
     }
 
-    /// The CRC-32 of the bytes written so far.
+    /// The CRC-32 of the bytes written (read) so far.
     pub fn crc(&self) -> u32 {
         self.crc.clone().finalize()
     }
 
-    /// The wrapped writer.
-    pub fn get_ref(&self) -> &W {
+    /// The wrapped writer or reader.
+    pub fn get_ref(&self) -> &T {
         &self.inner
+    }
+
+    /// The wrapped reader, to read past the counted bytes (a stored
+    /// checksum after the checksummed bytes is read from it).
+    pub fn get_mut(&mut self) -> &mut T {
+        &mut self.inner
     }
 
     /// The wrapped writer, counting done (not flushed: a buffered writer
     /// flushes when asked or dropped).
-    pub fn into_inner(self) -> W {
+    pub fn into_inner(self) -> T {
         self.inner
+    }
+
+    fn counted(&mut self, bytes: &[u8]) {
+        self.crc.update(bytes);
+        self.count += bytes.len() as u64;
     }
 }
 
-impl<W: Write> Write for CountingWriter<W> {
+impl<W: Write> Write for Counting<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
-        self.crc.update(&buf[..n]);
-        self.count += n as u64;
+        self.counted(&buf[..n]);
         Ok(n)
     }
 
@@ -71,47 +88,10 @@ impl<W: Write> Write for CountingWriter<W> {
     }
 }
 
-/// The reading side of [`CountingWriter`]: counts the bytes read through
-/// it and keeps their CRC-32.
-#[derive(Debug)]
-pub struct CrcReader<R> {
-    inner: R,
-    count: u64,
-    crc: crc32fast::Hasher,
-}
-
-impl<R: Read> CrcReader<R> {
-    /// Wraps `inner`; nothing counted yet.
-    pub fn new(inner: R) -> CrcReader<R> {
-        CrcReader {
-            inner,
-            count: 0,
-            crc: crc32fast::Hasher::new(),
-        }
-    }
-
-    /// Bytes read so far.
-    pub fn count(&self) -> u64 {
-        self.count
-    }
-
-    /// The CRC-32 of the bytes read so far.
-    pub fn crc(&self) -> u32 {
-        self.crc.clone().finalize()
-    }
-
-    /// The wrapped reader, past what was read through this one (a stored
-    /// checksum after the checksummed bytes is read from it).
-    pub fn get_mut(&mut self) -> &mut R {
-        &mut self.inner
-    }
-}
-
-impl<R: Read> Read for CrcReader<R> {
+impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.crc.update(&buf[..n]);
-        self.count += n as u64;
+        self.counted(&buf[..n]);
         Ok(n)
     }
 }

@@ -20,7 +20,7 @@ pub use cells::{CellCodec, TableKind};
 pub(crate) use cells::{CELL_DRAW, CELL_NONE};
 #[cfg(feature = "solve")]
 pub(crate) use crc::{seal, sealed};
-pub use crc::{CountingWriter, CrcReader};
+pub use crc::{Counting, CountingWriter, CrcReader};
 pub(crate) use header::MAX_HEADER;
 pub use header::{data_crc, Header, Summary, FLAG_FOLDED, FORMAT_VERSION, MAGIC, PAGE};
 #[cfg(feature = "solve")]

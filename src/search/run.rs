@@ -571,27 +571,15 @@ impl<G: SearchGame> Session<'_, G> {
                 proofdb::verify_values(g, db, &mut dfpn, stop)
             }
         })?;
-        let started = Instant::now();
-        let mut results = Vec::new();
-        for p in roots {
-            let t = Instant::now();
+        let (results, elapsed) = each(g, roots, |p| {
             let before = dfpn.stats().nodes;
             let proof = dfpn.prove(p);
-            results.push(Searched {
-                position: g.format_position(p),
-                answer: Answer::Value {
-                    bounds: proof.bounds,
-                    best_move: proof.best_move.as_ref().map(|m| g.format_move(m)),
-                },
-                nodes: proof.stats.nodes - before,
-                elapsed: t.elapsed(),
-            });
-            // Once stopped, every later proof would return at once, unproven.
-            if dfpn.stop_reason().is_some() {
-                break;
-            }
-        }
-        let elapsed = started.elapsed();
+            let answer = Answer::Value {
+                bounds: proof.bounds,
+                best_move: proof.best_move.as_ref().map(|m| g.format_move(m)),
+            };
+            (answer, proof.stats.nodes - before, dfpn.stop_reason())
+        });
         let stop = dfpn.stop_reason();
         let counters = Counters::Values(dfpn.stats());
         let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
@@ -625,23 +613,12 @@ impl<G: SearchGame> Session<'_, G> {
                 proofdb::verify_nimbers(g, db, &mut search, stop)
             }
         })?;
-        let started = Instant::now();
-        let mut results = Vec::new();
-        for p in roots {
-            let t = Instant::now();
+        let (results, elapsed) = each(g, roots, |p| {
             let before = search.stats().nodes;
             let n = search.nimber(p);
-            results.push(Searched {
-                position: g.format_position(p),
-                answer: Answer::Nimber(n),
-                nodes: search.stats().nodes - before,
-                elapsed: t.elapsed(),
-            });
-            if search.stop_reason().is_some() {
-                break;
-            }
-        }
-        let elapsed = started.elapsed();
+            let nodes = search.stats().nodes - before;
+            (Answer::Nimber(n), nodes, search.stop_reason())
+        });
         let stop = search.stop_reason();
         let counters = Counters::Nimbers(search.stats());
         let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
@@ -711,6 +688,33 @@ impl<G: SearchGame> Session<'_, G> {
             elapsed: started.elapsed(),
         }))
     }
+}
+
+/// Proves `roots` one after another with `prove` (what it answered, the
+/// nodes it expanded, why its engine stopped); the searches and how long
+/// they took together.
+fn each<G: SearchGame>(
+    g: &G,
+    roots: &[G::Pos],
+    mut prove: impl FnMut(&G::Pos) -> (Answer, u64, Option<Stop>),
+) -> (Vec<Searched>, Duration) {
+    let started = Instant::now();
+    let mut results = Vec::new();
+    for p in roots {
+        let t = Instant::now();
+        let (answer, nodes, stop) = prove(p);
+        results.push(Searched {
+            position: g.format_position(p),
+            answer,
+            nodes,
+            elapsed: t.elapsed(),
+        });
+        // Once stopped, every later proof would return at once, unproven.
+        if stop.is_some() {
+            break;
+        }
+    }
+    (results, started.elapsed())
 }
 
 /// The databases in `paths`, read and merged (see [`proofdb::merge`]), all
