@@ -179,19 +179,13 @@ impl Observer for Printer<'_> {
 
     fn values(&self, s: &Stats) {
         if !self.args.quiet {
-            eprintln!("{}", progress_line(s));
+            eprintln!("{s}");
         }
     }
 
     fn nimbers(&self, s: &NimberStats) {
         if !self.args.quiet {
-            eprintln!(
-                "components {}  memo {}  table hits {}  {:.0} s",
-                thousands(s.nodes),
-                thousands(s.memo),
-                thousands(s.leaf_hits),
-                s.elapsed.as_secs_f64()
-            );
+            eprintln!("{s}");
         }
     }
 
@@ -214,13 +208,13 @@ fn print_text(r: &SearchReport, args: &Args) {
             (Answer::Value { bounds, .. }, true) => println!(
                 "{:<40} {:<10} {:>12} nodes {:>9.2} s",
                 s.position,
-                describe(*bounds),
+                bounds.describe(),
                 thousands(s.nodes),
                 s.elapsed.as_secs_f64()
             ),
             (Answer::Value { bounds, best_move }, false) => {
                 println!("position    {}", s.position);
-                println!("value       {}", describe(*bounds));
+                println!("value       {}", bounds.describe());
                 if let Some(m) = best_move {
                     println!("best move   {m}");
                 }
@@ -329,7 +323,7 @@ fn finish(r: &SearchReport, args: &Args) -> Result<()> {
 /// The report as JSON, before what was loaded and saved.
 fn report_json(r: &SearchReport) -> serde_json::Value {
     let seconds = r.elapsed.as_secs_f64();
-    let stopped = r.stopped.map(stop_name);
+    let stopped = r.stopped.map(Stop::name);
     match &r.counters {
         run::Counters::Values(stats) => {
             let mut out = json!({
@@ -422,7 +416,7 @@ fn print_check(c: &CheckOutcome, path: &std::path::Path, args: &Args) -> Result<
         return Ok(ExitCode::from(NOT_PROVEN));
     }
     let shown = match c.entry {
-        Some(Fact::Value(b)) => describe(b),
+        Some(Fact::Value(b)) => b.describe(),
         Some(Fact::Nimber(n)) => format!("nimber {n}"),
         None => "not in the database".to_string(),
     };
@@ -475,16 +469,6 @@ fn print_loaded(loaded: Option<&Loaded>, what: &str) {
     }
 }
 
-/// A stop reason as JSON names it.
-fn stop_name(stop: Stop) -> &'static str {
-    match stop {
-        Stop::Nodes => "nodes",
-        Stop::Time => "time",
-        Stop::Requested => "signal",
-        Stop::Depth => "depth",
-    }
-}
-
 /// What stopped a search, in words.
 fn stop_note(stop: Stop, args: &Args, memory: u64, deepest: u64) -> String {
     match stop {
@@ -526,40 +510,9 @@ fn parse_memory(s: &str) -> std::result::Result<u64, String> {
     })
 }
 
-fn describe(b: Bounds) -> String {
-    match (b.value(), b.lo, b.hi) {
-        (Some(v), _, _) => v.name().to_string(),
-        (None, 0, 1) => "not a loss (win or tie; unproven which)".into(),
-        (None, -1, 0) => "not a win (tie or loss; unproven which)".into(),
-        _ => "unproven".into(),
-    }
-}
-
 fn bounds_json(b: Bounds) -> serde_json::Value {
     let name = |s: i8| retrograde::search::value_of(s).name();
     json!({ "at_least": name(b.lo), "at_most": name(b.hi) })
-}
-
-fn progress_line(s: &Stats) -> String {
-    let secs = s.elapsed.as_secs_f64().max(1e-9);
-    let pct = 100.0 * s.tt_used as f64 / s.tt_capacity.max(1) as f64;
-    let num = |x: u32| {
-        if x == u32::MAX {
-            "inf".to_string()
-        } else {
-            thousands(u64::from(x))
-        }
-    };
-    format!(
-        "nodes {}  {}/s  table {:.0}%  root pn {} dn {}  ({}?)  {:.0} s",
-        thousands(s.nodes),
-        thousands((s.nodes as f64 / secs) as u64),
-        pct,
-        num(s.root_pn),
-        num(s.root_dn),
-        if s.target == 1 { "win" } else { "not lose" },
-        secs
-    )
 }
 
 #[cfg(test)]

@@ -87,6 +87,33 @@ pub struct Stats {
     pub deepest: u64,
 }
 
+/// The progress line `retrograde search` prints about once a second.
+impl std::fmt::Display for Stats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::format::thousands;
+        let secs = self.elapsed.as_secs_f64().max(1e-9);
+        let pct = 100.0 * self.tt_used as f64 / self.tt_capacity.max(1) as f64;
+        let num = |x: u32| {
+            if x == u32::MAX {
+                "inf".to_string()
+            } else {
+                thousands(u64::from(x))
+            }
+        };
+        write!(
+            f,
+            "nodes {}  {}/s  table {:.0}%  root pn {} dn {}  ({}?)  {:.0} s",
+            thousands(self.nodes),
+            thousands((self.nodes as f64 / secs) as u64),
+            pct,
+            num(self.root_pn),
+            num(self.root_dn),
+            if self.target == 1 { "win" } else { "not lose" },
+            secs
+        )
+    }
+}
+
 /// What a search proved about its root.
 #[derive(Clone, Debug)]
 pub struct Proof<M> {

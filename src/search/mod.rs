@@ -218,6 +218,18 @@ impl Bounds {
         (self.lo == self.hi).then(|| value_of(self.lo))
     }
 
+    /// The bounds in words, as `retrograde search` prints them: the value
+    /// once proven, else what is known ("not a loss (win or tie; unproven
+    /// which)"), else "unproven".
+    pub fn describe(self) -> String {
+        match (self.value(), self.lo, self.hi) {
+            (Some(v), _, _) => v.name().to_string(),
+            (None, 0, 1) => "not a loss (win or tie; unproven which)".into(),
+            (None, -1, 0) => "not a win (tie or loss; unproven which)".into(),
+            _ => "unproven".into(),
+        }
+    }
+
     /// The same knowledge for the other player.
     pub fn flip(self) -> Bounds {
         Bounds {
@@ -267,6 +279,18 @@ pub enum Stop {
     /// The line being searched got deeper than the memory allowed for the
     /// search's path (see [`path_budget`]).
     Depth,
+}
+
+impl Stop {
+    /// The reason as one word, as `retrograde search --json` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::Nodes => "nodes",
+            Stop::Time => "time",
+            Stop::Requested => "signal",
+            Stop::Depth => "depth",
+        }
+    }
 }
 
 /// Bytes the search's path may take besides its table or memo: half of

@@ -26,6 +26,22 @@ pub struct NimberStats {
     pub deepest: u64,
 }
 
+/// The progress line `retrograde search --nimber` prints about once a
+/// second.
+impl std::fmt::Display for NimberStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::format::thousands;
+        write!(
+            f,
+            "components {}  memo {}  table hits {}  {:.0} s",
+            thousands(self.nodes),
+            thousands(self.memo),
+            thousands(self.leaf_hits),
+            self.elapsed.as_secs_f64()
+        )
+    }
+}
+
 /// A component on the line being searched: what a recursive search would
 /// hold in its call frames. The frames live in a vector on the heap, so the
 /// depth of a line is bounded by memory ([`super::path_budget`]), not by
