@@ -404,27 +404,33 @@ impl CramNimberLeaves {
     /// (every byte of every table is read once): a leaf answers for many
     /// positions of other boards, so a damaged one must not open. Value
     /// tables, misère Cram and other games are refused.
-    pub fn open(paths: &[impl AsRef<Path>]) -> Result<CramNimberLeaves, String> {
+    pub fn open(paths: &[impl AsRef<Path>]) -> crate::Result<CramNimberLeaves> {
         let mut tables = Vec::new();
         for path in paths {
             let path = path.as_ref();
-            let shown = crate::Error::quote_path(path);
-            let tb = Tablebase::open_verified(path).map_err(|e| format!("{shown}: {e}"))?;
+            let refuse = |reason: String| crate::Error::LeafTable {
+                path: path.to_path_buf(),
+                reason,
+            };
+            let tb = Tablebase::open_verified(path).map_err(|e| crate::Error::File {
+                path: path.to_path_buf(),
+                error: Box::new(e),
+            })?;
             let spec = tb.header().spec.clone();
             let AnyGame::Cram(g) = tb.game() else {
-                return Err(format!(
-                    "{shown}: a table of {spec}, not of Cram: Cram nimber leaves need cram:RxC --nimbers tables"
-                ));
+                return Err(refuse(format!(
+                    "a table of {spec}, not of Cram: Cram nimber leaves need cram:RxC --nimbers tables"
+                )));
             };
             if g.misere() {
-                return Err(format!(
-                    "{shown}: a table of misère Cram ({spec}) has no nimbers: use a normal-play cram:RxC --nimbers table"
-                ));
+                return Err(refuse(format!(
+                    "a table of misère Cram ({spec}) has no nimbers: use a normal-play cram:RxC --nimbers table"
+                )));
             }
             if tb.header().kind() != crate::format::TableKind::Nimber {
-                return Err(format!(
-                    "{shown}: a value table of {spec}, not a nimber table: solve it with --nimbers"
-                ));
+                return Err(refuse(format!(
+                    "a value table of {spec}, not a nimber table: solve it with --nimbers"
+                )));
             }
             tables.push((g.rows(), g.cols(), tb));
         }
