@@ -69,10 +69,13 @@ impl GravityPosition {
     }
 }
 
-/// A gravity board: geometry, winning lines, index. Connect-Four and Sogo
-/// are this board with their own line lists and notations.
-#[derive(Clone)]
-pub struct Gravity {
+/// A gravity board's rules as a spec describes them: the floor, the column
+/// height, the line length, the play convention and the winning lines, with
+/// the moves and the checks of a position; no index. The tables add theirs
+/// ([`Gravity`]: at most 63 cells and 2^40 positions), the search builds its
+/// bitboards on it (at most 64 cells).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Geometry {
     nx: u32,
     ny: u32,
     height: u32,
@@ -82,6 +85,14 @@ pub struct Gravity {
     cells: u32,
     col_mask: u64,
     lines: Vec<u64>,
+}
+
+/// A gravity board with its index: the [`Geometry`], which it dereferences
+/// to, and the tight index, plain or folded. Connect-Four and Sogo are this
+/// board with their own notations.
+#[derive(Clone)]
+pub struct Gravity {
+    geometry: Geometry,
     /// The index scheme number of the plain index; the folded one is the
     /// next.
     scheme: u16,
@@ -117,40 +128,35 @@ impl fmt::Debug for Gravity {
 
 impl PartialEq for Gravity {
     fn eq(&self, o: &Gravity) -> bool {
-        (
-            self.nx,
-            self.ny,
-            self.height,
-            self.line,
-            self.misere,
-            self.scheme,
-            self.is_folded(),
-        ) == (
-            o.nx,
-            o.ny,
-            o.height,
-            o.line,
-            o.misere,
-            o.scheme,
-            o.is_folded(),
-        )
+        (&self.geometry, self.scheme, self.is_folded()) == (&o.geometry, o.scheme, o.is_folded())
     }
 }
 
 impl Eq for Gravity {}
 
-impl Gravity {
+/// A board is its geometry plus an index: the rules are the geometry's.
+impl std::ops::Deref for Gravity {
+    type Target = Geometry;
+
+    #[inline(always)]
+    fn deref(&self) -> &Geometry {
+        &self.geometry
+    }
+}
+
+impl Geometry {
     /// A gravity board on an `nx × ny` floor of columns of height `height`,
-    /// won by `line` in a row, whose plain tight index has the number
-    /// `scheme` (the folded one `scheme + 1`).
+    /// won by `line` in a row, of at most `max_cells` cells (at most 64: a
+    /// position's pieces are `u64` masks).
     pub(crate) fn new(
         nx: u32,
         ny: u32,
         height: u32,
         line: u32,
         misere: bool,
-        scheme: u16,
-    ) -> Result<Gravity, String> {
+        max_cells: u32,
+    ) -> Result<Geometry, String> {
+        debug_assert!(max_cells <= 64);
         if nx == 0 || ny == 0 || height == 0 {
             return Err("the board needs at least one column and one row".into());
         }
@@ -158,43 +164,29 @@ impl Gravity {
             return Err("the line length must be at least 1".into());
         }
         let cells = u64::from(nx) * u64::from(ny) * u64::from(height);
-        if cells > 63 {
+        if cells > u64::from(max_cells) {
             return Err(format!(
-                "the board has {cells} cells; at most 63 are supported"
+                "the board has {cells} cells; at most {max_cells} are supported"
             ));
         }
-        let cells = cells as u32;
-        let cols = nx * ny;
-        let col_mask = (1u64 << height) - 1;
         let lines = Self::lines_of(nx, ny, height, line);
         if lines.is_empty() {
             return Err(format!(
                 "no line of {line} fits on the board: the line length must not exceed its largest side"
             ));
         }
-        let (tight, size) = tight::Tight::new(nx * ny, height)?;
-        Ok(Gravity {
+        Ok(Geometry {
             nx,
             ny,
             height,
             line,
             misere,
-            cols,
-            cells,
-            col_mask,
+            cols: nx * ny,
+            cells: cells as u32,
+            // A column of 64 cells is the whole word.
+            col_mask: u64::MAX >> (64 - height),
             lines,
-            scheme,
-            size,
-            tight: Arc::new(tight),
-            fold: Fold::Plain,
         })
-    }
-
-    fn too_large(entries: u128) -> String {
-        format!(
-            "the index would have {entries} entries ({:.1e}); at most 2^40 = {MAX_ENTRIES} are supported",
-            entries as f64
-        )
     }
 
     /// Every line of `k` cells along one of the 13 directions of the box.
@@ -359,104 +351,6 @@ impl Gravity {
         !self.has_line(p.pieces[p.mover()])
     }
 
-    /// Size of the index space.
-    pub fn size(&self) -> u64 {
-        match &self.fold {
-            Fold::Plain => self.size,
-            Fold::Floor(f) => f.size(),
-        }
-    }
-
-    /// Index of a position (see the module docs); folded, its canonical
-    /// image's.
-    #[inline]
-    pub fn encode(&self, p: &GravityPosition) -> u64 {
-        match &self.fold {
-            Fold::Plain => self.tight_encode(&self.tight, p),
-            Fold::Floor(f) => f.encode(self, p),
-        }
-    }
-
-    /// The position at an index, or `None` for a hole.
-    pub fn decode(&self, index: u64) -> Option<GravityPosition> {
-        match &self.fold {
-            Fold::Plain if index >= self.size => None,
-            Fold::Plain => {
-                Some(self.tight_decode(&self.tight, index)).filter(|p| self.mover_free(p))
-            }
-            Fold::Floor(f) => f.decode(self, index),
-        }
-    }
-
-    /// Calls `f` with each child's index, columns in order, straight from
-    /// the parent's.
-    #[inline(always)]
-    pub fn for_each_child_index(&self, p: &GravityPosition, f: impl FnMut(u64)) {
-        match &self.fold {
-            Fold::Plain => self.tight_children(&self.tight, p, f),
-            Fold::Floor(fold) => fold.for_each_child_index(self, p, f),
-        }
-    }
-
-    /// Work units of a tier.
-    pub fn tier_units(&self, tier: u32) -> u64 {
-        match &self.fold {
-            Fold::Plain => self.tight_units(&self.tight, tier),
-            Fold::Floor(f) => f.tier_units(self, tier),
-        }
-    }
-
-    /// The indices of a tier: block k = cells − tier of the tight index,
-    /// plain or folded (every move adds one piece, so leads to tier − 1).
-    pub fn tier_range(&self, tier: u32) -> Option<std::ops::Range<u64>> {
-        let k = self.cells.checked_sub(tier)? as usize;
-        let offset = match &self.fold {
-            Fold::Plain => &self.tight.offset,
-            Fold::Floor(f) => f.offsets(),
-        };
-        Some(offset[k]..offset[k + 1])
-    }
-
-    /// The legal positions of a tier in a unit, in increasing index order.
-    #[inline]
-    pub fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
-        match &self.fold {
-            Fold::Plain => self.tight_plain_unit(&self.tight, tier, unit, f),
-            Fold::Floor(fold) => fold.for_each_in_unit(self, tier, unit, f),
-        }
-    }
-
-    /// The same board with the floor's symmetries folded into the index
-    /// (the next index scheme), or why there are none to fold.
-    pub fn folded(&self) -> Result<Gravity, String> {
-        if self.is_folded() {
-            return Ok(self.clone());
-        }
-        let fold = Fold::Floor(Arc::new(tight::TightFold::new(self)?));
-        Ok(Gravity {
-            fold,
-            ..self.clone()
-        })
-    }
-
-    /// The same board with the plain index.
-    pub fn unfolded(&self) -> Gravity {
-        Gravity {
-            fold: Fold::Plain,
-            ..self.clone()
-        }
-    }
-
-    /// Whether the index folds symmetries.
-    pub fn is_folded(&self) -> bool {
-        !matches!(self.fold, Fold::Plain)
-    }
-
-    /// The plain index's scheme number, or the next one folded.
-    pub fn index_scheme(&self) -> u16 {
-        self.scheme + u16::from(self.is_folded())
-    }
-
     /// Value of a game-over position for the player to move.
     #[inline]
     pub fn primitive(&self, p: &GravityPosition) -> Option<Value> {
@@ -564,6 +458,179 @@ impl Gravity {
                 .map_err(|e| format!("move {} ({}): {e}", i + 1, name(c)))?;
         }
         Ok(p)
+    }
+}
+
+/// The search's face of a gravity board.
+#[cfg(feature = "solve")]
+impl Geometry {
+    /// The floor's symmetries (rotations and reflections of the columns,
+    /// levels kept) as cell permutations, identity first: what the folded
+    /// index folds and the search's keys fold.
+    pub(crate) fn cell_symmetries(&self) -> Vec<Vec<u16>> {
+        let h = self.height;
+        crate::games::symmetry::grid_perms(self.ny, self.nx)
+            .iter()
+            .map(|cols| {
+                (0..self.cells)
+                    .map(|cell| (u32::from(cols[(cell / h) as usize]) * h + cell % h) as u16)
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The search's face of a gravity game whose canonical spec is `spec`
+    /// and whose notation is `notation`.
+    pub(crate) fn placement(
+        &self,
+        spec: String,
+        notation: Box<dyn crate::games::placement::Notation>,
+    ) -> crate::games::placement::Placement {
+        let mut patterns: Vec<Vec<u16>> = self
+            .lines
+            .iter()
+            .map(|&l| (0..64).filter(|&c| l >> c & 1 != 0).collect())
+            .collect();
+        patterns.sort();
+        crate::games::placement::Placement {
+            spec,
+            squares: self.cells,
+            patterns,
+            floor: Some(crate::games::placement::Floor {
+                nx: self.nx,
+                ny: self.ny,
+                height: self.height,
+            }),
+            symmetries: self.cell_symmetries(),
+            misere: self.misere,
+            notation,
+        }
+    }
+}
+
+impl Gravity {
+    /// The tables' board on `geometry` (at most 63 cells), whose plain
+    /// tight index has the number `scheme` (the folded one `scheme + 1`).
+    pub(crate) fn new(geometry: Geometry, scheme: u16) -> Result<Gravity, String> {
+        debug_assert!(geometry.cells <= 63);
+        let (tight, size) = tight::Tight::new(geometry.cols, geometry.height)?;
+        Ok(Gravity {
+            geometry,
+            scheme,
+            size,
+            tight: Arc::new(tight),
+            fold: Fold::Plain,
+        })
+    }
+
+    /// The rules, without the index.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    fn too_large(entries: u128) -> String {
+        format!(
+            "the index would have {entries} entries ({:.1e}); at most 2^40 = {MAX_ENTRIES} are supported",
+            entries as f64
+        )
+    }
+
+    /// Size of the index space.
+    pub fn size(&self) -> u64 {
+        match &self.fold {
+            Fold::Plain => self.size,
+            Fold::Floor(f) => f.size(),
+        }
+    }
+
+    /// Index of a position (see the module docs); folded, its canonical
+    /// image's.
+    #[inline]
+    pub fn encode(&self, p: &GravityPosition) -> u64 {
+        match &self.fold {
+            Fold::Plain => self.tight_encode(&self.tight, p),
+            Fold::Floor(f) => f.encode(self, p),
+        }
+    }
+
+    /// The position at an index, or `None` for a hole.
+    pub fn decode(&self, index: u64) -> Option<GravityPosition> {
+        match &self.fold {
+            Fold::Plain if index >= self.size => None,
+            Fold::Plain => {
+                Some(self.tight_decode(&self.tight, index)).filter(|p| self.mover_free(p))
+            }
+            Fold::Floor(f) => f.decode(self, index),
+        }
+    }
+
+    /// Calls `f` with each child's index, columns in order, straight from
+    /// the parent's.
+    #[inline(always)]
+    pub fn for_each_child_index(&self, p: &GravityPosition, f: impl FnMut(u64)) {
+        match &self.fold {
+            Fold::Plain => self.tight_children(&self.tight, p, f),
+            Fold::Floor(fold) => fold.for_each_child_index(self, p, f),
+        }
+    }
+
+    /// Work units of a tier.
+    pub fn tier_units(&self, tier: u32) -> u64 {
+        match &self.fold {
+            Fold::Plain => self.tight_units(&self.tight, tier),
+            Fold::Floor(f) => f.tier_units(self, tier),
+        }
+    }
+
+    /// The indices of a tier: block k = cells − tier of the tight index,
+    /// plain or folded (every move adds one piece, so leads to tier − 1).
+    pub fn tier_range(&self, tier: u32) -> Option<std::ops::Range<u64>> {
+        let k = self.cells.checked_sub(tier)? as usize;
+        let offset = match &self.fold {
+            Fold::Plain => &self.tight.offset,
+            Fold::Floor(f) => f.offsets(),
+        };
+        Some(offset[k]..offset[k + 1])
+    }
+
+    /// The legal positions of a tier in a unit, in increasing index order.
+    #[inline]
+    pub fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
+        match &self.fold {
+            Fold::Plain => self.tight_plain_unit(&self.tight, tier, unit, f),
+            Fold::Floor(fold) => fold.for_each_in_unit(self, tier, unit, f),
+        }
+    }
+
+    /// The same board with the floor's symmetries folded into the index
+    /// (the next index scheme), or why there are none to fold.
+    pub fn folded(&self) -> Result<Gravity, String> {
+        if self.is_folded() {
+            return Ok(self.clone());
+        }
+        let fold = Fold::Floor(Arc::new(tight::TightFold::new(self)?));
+        Ok(Gravity {
+            fold,
+            ..self.clone()
+        })
+    }
+
+    /// The same board with the plain index.
+    pub fn unfolded(&self) -> Gravity {
+        Gravity {
+            fold: Fold::Plain,
+            ..self.clone()
+        }
+    }
+
+    /// Whether the index folds symmetries.
+    pub fn is_folded(&self) -> bool {
+        !matches!(self.fold, Fold::Plain)
+    }
+
+    /// The plain index's scheme number, or the next one folded.
+    pub fn index_scheme(&self) -> u16 {
+        self.scheme + u16::from(self.is_folded())
     }
 }
 
