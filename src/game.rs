@@ -520,6 +520,89 @@ pub mod testing {
         total
     }
 
+    /// Checks a game's board view ([`View`](crate::games::View)) at every
+    /// legal position: the same cells (places and names) at every position,
+    /// only their states changing; pieces for both players or none; the
+    /// view's moves exactly the legal moves in order (none at a game's
+    /// end); each move's steps distinct cells of the board, the cells it
+    /// changes or exits, and no two moves clicked alike (as sets, where the
+    /// steps may come in any order). A number (take-away) board has no
+    /// cells and no steps. Returns the moves checked.
+    pub fn check_view<G: crate::games::View>(g: &G) -> u64 {
+        use crate::games::board::{CellState, Layout};
+        let spec = g.spec();
+        let first = g.board_view(&g.start());
+        let place = |v: &crate::games::BoardView| -> Vec<(u32, i32, i32, String)> {
+            v.cells
+                .iter()
+                .map(|c| (c.layer, c.row, c.col, c.label.clone()))
+                .collect()
+        };
+        let places = place(&first);
+        let mut total = 0;
+        for i in 0..g.size() {
+            let Some(p) = g.decode(i) else { continue };
+            let view = g.board_view(&p);
+            let at = format!("{spec}: index {i} ({})", g.format_position(&p));
+            assert_eq!(place(&view), places, "{at}: the cells moved");
+            assert!(
+                matches!(view.pieces.len(), 0 | 2),
+                "{at}: pieces for {} players",
+                view.pieces.len()
+            );
+            for c in &view.cells {
+                if let CellState::Piece(k) | CellState::Exit(k) = c.state {
+                    assert!(k < 2, "{at}: a cell of player {k}");
+                }
+                if let CellState::Piece(k) = c.state {
+                    assert!(
+                        usize::from(k) < view.pieces.len(),
+                        "{at}: a piece of player {k}, who has no piece"
+                    );
+                }
+            }
+            let legal: Vec<(G::Move, G::Position)> = if g.primitive(&p).is_some() {
+                Vec::new()
+            } else {
+                g.moves(&p)
+            };
+            let names: Vec<String> = legal.iter().map(|(m, _)| g.format_move(m)).collect();
+            let listed: Vec<String> = view.moves.iter().map(|m| m.mv.clone()).collect();
+            assert_eq!(listed, names, "{at}: the view's moves");
+            let number = matches!(view.layout, Layout::Number(_));
+            assert!(
+                !number || view.cells.is_empty(),
+                "{at}: a number with cells"
+            );
+            let mut seen = std::collections::HashSet::new();
+            for (m, (_, child)) in view.moves.iter().zip(&legal) {
+                let what = format!("{at}, move {}", m.mv);
+                total += 1;
+                if number {
+                    assert!(m.steps.is_empty(), "{what}: steps on a number");
+                    continue;
+                }
+                assert!(!m.steps.is_empty(), "{what}: no step");
+                let after = g.board_view(child);
+                for (k, &s) in m.steps.iter().enumerate() {
+                    assert!(s < view.cells.len(), "{what}: step {s} is not a cell");
+                    assert!(!m.steps[..k].contains(&s), "{what}: cell {s} clicked twice");
+                    assert!(
+                        matches!(view.cells[s].state, CellState::Exit(_))
+                            || view.cells[s].state != after.cells[s].state,
+                        "{what}: step {s} is a cell the move does not change"
+                    );
+                }
+                let mut key = m.steps.clone();
+                if view.steps_any_order {
+                    key.sort_unstable();
+                }
+                assert!(seen.insert(key), "{what}: clicked as another move is");
+            }
+        }
+        total
+    }
+
     /// Checks a loopy game's parents against its children: for every legal
     /// position `p` and child index `c`, [`Game::for_each_parent_index`] of
     /// `c` yields `p` exactly as many times as `p` yields `c`, and every

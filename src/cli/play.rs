@@ -2,9 +2,10 @@
 
 use super::open::open;
 use super::output::describe;
-use super::serve::board::{Board, Cell};
 use super::MAX_PLIES;
 use anyhow::{bail, Result};
+use retrograde::games::board::{Cell, CellState, Labels, Layout};
+use retrograde::games::{AnyGame, BoardView};
 use retrograde::{PositionInfo, Tablebase};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -23,24 +24,19 @@ pub struct Args {
     side: String,
 }
 
-/// The position drawn with the names its moves are typed in: Isolation,
-/// Cram, m,n,k and pattern boards with a key of square numbers beside them,
-/// Connect with its column numbers below, Dodgem with ranks and files, Sogo
-/// one grid per layer (bottom first) with ranks and files, and take-away
-/// games as the pile's number. The squares and their names are the
-/// explorer's (`serve`'s [`Board`], read from the same notation), so the
-/// terminal and the page name squares alike. A position the board reader
-/// does not know is drawn one notation row per line.
-fn board(family: &str, position: &str) -> String {
-    let drawn = match Board::of(family, position) {
-        Some(b) if b.layout != "pile" => squares(&b, position).unwrap_or_default(),
-        _ => Vec::new(),
-    };
-    let lines = if drawn.is_empty() {
-        position.split('/').map(str::to_string).collect()
-    } else {
-        drawn
-    };
+/// The position drawn with the names its moves are typed in, from the
+/// game's board view (the one the explorer's page draws, so the terminal
+/// and the page name squares alike): numbered squares with a key of the
+/// numbers beside the board, squares named by file and rank with the ranks
+/// left and the files below, columns with their names below, layers side
+/// by side (bottom first), a pile as its number. A text the game does not
+/// read back is drawn one notation row per line.
+fn board(game: &AnyGame, position: &str) -> String {
+    let lines = game
+        .view(position)
+        .ok()
+        .and_then(|view| draw(&view))
+        .unwrap_or_else(|| position.split('/').map(str::to_string).collect());
     lines
         .iter()
         .map(|l| format!("    {l}").trim_end().to_string())
@@ -48,44 +44,44 @@ fn board(family: &str, position: &str) -> String {
         .join("\n")
 }
 
-/// The board's lines, or `None` if its cells and the notation's characters
-/// do not pair up one to one.
-fn squares(b: &Board, position: &str) -> Option<Vec<String>> {
-    // A Board lists its squares in the order of the notation's characters
-    // (rows split by '/', layers by '|'; Dodgem's side to move follows a
-    // space), so the n-th character is the n-th square's content.
-    let glyphs: Vec<char> = position
-        .split(' ')
-        .next()?
-        .chars()
-        .filter(|c| !matches!(c, '/' | '|'))
+/// The view's lines, or `None` where it has no squares to draw, or labels
+/// that are not what it says they are.
+pub(super) fn draw(view: &BoardView) -> Option<Vec<String>> {
+    if let Layout::Number(n) = view.layout {
+        return Some(vec![n.to_string()]);
+    }
+    let squares: Vec<&Cell> = view
+        .cells
+        .iter()
+        .filter(|c| !matches!(c.state, CellState::Exit(_)))
         .collect();
-    let cells: Vec<&Cell> = b.cells.iter().filter(|c| c.state != "exit").collect();
-    if cells.len() != glyphs.len() || cells.is_empty() {
+    match view.layout {
+        Layout::Layers { .. } => layers(&squares, view.labels),
+        _ => flat(&squares, view.labels),
+    }
+}
+
+/// One grid of squares, named as `labels` says.
+fn flat(squares: &[&Cell], labels: Labels) -> Option<Vec<String>> {
+    if squares.is_empty() {
         return None;
     }
-    let sq: Vec<(&Cell, char)> = cells.into_iter().zip(glyphs).collect();
-    let numbered = sq.iter().all(|(c, _)| c.label.parse::<u32>().is_ok());
-    if b.layout == "layers" {
-        layers(&sq)
-    } else if b.gravity {
-        Some(columns(&sq))
-    } else if numbered {
-        Some(keyed(&sq))
-    } else {
-        ranked(&sq)
+    match labels {
+        Labels::Squares => Some(keyed(squares)),
+        Labels::Columns => Some(columns(squares)),
+        Labels::Coordinates => ranked(squares),
     }
 }
 
 /// Squares grouped by row, top first, each row in column order.
-fn by_row<'a>(sq: &[(&'a Cell, char)]) -> Vec<Vec<(&'a Cell, char)>> {
-    let mut rows: BTreeMap<i32, Vec<(&Cell, char)>> = BTreeMap::new();
-    for &(c, g) in sq {
-        rows.entry(c.row).or_default().push((c, g));
+fn by_row<'a>(squares: &[&'a Cell]) -> Vec<Vec<&'a Cell>> {
+    let mut rows: BTreeMap<i32, Vec<&Cell>> = BTreeMap::new();
+    for &c in squares {
+        rows.entry(c.row).or_default().push(c);
     }
     rows.into_values()
         .map(|mut r| {
-            r.sort_by_key(|(c, _)| c.col);
+            r.sort_by_key(|c| c.col);
             r
         })
         .collect()
@@ -95,72 +91,70 @@ fn joined(parts: impl Iterator<Item = String>) -> String {
     parts.collect::<Vec<_>>().join(" ")
 }
 
-/// Numbered squares (Isolation, Cram, m,n,k, pattern games): the board,
-/// and beside it the same grid of square numbers.
-fn keyed(sq: &[(&Cell, char)]) -> Vec<String> {
-    let w = sq.iter().map(|(c, _)| c.label.len()).max().unwrap_or(1);
-    let rows = by_row(sq);
+/// Numbered squares: the board, and beside it the same grid of square
+/// numbers.
+fn keyed(squares: &[&Cell]) -> Vec<String> {
+    let w = squares.iter().map(|c| c.label.len()).max().unwrap_or(1);
+    let rows = by_row(squares);
     let board_w = rows.iter().map(Vec::len).max().unwrap_or(0) * 2;
     rows.iter()
         .map(|r| {
-            let left = joined(r.iter().map(|(_, g)| g.to_string()));
-            let key = joined(r.iter().map(|(c, _)| format!("{:>w$}", c.label)));
+            let left = joined(r.iter().map(|c| c.glyph.to_string()));
+            let key = joined(r.iter().map(|c| format!("{:>w$}", c.label)));
             format!("{left:<board_w$}   {key}")
         })
         .collect()
 }
 
-/// Connect: the board, and under it each column's number.
-fn columns(sq: &[(&Cell, char)]) -> Vec<String> {
-    let w = sq.iter().map(|(c, _)| c.label.len()).max().unwrap_or(1);
-    let rows = by_row(sq);
+/// Named columns: the board, and under it each column's name.
+fn columns(squares: &[&Cell]) -> Vec<String> {
+    let w = squares.iter().map(|c| c.label.len()).max().unwrap_or(1);
+    let rows = by_row(squares);
     let mut lines: Vec<String> = rows
         .iter()
-        .map(|r| joined(r.iter().map(|(_, g)| format!("{g:>w$}"))))
+        .map(|r| joined(r.iter().map(|c| format!("{:>w$}", c.glyph))))
         .collect();
     if let Some(widest) = rows.iter().max_by_key(|r| r.len()) {
-        lines.push(joined(
-            widest.iter().map(|(c, _)| format!("{:>w$}", c.label)),
-        ));
+        lines.push(joined(widest.iter().map(|c| format!("{:>w$}", c.label))));
     }
     lines
 }
 
-/// Squares named file letter then rank (Dodgem, a Sogo layer): each row
-/// with its rank on the left, the files underneath.
-fn ranked(sq: &[(&Cell, char)]) -> Option<Vec<String>> {
+/// Squares named file letter then rank: each row with its rank on the
+/// left, the files underneath.
+fn ranked(squares: &[&Cell]) -> Option<Vec<String>> {
     let split = |c: &Cell| -> Option<(char, String)> {
         let mut chars = c.label.chars();
         let file = chars.next().filter(char::is_ascii_alphabetic)?;
         let rank = chars.as_str();
         (!rank.is_empty()).then(|| (file, rank.to_string()))
     };
-    let rows = by_row(sq);
-    let rank_w = sq
+    let rows = by_row(squares);
+    let rank_w = squares
         .iter()
-        .filter_map(|(c, _)| split(c))
+        .filter_map(|c| split(c))
         .map(|(_, r)| r.len())
         .max()?;
     let mut lines = Vec::new();
     for r in &rows {
-        let (_, rank) = split(r.first()?.0)?;
-        let glyphs = joined(r.iter().map(|(_, g)| g.to_string()));
+        let (_, rank) = split(r.first()?)?;
+        let glyphs = joined(r.iter().map(|c| c.glyph.to_string()));
         lines.push(format!("{rank:>rank_w$}  {glyphs}"));
     }
     let widest = rows.iter().max_by_key(|r| r.len())?;
     let files = widest
         .iter()
-        .map(|(c, _)| split(c).map(|(f, _)| f.to_string()))
+        .map(|c| split(c).map(|(f, _)| f.to_string()))
         .collect::<Option<Vec<_>>>()?;
     lines.push(format!("{:rank_w$}  {}", "", files.join(" ")));
     Some(lines)
 }
 
-/// Sogo: one ranked grid per layer, side by side, bottom layer first.
-fn layers(sq: &[(&Cell, char)]) -> Option<Vec<String>> {
-    let mut by_layer: BTreeMap<u32, Vec<(&Cell, char)>> = BTreeMap::new();
-    for &(c, g) in sq {
-        by_layer.entry(c.layer).or_default().push((c, g));
+/// Layers: one grid per layer, side by side, bottom layer first.
+fn layers(squares: &[&Cell], labels: Labels) -> Option<Vec<String>> {
+    let mut by_layer: BTreeMap<u32, Vec<&Cell>> = BTreeMap::new();
+    for &c in squares {
+        by_layer.entry(c.layer).or_default().push(c);
     }
     let n = by_layer.len();
     let mut blocks = Vec::new();
@@ -172,7 +166,7 @@ fn layers(sq: &[(&Cell, char)]) -> Option<Vec<String>> {
             _ => "",
         };
         let mut block = vec![format!("layer {}{which}", k + 1)];
-        block.extend(ranked(layer)?);
+        block.extend(flat(layer, labels)?);
         blocks.push(block);
     }
     let height = blocks.iter().map(Vec::len).max()?;
@@ -219,8 +213,6 @@ pub fn play_with(
 ) -> Result<ExitCode> {
     let mut info = tb.probe_text(start, true)?;
     let mut human_to_move = human_first;
-    let spec = &tb.header().spec;
-    let family = spec.split(':').next().unwrap_or_default();
     writeln!(
         out,
         "{} — you move {}. Type a move, 'hint' for every move's value, 'quit' to stop.",
@@ -229,7 +221,7 @@ pub fn play_with(
     )?;
     for _ in 0..MAX_PLIES {
         writeln!(out)?;
-        writeln!(out, "{}", board(family, &info.position))?;
+        writeln!(out, "{}", board(tb.game(), &info.position))?;
         writeln!(out, "  {}", describe(&info))?;
         if info.moves.is_empty() {
             let mover_won = matches!(info.outcome.value, retrograde::Value::Win);
@@ -341,6 +333,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::board;
+    use retrograde::AnyGame;
 
     /// Each family's board carries the names its moves are typed in (it
     /// showed the notation's rows alone: "2x10" named squares nowhere on
@@ -349,7 +342,7 @@ mod tests {
     fn boards_show_the_names_moves_are_typed_in() {
         let cases: &[(&str, &str, &str)] = &[
             (
-                "isolation",
+                "isolation:4x4",
                 ".0../..../..x./..1.",
                 "    . 0 . .     0  1  2  3
     . . . .     4  5  6  7
@@ -357,20 +350,20 @@ mod tests {
     . . 1 .    12 13 14 15",
             ),
             (
-                "cram",
+                "cram:3x3",
                 "##./.../...",
                 "    # # .    0 1 2
     . . .    3 4 5
     . . .    6 7 8",
             ),
             (
-                "pattern",
+                "pattern:two-rows:squares=8:rows=4.4:lines=0.1.2",
                 "x.o./.x..",
                 "    x . o .    0 1 2 3
     . x . .    4 5 6 7",
             ),
             (
-                "connect",
+                "connect:4x4",
                 "..../..../.o../oxx.",
                 "    . . . .
     . . . .
@@ -379,14 +372,14 @@ mod tests {
     1 2 3 4",
             ),
             (
-                "connect",
+                "connect:10x2",
                 "........../ox........",
                 "     .  .  .  .  .  .  .  .  .  .
      o  x  .  .  .  .  .  .  .  .
      1  2  3  4  5  6  7  8  9 10",
             ),
             (
-                "dodgem",
+                "dodgem:3",
                 "b../b../.rr b",
                 "    3  b . .
     2  b . .
@@ -394,19 +387,20 @@ mod tests {
        a b c",
             ),
             (
-                "sogo",
+                "sogo:2",
                 "../x.|../..",
                 "    layer 1 (bottom)    layer 2 (top)
     2  . .              2  . .
     1  x .              1  . .
        a b                 a b",
             ),
-            ("subtraction", "17", "    17"),
-            // Text the board reader does not take: the notation's rows.
-            ("mnk", "x?o/...", "    x?o\n    ..."),
+            ("subtraction:20:1,3,4", "17", "    17"),
+            // Text the game does not read: the notation's rows.
+            ("mnk:3x3x3", "x?o/...", "    x?o\n    ..."),
         ];
-        for (family, position, drawn) in cases {
-            assert_eq!(board(family, position), *drawn, "{family} {position}");
+        for (spec, position, drawn) in cases {
+            let game = AnyGame::parse(spec).unwrap();
+            assert_eq!(board(&game, position), *drawn, "{spec} {position}");
         }
     }
 }

@@ -21,6 +21,7 @@ use super::gravity::{
     gravity_play, move_tokens, parse_rest, too_many_moves, Geometry, Gravity, GravityPosition,
 };
 use crate::game::Game;
+use crate::games::board::{BoardView, CellShape, Labels, Shape, View};
 
 /// Connect's plain index scheme (the tight index); folded, the next one.
 const PLAIN_SCHEME: u16 = 3;
@@ -279,6 +280,31 @@ impl Game for Connect {
 
     fn format_move(&self, m: &u8) -> String {
         format_move(u32::from(*m))
+    }
+}
+
+/// Holes in a frame, each column named by its number; a move is clicked
+/// as the cell its disc lands in.
+impl View for Connect {
+    fn board_view(&self, p: &GravityPosition) -> BoardView {
+        let (w, h) = (self.width(), self.height());
+        let mut view = BoardView::numbered_grid(h, w, |sq| {
+            let (row, col) = (sq / w, sq % w);
+            Geometry::cell_view(p, self.board.cell(col, h - 1 - row))
+        })
+        .with_pieces([("x", Shape::Disc), ("o", Shape::Disc)])
+        .with_moves(self, p, |&col| {
+            let col = u32::from(col);
+            let landing_row = h - 1 - self.board.column_height(p, col);
+            vec![(landing_row * w + col) as usize]
+        });
+        for cell in &mut view.cells {
+            cell.label = (cell.col + 1).to_string();
+        }
+        view.gravity = true;
+        view.cell_shape = CellShape::Hole;
+        view.labels = Labels::Columns;
+        view
     }
 }
 

@@ -32,6 +32,7 @@
 
 use crate::game::Game;
 use crate::games::bits::next_combination;
+use crate::games::board::{BoardView, CellState, Join, View};
 use crate::value::Value;
 
 /// Largest board: 30 squares keeps masks in a `u32` and the table at 2^30 cells.
@@ -213,9 +214,19 @@ pub(crate) fn format_board(rows: u32, cols: u32, p: u64) -> String {
         if sq > 0 && sq % cols == 0 {
             s.push('/');
         }
-        s.push(if p & (1u64 << sq) != 0 { '#' } else { '.' });
+        s.push(square(p, sq).1);
     }
     s
+}
+
+/// What square `sq` holds, and the character the picture writes for it:
+/// the one table behind both the notation and the board view.
+fn square(p: u64, sq: u32) -> (CellState, char) {
+    if p & (1u64 << sq) != 0 {
+        (CellState::Covered, '#')
+    } else {
+        (CellState::Empty, '.')
+    }
 }
 
 /// Writes a position in Glop's notation, e.g. `B000*0GG000000E`.
@@ -489,6 +500,18 @@ impl Game for Cram {
 
     fn format_move(&self, m: &CramMove) -> String {
         format!("{}-{}", m.a, m.b)
+    }
+}
+
+/// Numbered squares; a domino is clicked as its two squares, either first.
+impl View for Cram {
+    fn board_view(&self, p: &CramPosition) -> BoardView {
+        let mut view =
+            BoardView::numbered_grid(self.rows, self.cols, |sq| square(u64::from(*p), sq))
+                .with_moves(self, p, |m| vec![usize::from(m.a), usize::from(m.b)]);
+        view.steps_any_order = true;
+        view.join = Join::Span;
+        view
     }
 }
 

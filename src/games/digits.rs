@@ -9,6 +9,7 @@
 //! (`4`).
 
 use crate::game::Game;
+use crate::games::board::{BoardView, View};
 use crate::value::Value;
 
 /// Largest start number.
@@ -162,6 +163,13 @@ impl Game for Digits {
 
     fn format_move(&self, m: &u64) -> String {
         m.to_string()
+    }
+}
+
+/// The pile as a number; a move is chosen by the amount, not on a board.
+impl View for Digits {
+    fn board_view(&self, p: &u64) -> BoardView {
+        BoardView::number(*p).with_moves(self, p, |_| Vec::new())
     }
 }
 

@@ -46,6 +46,7 @@
 
 use crate::game::Game;
 use crate::games::bits::{insert_zero, next_combination};
+use crate::games::board::{BoardView, Cell, CellState, Facing, Join, Labels, Layout, Shape, View};
 use crate::value::Value;
 
 /// Largest supported board side: 5×5 has 240 M entries; 6×6 would have 1.9·10¹¹.
@@ -703,14 +704,7 @@ impl Game for Dodgem {
                 s.push('/');
             }
             for c in 0..n {
-                let bit = 1u32 << (r * n + c);
-                s.push(if p.blue & bit != 0 {
-                    'b'
-                } else if p.red & bit != 0 {
-                    'r'
-                } else {
-                    '.'
-                });
+                s.push(square(p, r * n + c).1);
             }
         }
         s.push(' ');
@@ -720,6 +714,64 @@ impl Game for Dodgem {
 
     fn format_move(&self, m: &DodgemMove) -> String {
         format!("{}{}", self.square_name(u32::from(m.from)), m.dir.symbol())
+    }
+}
+
+/// What square `sq` holds, and the character the notation writes for it:
+/// the one table behind both the notation and the board view.
+fn square(p: &DodgemPosition, sq: u32) -> (CellState, char) {
+    let bit = 1u32 << sq;
+    if p.blue & bit != 0 {
+        (CellState::Piece(0), 'b')
+    } else if p.red & bit != 0 {
+        (CellState::Piece(1), 'r')
+    } else {
+        (CellState::Empty, '.')
+    }
+}
+
+/// Squares named like `a1`, then the exits: blue leaves off the right edge,
+/// so a column of blue exits right of the board, then red's row above it
+/// (red leaves off the top). A move is clicked as the car, then where it
+/// goes.
+impl View for Dodgem {
+    fn board_view(&self, p: &DodgemPosition) -> BoardView {
+        let n = self.n;
+        let mut cells: Vec<Cell> = (0..n * n)
+            .map(|sq| {
+                let (state, glyph) = square(p, sq);
+                Cell::square(0, sq / n, sq % n, state, self.square_name(sq), glyph)
+            })
+            .collect();
+        cells.extend((0..n as i32).map(|r| Cell::exit(0, r, n as i32)));
+        cells.extend((0..n as i32).map(|c| Cell::exit(1, -1, c)));
+        let mut view = BoardView::new(Layout::Grid { rows: n, cols: n }, cells)
+            .with_pieces([
+                ("blue", Shape::Car(Facing::Right)),
+                ("red", Shape::Car(Facing::Up)),
+            ])
+            .with_moves(self, p, |m| {
+                let from = u32::from(m.from);
+                let (r, c) = ((from / n) as i32, (from % n) as i32);
+                let (to_r, to_c) = match m.dir {
+                    Direction::Right => (r, c + 1),
+                    Direction::Up => (r - 1, c),
+                    Direction::Down => (r + 1, c),
+                    Direction::Left => (r, c - 1),
+                };
+                let side = n as i32;
+                let to = if (0..side).contains(&to_r) && (0..side).contains(&to_c) {
+                    to_r * side + to_c
+                } else if to_c == side {
+                    side * side + to_r
+                } else {
+                    side * side + side + to_c
+                };
+                vec![from as usize, to as usize]
+            });
+        view.labels = Labels::Coordinates;
+        view.join = Join::Arrow;
+        view
     }
 }
 

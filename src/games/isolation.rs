@@ -31,6 +31,7 @@
 
 use crate::game::Game;
 use crate::games::bits::{insert_zero, next_combination};
+use crate::games::board::{BoardView, CellState, Shape, View};
 use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::sync::Arc;
@@ -495,17 +496,23 @@ pub(crate) fn format_board(rows: u32, cols: u32, pieces: [u8; 2], removed: u64) 
         if sq > 0 && sq % cols == 0 {
             s.push('/');
         }
-        s.push(if sq == u32::from(pieces[0]) {
-            '0'
-        } else if sq == u32::from(pieces[1]) {
-            '1'
-        } else if removed & (1u64 << sq) != 0 {
-            'x'
-        } else {
-            '.'
-        });
+        s.push(square(sq, pieces, removed).1);
     }
     s
+}
+
+/// What square `sq` holds, and the character the notation writes for it:
+/// the one table behind both the notation and the board view.
+fn square(sq: u32, pieces: [u8; 2], removed: u64) -> (CellState, char) {
+    if sq == u32::from(pieces[0]) {
+        (CellState::Piece(0), '0')
+    } else if sq == u32::from(pieces[1]) {
+        (CellState::Piece(1), '1')
+    } else if removed & (1u64 << sq) != 0 {
+        (CellState::Removed, 'x')
+    } else {
+        (CellState::Empty, '.')
+    }
 }
 
 impl Isolation {
@@ -986,6 +993,18 @@ impl Game for Isolation {
 
     fn format_move(&self, m: &IsolationMove) -> String {
         format!("{}x{}", m.to, m.remove)
+    }
+}
+
+/// Numbered squares; a move is clicked as the square stepped to, then the
+/// square removed.
+impl View for Isolation {
+    fn board_view(&self, p: &IsolationPosition) -> BoardView {
+        BoardView::numbered_grid(self.rows, self.cols, |sq| {
+            square(sq, p.pieces, u64::from(p.removed))
+        })
+        .with_pieces([("0", Shape::Token), ("1", Shape::Token)])
+        .with_moves(self, p, |m| vec![usize::from(m.to), usize::from(m.remove)])
     }
 }
 

@@ -7,12 +7,15 @@
 //!    NAME;` and a `pub use` below): a type implementing
 //!    [`Game`](crate::game::Game), with
 //!    `from_params(&str) -> Result<Self, String>` parsing what follows
-//!    `NAME:` in a spec, and its unit tests (`retrograde::testing`, feature `testing`:
-//!    checks of the index, the work units and the moves).
+//!    `NAME:` in a spec, its board ([`View`]: what the explorer's page and
+//!    `retrograde play` draw), and its unit tests (`retrograde::testing`,
+//!    feature `testing`: checks of the index, the work units, the moves and
+//!    the board).
 //! 2. Add one entry to the list in `__games_registry!` below: its name,
 //!    [`AnyGame`] variant and type, and its [`GameInfo`] text. The variant,
-//!    [`AnyGame::parse`], [`GAMES`] (so `retrograde games`) and
-//!    [`with_game!`](crate::with_game) all follow from that list. Without
+//!    [`AnyGame::parse`], [`GAMES`] (so `retrograde games`),
+//!    [`with_game!`](crate::with_game) and [`AnyGame::view`] all follow from
+//!    that list. Without
 //!    more, `retrograde search` proves the game's positions through its
 //!    table rules, at the sizes its table takes.
 //! 3. For a search past the table's sizes, split the spec's parsing in the
@@ -28,7 +31,8 @@
 //!    implements `placement::Placed` gets the search's bitboards
 //!    (`Occupy`) with no search code of its own.
 //!
-//! Nothing in the solver, the file format or the reader changes, and the
+//! Nothing in the solver, the file format, the reader or the explorer
+//! changes, and the
 //! games never reach the search: the search's types in the registry are
 //! tokens that only the search's own macros (feature `solve`) read. Shared
 //! pieces: [`gravity`] (the board Connect and Sogo drop pieces on),
@@ -37,6 +41,7 @@
 //! them), `bits` (Gosper's next combination and other bit tricks).
 
 mod bits;
+pub mod board;
 pub mod connect;
 pub mod cram;
 pub mod digits;
@@ -53,6 +58,7 @@ pub mod subtraction;
 #[doc(hidden)]
 pub mod symmetry;
 
+pub use board::{BoardView, View};
 pub use connect::Connect;
 pub use cram::{Cram, CramMove, CramPosition};
 pub use digits::Digits;

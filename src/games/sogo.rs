@@ -41,6 +41,7 @@ use super::gravity::{
     gravity_play, move_tokens, parse_rest, too_many_moves, Geometry, Gravity, GravityPosition,
 };
 use crate::game::Game;
+use crate::games::board::{BoardView, Cell, Labels, Layout, Shape, View};
 
 /// Sogo as its spec describes it (`N[:misere]`), before a size limit: the
 /// tables' (N ≤ 3) or the search's (N ≤ 4).
@@ -346,6 +347,47 @@ impl Game for Sogo {
 
     fn format_move(&self, m: &u8) -> String {
         self.column_name(u32::from(*m))
+    }
+}
+
+/// The cube as its layers side by side, bottom first, each rank N at the
+/// top; a move is clicked as the cell its piece lands in.
+impl View for Sogo {
+    fn board_view(&self, p: &GravityPosition) -> BoardView {
+        let n = self.side();
+        let mut cells = Vec::new();
+        for z in 0..n {
+            for row in 0..n {
+                for x in 0..n {
+                    let column = (n - 1 - row) * n + x;
+                    let (state, glyph) = Geometry::cell_view(p, self.board.cell(column, z));
+                    cells.push(Cell::square(
+                        z,
+                        row,
+                        x,
+                        state,
+                        self.column_name(column),
+                        glyph,
+                    ));
+                }
+            }
+        }
+        let layout = Layout::Layers {
+            layers: n,
+            rows: n,
+            cols: n,
+        };
+        let mut view = BoardView::new(layout, cells)
+            .with_pieces([("x", Shape::Cross), ("o", Shape::Ring)])
+            .with_moves(self, p, |&column| {
+                let column = u32::from(column);
+                let z = self.board.column_height(p, column);
+                let (row, x) = (n - 1 - column / n, column % n);
+                vec![(z * n * n + row * n + x) as usize]
+            });
+        view.gravity = true;
+        view.labels = Labels::Coordinates;
+        view
     }
 }
 

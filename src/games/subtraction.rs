@@ -9,6 +9,7 @@
 //! chips taken (`3`).
 
 use crate::game::Game;
+use crate::games::board::{BoardView, View};
 use crate::value::Value;
 
 /// Largest pile: the table has N+1 entries of up to four bytes each.
@@ -189,5 +190,12 @@ impl Game for Subtraction {
 
     fn format_move(&self, m: &u64) -> String {
         m.to_string()
+    }
+}
+
+/// The pile as a number; a move is chosen by the amount, not on a board.
+impl View for Subtraction {
+    fn board_view(&self, p: &u64) -> BoardView {
+        BoardView::number(*p).with_moves(self, p, |_| Vec::new())
     }
 }

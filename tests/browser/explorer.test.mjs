@@ -346,11 +346,39 @@ const rect = (loc) => loc.evaluate((e) => {
 });
 const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
+test('a move hovered in the list is previewed as its board says: numbered squares, a domino, an arrow', async () => {
+  const joins = {};
+  for (const id of ['isolation-4x4', 'cram-3x4', 'dodgem-3']) {
+    await open(`/?table=${id}`);
+    const d = await position(id);
+    const m = d.moves[d.moves.length - 1];
+    await page.locator(`[data-testid=move-list] li[data-move="${m.move}"] button`).hover();
+    const preview = page.locator(`#board [data-preview="${m.move}"]`);
+    await preview.waitFor();
+    await screenshot(`preview-${id}`);
+    const join = d.board.steps_join;
+    joins[id] = join;
+    assert.equal(await preview.locator('.domino-preview').count(), join === 'span' ? 1 : 0, id);
+    assert.equal(await preview.locator('.preview-arrow').count(), join === 'arrow' ? 1 : 0, id);
+    assert.equal(await preview.locator('.preview-cell').count(), join === 'span' ? 0 : m.steps.length, id);
+    if (join === 'span') {
+      // The domino covers both its squares.
+      const dom = await rect(preview.locator('.domino-preview'));
+      for (const k of m.steps) {
+        const cell = await rect(page.locator(`#board [data-cell="${k}"] .square`));
+        assert.ok(overlap(dom, cell), `${id} ${m.move}: square ${k} is not under the domino`);
+      }
+    }
+    await page.mouse.move(0, 0);
+  }
+  assert.deepEqual(joins, { 'isolation-4x4': 'none', 'cram-3x4': 'span', 'dodgem-3': 'arrow' });
+});
+
 test('square and column numbers are in view and uncovered', async () => {
   // Connect: the column numbers above the frame, inside the drawing.
   await open('/?table=connect-4x4');
   const svgBox = await rect(page.locator('#board svg'));
-  const frame = await rect(page.locator('#board .connect-frame'));
+  const frame = await rect(page.locator('#board .frame'));
   const labels = page.locator('#board .col-label');
   assert.equal(await labels.count(), 4);
   for (let i = 0; i < 4; i++) {

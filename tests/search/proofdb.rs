@@ -699,7 +699,18 @@ fn a_second_ctrl_c_while_saving_leaves_no_temporary_file() {
     // The result was printed before the save began.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("value       "), "{stdout}");
-    assert_eq!(names(d), Vec::<String>::new());
+    // Nothing half-written is left: no temporary, no lock. The signal may
+    // land between the rename and the exit (a loaded machine), and then the
+    // output is the whole database, which opens and reads.
+    let left = names(d);
+    if left == ["stop.proof"] {
+        let game = AnySearch::parse("mnk:5x5x4").unwrap();
+        with_search!(&game, g => {
+            Database::open(g, &d.join("stop.proof")).unwrap().read(g).unwrap();
+        });
+    } else {
+        assert_eq!(left, Vec::<String>::new(), "{err}");
+    }
 }
 
 #[test]

@@ -6,15 +6,13 @@
 //! every error can be tested without a socket; `conn` holds the
 //! connections (hyper parses HTTP, tokio runs them).
 
-// `play` draws its boards from the same squares and labels.
-pub(super) mod board;
+mod board;
 mod conn;
 mod host;
 
 use super::open::named;
 use super::output::{header_json, position_json};
 use anyhow::{bail, Context, Result};
-use board::Board;
 use retrograde::{Error, Tablebase};
 use serde_json::{json, Value as Json};
 use std::borrow::Cow;
@@ -93,7 +91,6 @@ const ASSETS: [(&str, &str, &str); 4] = [
 struct Served {
     id: String,
     tb: Tablebase,
-    family: String,
     /// Its entry in `/api/tables`.
     summary: Json,
     /// `retrograde info --json` of its header.
@@ -157,11 +154,10 @@ impl Explorer {
             let spec = tb.header().spec.clone();
             let family = spec.split(':').next().unwrap_or_default().to_string();
             let impartial = start.to_move.is_none();
-            let players = match family.as_str() {
-                _ if impartial => Json::Null,
-                "isolation" => json!(["0", "1"]),
-                "dodgem" => json!(["blue", "red"]),
-                _ => json!(["x", "o"]),
+            // The names the game gives its pieces.
+            let players = match tb.game().view(&start.position) {
+                Ok(view) if !impartial => json!(view.players()),
+                _ => Json::Null,
             };
             let notation = retrograde::games::GAMES
                 .iter()
@@ -185,7 +181,6 @@ impl Explorer {
             tables.push(Served {
                 id,
                 tb,
-                family,
                 summary,
                 info,
             });
@@ -360,7 +355,9 @@ fn position(t: &Served, text: Option<&str>) -> Reply {
         // request's.
         Err(e) => return Reply::error(500, format!("table {}: {e}", t.id)),
     };
-    let board = Board::of(&t.family, &p.position);
+    // The game's own board of the position it just printed: `None` only
+    // if the game could not read its own text back.
+    let board = t.tb.game().view(&p.position).ok();
     let mut j = position_json(&p);
     j["table"] = json!(t.id);
     j["moves"] = Json::Array(
@@ -375,12 +372,12 @@ fn position(t: &Served, text: Option<&str>) -> Reply {
                     "remoteness": mover.remoteness,
                     "nimber": m.nimber,
                     "best": m.best,
-                    "steps": board.as_ref().map_or(Vec::new(), |b| b.steps(&t.family, &m.mv)),
+                    "steps": board.as_ref().map_or(&[][..], |b| b.steps(&m.mv)),
                 })
             })
             .collect(),
     );
-    j["board"] = board.map_or(Json::Null, |b| b.to_json());
+    j["board"] = board.as_ref().map_or(Json::Null, board::to_json);
     Reply::json(200, &j)
 }
 

@@ -34,6 +34,7 @@
 
 pub mod tight;
 
+use crate::games::board::CellState;
 use crate::value::Value;
 use std::fmt;
 use std::sync::Arc;
@@ -436,12 +437,18 @@ impl Geometry {
 
     /// The character of a cell: `.`, `x` or `o`.
     pub(crate) fn cell_char(p: &GravityPosition, bit: u64) -> char {
+        Geometry::cell_view(p, bit).1
+    }
+
+    /// What a cell holds, and its character: the one table behind both
+    /// the notation and the board view.
+    pub(crate) fn cell_view(p: &GravityPosition, bit: u64) -> (CellState, char) {
         if p.pieces[0] & bit != 0 {
-            'x'
+            (CellState::Piece(0), 'x')
         } else if p.pieces[1] & bit != 0 {
-            'o'
+            (CellState::Piece(1), 'o')
         } else {
-            '.'
+            (CellState::Empty, '.')
         }
     }
 

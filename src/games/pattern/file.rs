@@ -123,6 +123,16 @@ macro_rules! impl_pattern_game {
                 m.to_string()
             }
         }
+
+        /// The board's rows of numbered squares; a move is clicked as
+        /// its square.
+        impl $crate::games::board::View for $ty {
+            fn board_view(&self, p: &Self::Position) -> $crate::games::board::BoardView {
+                self.board()
+                    .view(p)
+                    .with_moves(self, p, |&m| vec![usize::from(m)])
+            }
+        }
     };
 }
 pub(crate) use impl_pattern_game;

@@ -109,6 +109,7 @@ use folding::Folding;
 pub(crate) use layout::Layout;
 
 use crate::games::bits::next_combination;
+use crate::games::board::{self, BoardView, Cell, CellState, Shape};
 use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::fmt;
@@ -768,6 +769,44 @@ impl PatternBoard {
     pub fn format_position(&self, p: &PatternPosition) -> String {
         let word = |m: u32| [u64::from(m), 0, 0, 0];
         self.layout.format_position(&[word(p.x), word(p.o)])
+    }
+
+    /// The board of `p`, row by row as the notation writes it, squares
+    /// named by number; without moves (the game adds them).
+    pub fn view(&self, p: &PatternPosition) -> BoardView {
+        let mut cells = Vec::with_capacity(self.n as usize);
+        for (row, &len) in self.rows().iter().enumerate() {
+            for col in 0..len {
+                let sq = cells.len() as u32;
+                let (state, glyph) = square(p, sq);
+                cells.push(Cell::square(
+                    0,
+                    row as u32,
+                    col,
+                    state,
+                    sq.to_string(),
+                    glyph,
+                ));
+            }
+        }
+        let rows = self.rows();
+        let layout = board::Layout::Grid {
+            rows: rows.len() as u32,
+            cols: rows.iter().copied().max().unwrap_or(0),
+        };
+        BoardView::new(layout, cells).with_pieces([("x", Shape::Cross), ("o", Shape::Ring)])
+    }
+}
+
+/// What square `sq` holds, and the character the notation writes for it
+/// (`Layout::format_position` writes the same characters).
+fn square(p: &PatternPosition, sq: u32) -> (CellState, char) {
+    if p.x >> sq & 1 != 0 {
+        (CellState::Piece(0), 'x')
+    } else if p.o >> sq & 1 != 0 {
+        (CellState::Piece(1), 'o')
+    } else {
+        (CellState::Empty, '.')
     }
 }
 

@@ -543,9 +543,9 @@ function geometry(board) {
   const s = layers ? (board.cols > 2 ? 52 : 64) : big > 6 ? 52 : big > 4 ? 68 : 84;
   const pad = 14;
   const gap = layers ? 28 : 0;
-  // A strip above the board for the layers' names, or for Connect's column numbers (above the
-  // frame, so that it hides none of them).
-  const columns = board.layout === 'grid' && board.gravity;
+  // A strip above the board for the layers' names, or for the columns' names (above the frame,
+  // so that it hides none of them).
+  const columns = board.labels === 'columns';
   const labelH = layers || columns ? 22 : 0;
   let minRow = 0;
   let maxCol = board.cols - 1;
@@ -562,7 +562,7 @@ function geometry(board) {
     ? pad * 2 + board.layers * layerW + (board.layers - 1) * gap
     : pad * 2 + (maxCol + 1) * s;
   const height = pad * 2 + labelH + (board.rows - minRow) * s;
-  return { pos, width, height, s, pad, labelH, layerW, gap, minRow };
+  return { pos, width, height, s, pad, labelH, layerW, gap };
 }
 
 function renderBoard(d) {
@@ -579,12 +579,10 @@ function renderBoard(d) {
     viewBox: `0 0 ${g.width} ${g.height}`,
     width: g.width,
     height: g.height,
-    class: `board-svg family-${state.table.family}`,
+    class: 'board-svg',
     role: 'img',
     'aria-label': `Board: ${d.position}`,
   });
-  const isConnect = state.table.family === 'connect';
-  const isDodgem = state.table.family === 'dodgem';
 
   if (b.layout === 'layers') {
     for (let l = 0; l < b.layers; l++) {
@@ -593,21 +591,22 @@ function renderBoard(d) {
       root.append(svg('text', { x: x + g.layerW / 2, y: g.pad + 14, class: 'layer-label', 'text-anchor': 'middle', text: `layer ${l + 1}${name}` }));
     }
   }
-  if (isConnect) {
-    // The blue frame behind the holes.
-    root.append(svg('rect', { x: g.pad - 6, y: g.pad + g.labelH - 6, width: b.cols * g.s + 12, height: b.rows * g.s + 12, rx: 10, class: 'connect-frame' }));
+  if (b.cell_shape === 'hole') {
+    // The frame behind the holes.
+    root.append(svg('rect', { x: g.pad - 6, y: g.pad + g.labelH - 6, width: b.cols * g.s + 12, height: b.rows * g.s + 12, rx: 10, class: 'frame' }));
   }
-  if (isDodgem) {
-    // The exits: a faint strip above the board (red leaves upwards) and right of it (blue).
-    const top = b.cells.filter((c) => c.state === 'exit' && c.row < 0);
-    const right = b.cells.filter((c) => c.state === 'exit' && c.row >= 0);
-    const bx = g.pad;
-    const by = g.pad + g.labelH - g.minRow * g.s;
-    if (top.length) root.append(svg('rect', { x: bx, y: by - g.s, width: b.cols * g.s, height: g.s, class: 'exit-strip red-exit' }));
-    if (right.length) root.append(svg('rect', { x: bx + b.cols * g.s, y: by, width: g.s, height: b.rows * g.s, class: 'exit-strip blue-exit' }));
+  // The exits beside the board: a faint strip around each player's, in the player's colour.
+  for (const player of [0, 1]) {
+    const ps = b.cells.map((c, i) => [c, g.pos[i]]).filter(([c]) => c.state === 'exit' && c.player === player).map(([, p]) => p);
+    if (!ps.length) continue;
+    const x0 = Math.min(...ps.map((p) => p.x));
+    const y0 = Math.min(...ps.map((p) => p.y));
+    const x1 = Math.max(...ps.map((p) => p.x + p.s));
+    const y1 = Math.max(...ps.map((p) => p.y + p.s));
+    root.append(svg('rect', { x: x0, y: y0, width: x1 - x0, height: y1 - y0, class: `exit-strip p${player}` }));
   }
 
-  b.cells.forEach((c, i) => root.append(drawCell(c, i, g.pos[i], isConnect, isDodgem)));
+  b.cells.forEach((c, i) => root.append(drawCell(c, i, g.pos[i], b)));
 
   // Selection, previews and move markers go on top of the cells.
   const sel = state.selection;
@@ -628,7 +627,7 @@ function renderBoard(d) {
   host.replaceChildren(root);
 }
 
-function drawCell(c, i, p, isConnect, isDodgem) {
+function drawCell(c, i, p, b) {
   const grp = svg('g', {
     'data-cell': i,
     'data-state': c.state,
@@ -643,10 +642,12 @@ function drawCell(c, i, p, isConnect, isDodgem) {
     grp.append(svg('title', { text: 'off the board' }));
     return grp;
   }
-  if (isConnect) {
-    grp.append(svg('rect', { x, y, width: s, height: s, class: 'connect-bg' }));
-    const cls = c.state === 'p0' ? 'disc p0' : c.state === 'p1' ? 'disc p1' : 'connect-hole';
-    grp.append(svg('circle', { cx, cy, r: s * 0.38, class: cls }));
+  const player = c.state === 'p0' ? 0 : c.state === 'p1' ? 1 : null;
+  const holes = b.cell_shape === 'hole';
+  if (holes) {
+    // A round hole in the frame; a piece fills it.
+    grp.append(svg('rect', { x, y, width: s, height: s, class: 'frame-bg' }));
+    if (player === null) grp.append(svg('circle', { cx, cy, r: s * 0.38, class: 'frame-hole' }));
   } else {
     grp.append(svg('rect', { x: x + 1, y: y + 1, width: s - 2, height: s - 2, class: `square ${c.state === 'covered' ? 'covered' : ''}` }));
     // A removed square's hole, a covered square's domino: a block that stops short of the
@@ -656,31 +657,48 @@ function drawCell(c, i, p, isConnect, isDodgem) {
       grp.append(svg('rect', { x: x + inset, y: y + inset, width: s - 2 * inset, height: s - inset - LABEL_STRIP, rx: 6, class: c.state === 'removed' ? 'hole' : 'domino-half' }));
     }
   }
-  const fam = state.table.family;
-  if (!isConnect && (c.state === 'p0' || c.state === 'p1')) {
-    if (isDodgem) grp.append(drawCar(c.state, cx, cy, s));
-    else if (fam === 'isolation') {
-      grp.append(svg('circle', { cx, cy, r: s * 0.32, class: `piece ${c.state}` }));
-      grp.append(svg('text', { x: cx, y: cy + s * 0.1, class: 'piece-label', 'text-anchor': 'middle', text: state.table.players ? state.table.players[c.state === 'p0' ? 0 : 1] : '' }));
-    } else if (c.state === 'p0') {
-      const r = s * 0.27;
-      grp.append(svg('path', { d: `M${cx - r} ${cy - r}L${cx + r} ${cy + r}M${cx + r} ${cy - r}L${cx - r} ${cy + r}`, class: 'mark-x' }));
-    } else {
-      grp.append(svg('circle', { cx, cy, r: s * 0.28, class: 'mark-o' }));
-    }
+  if (player !== null && b.pieces[player]) grp.append(drawPiece(b.pieces[player], player, cx, cy, s));
+  // The square's name, small in the corner, for reading moves off the board; a column's name
+  // once, above the column.
+  if (b.labels === 'columns') {
+    if (c.row === 0) grp.append(svg('text', { x: cx, y: y - 12, class: 'col-label', 'text-anchor': 'middle', text: c.label }));
+  } else if (c.label) {
+    grp.append(svg('text', { x: x + s - 5, y: y + s - 5, class: 'cell-label', 'text-anchor': 'end', text: c.label }));
   }
-  // The square's name, small in the corner, for reading moves off the board.
-  if (c.label && !isConnect) grp.append(svg('text', { x: x + s - 5, y: y + s - 5, class: 'cell-label', 'text-anchor': 'end', text: c.label }));
-  if (isConnect && c.row === 0) grp.append(svg('text', { x: cx, y: y - 12, class: 'col-label', 'text-anchor': 'middle', text: c.label }));
   grp.append(svg('title', { text: `${c.label || i}: ${c.state}` }));
   return grp;
 }
 
-// A Dodgem car seen from above, pointing the way it drives: blue (first player) to the
-// right, red (second player) up, as the notation says.
-function drawCar(st, cx, cy, s) {
-  const g = svg('g', { class: `car ${st}` });
-  const angle = st === 'p0' ? 0 : -90;
+// Player `player`'s piece, as the board describes it, centred on (cx, cy) in a cell of size s.
+function drawPiece(piece, player, cx, cy, s) {
+  const cls = `p${player}`;
+  switch (piece.shape) {
+    case 'car':
+      return drawCar(cls, piece.facing, cx, cy, s);
+    case 'token': {
+      // A round token bearing the player's name.
+      const grp = svg('g');
+      grp.append(svg('circle', { cx, cy, r: s * 0.32, class: `piece ${cls}` }));
+      grp.append(svg('text', { x: cx, y: cy + s * 0.1, class: 'piece-label', 'text-anchor': 'middle', text: piece.name }));
+      return grp;
+    }
+    case 'disc':
+      return svg('circle', { cx, cy, r: s * 0.38, class: `disc ${cls}` });
+    case 'cross': {
+      const r = s * 0.27;
+      return svg('path', { d: `M${cx - r} ${cy - r}L${cx + r} ${cy + r}M${cx + r} ${cy - r}L${cx - r} ${cy + r}`, class: `mark cross ${cls}` });
+    }
+    default:
+      return svg('circle', { cx, cy, r: s * 0.28, class: `mark ring ${cls}` });
+  }
+}
+
+const FACING_ANGLE = { right: 0, up: -90, left: 180, down: 90 };
+
+// A car seen from above, pointing the way it drives.
+function drawCar(cls, facing, cx, cy, s) {
+  const g = svg('g', { class: `car ${cls}` });
+  const angle = FACING_ANGLE[facing] || 0;
   g.setAttribute('transform', `translate(${cx} ${cy}) rotate(${angle})`);
   const L = s * 0.36;
   const W = s * 0.22;
@@ -734,12 +752,13 @@ function drawMarker(cell, t, p, c, g, b) {
 function drawPreview(m, g) {
   const grp = svg('g', { class: 'preview', 'data-preview': m.move });
   const ps = m.steps.map((k) => g.pos[k]);
-  if (state.table.family === 'cram' && ps.length === 2) {
-    // One domino spanning both squares.
-    const x0 = Math.min(ps[0].x, ps[1].x);
-    const y0 = Math.min(ps[0].y, ps[1].y);
-    const x1 = Math.max(ps[0].x, ps[1].x) + ps[0].s;
-    const y1 = Math.max(ps[0].y, ps[1].y) + ps[0].s;
+  const join = current().board.steps_join;
+  if (join === 'span' && ps.length > 1) {
+    // One piece spanning every step's cell (a domino).
+    const x0 = Math.min(...ps.map((p) => p.x));
+    const y0 = Math.min(...ps.map((p) => p.y));
+    const x1 = Math.max(...ps.map((p) => p.x + p.s));
+    const y1 = Math.max(...ps.map((p) => p.y + p.s));
     grp.append(svg('rect', { x: x0 + 5, y: y0 + 5, width: x1 - x0 - 10, height: y1 - y0 - 10, rx: 8, class: 'domino-preview' }));
     return grp;
   }
@@ -747,9 +766,9 @@ function drawPreview(m, g) {
     grp.append(svg('rect', { x: p.x + 3, y: p.y + 3, width: p.s - 6, height: p.s - 6, rx: 8, class: 'preview-cell' }));
     if (ps.length > 1) grp.append(svg('text', { x: p.x + 9, y: p.y + 17, class: 'step-no', text: String(n + 1) }));
   });
-  if (ps.length === 2 && state.table.family !== 'isolation') {
+  if (join === 'arrow' && ps.length > 1) {
     const a = ps[0];
-    const c = ps[1];
+    const c = ps[ps.length - 1];
     grp.append(svg('line', { x1: a.x + a.s / 2, y1: a.y + a.s / 2, x2: c.x + c.s / 2, y2: c.y + c.s / 2, class: 'preview-arrow' }));
   }
   return grp;
