@@ -212,12 +212,7 @@ impl Description {
             );
         }
         let fields: Vec<&str> = params.split(':').collect();
-        let inline = fields.len() > 1
-            && fields[1..].iter().all(|f| {
-                ["squares=", "rows=", "lines="]
-                    .iter()
-                    .any(|k| f.trim_start().starts_with(k))
-            });
+        let inline = super::is_inline(params);
         if inline && params.contains(char::is_whitespace) {
             let fixed: String = params.chars().filter(|c| !c.is_whitespace()).collect();
             Err(format!(

@@ -108,6 +108,30 @@ pub use file::PatternGame;
 use folding::Folding;
 pub(crate) use layout::Layout;
 
+/// Whether `params` (what follows `pattern:`) is the inline form
+/// `NAME:squares=N[:rows=..]:lines=..` rather than a pattern file's path:
+/// a name, then only `squares=`, `rows=` and `lines=` fields. The one test
+/// the parser, the reader (a header names no file) and the outputs' check
+/// (a run may not overwrite its pattern file) share.
+pub(crate) fn is_inline(params: &str) -> bool {
+    let mut fields = params.split(':');
+    fields.next();
+    let mut rest = fields.peekable();
+    rest.peek().is_some()
+        && rest.all(|f| {
+            ["squares=", "rows=", "lines="]
+                .iter()
+                .any(|k| f.trim_start().starts_with(k))
+        })
+}
+
+/// The pattern file a spec names, if it is a `pattern:PATH` spec (the
+/// inline form names none).
+pub(crate) fn file_of(spec: &str) -> Option<&str> {
+    spec.strip_prefix("pattern:")
+        .filter(|params| !is_inline(params))
+}
+
 use crate::games::bits::next_combination;
 use crate::games::board::{self, BoardView, Cell, CellState, Shape};
 use crate::games::symmetry::BoardSymmetries;
