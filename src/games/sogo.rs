@@ -95,7 +95,8 @@ impl Params {
 #[cfg(feature = "solve")]
 mod placed {
     use super::*;
-    use crate::games::placement::{self, Placed, Placement, Stones};
+    use crate::games::gravity;
+    use crate::games::placement::{Placed, Placement};
 
     /// The search's face: cubes up to 4×4×4 (64 cells).
     impl Placed for Params {
@@ -107,24 +108,12 @@ mod placed {
             let g = self.geometry(4, |cells| {
                 format!("for the search: {cells} cells, and its boards hold 64")
             })?;
-            Ok(g.placement(spec(&g), Box::new(Notation(g.clone()))))
-        }
-    }
-
-    /// Sogo's notation on its geometry.
-    struct Notation(Geometry);
-
-    impl placement::Notation for Notation {
-        fn parse_position(&self, s: &str) -> Result<Stones, String> {
-            let p = parse_position(&self.0, s)?;
-            Ok([[p.pieces[0], 0, 0, 0], [p.pieces[1], 0, 0, 0]])
-        }
-        fn format_position(&self, p: &Stones) -> String {
-            let pieces = [p[0][0], p[1][0]];
-            format_position(&self.0, &GravityPosition { pieces })
-        }
-        fn format_move(&self, cell: u16) -> String {
-            column_name(self.0.nx(), u32::from(cell) / self.0.height())
+            let notation = gravity::Notation {
+                parse: parse_position,
+                format: format_position,
+                column: |g, c| column_name(g.nx(), c),
+            };
+            Ok(g.placement(spec(&g), notation))
         }
     }
 }

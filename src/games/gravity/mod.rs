@@ -491,7 +491,7 @@ impl Geometry {
     pub(crate) fn placement(
         &self,
         spec: String,
-        notation: Box<dyn crate::games::placement::Notation>,
+        notation: Notation,
     ) -> crate::games::placement::Placement {
         let mut patterns: Vec<Vec<u16>> = self
             .lines
@@ -510,8 +510,37 @@ impl Geometry {
             }),
             symmetries: self.cell_symmetries(),
             misere: self.misere,
-            notation,
+            notation: Box::new(OnGeometry(self.clone(), notation)),
         }
+    }
+}
+
+/// A gravity family's notation, as its file writes it: positions read and
+/// written on a geometry, and a column's name in a move.
+#[cfg(feature = "solve")]
+pub(crate) struct Notation {
+    pub parse: fn(&Geometry, &str) -> Result<GravityPosition, String>,
+    pub format: fn(&Geometry, &GravityPosition) -> String,
+    pub column: fn(&Geometry, u32) -> String,
+}
+
+/// A family's [`Notation`] on one geometry, over the search's stones (a
+/// gravity board is one word).
+#[cfg(feature = "solve")]
+struct OnGeometry(Geometry, Notation);
+
+#[cfg(feature = "solve")]
+impl crate::games::placement::Notation for OnGeometry {
+    fn parse_position(&self, s: &str) -> Result<crate::games::placement::Stones, String> {
+        let p = (self.1.parse)(&self.0, s)?;
+        Ok([[p.pieces[0], 0, 0, 0], [p.pieces[1], 0, 0, 0]])
+    }
+    fn format_position(&self, p: &crate::games::placement::Stones) -> String {
+        let pieces = [p[0][0], p[1][0]];
+        (self.1.format)(&self.0, &GravityPosition { pieces })
+    }
+    fn format_move(&self, cell: u16) -> String {
+        (self.1.column)(&self.0, u32::from(cell) / self.0.height)
     }
 }
 
