@@ -99,7 +99,7 @@ fn bad_positions_get_the_same_line_from_probe_search_and_the_explorer() {
         common::solve(spec, &path, &[]);
         files.push(path);
     }
-    let mut server = common::bin()
+    let server = common::bin()
         .arg("serve")
         .args(&files)
         .args(["--addr", "127.0.0.1:0"])
@@ -107,8 +107,10 @@ fn bad_positions_get_the_same_line_from_probe_search_and_the_explorer() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    // Killed on drop, so a failed assertion leaves no server behind.
+    let mut server = Killed(server);
     let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
+    BufReader::new(server.0.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     let url = line
@@ -155,6 +157,13 @@ fn bad_positions_get_the_same_line_from_probe_search_and_the_explorer() {
             assert_eq!(explorer(name, position), expected, "explorer {what}");
         }
     }
-    let _ = server.kill();
-    let _ = server.wait();
+}
+
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
