@@ -13,3 +13,4 @@ mod compare;
 mod hostile_specs;
 mod play;
 mod readme;
+mod same_messages;
