@@ -1,6 +1,7 @@
 //! Errors: one enum, each variant a complete one-line message.
 
 use std::io;
+use std::path::PathBuf;
 
 /// Anything that can go wrong in the library.
 ///
@@ -169,6 +170,252 @@ pub enum Error {
     /// The game's rules broke an invariant the solver relies on.
     #[error("game rules inconsistent: {}", Error::clip(.0))]
     GameInvariant(String),
+    /// An error about one file, named in front of it: a table given to a
+    /// search, an output's temporary file.
+    #[error("{}: {error}", Error::quote_path(.path))]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong with it.
+        error: Box<Error>,
+    },
+    /// A proof database that cannot be read or written: not one, damaged,
+    /// of another game or kind.
+    #[error("{}{fault}", file_prefix(.path))]
+    ProofDatabase {
+        /// The file (empty for a database written to a stream that is not
+        /// a file: the message then names none).
+        path: PathBuf,
+        /// What is wrong with it.
+        fault: ProofFault,
+    },
+    /// Two proof databases loaded together say what cannot both be true
+    /// about one position.
+    #[error(
+        "the proof databases contradict each other at position {}: {} says {first_says}, {} says {second_says}; load them separately, or --check each to find the wrong one",
+        Error::quote(.position), Error::quote_path(.first), Error::quote_path(.second)
+    )]
+    ContradictingProofs {
+        /// The position, in the game's notation.
+        position: String,
+        /// The file read first.
+        first: PathBuf,
+        /// What it says of the position ("win", "nimber 3").
+        first_says: String,
+        /// The file that contradicts it.
+        second: PathBuf,
+        /// What that one says.
+        second_says: String,
+    },
+    /// An entry of a proof database that does not hold when re-proven from
+    /// its moves: the file is wrong or forged.
+    #[error(
+        "{}: entry {} claims {claim}, but {why}; the database is wrong and none of it is used",
+        Error::quote_paths(.files), Error::quote(.position)
+    )]
+    RefutedProof {
+        /// The file (or the two files merged) the entry came from.
+        files: Vec<PathBuf>,
+        /// The position, in the game's notation.
+        position: String,
+        /// What the entry claims ("win", "tie or loss", "nimber 2").
+        claim: String,
+        /// Why it does not hold ("no move achieves it").
+        why: String,
+    },
+    /// A search option out of its range: the option as the command line
+    /// spells it, what was given and what it must be.
+    #[error("{option} {given}: {rule}")]
+    SearchOption {
+        /// The option, e.g. `--epsilon`.
+        option: &'static str,
+        /// What was given.
+        given: String,
+        /// What it must be.
+        rule: String,
+    },
+    /// A search given less memory than it needs for its table.
+    #[error(
+        "--memory {} bytes is too small: a search needs at least {} ({} bytes)",
+        crate::format::thousands(*.memory), crate::format::human_bytes(*.minimum),
+        crate::format::thousands(*.minimum)
+    )]
+    MemoryTooSmall {
+        /// Bytes given.
+        memory: u64,
+        /// The least a search takes.
+        minimum: u64,
+    },
+    /// A search, or a proof database it loads, needs more memory than the
+    /// machine has available.
+    #[error("{}", memory_message(*.memory, *.load, *.available))]
+    MemoryUnavailable {
+        /// The search's memory (table or memo).
+        memory: u64,
+        /// Entries to load and the bytes they need, if a load is the cause.
+        load: Option<(u64, u64)>,
+        /// Bytes the machine has available.
+        available: u64,
+    },
+    /// `--nimber` for a game that is not impartial.
+    #[error("{spec}: --nimber needs an impartial game under normal play (Cram, take-away games)")]
+    NotImpartial {
+        /// The game.
+        spec: String,
+    },
+    /// A table given to a search (as leaves) that it cannot use: of another
+    /// game, or not the kind of table the search needs.
+    #[error("{}: {}", Error::quote_path(.path), Error::clip(.reason))]
+    LeafTable {
+        /// The table.
+        path: PathBuf,
+        /// Why it cannot be used.
+        reason: String,
+    },
+}
+
+/// What is wrong with a proof database ([`Error::ProofDatabase`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProofFault {
+    /// Not a regular file: a FIFO, a device, a directory.
+    #[error("is {kind}, not a proof database file")]
+    NotAFile {
+        /// What it is, e.g. "a FIFO (named pipe)".
+        kind: &'static str,
+    },
+    /// No proof database magic, or too short to hold a header.
+    #[error("not a usable proof database: no proof database header")]
+    NoHeader,
+    /// A format version this build does not read.
+    #[error("not a usable proof database: format version {found}; this build reads {supported}")]
+    Version {
+        /// Version in the file.
+        found: u16,
+        /// Version this build reads.
+        supported: u16,
+    },
+    /// A kind of entry this build does not know.
+    #[error("not a usable proof database: unknown kind {0}")]
+    UnknownKind(u8),
+    /// Keys of another width than this game's.
+    #[error("not a usable proof database: its keys are not this game's")]
+    KeyWidth {
+        /// Key bytes in the file.
+        found: u16,
+        /// Key bytes of the game.
+        expected: u16,
+    },
+    /// The game spec is not UTF-8.
+    #[error("not a usable proof database: its game is not text")]
+    SpecNotText,
+    /// A database of another game.
+    #[error("a proof database of {}, not of {expected}", Error::quote(.found))]
+    OtherGame {
+        /// The game in the file.
+        found: String,
+        /// The game searched.
+        expected: String,
+    },
+    /// A database of values where nimbers are wanted, or the reverse.
+    #[error("a database of {found}, not of {expected}")]
+    OtherKind {
+        /// What the file holds: "values" or "nimbers".
+        found: &'static str,
+        /// What is wanted.
+        expected: &'static str,
+    },
+    /// More entries than the file's size can hold.
+    #[error("not a usable proof database: it claims {count} entries, more than its {size} bytes can hold")]
+    TooManyEntries {
+        /// Entries the header claims.
+        count: u64,
+        /// The file's size.
+        size: u64,
+    },
+    /// Too few entries to fill the file.
+    #[error("not a usable proof database: its {count} entries cannot fill its {size} bytes")]
+    TooFewEntries {
+        /// Entries the header claims.
+        count: u64,
+        /// The file's size.
+        size: u64,
+    },
+    /// An entry runs past the checksummed bytes.
+    #[error("not a usable proof database: truncated")]
+    Truncated,
+    /// The file got shorter while it was read.
+    #[error("not a usable proof database: the file shrank while it was read")]
+    Shrank,
+    /// The CRC of the bytes is not the one stored after them.
+    #[error("not a usable proof database: its checksum does not match (damaged or truncated; stored {stored:08x}, computed {computed:08x})")]
+    Checksum {
+        /// CRC stored at the end of the file.
+        stored: u32,
+        /// CRC of the bytes read.
+        computed: u32,
+    },
+    /// Bytes between the last entry and the checksum.
+    #[error("not a usable proof database: bytes after the last entry")]
+    TrailingBytes,
+    /// Bounds that are out of range or leave no value possible.
+    #[error("not a usable proof database: an entry's bounds are impossible")]
+    ImpossibleBounds,
+    /// A position that is not UTF-8.
+    #[error("not a usable proof database: a position is not text")]
+    PositionNotText,
+    /// A position the game does not parse.
+    #[error("not a usable proof database: position {}: {}", Error::quote(.position), Error::clip(.reason))]
+    BadPosition {
+        /// The stored text.
+        position: String,
+        /// Why the game refuses it.
+        reason: String,
+    },
+    /// A position whose key is not the key stored with it.
+    #[error("not a usable proof database: position {} does not have its stored key", Error::quote(.position))]
+    WrongKey {
+        /// The stored text.
+        position: String,
+    },
+    /// Writing: the game's spec does not fit the header.
+    #[error("the game's spec is too long for a proof database")]
+    SpecTooLong,
+    /// Writing: a position's text does not fit an entry.
+    #[error("a position is too long for a proof database")]
+    PositionTooLong,
+    /// Writing: facts of both kinds, or bounds that leave no value.
+    #[error("a proof database holds one kind of fact, each one possible")]
+    MixedFacts,
+}
+
+/// `'path': ` in front of a message about a file, or nothing when there
+/// is no file.
+fn file_prefix(path: &std::path::Path) -> String {
+    if path.as_os_str().is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", Error::quote_path(path))
+    }
+}
+
+/// [`Error::MemoryUnavailable`]'s message.
+fn memory_message(memory: u64, load: Option<(u64, u64)>, available: u64) -> String {
+    use crate::format::{human_bytes, thousands};
+    match load {
+        None => format!(
+            "--memory {} is more than this machine has available ({})",
+            human_bytes(memory),
+            human_bytes(available)
+        ),
+        Some((entries, needed)) => format!(
+            "loading {} entries needs about {} with the search's {}; this machine has {} available",
+            thousands(entries),
+            human_bytes(needed),
+            human_bytes(memory),
+            human_bytes(available)
+        ),
+    }
 }
 
 /// Characters of user input an error message quotes before cutting it short.
@@ -212,6 +459,12 @@ impl Error {
     /// one.
     pub fn quote_path(path: &std::path::Path) -> String {
         Error::quote(&path.to_string_lossy())
+    }
+
+    /// One or two paths quoted for a message: `'a'` or `'a' and 'b'`.
+    pub fn quote_paths(paths: &[PathBuf]) -> String {
+        let quoted: Vec<String> = paths.iter().map(|p| Error::quote_path(p)).collect();
+        quoted.join(" and ")
     }
 
     /// A free-text part of a message with control characters escaped and

@@ -71,7 +71,7 @@ pub mod solve;
 #[cfg(feature = "solve")]
 pub mod verify;
 
-pub use crate::error::{Error, Result};
+pub use crate::error::{Error, ProofFault, Result};
 pub use crate::format::Header;
 pub use crate::format::{CellCodec, TableKind};
 pub use crate::game::testing;

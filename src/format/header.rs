@@ -141,8 +141,7 @@ impl Header {
             b[at + 2..at + 2 + s.len()].copy_from_slice(s.as_bytes());
             at += 2 + s.len();
         }
-        let crc = crc32fast::hash(&b);
-        LE::write_u32(&mut b[16..], crc);
+        super::crc::seal(&mut b, 16);
         b
     }
 
@@ -181,10 +180,8 @@ impl Header {
                 found: file_len,
             });
         }
-        let mut h = bytes[..len].to_vec();
-        let stored = LE::read_u32(&h[16..]);
-        h[16..20].fill(0);
-        let computed = crc32fast::hash(&h);
+        let h = &bytes[..len];
+        let (stored, computed) = super::crc::sealed(h, 16);
         if stored != computed {
             return Err(Error::HeaderChecksum { stored, computed });
         }

@@ -1,14 +1,16 @@
 //! The `.rtb` file format, in one place: the header ([`Header`]), the cell
-//! encodings ([`CellCodec`]) and, with the `solve` feature, writing a table
-//! (the header a solve writes, the generator string, the streaming writer
-//! and the temporary-file-then-rename protocol). docs/FORMAT.md describes
-//! the bytes; the solver's checkpoint files are described with their
-//! reader and writer in `src/solve/checkpoint.rs`.
+//! encodings ([`CellCodec`]), the checksums every format shares
+//! ([`CountingWriter`], [`CrcReader`]) and, with the `solve` feature,
+//! writing a file (the header a solve writes, the generator string, the
+//! streaming writer and the temporary-file-then-rename protocol every file
+//! is written through: [`TempFile`]). docs/FORMAT.md describes the bytes of
+//! tables, checkpoints, streamed working files and proof databases.
 //!
 //! The reader needs only the header and the cells, so they build without
 //! the `solve` feature; writing is the solver's.
 
 mod cells;
+mod crc;
 mod header;
 #[cfg(feature = "solve")]
 mod write;
@@ -16,6 +18,9 @@ mod write;
 pub use cells::{CellCodec, TableKind};
 #[cfg(feature = "solve")]
 pub(crate) use cells::{CELL_DRAW, CELL_NONE};
+#[cfg(feature = "solve")]
+pub(crate) use crc::{seal, sealed};
+pub use crc::{Counting, CountingWriter, CrcReader};
 pub(crate) use header::MAX_HEADER;
 pub use header::{data_crc, Header, Summary, FLAG_FOLDED, FORMAT_VERSION, MAGIC, PAGE};
 #[cfg(feature = "solve")]
@@ -39,6 +44,21 @@ pub use write::{
 compile_error!(
     "the solver needs a little-endian target: it writes cells through native-endian atomics"
 );
+
+/// `1234567` → `1,234,567`: counts in messages, the library's and the
+/// command line's.
+#[doc(hidden)]
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
 
 /// A size in the largest binary unit that keeps it at least 1 (bytes, KiB,
 /// MiB, GiB, TiB), so a 2 MiB disk does not read "0.00 GiB".

@@ -1,20 +1,22 @@
-//! Writing a tablebase file: the header a solve writes, the generator
-//! string, the streaming writer, and the protocol that puts a finished
-//! table under its name.
+//! Writing files: the header a solve writes, the generator string, the
+//! table's streaming writer, and the protocol that puts every finished file
+//! — table, checkpoint, streamed working file, proof database — under its
+//! name.
 //!
-//! A table is written to a temporary file of its own
+//! A file is written to a temporary file of its own
 //! (`NAME.<pid>-<random>.partial`, created exclusively, so no existing path
-//! is ever opened for writing), synced, and renamed over the destination
-//! only when complete, so an interrupted run never leaves a file that looks
-//! complete. Temporary files (and the solver's output locks) are registered
+//! is ever opened for writing: [`TempFile`]), through a buffer and a
+//! [`CountingWriter`] ([`TempFile::write`]), synced, and renamed over the
+//! destination only when complete ([`TempFile::persist`]), so an
+//! interrupted run never leaves a file that looks complete. Temporary files (and the solver's output locks) are registered
 //! while they exist, so a signal handler can remove them
 //! ([`remove_temporary_files`]) before the process exits.
 
-use super::{CellCodec, Header, Summary, FLAG_FOLDED, FORMAT_VERSION};
+use super::{CellCodec, CountingWriter, Header, Summary, FLAG_FOLDED, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -45,14 +47,30 @@ pub(crate) fn table_header<G: Game>(game: &G, codec: CellCodec) -> Header {
 }
 
 /// Streams a tablebase (header, zero padding to the data offset, data) to a
-/// writer. Any write error is returned as is.
+/// writer, through a [`CountingWriter`]: a `table` that is not the
+/// header's data length is refused (`InvalidInput`) rather than written as
+/// a file whose header describes another. Any write error is returned as
+/// is. The writer is not buffered here: the three writes are large, and
+/// [`TempFile::write`] buffers for a file.
 pub fn write_tablebase(out: impl Write, header: &Header, table: &[u8]) -> std::io::Result<()> {
+    if table.len() as u64 != header.data_len() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "a table of {} bytes under a header that describes {}",
+                table.len(),
+                header.data_len()
+            ),
+        ));
+    }
     let head = header.encode();
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+    let mut out = CountingWriter::new(out);
     out.write_all(&head)?;
     out.write_all(&vec![0u8; header.data_offset as usize - head.len()])?;
     out.write_all(table)?;
-    out.flush()
+    out.flush()?;
+    debug_assert_eq!(out.count(), header.file_len());
+    Ok(())
 }
 
 /// Writes a finished table to `dest`: to a fresh temporary file beside it,
@@ -60,7 +78,7 @@ pub fn write_tablebase(out: impl Write, header: &Header, table: &[u8]) -> std::i
 /// removed, so nothing half-written survives under any name.
 pub fn write_table_file(dest: &Path, header: &Header, table: &[u8]) -> Result<()> {
     let tmp = TempFile::create_beside(dest)?;
-    write_tablebase(tmp.file(), header, table)
+    tmp.write(|w| write_tablebase(w, header, table))
         .map_err(|e| Error::io(format!("cannot write {}", tmp.path().display()), e))?;
     kill_point("table-written");
     drop(tmp.persist(dest)?);
@@ -201,6 +219,21 @@ impl TempFile {
     /// The open file.
     pub fn file(&self) -> &File {
         self.file.as_ref().expect("file present until persisted")
+    }
+
+    /// Writes the file's contents: `write` gets the file through a 1 MiB
+    /// buffer and a [`CountingWriter`] (whose CRC a format that ends with
+    /// its checksum appends), and the buffer is flushed after it. Returns
+    /// what `write` returned and the bytes written. The one way every file
+    /// format is written; [`TempFile::persist`] then puts it in place.
+    pub fn write<T>(
+        &self,
+        write: impl FnOnce(&mut CountingWriter<BufWriter<&File>>) -> std::io::Result<T>,
+    ) -> std::io::Result<(T, u64)> {
+        let mut w = CountingWriter::new(BufWriter::with_capacity(1 << 20, self.file()));
+        let t = write(&mut w)?;
+        w.flush()?;
+        Ok((t, w.count()))
     }
 
     /// Syncs the file and renames it to `dest` (replacing a regular file or a

@@ -18,13 +18,171 @@
 //! pictures. A move is a column number 1..=W.
 
 use super::gravity::{
-    gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityPosition,
+    gravity_play, move_tokens, parse_rest, too_many_moves, Geometry, Gravity, GravityPosition,
 };
 use crate::game::Game;
 use crate::games::board::{BoardView, CellShape, Labels, Shape, View};
 
 /// Connect's plain index scheme (the tight index); folded, the next one.
 const PLAIN_SCHEME: u16 = 3;
+
+/// Most cells of a table's board (the tight index shifts by the cell count).
+const MAX_CELLS: u32 = 63;
+
+/// Connect as its spec describes it (`WxH[xK][:misere]`), before a size
+/// limit: the tables' (63 cells, 2^40 positions) or the search's (64 cells).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Params {
+    width: u32,
+    height: u32,
+    line: u32,
+    misere: bool,
+}
+
+impl Params {
+    /// Parses the parameters after `connect:`, e.g. `4x4`, `5x4x3`,
+    /// `4x4x4:misere`.
+    pub(crate) fn parse(params: &str) -> Result<Params, String> {
+        let (size, rest) = match params.split_once(':') {
+            Some((s, r)) => (s, Some(r)),
+            None => (params, None),
+        };
+        let usage = "expected connect:WxH or connect:WxHxK, e.g. connect:4x4 or connect:5x4x3";
+        let wrong = || {
+            format!(
+                "bad board size {} ({usage})",
+                crate::error::Error::quote(size)
+            )
+        };
+        let mut nums = size.split(['x', 'X']).map(crate::games::parse_num::<u32>);
+        let (width, height, line) = match (nums.next(), nums.next(), nums.next(), nums.next()) {
+            (Some(Some(w)), Some(Some(h)), None, None) => (w, h, 4),
+            (Some(Some(w)), Some(Some(h)), Some(Some(k)), None) => (w, h, k),
+            _ => return Err(wrong()),
+        };
+        let misere = parse_rest(rest)?;
+        Ok(Params {
+            width,
+            height,
+            line,
+            misere,
+        })
+    }
+
+    /// The board's rules, if it has at most `max_cells` cells.
+    fn geometry(&self, max_cells: u32) -> Result<Geometry, String> {
+        Geometry::new(
+            self.width,
+            1,
+            self.height,
+            self.line,
+            self.misere,
+            max_cells,
+        )
+    }
+}
+
+/// The search's face of Connect: its description as a placement, read and
+/// written with the table's notation.
+#[cfg(feature = "solve")]
+mod placed {
+    use super::*;
+    use crate::games::gravity;
+    use crate::games::placement::{Placed, Placement};
+
+    /// The search's face: up to 64 cells.
+    impl Placed for Params {
+        fn words(&self) -> usize {
+            1
+        }
+
+        fn placement(&self) -> Result<Placement, String> {
+            let g = self.geometry(64)?;
+            let notation = gravity::Notation {
+                parse: parse_position,
+                format: format_position,
+                column: |_, c| format_move(c),
+            };
+            Ok(g.placement(spec(&g), notation))
+        }
+    }
+}
+
+/// The canonical spec, `connect:WxHxK[:misere]`.
+fn spec(g: &Geometry) -> String {
+    format!(
+        "connect:{}x{}x{}{}",
+        g.nx(),
+        g.height(),
+        g.line(),
+        if g.misere() { ":misere" } else { "" }
+    )
+}
+
+/// Moves (`4453`, `10,3,3`, `-` or empty) or a picture (`..../.o../oxx.`).
+fn parse_position(g: &Geometry, s: &str) -> Result<GravityPosition, String> {
+    let s = s.trim();
+    if s.is_empty() || s == "-" {
+        return Ok(GravityPosition::EMPTY);
+    }
+    // A picture has a '/' or a '.', or is all pieces (a full one-row
+    // board); anything else is a move list, so `12a` blames the 'a' as
+    // a move rather than counting rows of a picture.
+    if s.contains(['/', '.']) || s.chars().all(|c| matches!(c, 'x' | 'o' | 'X' | 'O')) {
+        parse_picture(g, s)
+    } else {
+        parse_moves(g, s)
+    }
+}
+
+fn parse_moves(g: &Geometry, s: &str) -> Result<GravityPosition, String> {
+    let w = g.nx();
+    let mut moves = Vec::new();
+    for (i, t) in move_tokens(s).enumerate() {
+        if i as u32 >= g.cells() {
+            return Err(too_many_moves(g.cells()));
+        }
+        match crate::games::parse_num::<u32>(t) {
+            Some(c) if (1..=w).contains(&c) => moves.push(c - 1),
+            _ => {
+                return Err(format!(
+                    "move {} {} is not a column number 1..={w}",
+                    i + 1,
+                    crate::error::Error::quote(t)
+                ))
+            }
+        }
+    }
+    g.play_all(&moves, |c| format!("column {}", c + 1))
+}
+
+fn parse_picture(g: &Geometry, s: &str) -> Result<GravityPosition, String> {
+    let (w, h) = (g.nx(), g.height());
+    let pieces = Geometry::parse_cells(s, h, w, "picture", |r, c| g.cell(c, h - 1 - r))?;
+    let p = GravityPosition { pieces };
+    g.check(&p, |c| (c + 1).to_string())?;
+    Ok(p)
+}
+
+/// Rows top to bottom, `/` between them.
+fn format_position(g: &Geometry, p: &GravityPosition) -> String {
+    let (w, h) = (g.nx(), g.height());
+    let mut s = String::with_capacity(((w + 1) * h) as usize);
+    for r in (0..h).rev() {
+        if r + 1 < h {
+            s.push('/');
+        }
+        for c in 0..w {
+            s.push(Geometry::cell_char(p, g.cell(c, r)));
+        }
+    }
+    s
+}
+
+/// A move is its column, 1-based.
+fn format_move(column: u32) -> String {
+    (column + 1).to_string()
+}
 
 /// The Connect-Four family: W columns of H rows, K in a row.
 ///
@@ -39,33 +197,31 @@ pub struct Connect {
 impl Connect {
     /// Connect on `width` columns of `height` rows, `line` in a row.
     pub fn new(width: u32, height: u32, line: u32, misere: bool) -> Result<Connect, String> {
-        Ok(Connect {
-            board: Gravity::new(width, 1, height, line, misere, PLAIN_SCHEME)?,
+        Connect::from_description(Params {
+            width,
+            height,
+            line,
+            misere,
         })
     }
 
     /// Parses the parameters after `connect:`, e.g. `4x4`, `5x4x3`,
     /// `4x4x4:misere`.
     pub fn from_params(params: &str) -> Result<Connect, String> {
-        let (size, rest) = match params.split_once(':') {
-            Some((s, r)) => (s, Some(r)),
-            None => (params, None),
-        };
-        let usage = "expected connect:WxH or connect:WxHxK, e.g. connect:4x4 or connect:5x4x3";
-        let wrong = || {
-            format!(
-                "bad board size {} ({usage})",
-                crate::error::Error::quote(size)
-            )
-        };
-        let mut nums = size.split(['x', 'X']).map(crate::games::parse_num::<u32>);
-        let (w, h, k) = match (nums.next(), nums.next(), nums.next(), nums.next()) {
-            (Some(Some(w)), Some(Some(h)), None, None) => (w, h, 4),
-            (Some(Some(w)), Some(Some(h)), Some(Some(k)), None) => (w, h, k),
-            _ => return Err(wrong()),
-        };
-        let misere = parse_rest(rest)?;
-        Connect::new(w, h, k, misere)
+        Connect::from_description(Connect::describe(params)?)
+    }
+
+    /// What `connect:PARAMS` describes, before the tables' limits.
+    pub(crate) fn describe(params: &str) -> Result<Params, String> {
+        Params::parse(params)
+    }
+
+    /// The table game of a description: at most 63 cells and 2^40
+    /// positions.
+    pub(crate) fn from_description(p: Params) -> Result<Connect, String> {
+        Ok(Connect {
+            board: Gravity::new(p.geometry(MAX_CELLS)?, PLAIN_SCHEME)?,
+        })
     }
 
     /// The shared gravity board.
@@ -82,36 +238,6 @@ impl Connect {
     pub fn height(&self) -> u32 {
         self.board.height()
     }
-
-    fn parse_moves(&self, s: &str) -> Result<GravityPosition, String> {
-        let w = self.width();
-        let mut moves = Vec::new();
-        for (i, t) in move_tokens(s).enumerate() {
-            if i as u32 >= self.board.cells() {
-                return Err(too_many_moves(self.board.cells()));
-            }
-            match crate::games::parse_num::<u32>(t) {
-                Some(c) if (1..=w).contains(&c) => moves.push(c - 1),
-                _ => {
-                    return Err(format!(
-                        "move {} {} is not a column number 1..={w}",
-                        i + 1,
-                        crate::error::Error::quote(t)
-                    ))
-                }
-            }
-        }
-        self.board.play_all(&moves, |c| format!("column {}", c + 1))
-    }
-
-    fn parse_picture(&self, s: &str) -> Result<GravityPosition, String> {
-        let (w, h) = (self.width(), self.height());
-        let pieces =
-            Gravity::parse_cells(s, h, w, "picture", |r, c| self.board.cell(c, h - 1 - r))?;
-        let p = GravityPosition { pieces };
-        self.board.check(&p, |c| (c + 1).to_string())?;
-        Ok(p)
-    }
 }
 
 impl Game for Connect {
@@ -119,22 +245,13 @@ impl Game for Connect {
     type Move = u8;
 
     fn spec(&self) -> String {
-        format!(
-            "connect:{}x{}x{}{}",
-            self.width(),
-            self.height(),
-            self.board.line(),
-            if self.board.misere() { ":misere" } else { "" }
-        )
+        spec(&self.board)
     }
 
     fn file_stem(&self) -> String {
         format!(
-            "connect-{}x{}x{}{}{}",
-            self.width(),
-            self.height(),
-            self.board.line(),
-            if self.board.misere() { "-misere" } else { "" },
+            "{}{}",
+            spec(&self.board).replace(':', "-"),
             if self.is_folded() { "-folded" } else { "" }
         )
     }
@@ -143,36 +260,15 @@ impl Game for Connect {
 
     /// Moves (`4453`, `10,3,3`, `-` or empty) or a picture (`..../.o../oxx.`).
     fn parse_position(&self, s: &str) -> Result<GravityPosition, String> {
-        let s = s.trim();
-        if s.is_empty() || s == "-" {
-            return Ok(GravityPosition::EMPTY);
-        }
-        // A picture has a '/' or a '.', or is all pieces (a full one-row
-        // board); anything else is a move list, so `12a` blames the 'a' as
-        // a move rather than counting rows of a picture.
-        if s.contains(['/', '.']) || s.chars().all(|c| matches!(c, 'x' | 'o' | 'X' | 'O')) {
-            self.parse_picture(s)
-        } else {
-            self.parse_moves(s)
-        }
+        parse_position(&self.board, s)
     }
 
     fn format_position(&self, p: &GravityPosition) -> String {
-        let (w, h) = (self.width(), self.height());
-        let mut s = String::with_capacity(((w + 1) * h) as usize);
-        for r in (0..h).rev() {
-            if r + 1 < h {
-                s.push('/');
-            }
-            for c in 0..w {
-                s.push(Gravity::cell_char(p, self.board.cell(c, r)));
-            }
-        }
-        s
+        format_position(&self.board, p)
     }
 
     fn format_move(&self, m: &u8) -> String {
-        (u32::from(*m) + 1).to_string()
+        format_move(u32::from(*m))
     }
 }
 
@@ -183,7 +279,7 @@ impl View for Connect {
         let (w, h) = (self.width(), self.height());
         let mut view = BoardView::numbered_grid(h, w, |sq| {
             let (row, col) = (sq / w, sq % w);
-            Gravity::cell_view(p, self.board.cell(col, h - 1 - row))
+            Geometry::cell_view(p, self.board.cell(col, h - 1 - row))
         })
         .with_pieces([("x", Shape::Disc), ("o", Shape::Disc)])
         .with_moves(self, p, |&col| {

@@ -105,8 +105,13 @@ impl Cram {
 
     /// Parses the parameters after `cram:`, e.g. `5x5` or `4x4:misere`.
     pub fn from_params(params: &str) -> Result<Cram, String> {
-        let (rows, cols, misere) = parse_params(params)?;
-        Cram::new(rows, cols, misere)
+        let p = Cram::describe(params)?;
+        Cram::new(p.rows, p.cols, p.misere)
+    }
+
+    /// What `cram:PARAMS` describes, before the tables' size limit.
+    pub(crate) fn describe(params: &str) -> Result<Params, String> {
+        Params::parse(params)
     }
 
     /// Rows of the board.
@@ -160,15 +165,28 @@ pub(crate) fn check_board(rows: u32, cols: u32, max: u32, limit: &str) -> Result
     Ok(n as u32)
 }
 
-/// Reads the parameters after `cram:`, e.g. `5x5` or `4x4:misere`: rows,
-/// columns and whether play is misère.
-pub(crate) fn parse_params(params: &str) -> Result<(u32, u32, bool), String> {
-    let (size, rest) = match params.split_once(':') {
-        Some((s, r)) => (s, Some(r)),
-        None => (params, None),
-    };
-    let (rows, cols) = crate::games::parse_dims(size)?;
-    Ok((rows, cols, crate::games::parse_play(rest)?))
+/// Cram's rule parameters as a spec gives them after `cram:`,
+/// `RxC[:misere]`: read here once for the table game and the search
+/// (`src/search/games/cram.rs`), which differ only in the largest board.
+pub(crate) struct Params {
+    pub rows: u32,
+    pub cols: u32,
+    pub misere: bool,
+}
+
+impl Params {
+    pub(crate) fn parse(params: &str) -> Result<Params, String> {
+        let (size, rest) = match params.split_once(':') {
+            Some((s, r)) => (s, Some(r)),
+            None => (params, None),
+        };
+        let (rows, cols) = crate::games::parse_dims(size)?;
+        Ok(Params {
+            rows,
+            cols,
+            misere: crate::games::parse_play(rest)?,
+        })
+    }
 }
 
 /// The canonical spec: a table's and a search's game are the same game

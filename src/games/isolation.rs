@@ -570,7 +570,16 @@ impl Isolation {
 
     /// Parses the parameters after `isolation:`, e.g. `4x4` or `4x4:a=1,b=14`.
     pub fn from_params(params: &str) -> Result<Isolation, String> {
-        let p = Params::parse(params)?;
+        Isolation::from_description(&Isolation::describe(params)?)
+    }
+
+    /// What `isolation:PARAMS` describes, before the tables' size limit.
+    pub(crate) fn describe(params: &str) -> Result<Params, String> {
+        Params::parse(params)
+    }
+
+    /// The table game of a description: at most [`MAX_SQUARES`] squares.
+    pub(crate) fn from_description(p: &Params) -> Result<Isolation, String> {
         let mut g = Isolation::build(p.rows, p.cols, p.start)?;
         g.misere = p.misere;
         Ok(g)

@@ -16,30 +16,52 @@
 //! `o` player 1, e.g. `x.o/.x./...` (the `/` may be left out on input). A move
 //! is the square number row·C + col, 0-based.
 
-use super::pattern::{impl_pattern_game, PatternBoard, MAX_SQUARES};
+use super::pattern::{impl_pattern_game, Layout, PatternBoard, MAX_SQUARES};
 
-/// An m,n,k-game.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mnk {
+/// An m,n,k-game as its spec describes it (`RxCxK`), before a size limit:
+/// the tables' ([`MAX_SQUARES`]) or the search's (256).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Params {
     rows: u32,
     cols: u32,
     k: u32,
-    board: PatternBoard,
 }
 
-impl_pattern_game!(Mnk);
+impl Params {
+    /// Parses the parameters after `mnk:`, e.g. `4x4x4`.
+    pub(crate) fn parse(params: &str) -> Result<Params, String> {
+        let usage = || {
+            format!(
+                "expected a board and line length like 3x3x3 (RxCxK), found {}",
+                crate::error::Error::quote(params)
+            )
+        };
+        let mut parts = params.split(['x', 'X']);
+        let (Some(r), Some(c), Some(k), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(usage());
+        };
+        let num = |t: &str| crate::games::parse_num::<u32>(t).ok_or_else(usage);
+        Ok(Params {
+            rows: num(r)?,
+            cols: num(c)?,
+            k: num(k)?,
+        })
+    }
 
-impl Mnk {
-    /// K in a row on `rows`×`cols`.
-    pub fn new(rows: u32, cols: u32, k: u32) -> Result<Mnk, String> {
+    /// The board with its K-square segments of lines as the patterns, if it
+    /// is not empty, has at most `max` squares and K fits it.
+    pub(crate) fn layout(&self, max: u32) -> Result<Layout, String> {
+        let Params { rows, cols, k } = *self;
         if rows == 0 || cols == 0 {
             return Err(format!(
                 "board {rows}x{cols} is empty: rows and columns must be at least 1"
             ));
         }
-        if rows.saturating_mul(cols) > MAX_SQUARES {
+        if rows.saturating_mul(cols) > max {
             return Err(format!(
-                "board {rows}x{cols} has {} squares; at most {MAX_SQUARES} are supported",
+                "board {rows}x{cols} has {} squares; at most {max} are supported",
                 u64::from(rows) * u64::from(cols)
             ));
         }
@@ -58,18 +80,64 @@ impl Mnk {
                     if !(0..r).contains(&r1) || !(0..c).contains(&c1) {
                         continue;
                     }
-                    let line = (0..k).fold(0u32, |m, i| m | 1 << ((r0 + dr * i) * c + c0 + dc * i));
-                    lines.push(line);
+                    lines.push(
+                        (0..k)
+                            .map(|i| ((r0 + dr * i) * c + c0 + dc * i) as u32)
+                            .collect(),
+                    );
                 }
             }
         }
-        let board = PatternBoard::new(rows * cols, &lines, &vec![cols; rows as usize])?;
-        Ok(Mnk {
-            rows,
-            cols,
-            k: k as u32,
-            board,
+        Layout::new(
+            rows * cols,
+            &vec![cols; rows as usize],
+            &lines,
+            max,
+            "",
+            |i| format!("line {}", i + 1),
+        )
+    }
+
+    /// The canonical spec, `mnk:RxCxK`.
+    fn spec(&self) -> String {
+        format!("mnk:{}x{}x{}", self.rows, self.cols, self.k)
+    }
+}
+
+/// The search's face: up to 256 squares, the grid's symmetries.
+#[cfg(feature = "solve")]
+impl crate::games::placement::Placed for Params {
+    fn words(&self) -> usize {
+        crate::games::placement::words(u64::from(self.rows) * u64::from(self.cols))
+    }
+
+    fn placement(&self) -> Result<crate::games::placement::Placement, String> {
+        let layout = self.layout(crate::games::placement::MAX_SQUARES)?;
+        Ok(crate::games::placement::Placement {
+            spec: self.spec(),
+            squares: layout.squares(),
+            patterns: layout.patterns().to_vec(),
+            floor: None,
+            symmetries: crate::games::symmetry::grid_perms(self.rows, self.cols),
+            misere: false,
+            notation: Box::new(layout),
         })
+    }
+}
+
+/// An m,n,k-game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mnk {
+    params: Params,
+    board: PatternBoard,
+}
+
+impl_pattern_game!(Mnk);
+
+impl Mnk {
+    /// K in a row on `rows`×`cols`.
+    pub fn new(rows: u32, cols: u32, k: u32) -> Result<Mnk, String> {
+        Mnk::from_description(Params { rows, cols, k })
     }
 
     /// Tic-tac-toe: `mnk:3x3x3`.
@@ -79,20 +147,18 @@ impl Mnk {
 
     /// Parses the parameters after `mnk:`, e.g. `4x4x4`.
     pub fn from_params(params: &str) -> Result<Mnk, String> {
-        let usage = || {
-            format!(
-                "expected a board and line length like 3x3x3 (RxCxK), found {}",
-                crate::error::Error::quote(params)
-            )
-        };
-        let mut parts = params.split(['x', 'X']);
-        let (Some(r), Some(c), Some(k), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err(usage());
-        };
-        let num = |t: &str| crate::games::parse_num::<u32>(t).ok_or_else(usage);
-        Mnk::new(num(r)?, num(c)?, num(k)?)
+        Mnk::from_description(Mnk::describe(params)?)
+    }
+
+    /// What `mnk:PARAMS` describes, before the tables' size limit.
+    pub(crate) fn describe(params: &str) -> Result<Params, String> {
+        Params::parse(params)
+    }
+
+    /// The table game of a description: at most [`MAX_SQUARES`] squares.
+    pub(crate) fn from_description(params: Params) -> Result<Mnk, String> {
+        let board = PatternBoard::from_layout(params.layout(MAX_SQUARES)?);
+        Ok(Mnk { params, board })
     }
 
     /// Parses the parameters after the alias `tictactoe`: there are none.
@@ -109,17 +175,17 @@ impl Mnk {
 
     /// Rows of the board.
     pub fn rows(&self) -> u32 {
-        self.rows
+        self.params.rows
     }
 
     /// Columns of the board.
     pub fn cols(&self) -> u32 {
-        self.cols
+        self.params.cols
     }
 
     /// Squares in a row needed to win.
     pub fn k(&self) -> u32 {
-        self.k
+        self.params.k
     }
 
     /// The pattern board (the lines as patterns).
@@ -128,11 +194,11 @@ impl Mnk {
     }
 
     fn canonical_spec(&self) -> String {
-        format!("mnk:{}x{}x{}", self.rows, self.cols, self.k)
+        self.params.spec()
     }
 
     fn stem(&self) -> String {
-        format!("mnk-{}x{}x{}", self.rows, self.cols, self.k)
+        self.params.spec().replacen(':', "-", 1)
     }
 }
 

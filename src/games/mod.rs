@@ -15,13 +15,30 @@
 //!    [`AnyGame`] variant and type, and its [`GameInfo`] text. The variant,
 //!    [`AnyGame::parse`], [`GAMES`] (so `retrograde games`),
 //!    [`with_game!`](crate::with_game) and [`AnyGame::view`] all follow from
-//!    that list.
+//!    that list. Without
+//!    more, `retrograde search` proves the game's positions through its
+//!    table rules, at the sizes its table takes.
+//! 3. For a search past the table's sizes, split the spec's parsing in the
+//!    game's file into `describe(&str) -> Result<D, String>` (what the spec
+//!    says, with no table limit: `D` is the description) and
+//!    `from_description(D)` (the table's limits), and name the search's
+//!    representations at the end of the entry, `search [Variant(Type),
+//!    ...]` (types under `crate::search::games`, each implementing
+//!    `Represents<D>`; they are tried in order). `AnySearch`, its parser
+//!    and `with_search!` follow from the list, and the representation is
+//!    built from the description, so a table and a search read a spec and a
+//!    position with the same code. A placement game's description that
+//!    implements `placement::Placed` gets the search's bitboards
+//!    (`Occupy`) with no search code of its own.
 //!
 //! Nothing in the solver, the file format, the reader or the explorer
-//! changes. Shared
+//! changes, and the
+//! games never reach the search: the search's types in the registry are
+//! tokens that only the search's own macros (feature `solve`) read. Shared
 //! pieces: [`gravity`] (the board Connect and Sogo drop pieces on),
-//! [`symmetry`] (board symmetries for folded indices), `bits` (Gosper's
-//! next combination and other bit tricks).
+//! [`symmetry`] (board symmetries for folded indices and search keys),
+//! `placement` (placement games as the search builds its bitboards from
+//! them), `bits` (Gosper's next combination and other bit tricks).
 
 mod bits;
 pub mod board;
@@ -33,6 +50,7 @@ pub mod gravity;
 pub mod isolation;
 pub mod mnk;
 pub mod pattern;
+pub(crate) mod placement;
 pub mod sogo;
 pub mod subtraction;
 // Public for tests/folding.rs, which checks the tables against the games;
@@ -71,9 +89,13 @@ pub struct GameInfo {
 /// The registry: every game this build knows, in the order `retrograde
 /// games` lists them. Each entry is a game's name (what comes before the
 /// first `:` of a spec), its [`AnyGame`] variant and type (which has
-/// `from_params(&str) -> Result<Self, String>`), and the rest of its
-/// [`GameInfo`]. It hands the list to the macro `$cb`, so the enum, the
-/// parser, [`GAMES`] and [`with_game!`] all come from this one list.
+/// `from_params(&str) -> Result<Self, String>`), the rest of its
+/// [`GameInfo`], and optionally its search representations, `search
+/// [Variant(Type), ...]`. It hands the list to the macro `$cb`, so the
+/// enum, the parser, [`GAMES`] and [`with_game!`] (and, in the search,
+/// `AnySearch` and `with_search!`) all come from this one list. The
+/// search's types are named under `crate::search::games` and read only by
+/// the search's macros: a build without the search never resolves them.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __games_registry {
@@ -85,7 +107,7 @@ macro_rules! __games_registry {
             notation: "rows top to bottom separated by '/': '.' present, 'x' removed, '0' and '1' the pieces; moves TOxREMOVE with square = row*C + col",
             example_spec: "isolation:4x4",
             example_position: "0.../...x/.x../...1",
-        },
+        } search [Isolation(isolation::IsolationSearch)],
         /// A subtraction game.
         "subtraction" => Subtraction(Subtraction) {
             params: "N:S[:misere]  (piles 0..=N; S: comma-separated amounts a move may take)",
@@ -106,35 +128,35 @@ macro_rules! __games_registry {
             notation: "rows top to bottom separated by '/' (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square row*C + col",
             example_spec: "mnk:4x4x4",
             example_position: "x.o./.x../..o./....",
-        },
+        } search [Mnk(occupy::Occupy<1>), MnkWide(occupy::Occupy<4>)],
         /// A pattern game read from a pattern file.
         "pattern" => Pattern(PatternGame) {
             params: "PATH  (a pattern file: name, squares/rows, one winning pattern per line; see games/*.txt) or the canonical NAME:squares=N[:rows=R.R..]:lines=A.B.C,...",
             notation: "one character per square in square order, '/' between the file's rows (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square number",
             example_spec: "pattern:games/tictactoe.txt",
             example_position: "x.o/.x./...",
-        },
+        } search [Pattern(occupy::Occupy<1>), PatternWide(occupy::Occupy<4>)],
         /// The Connect-Four family.
         "connect" => Connect(Connect) {
             params: "WxH[xK][:misere]  (Connect-Four family: W columns, H rows, K in a row, default 4; W*H <= 63, (H+1)^W <= 2^22, at most 2^40 positions: 7x4 and 6x5 fit, 7x6 does not)",
             notation: "rows top to bottom separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played, 1-based (4453; '-' = empty board); a move is a column number 1..W",
             example_spec: "connect:4x4x4",
             example_position: "..../..../.o../oxx.",
-        },
+        } search [Connect(occupy::Occupy<1>)],
         /// Sogo (3-D Connect Four).
         "sogo" => Sogo(Sogo) {
             params: "N[:misere]  (N x N x N cube with gravity, N in a row on any line of the cube wins; N = 1..3)",
             notation: "layers bottom first separated by '|', each N rows (rank N to 1) separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played as squares (a1b2) or numbers x+N*y+1; a move is a square like b2",
             example_spec: "sogo:3",
             example_position: ".../.o./x..|.../.x./...|.../.../...",
-        },
+        } search [Sogo(occupy::Occupy<1>)],
         /// Cram.
         "cram" => Cram(Cram) {
             params: "RxC[:misere]  (R rows, C columns, R*C <= 30; place dominoes; who cannot move loses, or wins under misere)",
             notation: "rows top to bottom separated by '/': '.' empty, '#' covered (or Glop's B000*0GG000000E: '0' empty, 'G' covered, '*' after the first row); moves A-B, the two squares covered, square = row*C + col",
             example_spec: "cram:5x5",
             example_position: "...../.##../...../...../.....",
-        },
+        } search [Cram(cram::CramSearch)],
         /// Dodgem (a loopy game: draws).
         "dodgem" => Dodgem(Dodgem) {
             params: "N  (N x N board, N = 2..5, N-1 cars each; loopy: draws are possible)",
@@ -151,7 +173,7 @@ macro_rules! __games_registry {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __games_items {
-    (() $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($field:ident: $value:expr),* $(,)? }),* $(,)?) => {
+    (() $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($field:ident: $value:expr),* $(,)? } $(search $search:tt)?),* $(,)?) => {
         /// Every game this build knows.
         pub const GAMES: &[$crate::games::GameInfo] = &[$($crate::games::GameInfo { name: $name, $($field: $value),* }),*];
 
@@ -167,7 +189,7 @@ macro_rules! __games_items {
         impl AnyGame {
             /// The game `name` with the parameters `params`, or `None` for a
             /// name the registry does not hold.
-            fn from_name(name: &str, params: &str) -> Option<Result<AnyGame, String>> {
+            pub(crate) fn from_name(name: &str, params: &str) -> Option<Result<AnyGame, String>> {
                 Some(match name {
                     $($name => <$ty>::from_params(params).map(AnyGame::$variant),)*
                     _ => return None,
@@ -181,7 +203,7 @@ macro_rules! __games_items {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __with_game_arms {
-    (($any:expr, $g:ident, $body:expr) $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($rest:tt)* }),* $(,)?) => {
+    (($any:expr, $g:ident, $body:expr) $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($rest:tt)* } $(search $search:tt)?),* $(,)?) => {
         match $any {
             $($crate::games::AnyGame::$variant($g) => $body,)*
         }
@@ -209,79 +231,13 @@ impl AnyGame {
     /// tables of one game disagree on their name. Near misses are refused
     /// with the spelling to use.
     pub fn parse(spec: &str) -> Result<AnyGame, Error> {
-        let bad = |reason: String| Error::BadGame {
-            spec: spec.to_string(),
-            reason,
-        };
-        if let Some(reason) = Self::misspelling(spec) {
-            return Err(bad(reason));
-        }
-        let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
-        match name {
-            // `tictactoe:` (a trailing ':') is refused like any empty parameter.
-            "tictactoe" if spec.ends_with(':') => Err(bad(empty_param())),
-            "tictactoe" => Mnk::from_tictactoe_params(params)
-                .map(AnyGame::Mnk)
-                .map_err(bad),
-            _ => match AnyGame::from_name(name, params) {
-                Some(game) => game.map_err(bad),
-                None => Err(Error::UnknownGame {
-                    name: name.to_string(),
-                    known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
-                }),
-            },
-        }
-    }
-
-    /// Why `spec` is not in canonical spelling, naming the spelling to use
-    /// when that parses, or `None` when the spelling is canonical. Spaces
-    /// around the spec, upper case and spaces inside are refused except in
-    /// a pattern file's path (any file name is allowed); the inline pattern
-    /// form checks its own fields.
-    fn misspelling(spec: &str) -> Option<String> {
-        let trimmed = spec.trim();
-        let (name, params) = trimmed.split_once(':').unwrap_or((trimmed, ""));
-        let lower = name.to_ascii_lowercase();
-        let known = lower == "tictactoe" || GAMES.iter().any(|g| g.name == lower);
-        let free_params = lower == "pattern";
-        let fix = |p: &str| -> String {
-            if free_params {
-                p.to_string()
-            } else {
-                p.chars()
-                    .filter(|c| !c.is_whitespace())
-                    .map(|c| c.to_ascii_lowercase())
-                    .collect()
-            }
-        };
-        let suggestion = match trimmed.split_once(':') {
-            Some(_) => format!("{lower}:{}", fix(params)),
-            None => lower.clone(),
-        };
-        let reason = if trimmed.len() != spec.len() {
-            "a spec has no spaces around it"
-        } else if !known {
-            // An unknown name is reported as unknown, whatever its case.
-            return None;
-        } else if name != lower {
-            "game names are lower case"
-        } else if !free_params && params.contains(char::is_whitespace) {
-            "a spec has no spaces"
-        } else if !free_params && params.chars().any(|c| c.is_ascii_uppercase()) {
-            "specs are lower case"
-        } else {
-            return None;
-        };
-        // Only suggest what is itself accepted (the suggestion is canonical
-        // in spelling, so this recurses once).
-        Some(match AnyGame::parse(&suggestion) {
-            Ok(_) => format!("{reason}: did you mean {}?", Error::quote(&suggestion)),
-            Err(Error::BadGame { reason: why, .. }) => format!(
-                "{reason}; spelled {}, it is still refused: {why}",
-                Error::quote(&suggestion)
-            ),
-            Err(e) => format!("{reason}: {e}"),
-        })
+        let (name, params) = resolve(spec, &|s| AnyGame::parse(s).map(drop))?;
+        AnyGame::from_name(name, params)
+            .expect("resolve returns registered names")
+            .map_err(|reason| Error::BadGame {
+                spec: spec.to_string(),
+                reason,
+            })
     }
 
     /// Canonical spec with every rule parameter.
@@ -320,6 +276,90 @@ impl AnyGame {
     pub fn max_remoteness(&self) -> u32 {
         with_game!(self, g => crate::game::Game::max_remoteness(g))
     }
+}
+
+/// The registered name and the parameters of `spec`: its name in canonical
+/// spelling (misspellings are refused, naming the spelling to use when
+/// `accepts`, the caller's own parser, takes it), aliases resolved
+/// (`tictactoe` is `mnk:3x3x3`). The tables and the search read a spec's
+/// name through here, so they refuse the same specs alike.
+pub(crate) fn resolve<'a>(
+    spec: &'a str,
+    accepts: &dyn Fn(&str) -> Result<(), Error>,
+) -> Result<(&'a str, &'a str), Error> {
+    let bad = |reason: String| Error::BadGame {
+        spec: spec.to_string(),
+        reason,
+    };
+    if let Some(reason) = misspelling(spec, accepts) {
+        return Err(bad(reason));
+    }
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    match name {
+        // `tictactoe:` (a trailing ':') is refused like any empty parameter.
+        "tictactoe" if spec.ends_with(':') => Err(bad(empty_param())),
+        "tictactoe" => match Mnk::from_tictactoe_params(params) {
+            Ok(_) => Ok(("mnk", "3x3x3")),
+            Err(reason) => Err(bad(reason)),
+        },
+        _ if GAMES.iter().any(|g| g.name == name) => Ok((name, params)),
+        _ => Err(Error::UnknownGame {
+            name: name.to_string(),
+            known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+/// Why `spec` is not in canonical spelling, naming the spelling to use
+/// when `accepts` (the caller's own parser) takes it, or `None` when the
+/// spelling is canonical. Spaces
+/// around the spec, upper case and spaces inside are refused except in
+/// a pattern file's path (any file name is allowed); the inline pattern
+/// form checks its own fields.
+fn misspelling(spec: &str, accepts: &dyn Fn(&str) -> Result<(), Error>) -> Option<String> {
+    let trimmed = spec.trim();
+    let (name, params) = trimmed.split_once(':').unwrap_or((trimmed, ""));
+    let lower = name.to_ascii_lowercase();
+    let known = lower == "tictactoe" || GAMES.iter().any(|g| g.name == lower);
+    let free_params = lower == "pattern";
+    let fix = |p: &str| -> String {
+        if free_params {
+            p.to_string()
+        } else {
+            p.chars()
+                .filter(|c| !c.is_whitespace())
+                .map(|c| c.to_ascii_lowercase())
+                .collect()
+        }
+    };
+    let suggestion = match trimmed.split_once(':') {
+        Some(_) => format!("{lower}:{}", fix(params)),
+        None => lower.clone(),
+    };
+    let reason = if trimmed.len() != spec.len() {
+        "a spec has no spaces around it"
+    } else if !known {
+        // An unknown name is reported as unknown, whatever its case.
+        return None;
+    } else if name != lower {
+        "game names are lower case"
+    } else if !free_params && params.contains(char::is_whitespace) {
+        "a spec has no spaces"
+    } else if !free_params && params.chars().any(|c| c.is_ascii_uppercase()) {
+        "specs are lower case"
+    } else {
+        return None;
+    };
+    // Only suggest what is itself accepted (the suggestion is canonical
+    // in spelling, so this recurses once).
+    Some(match accepts(&suggestion) {
+        Ok(_) => format!("{reason}: did you mean {}?", Error::quote(&suggestion)),
+        Err(Error::BadGame { reason: why, .. }) => format!(
+            "{reason}; spelled {}, it is still refused: {why}",
+            Error::quote(&suggestion)
+        ),
+        Err(e) => format!("{reason}: {e}"),
+    })
 }
 
 /// Parses what follows a game's size: nothing, or `:`-separated play

@@ -38,10 +38,219 @@
 //! `a1b2b2` (= `144`) is `.o/x.|.x/..`.
 
 use super::gravity::{
-    gravity_play, move_tokens, parse_rest, too_many_moves, Gravity, GravityPosition,
+    gravity_play, move_tokens, parse_rest, too_many_moves, Geometry, Gravity, GravityPosition,
 };
 use crate::game::Game;
 use crate::games::board::{BoardView, Cell, Labels, Layout, Shape, View};
+
+/// Sogo as its spec describes it (`N[:misere]`), before a size limit: the
+/// tables' (N ≤ 3) or the search's (N ≤ 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Params {
+    side: u32,
+    misere: bool,
+}
+
+impl Params {
+    /// A cube of side `side`, at least 1.
+    fn new(side: u32, misere: bool) -> Result<Params, String> {
+        if side == 0 {
+            return Err("the cube side must be at least 1".into());
+        }
+        Ok(Params { side, misere })
+    }
+
+    /// Parses the parameters after `sogo:`, e.g. `3` or `2:misere`.
+    pub(crate) fn parse(params: &str) -> Result<Params, String> {
+        let (size, rest) = match params.split_once(':') {
+            Some((s, r)) => (s, Some(r)),
+            None => (params, None),
+        };
+        let n: u32 = crate::games::parse_num(size).ok_or_else(|| {
+            format!(
+                "bad cube side {} (expected sogo:N, e.g. sogo:3)",
+                crate::error::Error::quote(size)
+            )
+        })?;
+        let misere = parse_rest(rest)?;
+        Params::new(n, misere)
+    }
+
+    /// The cube's rules, if its side is at most `max`; `why` says why
+    /// not, from the cell count.
+    fn geometry(&self, max: u32, why: impl Fn(u64) -> String) -> Result<Geometry, String> {
+        let n = self.side;
+        if n > max {
+            return Err(format!(
+                "sogo:{n} is too large {} (N is 1..={max})",
+                why(u64::from(n).pow(3))
+            ));
+        }
+        Geometry::new(n, n, n, n, self.misere, 64)
+    }
+}
+
+/// The search's face of Sogo: its description as a placement, read and
+/// written with the table's notation.
+#[cfg(feature = "solve")]
+mod placed {
+    use super::*;
+    use crate::games::gravity;
+    use crate::games::placement::{Placed, Placement};
+
+    /// The search's face: cubes up to 4×4×4 (64 cells).
+    impl Placed for Params {
+        fn words(&self) -> usize {
+            1
+        }
+
+        fn placement(&self) -> Result<Placement, String> {
+            let g = self.geometry(4, |cells| {
+                format!("for the search: {cells} cells, and its boards hold 64")
+            })?;
+            let notation = gravity::Notation {
+                parse: parse_position,
+                format: format_position,
+                column: |g, c| column_name(g.nx(), c),
+            };
+            Ok(g.placement(spec(&g), notation))
+        }
+    }
+}
+
+/// The canonical spec, `sogo:N[:misere]`.
+fn spec(g: &Geometry) -> String {
+    format!("sogo:{}{}", g.nx(), if g.misere() { ":misere" } else { "" })
+}
+
+/// Name of column `c` (0-based) of a cube of side `n`, e.g. `b1`.
+fn column_name(n: u32, c: u32) -> String {
+    format!("{}{}", char::from(b'a' + (c % n) as u8), c / n + 1)
+}
+
+/// Squares (`a1b2b2`), column numbers (`155`), `-`/empty, or a layer
+/// picture (`../x.|../..`).
+fn parse_position(g: &Geometry, s: &str) -> Result<GravityPosition, String> {
+    let s = s.trim();
+    if s.is_empty() || s == "-" {
+        return Ok(GravityPosition::EMPTY);
+    }
+    // A picture has a '|', '/' or '.' except sogo:1's "x" (the cube
+    // of one cell holding x's piece); 'x' and 'o' are never file letters
+    // (N <= 4), so text of cell characters only is a picture too.
+    if s.contains(['|', '/', '.']) || s.chars().all(|c| matches!(c, 'x' | 'o' | 'X' | 'O')) {
+        return parse_picture(g, s);
+    }
+    let moves = parse_moves(g, s)?;
+    g.play_all(&moves, |c| format!("column {}", column_name(g.nx(), c)))
+}
+
+fn parse_moves(g: &Geometry, s: &str) -> Result<Vec<u32>, String> {
+    let n = g.nx();
+    let cols = n * n;
+    let mut moves = Vec::new();
+    if s.chars().any(|c| c.is_ascii_alphabetic()) {
+        // Squares: a letter then a rank number, optional separators.
+        let chars: Vec<char> = s.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let ch = chars[i];
+            if ch.is_whitespace() || ch == ',' {
+                i += 1;
+                continue;
+            }
+            if moves.len() as u32 >= g.cells() {
+                return Err(too_many_moves(g.cells()));
+            }
+            let which = moves.len() + 1;
+            let file = ch.to_ascii_lowercase();
+            if !file.is_ascii_lowercase() || (file as u32 - 'a' as u32) >= n {
+                return Err(format!(
+                    "move {which}: expected a file letter a..{} at '{ch}'",
+                    char::from(b'a' + (n - 1) as u8)
+                ));
+            }
+            i += 1;
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            let rank: String = chars[start..i].iter().collect();
+            match rank.parse::<u32>() {
+                Ok(r) if (1..=n).contains(&r) => {
+                    moves.push((r - 1) * n + (file as u32 - 'a' as u32));
+                }
+                _ => {
+                    return Err(format!(
+                        "move {which}: {} needs a rank number 1..={n}",
+                        crate::error::Error::quote(&format!("{file}{rank}"))
+                    ))
+                }
+            }
+        }
+    } else {
+        for (i, t) in move_tokens(s).enumerate() {
+            if i as u32 >= g.cells() {
+                return Err(too_many_moves(g.cells()));
+            }
+            match crate::games::parse_num::<u32>(t) {
+                Some(c) if (1..=cols).contains(&c) => moves.push(c - 1),
+                _ => {
+                    return Err(format!(
+                        "move {} {} is not a column number 1..={cols}",
+                        i + 1,
+                        crate::error::Error::quote(t)
+                    ))
+                }
+            }
+        }
+    }
+    Ok(moves)
+}
+
+fn parse_picture(g: &Geometry, s: &str) -> Result<GravityPosition, String> {
+    let n = g.nx();
+    let layers: Vec<&str> = s.split('|').collect();
+    if layers.len() != n as usize {
+        return Err(format!(
+            "expected {n} layers separated by '|' (bottom layer first), found {}",
+            layers.len()
+        ));
+    }
+    let mut pieces = [0u64; 2];
+    for (z, layer) in layers.iter().enumerate() {
+        let what = format!("layer {}", z + 1);
+        let [a, b] = Geometry::parse_cells(layer.trim(), n, n, &what, |r, x| {
+            g.cell((n - 1 - r) * n + x, z as u32)
+        })?;
+        pieces[0] |= a;
+        pieces[1] |= b;
+    }
+    let p = GravityPosition { pieces };
+    g.check(&p, |c| column_name(n, c))?;
+    Ok(p)
+}
+
+/// Layers bottom first, `|` between them; each layer's rows from rank N
+/// down to 1, `/` between them.
+fn format_position(g: &Geometry, p: &GravityPosition) -> String {
+    let n = g.nx();
+    let mut s = String::new();
+    for z in 0..n {
+        if z > 0 {
+            s.push('|');
+        }
+        for y in (0..n).rev() {
+            if y + 1 < n {
+                s.push('/');
+            }
+            for x in 0..n {
+                s.push(Geometry::cell_char(p, g.cell(y * n + x, z)));
+            }
+        }
+    }
+    s
+}
 
 /// Sogo on an N×N×N cube.
 ///
@@ -56,34 +265,29 @@ pub struct Sogo {
 impl Sogo {
     /// Sogo with side `n` (1..=3).
     pub fn new(n: u32, misere: bool) -> Result<Sogo, String> {
-        if n == 0 {
-            return Err("the cube side must be at least 1".into());
-        }
-        if n > 3 {
-            return Err(format!(
-                "sogo:{n} is too large to tabulate: {} cells and far more than 2^40 positions (N is 1..=3)",
-                u64::from(n).pow(3)
-            ));
-        }
-        Ok(Sogo {
-            board: Gravity::new(n, n, n, n, misere, 1)?,
-        })
+        Sogo::from_description(Params::new(n, misere)?)
     }
 
     /// Parses the parameters after `sogo:`, e.g. `3` or `2:misere`.
     pub fn from_params(params: &str) -> Result<Sogo, String> {
-        let (size, rest) = match params.split_once(':') {
-            Some((s, r)) => (s, Some(r)),
-            None => (params, None),
-        };
-        let n: u32 = crate::games::parse_num(size).ok_or_else(|| {
-            format!(
-                "bad cube side {} (expected sogo:N, e.g. sogo:3)",
-                crate::error::Error::quote(size)
-            )
-        })?;
-        let misere = parse_rest(rest)?;
-        Sogo::new(n, misere)
+        Sogo::from_description(Sogo::describe(params)?)
+    }
+
+    /// What `sogo:PARAMS` describes, before the tables' limit.
+    pub(crate) fn describe(params: &str) -> Result<Params, String> {
+        Params::parse(params)
+    }
+
+    /// The table game of a description: N at most 3.
+    pub(crate) fn from_description(p: Params) -> Result<Sogo, String> {
+        Ok(Sogo {
+            board: Gravity::new(
+                p.geometry(3, |cells| {
+                    format!("to tabulate: {cells} cells and far more than 2^40 positions")
+                })?,
+                1,
+            )?,
+        })
     }
 
     /// The shared gravity board.
@@ -98,94 +302,7 @@ impl Sogo {
 
     /// Name of column `c` (0-based), e.g. `b1`.
     pub fn column_name(&self, c: u32) -> String {
-        let n = self.side();
-        format!("{}{}", char::from(b'a' + (c % n) as u8), c / n + 1)
-    }
-
-    fn parse_moves(&self, s: &str) -> Result<Vec<u32>, String> {
-        let n = self.side();
-        let cols = n * n;
-        let mut moves = Vec::new();
-        if s.chars().any(|c| c.is_ascii_alphabetic()) {
-            // Squares: a letter then a rank number, optional separators.
-            let chars: Vec<char> = s.chars().collect();
-            let mut i = 0;
-            while i < chars.len() {
-                let ch = chars[i];
-                if ch.is_whitespace() || ch == ',' {
-                    i += 1;
-                    continue;
-                }
-                if moves.len() as u32 >= self.board.cells() {
-                    return Err(too_many_moves(self.board.cells()));
-                }
-                let which = moves.len() + 1;
-                let file = ch.to_ascii_lowercase();
-                if !file.is_ascii_lowercase() || (file as u32 - 'a' as u32) >= n {
-                    return Err(format!(
-                        "move {which}: expected a file letter a..{} at '{ch}'",
-                        char::from(b'a' + (n - 1) as u8)
-                    ));
-                }
-                i += 1;
-                let start = i;
-                while i < chars.len() && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
-                let rank: String = chars[start..i].iter().collect();
-                match rank.parse::<u32>() {
-                    Ok(r) if (1..=n).contains(&r) => {
-                        moves.push((r - 1) * n + (file as u32 - 'a' as u32));
-                    }
-                    _ => {
-                        return Err(format!(
-                            "move {which}: {} needs a rank number 1..={n}",
-                            crate::error::Error::quote(&format!("{file}{rank}"))
-                        ))
-                    }
-                }
-            }
-        } else {
-            for (i, t) in move_tokens(s).enumerate() {
-                if i as u32 >= self.board.cells() {
-                    return Err(too_many_moves(self.board.cells()));
-                }
-                match crate::games::parse_num::<u32>(t) {
-                    Some(c) if (1..=cols).contains(&c) => moves.push(c - 1),
-                    _ => {
-                        return Err(format!(
-                            "move {} {} is not a column number 1..={cols}",
-                            i + 1,
-                            crate::error::Error::quote(t)
-                        ))
-                    }
-                }
-            }
-        }
-        Ok(moves)
-    }
-
-    fn parse_picture(&self, s: &str) -> Result<GravityPosition, String> {
-        let n = self.side();
-        let layers: Vec<&str> = s.split('|').collect();
-        if layers.len() != n as usize {
-            return Err(format!(
-                "expected {n} layers separated by '|' (bottom layer first), found {}",
-                layers.len()
-            ));
-        }
-        let mut pieces = [0u64; 2];
-        for (z, layer) in layers.iter().enumerate() {
-            let what = format!("layer {}", z + 1);
-            let [a, b] = Gravity::parse_cells(layer.trim(), n, n, &what, |r, x| {
-                self.board.cell((n - 1 - r) * n + x, z as u32)
-            })?;
-            pieces[0] |= a;
-            pieces[1] |= b;
-        }
-        let p = GravityPosition { pieces };
-        self.board.check(&p, |c| self.column_name(c))?;
-        Ok(p)
+        column_name(self.side(), c)
     }
 }
 
@@ -194,18 +311,13 @@ impl Game for Sogo {
     type Move = u8;
 
     fn spec(&self) -> String {
-        format!(
-            "sogo:{}{}",
-            self.side(),
-            if self.board.misere() { ":misere" } else { "" }
-        )
+        spec(&self.board)
     }
 
     fn file_stem(&self) -> String {
         format!(
-            "sogo-{}{}{}",
-            self.side(),
-            if self.board.misere() { "-misere" } else { "" },
+            "{}{}",
+            spec(&self.board).replace(':', "-"),
             if self.is_folded() { "-folded" } else { "" }
         )
     }
@@ -215,38 +327,11 @@ impl Game for Sogo {
     /// Squares (`a1b2b2`), column numbers (`155`), `-`/empty, or a layer
     /// picture (`../x.|../..`).
     fn parse_position(&self, s: &str) -> Result<GravityPosition, String> {
-        let s = s.trim();
-        if s.is_empty() || s == "-" {
-            return Ok(GravityPosition::EMPTY);
-        }
-        // A picture has a '|', '/' or '.' except sogo:1's "x" (the cube
-        // of one cell holding x's piece); 'x' and 'o' are never file letters
-        // (N <= 3), so text of cell characters only is a picture too.
-        if s.contains(['|', '/', '.']) || s.chars().all(|c| matches!(c, 'x' | 'o' | 'X' | 'O')) {
-            return self.parse_picture(s);
-        }
-        let moves = self.parse_moves(s)?;
-        self.board
-            .play_all(&moves, |c| format!("column {}", self.column_name(c)))
+        parse_position(&self.board, s)
     }
 
     fn format_position(&self, p: &GravityPosition) -> String {
-        let n = self.side();
-        let mut s = String::new();
-        for z in 0..n {
-            if z > 0 {
-                s.push('|');
-            }
-            for y in (0..n).rev() {
-                if y + 1 < n {
-                    s.push('/');
-                }
-                for x in 0..n {
-                    s.push(Gravity::cell_char(p, self.board.cell(y * n + x, z)));
-                }
-            }
-        }
-        s
+        format_position(&self.board, p)
     }
 
     fn format_move(&self, m: &u8) -> String {
@@ -264,7 +349,7 @@ impl View for Sogo {
             for row in 0..n {
                 for x in 0..n {
                     let column = (n - 1 - row) * n + x;
-                    let (state, glyph) = Gravity::cell_view(p, self.board.cell(column, z));
+                    let (state, glyph) = Geometry::cell_view(p, self.board.cell(column, z));
                     cells.push(Cell::square(
                         z,
                         row,

@@ -51,6 +51,80 @@ pub fn grid_perms(rows: u32, cols: u32) -> Vec<Vec<u16>> {
     distinct
 }
 
+/// The 48 symmetries of an m×m×m cube (rotations and reflections) as
+/// permutations of its squares `(a·m + b)·m + c`; element 0 is the
+/// identity. Candidates for a pattern board of m³ squares (Qubic).
+pub fn cube_perms(m: usize) -> Vec<Vec<u16>> {
+    let axes = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    let mut out = Vec::new();
+    for ax in axes {
+        for flips in 0..8 {
+            let p: Vec<u16> = (0..m * m * m)
+                .map(|s| {
+                    let v = [s / (m * m), s / m % m, s % m];
+                    let mut w = [0; 3];
+                    for i in 0..3 {
+                        w[i] = v[ax[i]];
+                        if flips >> i & 1 != 0 {
+                            w[i] = m - 1 - w[i];
+                        }
+                    }
+                    ((w[0] * m + w[1]) * m + w[2]) as u16
+                })
+                .collect();
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The permutations among `perms` that map the pattern set onto itself,
+/// closed under composition (so that a minimum over images is a canonical
+/// form), identity first; at most `cap` of them. `patterns` are square
+/// lists of a board of `n` squares.
+pub fn symmetry_group(
+    perms: &[Vec<u16>],
+    patterns: &[Vec<u16>],
+    n: usize,
+    cap: usize,
+) -> Vec<Vec<u16>> {
+    let mut sorted: Vec<Vec<u16>> = patterns.to_vec();
+    sorted.sort();
+    let keeps = |p: &Vec<u16>| {
+        let mut image: Vec<Vec<u16>> = sorted
+            .iter()
+            .map(|pat| {
+                let mut q: Vec<u16> = pat.iter().map(|&s| p[s as usize]).collect();
+                q.sort_unstable();
+                q
+            })
+            .collect();
+        image.sort();
+        image == sorted
+    };
+    let identity: Vec<u16> = (0..n as u16).collect();
+    let mut group = vec![identity];
+    let gens: Vec<&Vec<u16>> = perms.iter().filter(|p| keeps(p)).collect();
+    let mut i = 0;
+    while i < group.len() && group.len() < cap {
+        for g in &gens {
+            let c: Vec<u16> = group[i].iter().map(|&s| g[s as usize]).collect();
+            if !group.contains(&c) {
+                group.push(c);
+            }
+        }
+        i += 1;
+    }
+    group
+}
+
 impl BoardSymmetries {
     /// The symmetries of an R×C board; element 0 is the identity.
     pub fn grid(rows: u32, cols: u32) -> BoardSymmetries {

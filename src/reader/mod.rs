@@ -210,7 +210,7 @@ impl<D: Storage> Tablebase<D> {
         let header = raw.header();
         // A header names its rules inline; a `pattern:PATH` spec would make
         // opening a table read another file, so it is refused unread.
-        if header.spec.starts_with("pattern:") && !header.spec.contains(":lines=") {
+        if crate::games::pattern::file_of(&header.spec).is_some() {
             return Err(Error::CorruptHeader(format!(
                 "game spec '{}' names a pattern file instead of the rules",
                 header.spec

@@ -23,7 +23,7 @@
 //! entries that settle a question get their work raised to keep them.
 
 use super::leaves::ValueLeaves;
-use super::{Bounds, Key, Limits, SearchGame, Stop};
+use super::{Bounds, Cancel, Key, Limits, SearchGame, Stop};
 use crate::value::Value;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -47,6 +47,9 @@ pub struct Options {
     pub node_limit: Option<u64>,
     /// Stop after this long (checked every 1,024 nodes).
     pub time_limit: Option<Duration>,
+    /// Stop when this token is cancelled (checked every 1,024 nodes): by
+    /// default a token of the search's own, which nothing cancels.
+    pub cancel: Cancel,
 }
 
 impl Default for Options {
@@ -56,6 +59,7 @@ impl Default for Options {
             epsilon: 0.25,
             node_limit: None,
             time_limit: None,
+            cancel: Cancel::default(),
         }
     }
 }
@@ -81,6 +85,33 @@ pub struct Stats {
     pub elapsed: Duration,
     /// The longest line searched so far, in plies from the root.
     pub deepest: u64,
+}
+
+/// The progress line `retrograde search` prints about once a second.
+impl std::fmt::Display for Stats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::format::thousands;
+        let secs = self.elapsed.as_secs_f64().max(1e-9);
+        let pct = 100.0 * self.tt_used as f64 / self.tt_capacity.max(1) as f64;
+        let num = |x: u32| {
+            if x == u32::MAX {
+                "inf".to_string()
+            } else {
+                thousands(u64::from(x))
+            }
+        };
+        write!(
+            f,
+            "nodes {}  {}/s  table {:.0}%  root pn {} dn {}  ({}?)  {:.0} s",
+            thousands(self.nodes),
+            thousands((self.nodes as f64 / secs) as u64),
+            pct,
+            num(self.root_pn),
+            num(self.root_dn),
+            if self.target == 1 { "win" } else { "not lose" },
+            secs
+        )
+    }
 }
 
 /// What a search proved about its root.
@@ -265,7 +296,12 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             tt_capacity: table.capacity(),
             ..Stats::default()
         };
-        let limits = Limits::new(options.memory, options.node_limit, options.time_limit);
+        let limits = Limits::new(
+            options.memory,
+            options.node_limit,
+            options.time_limit,
+            options.cancel.clone(),
+        );
         Dfpn {
             game,
             options,

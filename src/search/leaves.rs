@@ -36,12 +36,14 @@ impl TableLeaves {
     /// header and its data CRC (every byte is read once per search: a leaf
     /// answers for many positions, so a damaged table must not open). An
     /// error names the file.
-    pub fn open(paths: &[impl AsRef<Path>]) -> Result<TableLeaves, String> {
+    pub fn open(paths: &[impl AsRef<Path>]) -> crate::Result<TableLeaves> {
         let mut tables = Vec::new();
         for path in paths {
             let path = path.as_ref();
-            let tb = Tablebase::open_verified(path)
-                .map_err(|e| format!("{}: {e}", crate::Error::quote_path(path)))?;
+            let tb = Tablebase::open_verified(path).map_err(|e| crate::Error::File {
+                path: path.to_path_buf(),
+                error: Box::new(e),
+            })?;
             let spec = with_game!(tb.game(), g => crate::Game::spec(&crate::Game::unfolded(g)));
             tables.push((spec, tb));
         }

@@ -17,7 +17,9 @@
 //!
 //! Tables serve as leaves ([`leaves`]): wherever a searched position is a
 //! position a given table indexes, its value is read, not searched.
-//! Proven positions can be saved and reloaded ([`proofdb`]).
+//! Proven positions can be saved and reloaded ([`proofdb`]). [`run`] does
+//! all of it in one call (`retrograde search`), stopped early by its
+//! limits or its [`Cancel`] token.
 
 pub mod dfpn;
 pub mod games;
@@ -25,11 +27,13 @@ pub mod leaves;
 pub mod nimber;
 pub mod proofdb;
 pub mod reference;
+pub mod run;
 
 use crate::value::Value;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A canonical position key of fixed width: what the transposition table
@@ -214,6 +218,18 @@ impl Bounds {
         (self.lo == self.hi).then(|| value_of(self.lo))
     }
 
+    /// The bounds in words, as `retrograde search` prints them: the value
+    /// once proven, else what is known ("not a loss (win or tie; unproven
+    /// which)"), else "unproven".
+    pub fn describe(self) -> String {
+        match (self.value(), self.lo, self.hi) {
+            (Some(v), _, _) => v.name().to_string(),
+            (None, 0, 1) => "not a loss (win or tie; unproven which)".into(),
+            (None, -1, 0) => "not a win (tie or loss; unproven which)".into(),
+            _ => "unproven".into(),
+        }
+    }
+
     /// The same knowledge for the other player.
     pub fn flip(self) -> Bounds {
         Bounds {
@@ -257,11 +273,24 @@ pub enum Stop {
     Nodes,
     /// The time limit passed (checked every 1,024 nodes).
     Time,
-    /// [`request_stop`] was called (Ctrl-C, SIGTERM).
+    /// The search's [`Cancel`] token was cancelled (the command line's on
+    /// Ctrl-C or SIGTERM).
     Requested,
     /// The line being searched got deeper than the memory allowed for the
     /// search's path (see [`path_budget`]).
     Depth,
+}
+
+impl Stop {
+    /// The reason as one word, as `retrograde search --json` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::Nodes => "nodes",
+            Stop::Time => "time",
+            Stop::Requested => "signal",
+            Stop::Depth => "depth",
+        }
+    }
 }
 
 /// Bytes the search's path may take besides its table or memo: half of
@@ -281,6 +310,7 @@ pub fn path_budget(memory: u64) -> u64 {
 /// search stops it stays stopped.
 pub(crate) struct Limits {
     stop: Option<Stop>,
+    cancel: Cancel,
     node_cap: u64,
     time_limit: Option<Duration>,
     start: Instant,
@@ -294,10 +324,12 @@ impl Limits {
         memory: u64,
         node_limit: Option<u64>,
         time_limit: Option<Duration>,
+        cancel: Cancel,
     ) -> Limits {
         let now = Instant::now();
         Limits {
             stop: None,
+            cancel,
             node_cap: node_limit.unwrap_or(u64::MAX),
             time_limit,
             start: now,
@@ -313,6 +345,10 @@ impl Limits {
 
     pub(crate) fn set_time_limit(&mut self, t: Option<Duration>) {
         self.time_limit = t;
+    }
+
+    pub(crate) fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = cancel;
     }
 
     /// Why the search stopped, if it has.
@@ -369,7 +405,7 @@ impl Limits {
     pub(crate) fn check(&mut self) -> bool {
         let now = Instant::now();
         if self.stop.is_none() {
-            if stop_requested() {
+            if self.cancel.is_cancelled() {
                 self.stop = Some(Stop::Requested);
             } else if self.time_limit.is_some_and(|t| now - self.start >= t) {
                 self.stop = Some(Stop::Time);
@@ -386,36 +422,39 @@ impl Limits {
 /// A progress callback, called about once a second with the counters.
 pub type ProgressFn<'a, S> = Box<dyn FnMut(&S) + 'a>;
 
-static STOP: AtomicBool = AtomicBool::new(false);
-static LISTENING: AtomicBool = AtomicBool::new(false);
+/// A cancellation token: what asks one search (or several, sharing the
+/// token) to stop and return what it proved so far. Clones share the flag;
+/// each [`Default`] token is new, so cancelling one search leaves every
+/// later search with its own token running. Cancelling is a store to an
+/// atomic flag: safe from any thread, a signal-handling thread included.
+/// The engines look at it with the clock (every 1,024 nodes, 4,096
+/// components).
+///
+/// ```
+/// use retrograde::search::Cancel;
+///
+/// let cancel = Cancel::new();
+/// let handle = cancel.clone();
+/// std::thread::spawn(move || handle.cancel()).join().unwrap();
+/// assert!(cancel.is_cancelled());
+/// assert!(!Cancel::new().is_cancelled());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(Arc<AtomicBool>);
 
-/// Asks a running search to stop: it returns what it proved so far (and a
-/// `--save` keeps it). Returns whether a search was listening, so that a
-/// signal handler exits at once when none is.
-pub fn request_stop() -> bool {
-    STOP.store(true, Ordering::SeqCst);
-    LISTENING.load(Ordering::SeqCst)
-}
-
-/// Whether a stop was requested.
-pub fn stop_requested() -> bool {
-    STOP.load(Ordering::Relaxed)
-}
-
-/// Marks a search as running (so a signal stops it instead of the process)
-/// for the guard's lifetime.
-pub struct Listening(());
-
-impl Listening {
-    /// Starts listening for [`request_stop`].
-    pub fn start() -> Listening {
-        LISTENING.store(true, Ordering::SeqCst);
-        Listening(())
+impl Cancel {
+    /// A token not cancelled, shared with no other.
+    pub fn new() -> Cancel {
+        Cancel::default()
     }
-}
 
-impl Drop for Listening {
-    fn drop(&mut self) {
-        LISTENING.store(false, Ordering::SeqCst);
+    /// Asks every search holding this token (or a clone) to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether [`Cancel::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
     }
 }

@@ -6,7 +6,7 @@
 //! the regions they hold ([`NimberLeaves`]).
 
 use super::leaves::NimberLeaves;
-use super::{Limits, SearchGame, Stop};
+use super::{Cancel, Limits, SearchGame, Stop};
 use crate::solve::mex;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -24,6 +24,22 @@ pub struct NimberStats {
     pub elapsed: Duration,
     /// The longest line searched so far, in components from the root.
     pub deepest: u64,
+}
+
+/// The progress line `retrograde search --nimber` prints about once a
+/// second.
+impl std::fmt::Display for NimberStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::format::thousands;
+        write!(
+            f,
+            "components {}  memo {}  table hits {}  {:.0} s",
+            thousands(self.nodes),
+            thousands(self.memo),
+            thousands(self.leaf_hits),
+            self.elapsed.as_secs_f64()
+        )
+    }
 }
 
 /// A component on the line being searched: what a recursive search would
@@ -81,7 +97,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
             cap: (memory / per).max(1024) as usize,
             leaves: None,
             stats: NimberStats::default(),
-            limits: Limits::new(memory, None, None),
+            limits: Limits::new(memory, None, None, Cancel::default()),
             progress: None,
         }
     }
@@ -107,6 +123,12 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
     /// Stops after searching `n` components (exactly: never one more).
     pub fn with_node_limit(mut self, n: Option<u64>) -> Self {
         self.limits.set_node_limit(n);
+        self
+    }
+
+    /// Stops when `cancel` is cancelled (checked every 4,096 components).
+    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
+        self.limits.set_cancel(cancel);
         self
     }
 

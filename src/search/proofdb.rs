@@ -1,8 +1,6 @@
 //! Proof databases: what a search proved, kept in a file so that a later
 //! search resumes from it (`search --load`) and a check can re-prove it
-//! (`search --check`).
-//!
-//! Layout (little-endian):
+//! (`search --check`). docs/FORMAT.md describes the bytes:
 //!
 //! ```text
 //! magic "RTBPROOF" | version u16 | kind u8 (0 values, 1 nimbers) | key bytes u16
@@ -17,28 +15,34 @@
 //!
 //! A file is never believed: reading checks the header and the entry count
 //! against the file's size before reading on, streams the rest through the
-//! CRC (no copy of the file in memory) and uses no entry unless the CRC
-//! matches. Databases loaded together are merged key by key, and facts that
-//! contradict each other refuse the load, naming the position and both
-//! files ([`merge`]). Every loaded entry is then re-proven from its children
-//! before a search may use it ([`verify_values`], [`verify_nimbers`]): a
-//! CRC only says the bytes are the ones written, not that what was written
-//! is true.
+//! CRC ([`CrcReader`]: no copy of the file in memory) and uses no entry
+//! unless the CRC matches. Databases loaded together are merged key by key,
+//! and facts that contradict each other refuse the load, naming the
+//! position and both files ([`merge`]). Every loaded entry is then
+//! re-proven from its children before a search may use it
+//! ([`verify_values`], [`verify_nimbers`]): a CRC only says the bytes are
+//! the ones written, not that what was written is true.
 //!
-//! Saving ([`SaveTarget`]) follows the solver's protocol for outputs: the
-//! output is checked, locked and given its temporary file (created
-//! exclusively under an unpredictable name) before the search starts, so a
-//! long search is not lost to a bad output at its end; the database is
-//! synced and renamed into place.
+//! Saving ([`SaveTarget`]) follows the protocol of every file the program
+//! writes: the output is checked, locked and given its temporary file
+//! (created exclusively under an unpredictable name) before the search
+//! starts, so a long search is not lost to a bad output at its end; the
+//! database is written through the temporary file's [`CountingWriter`]
+//! ([`TempFile::write`]), which computes the CRC on the way, then synced
+//! and renamed into place.
+//!
+//! Errors are [`Error::ProofDatabase`] (the file and a [`ProofFault`]),
+//! [`Error::ContradictingProofs`] and [`Error::RefutedProof`].
 
 use super::{Bounds, Key, SearchGame};
-use crate::format::TempFile;
+use crate::error::ProofFault;
+use crate::format::{CountingWriter, CrcReader, TempFile};
 use crate::solve::output::{check_output, OutputLock};
 use crate::Error;
 use byteorder::{ByteOrder, LittleEndian};
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"RTBPROOF";
@@ -96,28 +100,64 @@ pub struct Record<P, K> {
 /// The records of a game's database.
 pub type Records<G> = Vec<Record<<G as SearchGame>::Pos, <G as SearchGame>::Key>>;
 
+/// A fault of the file at `path`.
+fn fault(path: &Path, fault: ProofFault) -> Error {
+    Error::ProofDatabase {
+        path: path.to_path_buf(),
+        fault,
+    }
+}
+
+/// The error of a write to the database at `path` (empty: not a file):
+/// a fault of the records, which [`write_to`] passes through the writer's
+/// `io::Error`, or the output's own error, read `'path': <the system's
+/// message>`.
+fn write_error(path: &Path, e: std::io::Error) -> Error {
+    match e.downcast::<ProofFault>() {
+        Ok(f) => fault(path, f),
+        Err(e) if path.as_os_str().is_empty() => Error::io("cannot write a proof database", e),
+        Err(e) => Error::io(Error::quote_path(path), e),
+    }
+}
+
 /// Writes a proof database of `game` to `out`: every record, in key order
 /// (so equal contents give equal files). The records are sorted in place and
-/// streamed through a buffer, the CRC computed on the way: saving needs no
-/// second copy of the entries (a search saving 49 M positions used to gather
-/// them twice, once sorted and once as the file's bytes). Keys are unique
-/// (the searches' records come from maps), so an unstable sort gives one
-/// order. Returns the bytes written.
+/// streamed through a buffer and a [`CountingWriter`], which computes the
+/// CRC on the way: saving needs no second copy of the entries (a search
+/// saving 49 M positions used to gather them twice, once sorted and once as
+/// the file's bytes). Keys are unique (the searches' records come from
+/// maps), so an unstable sort gives one order. Returns the bytes written.
 pub fn write<G: SearchGame>(
     game: &G,
     out: impl Write,
     kind: Kind,
     records: &mut [Record<G::Pos, G::Key>],
-) -> Result<u64, String> {
+) -> crate::Result<u64> {
+    let mut w = CountingWriter::new(BufWriter::with_capacity(1 << 20, out));
+    write_to(game, &mut w, kind, records)
+        .and_then(|()| w.flush())
+        .map_err(|e| write_error(Path::new(""), e))?;
+    Ok(w.count())
+}
+
+/// [`write`] into a counting writer (a temporary file's, for a save). A
+/// fault of the records is returned as the `io::Error`'s payload, for
+/// [`write_error`] to take out.
+fn write_to<G: SearchGame, W: Write>(
+    game: &G,
+    w: &mut CountingWriter<W>,
+    kind: Kind,
+    records: &mut [Record<G::Pos, G::Key>],
+) -> std::io::Result<()> {
     let spec = game.spec();
-    let spec_len = u16::try_from(spec.len())
-        .map_err(|_| "the game's spec is too long for a proof database".to_string())?;
+    let spec_len =
+        u16::try_from(spec.len()).map_err(|_| std::io::Error::other(ProofFault::SpecTooLong))?;
     if records.iter().any(|r| match (kind, r.fact) {
         (Kind::Values, Fact::Value(b)) => !possible(b),
         (Kind::Nimbers, Fact::Nimber(_)) => false,
         _ => true,
     }) {
-        return Err("a proof database holds one kind of fact, each one possible".into());
+        return Err(std::io::Error::other(ProofFault::MixedFacts));
     }
     // Sorted by the key's stored bytes; two buffers reused by every
     // comparison instead of a key copy per record.
@@ -129,7 +169,6 @@ pub fn write<G: SearchGame>(
         b.key.write(&mut kb);
         ka.cmp(&kb)
     });
-    let mut w = CrcWriter::new(out);
     let mut head = Vec::new();
     head.extend_from_slice(MAGIC);
     head.extend_from_slice(&VERSION.to_le_bytes());
@@ -141,7 +180,7 @@ pub fn write<G: SearchGame>(
     head.extend_from_slice(&spec_len.to_le_bytes());
     head.extend_from_slice(spec.as_bytes());
     head.extend_from_slice(&(records.len() as u64).to_le_bytes());
-    w.put(&head)?;
+    w.write_all(&head)?;
     let mut entry = Vec::new();
     for r in records.iter() {
         entry.clear();
@@ -152,12 +191,13 @@ pub fn write<G: SearchGame>(
         }
         let pos = game.format_position(&r.pos);
         let len = u16::try_from(pos.len())
-            .map_err(|_| "a position is too long for a proof database".to_string())?;
+            .map_err(|_| std::io::Error::other(ProofFault::PositionTooLong))?;
         entry.extend_from_slice(&len.to_le_bytes());
         entry.extend_from_slice(pos.as_bytes());
-        w.put(&entry)?;
+        w.write_all(&entry)?;
     }
-    w.finish()
+    let crc = w.crc();
+    w.write_all(&crc.to_le_bytes())
 }
 
 /// Saves a proof database at `path` ([`SaveTarget`] with no inputs, then
@@ -168,51 +208,17 @@ pub fn save<G: SearchGame>(
     path: &Path,
     kind: Kind,
     records: &mut [Record<G::Pos, G::Key>],
-) -> Result<u64, String> {
+) -> crate::Result<u64> {
     SaveTarget::prepare(path, &[])?.save(game, kind, records)
 }
 
 /// Reads a proof database of `game` ([`Database::open`], then
 /// [`Database::read`]). Its entries are not yet re-proven: [`merge`] and
 /// [`verify_values`] or [`verify_nimbers`] do that.
-pub fn load<G: SearchGame>(game: &G, path: &Path) -> Result<(Kind, Records<G>), String> {
+pub fn load<G: SearchGame>(game: &G, path: &Path) -> crate::Result<(Kind, Records<G>)> {
     let db = Database::open(game, path)?;
     let kind = db.kind();
     Ok((kind, db.read(game)?))
-}
-
-/// A buffered writer that keeps the CRC-32 and length of what went through
-/// it, and appends the CRC at the end.
-struct CrcWriter<W: Write> {
-    out: std::io::BufWriter<W>,
-    crc: crc32fast::Hasher,
-    len: u64,
-}
-
-impl<W: Write> CrcWriter<W> {
-    fn new(out: W) -> Self {
-        CrcWriter {
-            out: std::io::BufWriter::with_capacity(1 << 20, out),
-            crc: crc32fast::Hasher::new(),
-            len: 0,
-        }
-    }
-
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.crc.update(bytes);
-        self.len += bytes.len() as u64;
-        self.out.write_all(bytes).map_err(|e| e.to_string())
-    }
-
-    /// Appends the CRC and flushes; returns the file's length.
-    fn finish(mut self) -> Result<u64, String> {
-        let crc = self.crc.clone().finalize();
-        self.out
-            .write_all(&crc.to_le_bytes())
-            .and_then(|()| self.out.flush())
-            .map_err(|e| e.to_string())?;
-        Ok(self.len + 4)
-    }
 }
 
 /// Where a search will save what it proves, made ready before the search
@@ -237,9 +243,9 @@ pub struct SaveTarget {
 impl SaveTarget {
     /// Checks, locks and prepares `path`; `inputs` are the files the run
     /// reads (a pattern file, databases, tables), which it may not replace.
-    pub fn prepare(path: &Path, inputs: &[PathBuf]) -> Result<SaveTarget, String> {
+    pub fn prepare(path: &Path, inputs: &[PathBuf]) -> crate::Result<SaveTarget> {
         let shown = Error::quote_path(path);
-        check_output(path, inputs).map_err(|e| e.to_string())?;
+        check_output(path, inputs)?;
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -247,23 +253,29 @@ impl SaveTarget {
         match std::fs::metadata(dir) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                return Err(format!(
+                return Err(Error::Output(format!(
                     "{shown}: {} is not a directory",
                     Error::quote_path(dir)
-                ))
+                )))
             }
             Err(e) => {
-                return Err(format!(
-                    "{shown}: cannot use the directory {}: {e}",
-                    Error::quote_path(dir)
+                return Err(Error::io(
+                    format!(
+                        "{shown}: cannot use the directory {}",
+                        Error::quote_path(dir)
+                    ),
+                    e,
                 ))
             }
         }
-        let lock = OutputLock::acquire(path).map_err(|e| e.to_string())?;
+        let lock = OutputLock::acquire(path)?;
         // Under the lock no other run of this output is writing, so the
         // temporaries of killed runs (solves' or searches') can go.
         let removed = crate::format::remove_stale_temporaries(path);
-        let tmp = TempFile::create_beside(path).map_err(|e| format!("{shown}: {e}"))?;
+        let tmp = TempFile::create_beside(path).map_err(|e| Error::File {
+            path: path.to_path_buf(),
+            error: Box::new(e),
+        })?;
         Ok(SaveTarget {
             path: path.to_path_buf(),
             tmp,
@@ -291,13 +303,17 @@ impl SaveTarget {
         game: &G,
         kind: Kind,
         records: &mut [Record<G::Pos, G::Key>],
-    ) -> Result<u64, String> {
-        let shown = Error::quote_path(&self.path);
+    ) -> crate::Result<u64> {
         let SaveTarget {
             path, tmp, _lock, ..
         } = self;
-        let len = write(game, tmp.file(), kind, records).map_err(|e| format!("{shown}: {e}"))?;
-        tmp.persist(&path).map_err(|e| format!("{shown}: {e}"))?;
+        let ((), len) = tmp
+            .write(|w| write_to(game, w, kind, records))
+            .map_err(|e| write_error(&path, e))?;
+        tmp.persist(&path).map_err(|e| Error::File {
+            path: path.clone(),
+            error: Box::new(e),
+        })?;
         Ok(len)
     }
 }
@@ -306,7 +322,7 @@ impl SaveTarget {
 /// entries not yet read.
 pub struct Database {
     path: PathBuf,
-    input: CrcReader,
+    input: Input,
     kind: Kind,
     key_bytes: usize,
     count: u64,
@@ -327,9 +343,9 @@ impl Database {
     /// A file that is not a regular file, has no database header, is of
     /// another game or format version, or claims more entries than its size
     /// can hold is refused here, before any entry is read.
-    pub fn open<G: SearchGame>(game: &G, path: &Path) -> Result<Database, String> {
+    pub fn open<G: SearchGame>(game: &G, path: &Path) -> crate::Result<Database> {
         let shown = Error::quote_path(path);
-        let bad = |why: &str| format!("{shown}: not a usable proof database: {why}");
+        let bad = |f: ProofFault| fault(path, f);
         let mut o = std::fs::OpenOptions::new();
         o.read(true);
         #[cfg(unix)]
@@ -338,74 +354,71 @@ impl Database {
             use std::os::unix::fs::OpenOptionsExt;
             o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
         }
-        let file = o.open(path).map_err(|e| format!("{shown}: {e}"))?;
-        let meta = file.metadata().map_err(|e| format!("{shown}: {e}"))?;
+        let file = o.open(path).map_err(|e| Error::io(shown.clone(), e))?;
+        let meta = file.metadata().map_err(|e| Error::io(shown.clone(), e))?;
         if !meta.is_file() {
-            return Err(format!(
-                "{shown}: is {}, not a proof database file",
-                crate::error::file_kind(&meta.file_type())
-            ));
+            return Err(bad(ProofFault::NotAFile {
+                kind: crate::error::file_kind(&meta.file_type()),
+            }));
         }
         let size = meta.len();
         if size < (FIXED_HEAD + 8 + 4) as u64 {
-            return Err(bad("no proof database header"));
+            return Err(bad(ProofFault::NoHeader));
         }
-        let mut input = CrcReader {
-            r: BufReader::with_capacity(1 << 20, file),
-            crc: crc32fast::Hasher::new(),
+        let mut input = Input {
+            r: CrcReader::new(BufReader::with_capacity(1 << 20, file)),
             left: size - 4,
             buf: Vec::new(),
         };
-        let head = input.take(FIXED_HEAD).map_err(|e| bad(&e))?;
+        let head = input.take(FIXED_HEAD).map_err(|e| e.at(path))?;
         if &head[..8] != MAGIC {
-            return Err(bad("no proof database header"));
+            return Err(bad(ProofFault::NoHeader));
         }
         let version = LittleEndian::read_u16(&head[8..]);
         if version != VERSION {
-            return Err(bad(&format!(
-                "format version {version}; this build reads {VERSION}"
-            )));
+            return Err(bad(ProofFault::Version {
+                found: version,
+                supported: VERSION,
+            }));
         }
         let kind = match head[10] {
             0 => Kind::Values,
             1 => Kind::Nimbers,
-            k => return Err(bad(&format!("unknown kind {k}"))),
+            k => return Err(bad(ProofFault::UnknownKind(k))),
         };
-        let key_bytes = LittleEndian::read_u16(&head[11..]) as usize;
+        let key_bytes = LittleEndian::read_u16(&head[11..]);
         let spec_len = LittleEndian::read_u16(&head[13..]) as usize;
-        if key_bytes != G::Key::BYTES {
-            return Err(bad("its keys are not this game's"));
+        if usize::from(key_bytes) != G::Key::BYTES {
+            return Err(bad(ProofFault::KeyWidth {
+                found: key_bytes,
+                expected: G::Key::BYTES as u16,
+            }));
         }
-        let spec = std::str::from_utf8(input.take(spec_len).map_err(|e| bad(&e))?)
-            .map_err(|_| bad("its game is not text"))?
+        let spec = std::str::from_utf8(input.take(spec_len).map_err(|e| e.at(path))?)
+            .map_err(|_| bad(ProofFault::SpecNotText))?
             .to_string();
         if spec != game.spec() {
-            return Err(format!(
-                "{shown}: a proof database of {}, not of {}",
-                Error::quote(&spec),
-                game.spec()
-            ));
+            return Err(bad(ProofFault::OtherGame {
+                found: spec,
+                expected: game.spec(),
+            }));
         }
-        let count = LittleEndian::read_u64(input.take(8).map_err(|e| bad(&e))?);
+        let count = LittleEndian::read_u64(input.take(8).map_err(|e| e.at(path))?);
         // Each entry takes at least its key, its fact and a length, and at
         // most a position of u16::MAX bytes more: a count out of these
         // bounds is refused before anything else is read.
-        let least = key_bytes as u64 + kind.fact_bytes() + 2;
+        let least = u64::from(key_bytes) + kind.fact_bytes() + 2;
         if count > input.left / least {
-            return Err(bad(&format!(
-                "it claims {count} entries, more than its {size} bytes can hold"
-            )));
+            return Err(bad(ProofFault::TooManyEntries { count, size }));
         }
         if input.left > count.saturating_mul(least + u64::from(u16::MAX)) {
-            return Err(bad(&format!(
-                "its {count} entries cannot fill its {size} bytes"
-            )));
+            return Err(bad(ProofFault::TooFewEntries { count, size }));
         }
         Ok(Database {
             path: path.to_path_buf(),
             input,
             kind,
-            key_bytes,
+            key_bytes: usize::from(key_bytes),
             count,
         })
     }
@@ -430,9 +443,7 @@ impl Database {
     /// The file is streamed; on a damaged entry the rest is still read
     /// through the CRC, so damage is reported as damage (a checksum
     /// mismatch), not as whatever the flipped byte happened to break.
-    pub fn read<G: SearchGame>(mut self, game: &G) -> Result<Records<G>, String> {
-        let shown = Error::quote_path(&self.path);
-        let bad = |why: &str| format!("{shown}: not a usable proof database: {why}");
+    pub fn read<G: SearchGame>(mut self, game: &G) -> crate::Result<Records<G>> {
         let mut records = Vec::new();
         let mut broken = None;
         for _ in 0..self.count {
@@ -446,19 +457,19 @@ impl Database {
             }
         }
         if broken.is_none() && self.input.left != 0 {
-            broken = Some("bytes after the last entry".to_string());
+            broken = Some(ReadError::Fault(ProofFault::TrailingBytes));
         }
-        match self.input.finish() {
-            Err(e) => Err(bad(&e)),
-            Ok(false) => Err(bad("its checksum does not match (damaged or truncated)")),
-            Ok(true) => match broken {
-                Some(e) => Err(bad(&e)),
-                None => Ok(records),
-            },
+        let (stored, computed) = self.input.finish().map_err(|e| e.at(&self.path))?;
+        if stored != computed {
+            return Err(fault(&self.path, ProofFault::Checksum { stored, computed }));
+        }
+        match broken {
+            Some(e) => Err(e.at(&self.path)),
+            None => Ok(records),
         }
     }
 
-    fn entry<G: SearchGame>(&mut self, game: &G) -> Result<Record<G::Pos, G::Key>, String> {
+    fn entry<G: SearchGame>(&mut self, game: &G) -> Result<Record<G::Pos, G::Key>, ReadError> {
         let input = &mut self.input;
         let key = G::Key::read(input.take(self.key_bytes)?);
         let fact = match self.kind {
@@ -469,68 +480,88 @@ impl Database {
                     hi: f[1] as i8,
                 };
                 if !(-1..=1).contains(&b.lo) || !(-1..=1).contains(&b.hi) || !possible(b) {
-                    return Err("an entry's bounds are impossible".into());
+                    return Err(ReadError::Fault(ProofFault::ImpossibleBounds));
                 }
                 Fact::Value(b)
             }
             Kind::Nimbers => Fact::Nimber(LittleEndian::read_u32(input.take(4)?)),
         };
         let len = LittleEndian::read_u16(input.take(2)?) as usize;
-        let text = std::str::from_utf8(input.take(len)?).map_err(|_| "a position is not text")?;
-        let pos = game
-            .parse_position(text)
-            .map_err(|e| format!("position {}: {}", Error::quote(text), Error::clip(&e)))?;
+        let text = std::str::from_utf8(input.take(len)?)
+            .map_err(|_| ReadError::Fault(ProofFault::PositionNotText))?;
+        let pos = game.parse_position(text).map_err(|reason| {
+            ReadError::Fault(ProofFault::BadPosition {
+                position: text.to_string(),
+                reason,
+            })
+        })?;
         if game.key(&pos) != key {
-            return Err(format!(
-                "position {} does not have its stored key",
-                Error::quote(text)
-            ));
+            return Err(ReadError::Fault(ProofFault::WrongKey {
+                position: text.to_string(),
+            }));
         }
         Ok(Record { key, fact, pos })
     }
 }
 
-/// The file's bytes before its stored CRC, read in order through the CRC.
-struct CrcReader {
-    r: BufReader<File>,
-    crc: crc32fast::Hasher,
+/// Why reading a database failed: a fault of its bytes, or the input's.
+enum ReadError {
+    Fault(ProofFault),
+    Io(std::io::Error),
+}
+
+impl ReadError {
+    /// The error about the database at `path`.
+    fn at(self, path: &Path) -> Error {
+        match self {
+            ReadError::Fault(f) => fault(path, f),
+            ReadError::Io(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                fault(path, ProofFault::Shrank)
+            }
+            ReadError::Io(e) => Error::io(
+                format!(
+                    "{}: not a usable proof database: cannot read",
+                    Error::quote_path(path)
+                ),
+                e,
+            ),
+        }
+    }
+}
+
+/// The file's bytes before its stored CRC, read in order through the
+/// [`CrcReader`].
+struct Input {
+    r: CrcReader<BufReader<File>>,
     /// Bytes before the stored CRC not yet read.
     left: u64,
     buf: Vec<u8>,
 }
 
-impl CrcReader {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+impl Input {
+    fn take(&mut self, n: usize) -> Result<&[u8], ReadError> {
         if n as u64 > self.left {
-            return Err("truncated".into());
+            return Err(ReadError::Fault(ProofFault::Truncated));
         }
         self.buf.resize(n, 0);
-        self.r.read_exact(&mut self.buf).map_err(read_error)?;
-        self.crc.update(&self.buf);
+        self.r.read_exact(&mut self.buf).map_err(ReadError::Io)?;
         self.left -= n as u64;
         Ok(&self.buf)
     }
 
-    /// Reads the rest through the CRC; whether it matches the stored one.
-    fn finish(mut self) -> Result<bool, String> {
-        let mut chunk = vec![0u8; 1 << 20];
-        while self.left > 0 {
-            let n = chunk.len().min(self.left as usize);
-            self.r.read_exact(&mut chunk[..n]).map_err(read_error)?;
-            self.crc.update(&chunk[..n]);
-            self.left -= n as u64;
+    /// Reads the rest through the CRC; the stored CRC and the computed one.
+    fn finish(mut self) -> Result<(u32, u32), ReadError> {
+        let rest = std::io::copy(&mut (&mut self.r).take(self.left), &mut std::io::sink())
+            .map_err(ReadError::Io)?;
+        if rest != self.left {
+            return Err(ReadError::Fault(ProofFault::Shrank));
         }
         let mut stored = [0u8; 4];
-        self.r.read_exact(&mut stored).map_err(read_error)?;
-        Ok(self.crc.finalize() == u32::from_le_bytes(stored))
-    }
-}
-
-fn read_error(e: std::io::Error) -> String {
-    if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        "the file shrank while it was read".into()
-    } else {
-        format!("cannot read: {e}")
+        self.r
+            .get_mut()
+            .read_exact(&mut stored)
+            .map_err(ReadError::Io)?;
+        Ok((u32::from_le_bytes(stored), self.r.crc()))
     }
 }
 
@@ -561,15 +592,35 @@ impl<G: SearchGame> Merged<G> {
         self.index.get(key).map(|&i| self.records[i as usize].fact)
     }
 
-    /// The files record `i` came from, quoted for a message.
-    fn sources(&self, i: usize) -> String {
+    /// The files record `i` came from (one, or the first and the last).
+    fn sources(&self, i: usize) -> Vec<PathBuf> {
         let (a, b) = self.from[i];
-        let name = |f: u32| Error::quote_path(&self.files[f as usize]);
-        if a == b {
-            name(a)
-        } else {
-            format!("{} and {}", name(a), name(b))
+        let mut files = vec![self.files[a as usize].clone()];
+        if a != b {
+            files.push(self.files[b as usize].clone());
         }
+        files
+    }
+
+    /// The error for record `i` that does not hold: `claim`, but `why`.
+    fn refuted(&self, game: &G, i: usize, claim: String, why: String) -> Error {
+        Error::RefutedProof {
+            files: self.sources(i),
+            position: game.format_position(&self.records[i].pos),
+            claim,
+            why,
+        }
+    }
+
+    /// The error for record `i`, whose fact is of the other kind.
+    fn other_kind(&self, i: usize, found: Kind, expected: Kind) -> Error {
+        fault(
+            &self.files[self.from[i].0 as usize],
+            ProofFault::OtherKind {
+                found: found.name(),
+                expected: expected.name(),
+            },
+        )
     }
 }
 
@@ -582,7 +633,7 @@ impl<G: SearchGame> Merged<G> {
 pub fn merge<G: SearchGame>(
     game: &G,
     parts: Vec<(PathBuf, Records<G>)>,
-) -> Result<Merged<G>, String> {
+) -> crate::Result<Merged<G>> {
     let mut m = Merged {
         records: Vec::new(),
         index: HashMap::new(),
@@ -608,14 +659,13 @@ pub fn merge<G: SearchGame>(
                 _ => None,
             };
             let Some(fact) = met else {
-                let first = Error::quote_path(&m.files[m.from[i].0 as usize]);
-                let second = Error::quote_path(&m.files[f as usize]);
-                return Err(format!(
-                    "the proof databases contradict each other at position {}: {first} says {}, {second} says {}; load them separately, or --check each to find the wrong one",
-                    Error::quote(&game.format_position(&r.pos)),
-                    describe(m.records[i].fact),
-                    describe(r.fact)
-                ));
+                return Err(Error::ContradictingProofs {
+                    position: game.format_position(&r.pos),
+                    first: m.files[m.from[i].0 as usize].clone(),
+                    first_says: describe(m.records[i].fact),
+                    second: m.files[f as usize].clone(),
+                    second_says: describe(r.fact),
+                });
             };
             m.records[i].fact = fact;
             m.from[i].1 = f;
@@ -713,7 +763,7 @@ pub fn verify_values<G: SearchGame>(
     db: &Merged<G>,
     search: &mut super::dfpn::Dfpn<'_, G>,
     stop: &dyn Fn() -> bool,
-) -> Result<CheckReport, String> {
+) -> crate::Result<CheckReport> {
     let mut report = CheckReport::default();
     children_first(game, db, false, |node, proven| {
         if stop() {
@@ -722,16 +772,9 @@ pub fn verify_values<G: SearchGame>(
         let (i, moves) = (node.at, &node.moves);
         let r = &db.records[i];
         let Fact::Value(b) = r.fact else {
-            return Err("a value database holds a nimber".into());
+            return Err(db.other_kind(i, Kind::Nimbers, Kind::Values));
         };
-        let refuted = |why: String| {
-            format!(
-                "{}: entry {} claims {}, but {why}; the database is wrong and none of it is used",
-                db.sources(i),
-                Error::quote(&game.format_position(&r.pos)),
-                describe(r.fact),
-            )
-        };
+        let refuted = |why: String| db.refuted(game, i, describe(r.fact), why);
         if let Some(v) = game.terminal(&r.pos) {
             let s = super::score(v);
             if s < b.lo || s > b.hi {
@@ -826,7 +869,7 @@ pub fn verify_nimbers<G: SearchGame>(
     db: &Merged<G>,
     search: &mut super::nimber::NimberSearch<'_, G>,
     stop: &dyn Fn() -> bool,
-) -> Result<CheckReport, String> {
+) -> crate::Result<CheckReport> {
     let mut report = CheckReport::default();
     let before = search.stats().nodes;
     children_first(game, db, true, |node, proven| {
@@ -836,7 +879,7 @@ pub fn verify_nimbers<G: SearchGame>(
         let i = node.at;
         let r = &db.records[i];
         let Fact::Nimber(n) = r.fact else {
-            return Err("a nimber database holds a value".into());
+            return Err(db.other_kind(i, Kind::Values, Kind::Nimbers));
         };
         let mut seen = Vec::with_capacity(node.parts.len());
         for parts in &node.parts {
@@ -857,10 +900,11 @@ pub fn verify_nimbers<G: SearchGame>(
         }
         let mex = crate::solve::mex(&mut seen);
         if mex != n {
-            return Err(format!(
-                "{}: entry {} claims nimber {n}, but its moves give {mex}; the database is wrong and none of it is used",
-                db.sources(i),
-                Error::quote(&game.format_position(&r.pos)),
+            return Err(db.refuted(
+                game,
+                i,
+                format!("nimber {n}"),
+                format!("its moves give {mex}"),
             ));
         }
         search.add_known(r.key, n, r.pos.clone());
@@ -898,8 +942,8 @@ fn children_first<G: SearchGame>(
     game: &G,
     db: &Merged<G>,
     nimbers: bool,
-    mut visit: impl FnMut(&Node<G>, &dyn Fn(&G::Key) -> Option<Fact>) -> Result<bool, String>,
-) -> Result<bool, String> {
+    mut visit: impl FnMut(&Node<G>, &dyn Fn(&G::Key) -> Option<Fact>) -> crate::Result<bool>,
+) -> crate::Result<bool> {
     const NEW: u8 = 0;
     const OPEN: u8 = 1;
     const DONE: u8 = 2;

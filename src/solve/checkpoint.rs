@@ -42,7 +42,7 @@
 
 use super::output::open_regular;
 use crate::error::{Error, Result};
-use crate::format::{generator, CellCodec, TempFile};
+use crate::format::{generator, seal, sealed, CellCodec, CountingWriter, TempFile};
 use crate::game::Game;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use rayon::prelude::*;
@@ -132,8 +132,7 @@ impl Identity {
         }
         let n = b.len() as u32;
         LE::write_u32(&mut b[12..], n);
-        let crc = crc32fast::hash(&b);
-        LE::write_u32(&mut b[16..], crc);
+        seal(&mut b, 16);
         b
     }
 }
@@ -164,8 +163,7 @@ impl Checkpoint {
     pub fn create(path: &Path, id: &Identity) -> Result<Checkpoint> {
         let io = |e| Error::io(format!("cannot write checkpoint {}", path.display()), e);
         let tmp = TempFile::create_beside(path)?;
-        let mut f = tmp.file();
-        f.write_all(&id.encode()).map_err(io)?;
+        tmp.write(|w| w.write_all(&id.encode())).map_err(io)?;
         crate::format::kill_point("checkpoint-temp-written");
         let file = tmp.persist(path)?;
         lock(&file, path)?;
@@ -224,10 +222,8 @@ impl Checkpoint {
         if len < 28 || len > bytes.len() || len > 1 << 20 {
             return Err(refuse(path, "is corrupt (bad header length)"));
         }
-        let mut head = bytes[..len].to_vec();
-        let stored = LE::read_u32(&head[16..]);
-        head[16..20].fill(0);
-        if crc32fast::hash(&head) != stored {
+        let (stored, computed) = sealed(&bytes[..len], 16);
+        if computed != stored {
             return Err(refuse(path, "is corrupt (header checksum mismatch)"));
         }
         if bytes[..len] != want[..] {
@@ -344,26 +340,22 @@ impl Checkpoint {
         let path = self.path.clone();
         let io = |e| Error::io(format!("cannot write checkpoint {}", path.display()), e);
         self.file.write_all(&[0u8; RECORD_HEAD]).map_err(io)?;
-        let mut crc = crc32fast::Hasher::new();
-        let mut body = 0u64;
         let mut cells = 0u64;
-        let file = &mut self.file;
+        let mut body = CountingWriter::new(&mut self.file);
         stream_frames(game, first, last, table, width, |head, frame| {
             cells += LE::read_u64(&head[24..]);
-            crc.update(head);
-            crc.update(frame);
-            body += (head.len() + frame.len()) as u64;
-            file.write_all(head)?;
-            file.write_all(frame)
+            body.write_all(head)?;
+            body.write_all(frame)
         })
         .map_err(io)?;
+        let (crc, body) = (body.crc(), body.count());
         let mut head = [0u8; RECORD_HEAD];
         head[..4].copy_from_slice(&RECORD);
         LE::write_u32(&mut head[4..], first);
         LE::write_u32(&mut head[8..], last);
         LE::write_u64(&mut head[12..], cells);
         LE::write_u64(&mut head[20..], body);
-        LE::write_u32(&mut head[28..], crc.finalize());
+        LE::write_u32(&mut head[28..], crc);
         self.file.seek(SeekFrom::Start(start)).map_err(io)?;
         self.file.write_all(&head).map_err(io)?;
         self.file.seek(SeekFrom::End(0)).map_err(io)?;
@@ -841,9 +833,7 @@ mod tests {
         let id = identity();
         let mut b = id.encode();
         LE::write_u32(&mut b[8..], 1);
-        b[16..20].fill(0);
-        let crc = crc32fast::hash(&b);
-        LE::write_u32(&mut b[16..], crc);
+        seal(&mut b, 16);
         std::fs::write(&path, &b).unwrap();
         let err = resume(&path, &id).err().expect("refused").to_string();
         assert!(

@@ -227,3 +227,13 @@ fn loopy_unit<G: Game, T: Table>(game: &G, table: &T, tier: u32, unit: u64) -> u
     std::hint::black_box(sink);
     n
 }
+
+/// Memory the system can give without swapping (Linux), in bytes: what a
+/// solve or a search is refused for before it starts when it would need
+/// more.
+pub fn memory_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

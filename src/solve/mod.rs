@@ -32,7 +32,7 @@ pub mod output;
 pub mod stream;
 
 pub use checkpoint::{checkpoint_path, CHECKPOINT_VERSION};
-pub use estimate::{estimate, Estimate};
+pub use estimate::{estimate, memory_available, Estimate};
 pub use file::{solve_locked, solve_to_bytes, solve_to_file, SolveReport};
 pub use stream::{cannot_stream, memory_needs, plan, MemoryNeeds, Plan, PROCESS_MEMORY};
 // The command line's signal handler cleans up a solve's working files.

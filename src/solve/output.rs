@@ -53,10 +53,8 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// form `pattern:NAME:squares=...:lines=...` reads none). A solve's or a
 /// search's output may not be one of them.
 pub fn input_files(spec: &str) -> Vec<PathBuf> {
-    match spec.trim().strip_prefix("pattern:") {
-        Some(rest) if !rest.contains(":lines=") && Path::new(rest).exists() => {
-            vec![PathBuf::from(rest)]
-        }
+    match crate::games::pattern::file_of(spec.trim()) {
+        Some(path) if Path::new(path).exists() => vec![PathBuf::from(path)],
         _ => Vec::new(),
     }
 }
@@ -247,5 +245,22 @@ mod tests {
         let err = check_output(&input, std::slice::from_ref(&input)).unwrap_err();
         assert!(err.to_string().contains("own input"));
         assert!(check_output(&d.join("new.rtb"), &[input]).is_ok());
+    }
+
+    /// The parser reads `DIR/rules:lines=1:v2.txt` as a file (its fields
+    /// are not all `squares=`/`rows=`/`lines=`), so it is an input a run may
+    /// not overwrite; the inline form names none.
+    #[test]
+    fn a_pattern_file_is_an_input_whatever_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("rules:lines=1:v2.txt");
+        std::fs::write(&file, "t\nsquares 2\n0 1\n").unwrap();
+        let spec = format!("pattern:{}", file.display());
+        assert_eq!(input_files(&spec), vec![file.clone()]);
+        assert!(check_output(&file, &input_files(&spec)).is_err());
+        assert_eq!(
+            input_files("pattern:t:squares=2:lines=0.1"),
+            Vec::<PathBuf>::new()
+        );
     }
 }

@@ -59,7 +59,6 @@ use crate::format::{
 };
 use crate::game::Game;
 use byteorder::{ByteOrder, LittleEndian as LE};
-use rayon::prelude::*;
 use std::fs::File;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
@@ -298,8 +297,7 @@ impl Work {
             LE::write_u64(&mut r[60..], t.lookups);
             at += TIER_RECORD;
         }
-        let crc = crc32fast::hash(&b);
-        LE::write_u32(&mut b[8..], crc);
+        format::seal(&mut b, 8);
         let slot = self.data_end + (self.sequence % 2) * self.slot_len as u64;
         self.file
             .write_all_at(&b, slot)
@@ -316,9 +314,8 @@ impl Work {
             if self.file.read_exact_at(&mut b, at).is_err() || b[..8] != SLOT_MAGIC {
                 continue;
             }
-            let stored = LE::read_u32(&b[8..]);
-            b[8..12].fill(0);
-            if crc32fast::hash(&b) != stored
+            let (stored, computed) = format::sealed(&b, 8);
+            if computed != stored
                 || LE::read_u32(&b[12..]) as usize != self.slot_len
                 || LE::read_u32(&b[28..]) != self.tiers
                 || b[SLOT_HEAD..SLOT_HEAD + self.id.len()] != self.id[..]
@@ -355,23 +352,6 @@ impl Work {
     }
 }
 
-/// The CRC32 of `bytes`, computed in parallel chunks and combined.
-fn parallel_crc(bytes: &[u8]) -> u32 {
-    const CHUNK: usize = 16 << 20;
-    bytes
-        .par_chunks(CHUNK)
-        .map(|c| {
-            let mut h = crc32fast::Hasher::new();
-            h.update(c);
-            h
-        })
-        .reduce(crc32fast::Hasher::new, |mut a, b| {
-            a.combine(&b);
-            a
-        })
-        .finalize()
-}
-
 /// What [`solve_streamed`] gives back to the file solve.
 pub(super) struct Streamed {
     pub header: Header,
@@ -401,7 +381,7 @@ impl Layout {
             bytes as usize,
         )
         .map_err(|e| work.io("read", e))?;
-        Ok(parallel_crc(&map[lead..]))
+        Ok(format::data_crc(&map[lead..]))
     }
 
     /// The first of `tiers` whose cells in the file no longer have the CRC32
@@ -630,7 +610,7 @@ fn solve_one<G: Game>(
     }
     drop(below);
     let bytes = &cur[..len];
-    let crc = parallel_crc(bytes);
+    let crc = format::data_crc(bytes);
     work.file
         .write_all_at(bytes, work.data_offset + r.start * w)
         .and_then(|()| work.file.sync_data())
@@ -773,7 +753,7 @@ fn resume(ckpt: &Path, shape: &Shape, want: &Header) -> Result<Found> {
                 (data_end - shape.data_offset) as usize,
             )
             .map_err(|e| work.io("read", e))?;
-            if parallel_crc(&map[lead..]) != found.data_crc {
+            if format::data_crc(&map[lead..]) != found.data_crc {
                 return Err(refuse(
                     "holds this solve's finished table, but its data no longer matches its checksum (it is damaged)",
                 ));

@@ -11,3 +11,4 @@ mod compare;
 mod hostile_specs;
 mod play;
 mod readme;
+mod same_messages;

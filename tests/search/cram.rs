@@ -373,6 +373,11 @@ fn nimber_tables_answer_regions_in_any_placement() {
         let e = CramNimberLeaves::open(&[t34.clone(), path.clone()])
             .err()
             .unwrap();
+        assert!(
+            matches!(&e, retrograde::Error::LeafTable { path: p, .. } if p == path),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains(word) && !e.contains('\n'), "{e}");
     }
     assert!(CramNimberLeaves::open(&[dir.path().join("none.rtb")]).is_err());

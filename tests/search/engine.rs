@@ -233,7 +233,17 @@ fn a_proof_database_round_trips_and_rechecks() {
         bytes[mid] ^= 0x10;
         std::fs::write(&path, &bytes).unwrap();
         let err = proofdb::load(g, &path).unwrap_err();
-        assert!(err.contains("checksum"), "{err}");
+        assert!(
+            matches!(
+                &err,
+                retrograde::Error::ProofDatabase {
+                    fault: retrograde::ProofFault::Checksum { stored, computed },
+                    ..
+                } if stored != computed
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("checksum"), "{err}");
     });
 }
 

@@ -10,6 +10,7 @@ mod isolation;
 mod limits;
 mod occupy;
 mod proofdb;
+mod run;
 
 /// Helpers the game modules share.
 mod shared {

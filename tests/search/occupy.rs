@@ -25,7 +25,9 @@ impl XorShift {
 
 fn occupy1(spec: &str) -> Occupy<1> {
     match AnySearch::parse(spec) {
-        Ok(AnySearch::Occupy1(g)) => g,
+        Ok(
+            AnySearch::Mnk(g) | AnySearch::Pattern(g) | AnySearch::Connect(g) | AnySearch::Sogo(g),
+        ) => g,
         Ok(_) => panic!("{spec}: not an Occupy<1>"),
         Err(e) => panic!("{spec}: {e}"),
     }
@@ -231,7 +233,7 @@ fn qubic_and_qango6_files() {
 #[test]
 fn big_boards() {
     let g = match AnySearch::parse("mnk:15x15x5").unwrap() {
-        AnySearch::Occupy4(g) => g,
+        AnySearch::MnkWide(g) => g,
         _ => panic!("15x15 needs four words"),
     };
     assert_eq!(g.spec(), "mnk:15x15x5");
@@ -282,7 +284,11 @@ fn big_boards() {
     assert!(t.parse_position("xxx/ooo/...").is_err());
     assert!(t.parse_position("xxx/oo./o..").is_err());
     assert!(t.parse_position("ooo/xx./x..").is_ok());
-    assert!(AnySearch::parse("mnk:17x3x3").is_err());
+    // The search reads mnk specs with the table's parser: any side, up to
+    // 256 squares.
+    assert!(AnySearch::parse("mnk:17x3x3").is_ok());
+    let e = AnySearch::parse("mnk:17x16x5").err().unwrap();
+    assert!(e.contains("272 squares; at most 256"), "{e}");
     assert!(AnySearch::parse("connect:9x8").is_err());
     assert!(AnySearch::parse("sogo:5").is_err());
 }
@@ -322,7 +328,7 @@ fn speed() {
     walk(&occupy1("sogo:4"), "sogo:4");
     walk(&occupy1("pattern:games/qango6.txt"), "qango6");
     walk(&occupy1("pattern:games/qubic.txt"), "qubic");
-    if let AnySearch::Occupy4(g) = AnySearch::parse("mnk:15x15x5").unwrap() {
+    if let AnySearch::MnkWide(g) = AnySearch::parse("mnk:15x15x5").unwrap() {
         walk(&g, "mnk:15x15x5");
     }
 }

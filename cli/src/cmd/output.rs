@@ -6,20 +6,7 @@ use retrograde::{Outcome, PositionInfo, TableKind, Value};
 use serde_json::{json, Value as Json};
 use std::path::Path;
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-pub use retrograde::format::human_bytes;
+pub use retrograde::format::{human_bytes, thousands};
 
 /// `"nothing"` where a file has no answer for a position.
 pub fn show(o: Option<Outcome>) -> String {

@@ -20,13 +20,7 @@ pub fn search_hint(spec: &str) -> String {
     }
 }
 
-/// Memory the system can give without swapping (Linux), in bytes.
-pub fn memory_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
+pub use retrograde::solve::memory_available;
 
 /// Free space for an unprivileged writer on the filesystem holding `dir`.
 pub fn disk_available(dir: &Path) -> Option<u64> {

@@ -70,10 +70,13 @@ impl GravityPosition {
     }
 }
 
-/// A gravity board: geometry, winning lines, index. Connect-Four and Sogo
-/// are this board with their own line lists and notations.
-#[derive(Clone)]
-pub struct Gravity {
+/// A gravity board's rules as a spec describes them: the floor, the column
+/// height, the line length, the play convention and the winning lines, with
+/// the moves and the checks of a position; no index. The tables add theirs
+/// ([`Gravity`]: at most 63 cells and 2^40 positions), the search builds its
+/// bitboards on it (at most 64 cells).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Geometry {
     nx: u32,
     ny: u32,
     height: u32,
@@ -83,6 +86,14 @@ pub struct Gravity {
     cells: u32,
     col_mask: u64,
     lines: Vec<u64>,
+}
+
+/// A gravity board with its index: the [`Geometry`], which it dereferences
+/// to, and the tight index, plain or folded. Connect-Four and Sogo are this
+/// board with their own notations.
+#[derive(Clone)]
+pub struct Gravity {
+    geometry: Geometry,
     /// The index scheme number of the plain index; the folded one is the
     /// next.
     scheme: u16,
@@ -118,40 +129,35 @@ impl fmt::Debug for Gravity {
 
 impl PartialEq for Gravity {
     fn eq(&self, o: &Gravity) -> bool {
-        (
-            self.nx,
-            self.ny,
-            self.height,
-            self.line,
-            self.misere,
-            self.scheme,
-            self.is_folded(),
-        ) == (
-            o.nx,
-            o.ny,
-            o.height,
-            o.line,
-            o.misere,
-            o.scheme,
-            o.is_folded(),
-        )
+        (&self.geometry, self.scheme, self.is_folded()) == (&o.geometry, o.scheme, o.is_folded())
     }
 }
 
 impl Eq for Gravity {}
 
-impl Gravity {
+/// A board is its geometry plus an index: the rules are the geometry's.
+impl std::ops::Deref for Gravity {
+    type Target = Geometry;
+
+    #[inline(always)]
+    fn deref(&self) -> &Geometry {
+        &self.geometry
+    }
+}
+
+impl Geometry {
     /// A gravity board on an `nx × ny` floor of columns of height `height`,
-    /// won by `line` in a row, whose plain tight index has the number
-    /// `scheme` (the folded one `scheme + 1`).
+    /// won by `line` in a row, of at most `max_cells` cells (at most 64: a
+    /// position's pieces are `u64` masks).
     pub(crate) fn new(
         nx: u32,
         ny: u32,
         height: u32,
         line: u32,
         misere: bool,
-        scheme: u16,
-    ) -> Result<Gravity, String> {
+        max_cells: u32,
+    ) -> Result<Geometry, String> {
+        debug_assert!(max_cells <= 64);
         if nx == 0 || ny == 0 || height == 0 {
             return Err("the board needs at least one column and one row".into());
         }
@@ -159,43 +165,29 @@ impl Gravity {
             return Err("the line length must be at least 1".into());
         }
         let cells = u64::from(nx) * u64::from(ny) * u64::from(height);
-        if cells > 63 {
+        if cells > u64::from(max_cells) {
             return Err(format!(
-                "the board has {cells} cells; at most 63 are supported"
+                "the board has {cells} cells; at most {max_cells} are supported"
             ));
         }
-        let cells = cells as u32;
-        let cols = nx * ny;
-        let col_mask = (1u64 << height) - 1;
         let lines = Self::lines_of(nx, ny, height, line);
         if lines.is_empty() {
             return Err(format!(
                 "no line of {line} fits on the board: the line length must not exceed its largest side"
             ));
         }
-        let (tight, size) = tight::Tight::new(nx * ny, height)?;
-        Ok(Gravity {
+        Ok(Geometry {
             nx,
             ny,
             height,
             line,
             misere,
-            cols,
-            cells,
-            col_mask,
+            cols: nx * ny,
+            cells: cells as u32,
+            // A column of 64 cells is the whole word.
+            col_mask: u64::MAX >> (64 - height),
             lines,
-            scheme,
-            size,
-            tight: Arc::new(tight),
-            fold: Fold::Plain,
         })
-    }
-
-    fn too_large(entries: u128) -> String {
-        format!(
-            "the index would have {entries} entries ({:.1e}); at most 2^40 = {MAX_ENTRIES} are supported",
-            entries as f64
-        )
     }
 
     /// Every line of `k` cells along one of the 13 directions of the box.
@@ -360,6 +352,225 @@ impl Gravity {
         !self.has_line(p.pieces[p.mover()])
     }
 
+    /// Value of a game-over position for the player to move.
+    #[inline]
+    pub fn primitive(&self, p: &GravityPosition) -> Option<Value> {
+        if self.has_line(p.pieces[1 - p.mover()]) {
+            Some(if self.misere { Value::Win } else { Value::Lose })
+        } else if p.occupied().count_ones() == self.cells {
+            Some(Value::Tie)
+        } else {
+            None
+        }
+    }
+
+    /// Every move (0-based column) with its child, columns in order.
+    pub fn moves(&self, p: &GravityPosition) -> Vec<(u8, GravityPosition)> {
+        if self.primitive(p).is_some() {
+            return Vec::new();
+        }
+        (0..self.cols)
+            .filter_map(|c| self.play(p, c).ok().map(|q| (c as u8, q)))
+            .collect()
+    }
+
+    /// Number of children of a non-primitive position.
+    #[inline]
+    pub fn move_count(&self, p: &GravityPosition) -> u64 {
+        let occ = p.occupied();
+        (0..self.cols)
+            .filter(|&c| (occ >> (c * self.height)) & self.col_mask != self.col_mask)
+            .count() as u64
+    }
+
+    /// Tier = empty cells.
+    #[inline]
+    pub fn tier(&self, p: &GravityPosition) -> u32 {
+        self.cells - p.occupied().count_ones()
+    }
+
+    /// Tiers: 0 (full board) to the number of cells (empty board).
+    pub fn tier_count(&self) -> u32 {
+        self.cells + 1
+    }
+
+    /// Parses one picture of `rows` rows separated by `/`, each `width`
+    /// characters of `.`, `x`, `o`; `cell(row, i)` names the cell's bit.
+    /// Returns the masks of `x` and `o`. `what` prefixes error messages.
+    pub(crate) fn parse_cells(
+        text: &str,
+        rows: u32,
+        width: u32,
+        what: &str,
+        mut cell: impl FnMut(u32, u32) -> u64,
+    ) -> Result<[u64; 2], String> {
+        let lines: Vec<&str> = text.split('/').map(str::trim).collect();
+        if lines.len() != rows as usize {
+            return Err(format!(
+                "{what}: expected {rows} rows separated by '/', found {}",
+                lines.len()
+            ));
+        }
+        let mut pieces = [0u64; 2];
+        for (r, line) in lines.iter().enumerate() {
+            let n = line.chars().count();
+            if n != width as usize {
+                let e = crate::games::row_length(r + 1, line, n, width, "cells");
+                return Err(format!("{what}: {e}"));
+            }
+            for (i, ch) in line.chars().enumerate() {
+                let bit = cell(r as u32, i as u32);
+                match ch {
+                    '.' => {}
+                    'x' | 'X' => pieces[0] |= bit,
+                    'o' | 'O' => pieces[1] |= bit,
+                    other => {
+                        return Err(format!(
+                        "{what}: unexpected '{other}' (use '.' empty, 'x' player 0, 'o' player 1)"
+                    ))
+                    }
+                }
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// The character of a cell: `.`, `x` or `o`.
+    pub(crate) fn cell_char(p: &GravityPosition, bit: u64) -> char {
+        Geometry::cell_view(p, bit).1
+    }
+
+    /// What a cell holds, and its character: the one table behind both
+    /// the notation and the board view.
+    pub(crate) fn cell_view(p: &GravityPosition, bit: u64) -> (CellState, char) {
+        if p.pieces[0] & bit != 0 {
+            (CellState::Piece(0), 'x')
+        } else if p.pieces[1] & bit != 0 {
+            (CellState::Piece(1), 'o')
+        } else {
+            (CellState::Empty, '.')
+        }
+    }
+
+    /// Plays a list of moves (0-based columns) from the empty board.
+    pub(crate) fn play_all(
+        &self,
+        moves: &[u32],
+        name: impl Fn(u32) -> String,
+    ) -> Result<GravityPosition, String> {
+        let mut p = GravityPosition::EMPTY;
+        for (i, &c) in moves.iter().enumerate() {
+            p = self
+                .play(&p, c)
+                .map_err(|e| format!("move {} ({}): {e}", i + 1, name(c)))?;
+        }
+        Ok(p)
+    }
+}
+
+/// The search's face of a gravity board.
+#[cfg(feature = "solve")]
+impl Geometry {
+    /// The floor's symmetries (rotations and reflections of the columns,
+    /// levels kept) as cell permutations, identity first: what the folded
+    /// index folds and the search's keys fold.
+    pub(crate) fn cell_symmetries(&self) -> Vec<Vec<u16>> {
+        let h = self.height;
+        crate::games::symmetry::grid_perms(self.ny, self.nx)
+            .iter()
+            .map(|cols| {
+                (0..self.cells)
+                    .map(|cell| (u32::from(cols[(cell / h) as usize]) * h + cell % h) as u16)
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The search's face of a gravity game whose canonical spec is `spec`
+    /// and whose notation is `notation`.
+    pub(crate) fn placement(
+        &self,
+        spec: String,
+        notation: Notation,
+    ) -> crate::games::placement::Placement {
+        let mut patterns: Vec<Vec<u16>> = self
+            .lines
+            .iter()
+            .map(|&l| (0..64).filter(|&c| l >> c & 1 != 0).collect())
+            .collect();
+        patterns.sort();
+        crate::games::placement::Placement {
+            spec,
+            squares: self.cells,
+            patterns,
+            floor: Some(crate::games::placement::Floor {
+                nx: self.nx,
+                ny: self.ny,
+                height: self.height,
+            }),
+            symmetries: self.cell_symmetries(),
+            misere: self.misere,
+            notation: Box::new(OnGeometry(self.clone(), notation)),
+        }
+    }
+}
+
+/// A gravity family's notation, as its file writes it: positions read and
+/// written on a geometry, and a column's name in a move.
+#[cfg(feature = "solve")]
+pub(crate) struct Notation {
+    pub parse: fn(&Geometry, &str) -> Result<GravityPosition, String>,
+    pub format: fn(&Geometry, &GravityPosition) -> String,
+    pub column: fn(&Geometry, u32) -> String,
+}
+
+/// A family's [`Notation`] on one geometry, over the search's stones (a
+/// gravity board is one word).
+#[cfg(feature = "solve")]
+struct OnGeometry(Geometry, Notation);
+
+#[cfg(feature = "solve")]
+impl crate::games::placement::Notation for OnGeometry {
+    fn parse_position(&self, s: &str) -> Result<crate::games::placement::Stones, String> {
+        let p = (self.1.parse)(&self.0, s)?;
+        Ok([[p.pieces[0], 0, 0, 0], [p.pieces[1], 0, 0, 0]])
+    }
+    fn format_position(&self, p: &crate::games::placement::Stones) -> String {
+        let pieces = [p[0][0], p[1][0]];
+        (self.1.format)(&self.0, &GravityPosition { pieces })
+    }
+    fn format_move(&self, cell: u16) -> String {
+        (self.1.column)(&self.0, u32::from(cell) / self.0.height)
+    }
+}
+
+impl Gravity {
+    /// The tables' board on `geometry` (at most 63 cells), whose plain
+    /// tight index has the number `scheme` (the folded one `scheme + 1`).
+    pub(crate) fn new(geometry: Geometry, scheme: u16) -> Result<Gravity, String> {
+        debug_assert!(geometry.cells <= 63);
+        let (tight, size) = tight::Tight::new(geometry.cols, geometry.height)?;
+        Ok(Gravity {
+            geometry,
+            scheme,
+            size,
+            tight: Arc::new(tight),
+            fold: Fold::Plain,
+        })
+    }
+
+    /// The rules, without the index.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    fn too_large(entries: u128) -> String {
+        format!(
+            "the index would have {entries} entries ({:.1e}); at most 2^40 = {MAX_ENTRIES} are supported",
+            entries as f64
+        )
+    }
+
     /// Size of the index space.
     pub fn size(&self) -> u64 {
         match &self.fold {
@@ -456,121 +667,6 @@ impl Gravity {
     /// The plain index's scheme number, or the next one folded.
     pub fn index_scheme(&self) -> u16 {
         self.scheme + u16::from(self.is_folded())
-    }
-
-    /// Value of a game-over position for the player to move.
-    #[inline]
-    pub fn primitive(&self, p: &GravityPosition) -> Option<Value> {
-        if self.has_line(p.pieces[1 - p.mover()]) {
-            Some(if self.misere { Value::Win } else { Value::Lose })
-        } else if p.occupied().count_ones() == self.cells {
-            Some(Value::Tie)
-        } else {
-            None
-        }
-    }
-
-    /// Every move (0-based column) with its child, columns in order.
-    pub fn moves(&self, p: &GravityPosition) -> Vec<(u8, GravityPosition)> {
-        if self.primitive(p).is_some() {
-            return Vec::new();
-        }
-        (0..self.cols)
-            .filter_map(|c| self.play(p, c).ok().map(|q| (c as u8, q)))
-            .collect()
-    }
-
-    /// Number of children of a non-primitive position.
-    #[inline]
-    pub fn move_count(&self, p: &GravityPosition) -> u64 {
-        let occ = p.occupied();
-        (0..self.cols)
-            .filter(|&c| (occ >> (c * self.height)) & self.col_mask != self.col_mask)
-            .count() as u64
-    }
-
-    /// Tier = empty cells.
-    #[inline]
-    pub fn tier(&self, p: &GravityPosition) -> u32 {
-        self.cells - p.occupied().count_ones()
-    }
-
-    /// Tiers: 0 (full board) to the number of cells (empty board).
-    pub fn tier_count(&self) -> u32 {
-        self.cells + 1
-    }
-
-    /// Parses one picture of `rows` rows separated by `/`, each `width`
-    /// characters of `.`, `x`, `o`; `cell(row, i)` names the cell's bit.
-    /// Returns the masks of `x` and `o`. `what` prefixes error messages.
-    pub(crate) fn parse_cells(
-        text: &str,
-        rows: u32,
-        width: u32,
-        what: &str,
-        mut cell: impl FnMut(u32, u32) -> u64,
-    ) -> Result<[u64; 2], String> {
-        let lines: Vec<&str> = text.split('/').map(str::trim).collect();
-        if lines.len() != rows as usize {
-            return Err(format!(
-                "{what}: expected {rows} rows separated by '/', found {}",
-                lines.len()
-            ));
-        }
-        let mut pieces = [0u64; 2];
-        for (r, line) in lines.iter().enumerate() {
-            let n = line.chars().count();
-            if n != width as usize {
-                let e = crate::games::row_length(r + 1, line, n, width, "cells");
-                return Err(format!("{what}: {e}"));
-            }
-            for (i, ch) in line.chars().enumerate() {
-                let bit = cell(r as u32, i as u32);
-                match ch {
-                    '.' => {}
-                    'x' | 'X' => pieces[0] |= bit,
-                    'o' | 'O' => pieces[1] |= bit,
-                    other => {
-                        return Err(format!(
-                        "{what}: unexpected '{other}' (use '.' empty, 'x' player 0, 'o' player 1)"
-                    ))
-                    }
-                }
-            }
-        }
-        Ok(pieces)
-    }
-
-    /// The character of a cell: `.`, `x` or `o`.
-    pub(crate) fn cell_char(p: &GravityPosition, bit: u64) -> char {
-        Gravity::cell_view(p, bit).1
-    }
-
-    /// What a cell holds, and its character: the one table behind both
-    /// the notation and the board view.
-    pub(crate) fn cell_view(p: &GravityPosition, bit: u64) -> (CellState, char) {
-        if p.pieces[0] & bit != 0 {
-            (CellState::Piece(0), 'x')
-        } else if p.pieces[1] & bit != 0 {
-            (CellState::Piece(1), 'o')
-        } else {
-            (CellState::Empty, '.')
-        }
-    }
-
-    /// Plays a list of moves (0-based columns) from the empty board.
-    pub(crate) fn play_all(
-        &self,
-        moves: &[u32],
-        name: impl Fn(u32) -> String,
-    ) -> Result<GravityPosition, String> {
-        let mut p = GravityPosition::EMPTY;
-        for (i, &c) in moves.iter().enumerate() {
-            p = self
-                .play(&p, c)
-                .map_err(|e| format!("move {} ({}): {e}", i + 1, name(c)))?;
-        }
-        Ok(p)
     }
 }
 

@@ -166,58 +166,45 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The canonical spec of the game `name` on `layout`:
+/// `pattern:NAME:squares=N[:rows=..]:lines=..`.
+fn spec(name: &str, layout: &Layout) -> String {
+    format!("pattern:{name}:{}", layout.spec_fields())
+}
+
 /// Parses a square number.
 fn parse_square(t: &str) -> Result<u32, String> {
     crate::games::parse_num::<u32>(t)
         .ok_or_else(|| format!("{} is not a square number", crate::error::Error::quote(t)))
 }
 
-/// Builds a pattern mask from square numbers, refusing squares off the board
-/// and repeats.
-fn pattern_mask(squares: &[u32], n: u32) -> Result<u32, String> {
-    let mut mask = 0u32;
-    for &sq in squares {
-        if sq >= n {
-            return Err(format!(
-                "square {sq} is off the board (squares are 0..{})",
-                n - 1
-            ));
-        }
-        if mask >> sq & 1 != 0 {
-            return Err(format!("square {sq} appears twice in the pattern"));
-        }
-        mask |= 1 << sq;
-    }
-    if mask == 0 {
-        return Err("the pattern is empty".into());
-    }
-    Ok(mask)
+/// A pattern game as its spec describes it, read from a pattern file or the
+/// inline form, before a size limit: the tables' ([`MAX_SQUARES`]) or the
+/// search's ([`crate::games::placement::MAX_SQUARES`]) is applied by
+/// [`Description::layout`].
+pub(crate) struct Description {
+    name: String,
+    squares: u64,
+    rows: Vec<u32>,
+    patterns: Vec<Vec<u32>>,
+    /// Where each pattern was given, for its errors: `FILE line N` or
+    /// `lines: pattern I ('…')`.
+    at: Vec<String>,
+    /// Prefix of an error about the board's size: `FILE line N: ` where
+    /// the file gives it, else empty.
+    size_at: String,
+    /// Prefix of an error about the whole board: `FILE: `, or empty inline.
+    whole: String,
 }
 
-impl PatternGame {
-    /// A pattern game named `name` on `board`.
-    pub fn new(name: &str, board: PatternBoard) -> Result<PatternGame, String> {
-        check_name(name)?;
-        let g = PatternGame {
-            name: name.to_string(),
-            board,
-        };
-        let len = g.canonical_spec().len();
-        if len > MAX_SPEC_LEN {
-            return Err(format!(
-                "the patterns take {len} bytes as a spec; at most {MAX_SPEC_LEN} fit a tablebase header"
-            ));
-        }
-        Ok(g)
-    }
-
+impl Description {
     /// Parses what follows `pattern:`: the inline canonical form
     /// `NAME:squares=N[:rows=..]:lines=..` when a field after the first is
     /// `squares=`, `rows=` or `lines=`, otherwise a pattern file's path.
     ///
     /// The path is taken as it is (spaces included); the inline form is
     /// canonical only, so it refuses spaces.
-    pub fn from_params(params: &str) -> Result<PatternGame, String> {
+    pub(crate) fn parse(params: &str) -> Result<Description, String> {
         if params.is_empty() {
             return Err(
                 "expected pattern:PATH (a pattern file) or pattern:NAME:squares=N:lines=A.B.C,..."
@@ -225,12 +212,7 @@ impl PatternGame {
             );
         }
         let fields: Vec<&str> = params.split(':').collect();
-        let inline = fields.len() > 1
-            && fields[1..].iter().all(|f| {
-                ["squares=", "rows=", "lines="]
-                    .iter()
-                    .any(|k| f.trim_start().starts_with(k))
-            });
+        let inline = super::is_inline(params);
         if inline && params.contains(char::is_whitespace) {
             let fixed: String = params.chars().filter(|c| !c.is_whitespace()).collect();
             Err(format!(
@@ -238,14 +220,15 @@ impl PatternGame {
                 crate::error::Error::quote(&format!("pattern:{fixed}"))
             ))
         } else if inline {
-            Self::from_inline(fields[0], &fields[1..])
+            Self::inline(fields[0], &fields[1..])
         } else {
-            Self::from_file(params)
+            Self::file(params)
         }
     }
 
     /// Parses the inline form's fields after the name.
-    fn from_inline(name: &str, fields: &[&str]) -> Result<PatternGame, String> {
+    fn inline(name: &str, fields: &[&str]) -> Result<Description, String> {
+        check_name(name)?;
         let (mut squares, mut rows, mut lines) = (None, None, None);
         for f in fields {
             let (k, v) = f.split_once('=').unwrap_or((f, ""));
@@ -273,37 +256,38 @@ impl PatternGame {
                 })
                 .collect::<Result<_, _>>()?,
         };
-        let n = match squares {
-            Some(s) => crate::games::parse_num::<u32>(s).ok_or_else(|| {
+        let squares = match squares {
+            Some(s) => crate::games::parse_num::<u64>(s).ok_or_else(|| {
                 format!("squares: {} is not a number", crate::error::Error::quote(s))
             })?,
-            None if !rows.is_empty() => {
-                let sum: u64 = rows.iter().map(|&r| u64::from(r)).sum();
-                u32::try_from(sum).unwrap_or(u32::MAX)
-            }
+            None if !rows.is_empty() => rows.iter().map(|&r| u64::from(r)).sum(),
             None => return Err("missing squares=N".into()),
         };
-        if n == 0 || n > MAX_SQUARES {
-            return Err(format!("a board has 1 to {MAX_SQUARES} squares, not {n}"));
-        }
         let lines = lines.ok_or("missing lines=A.B.C,D.E.F,...")?;
-        let mut masks = Vec::new();
+        let (mut patterns, mut at) = (Vec::new(), Vec::new());
         for (i, l) in lines.split(',').enumerate() {
+            let here = format!(
+                "lines: pattern {} ({})",
+                i + 1,
+                crate::error::Error::quote(l)
+            );
             let squares = l
                 .split('.')
                 .map(parse_square)
                 .collect::<Result<Vec<u32>, String>>()
-                .and_then(|sq| pattern_mask(&sq, n))
-                .map_err(|e| {
-                    format!(
-                        "lines: pattern {} ({}): {e}",
-                        i + 1,
-                        crate::error::Error::quote(l)
-                    )
-                })?;
-            masks.push(squares);
+                .map_err(|e| format!("{here}: {e}"))?;
+            patterns.push(squares);
+            at.push(here);
         }
-        PatternGame::new(name, PatternBoard::new(n, &masks, &rows)?)
+        Ok(Description {
+            name: name.to_string(),
+            squares,
+            rows,
+            patterns,
+            at,
+            size_at: String::new(),
+            whole: String::new(),
+        })
     }
 
     /// Reads a pattern file (at most [`MAX_FILE_BYTES`]).
@@ -312,7 +296,7 @@ impl PatternGame {
     /// because opening a FIFO for reading waits for a writer (forever, in
     /// `solve pattern:p.txt --dry-run`), and a device such as `/dev/zero`
     /// never ends. A file larger than the cap is refused unread.
-    pub fn from_file(path: &str) -> Result<PatternGame, String> {
+    pub(crate) fn file(path: &str) -> Result<Description, String> {
         use std::io::Read;
         let shown = crate::error::Error::quote(path);
         let cannot = |e: std::io::Error| format!("cannot read pattern file {shown}: {e}");
@@ -342,14 +326,14 @@ impl PatternGame {
         }
         let text = String::from_utf8(bytes)
             .map_err(|_| format!("pattern file {shown} is not UTF-8 text"))?;
-        Self::from_text(&text, path)
+        Self::text(&text, path)
     }
 
     /// Parses the text of a pattern file; `source` names it in errors,
     /// which read `SOURCE line N: ...`.
-    pub fn from_text(text: &str, source: &str) -> Result<PatternGame, String> {
+    pub(crate) fn text(text: &str, source: &str) -> Result<Description, String> {
         let mut name: Option<(usize, String)> = None;
-        let mut squares: Option<(usize, u32)> = None;
+        let mut squares: Option<(usize, u64)> = None;
         let mut rows: Option<(usize, Vec<u32>)> = None;
         let mut patterns: Vec<(usize, Vec<u32>)> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
@@ -384,13 +368,12 @@ impl PatternGame {
                     let [v] = args else {
                         return Err(err("expected 'squares N'".into()));
                     };
-                    let n = v
-                        .parse::<u32>()
-                        .ok()
-                        .filter(|n| (1..=MAX_SQUARES).contains(n))
-                        .ok_or_else(|| {
-                            err(format!("squares must be 1 to {MAX_SQUARES}, not {}", crate::error::Error::quote(v)))
-                        })?;
+                    let n = crate::games::parse_num::<u64>(v).ok_or_else(|| {
+                        err(format!(
+                            "squares: {} is not a number",
+                            crate::error::Error::quote(v)
+                        ))
+                    })?;
                     squares = Some((at, n));
                 }
                 "rows" => {
@@ -401,10 +384,14 @@ impl PatternGame {
                     let r = args
                         .iter()
                         .map(|t| {
-                            t.parse::<u32>()
-                                .ok()
-                                .filter(|&v| (1..=MAX_SQUARES).contains(&v))
-                                .ok_or_else(|| err(format!("row length {} is not 1 to {MAX_SQUARES}", crate::error::Error::quote(t))))
+                            crate::games::parse_num::<u32>(t)
+                                .filter(|&v| v >= 1)
+                                .ok_or_else(|| {
+                                    err(format!(
+                                        "row length {} is not a number of squares (1 or more)",
+                                        crate::error::Error::quote(t)
+                                    ))
+                                })
                         })
                         .collect::<Result<Vec<u32>, String>>()?;
                     rows = Some((at, r));
@@ -430,19 +417,14 @@ impl PatternGame {
         let row_sum: Option<u64> = rows
             .as_ref()
             .map(|r| r.1.iter().map(|&v| u64::from(v)).sum());
-        let n = match (squares, row_sum) {
-            (Some((at, n)), Some(sum)) if u64::from(n) != sum => {
+        let (size_line, squares) = match (squares, row_sum) {
+            (Some((at, n)), Some(sum)) if n != sum => {
                 return Err(format!(
                     "{source} line {at}: squares {n} disagrees with the rows, which hold {sum}"
                 ))
             }
-            (Some((_, n)), _) => n,
-            (None, Some(sum)) if (1..=u64::from(MAX_SQUARES)).contains(&sum) => sum as u32,
-            (None, Some(sum)) => {
-                return Err(top(format!(
-                    "the rows hold {sum} squares; a board has 1 to {MAX_SQUARES}"
-                )))
-            }
+            (Some((at, n)), _) => (at, n),
+            (None, Some(sum)) => (rows.as_ref().map_or(0, |r| r.0), sum),
             (None, None) => return Err(top("neither 'squares' nor 'rows' is given".into())),
         };
         if patterns.is_empty() {
@@ -457,13 +439,117 @@ impl PatternGame {
                 4 * MAX_PATTERNS
             )));
         }
-        let masks = patterns
-            .iter()
-            .map(|(at, sq)| pattern_mask(sq, n).map_err(|e| format!("{source} line {at}: {e}")))
-            .collect::<Result<Vec<u32>, String>>()?;
-        let rows = rows.map(|r| r.1).unwrap_or_default();
-        let board = PatternBoard::new(n, &masks, &rows).map_err(top)?;
-        PatternGame::new(&name, board).map_err(top)
+        Ok(Description {
+            name,
+            squares,
+            rows: rows.map(|r| r.1).unwrap_or_default(),
+            at: patterns
+                .iter()
+                .map(|(at, _)| format!("{source} line {at}"))
+                .collect(),
+            patterns: patterns.into_iter().map(|(_, p)| p).collect(),
+            size_at: format!("{source} line {size_line}: "),
+            whole: format!("{source}: "),
+        })
+    }
+
+    /// The board, if it has 1 to `max` squares (at most
+    /// [`crate::games::placement::MAX_SQUARES`]) and its patterns are on it.
+    pub(crate) fn layout(&self, max: u32) -> Result<Layout, String> {
+        if !(1..=u64::from(max)).contains(&self.squares) {
+            return Err(format!(
+                "{}{}",
+                self.size_at,
+                layout::too_many_squares(self.squares, max)
+            ));
+        }
+        Layout::new(
+            self.squares as u32,
+            &self.rows,
+            &self.patterns,
+            max,
+            &self.whole,
+            |i| self.at[i].clone(),
+        )
+    }
+
+    /// The game's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The search's face: up to 256 squares, the grid's and the cube's
+/// symmetries as candidates.
+#[cfg(feature = "solve")]
+impl crate::games::placement::Placed for Description {
+    fn words(&self) -> usize {
+        crate::games::placement::words(self.squares)
+    }
+
+    fn placement(&self) -> Result<crate::games::placement::Placement, String> {
+        let layout = self.layout(crate::games::placement::MAX_SQUARES)?;
+        Ok(crate::games::placement::Placement {
+            spec: spec(&self.name, &layout),
+            squares: layout.squares(),
+            patterns: layout.patterns().to_vec(),
+            floor: None,
+            symmetries: layout.symmetries(),
+            misere: false,
+            notation: Box::new(layout),
+        })
+    }
+}
+
+impl PatternGame {
+    /// A pattern game named `name` on `board`.
+    pub fn new(name: &str, board: PatternBoard) -> Result<PatternGame, String> {
+        check_name(name)?;
+        let g = PatternGame {
+            name: name.to_string(),
+            board,
+        };
+        let len = g.canonical_spec().len();
+        if len > MAX_SPEC_LEN {
+            return Err(format!(
+                "the patterns take {len} bytes as a spec; at most {MAX_SPEC_LEN} fit a tablebase header"
+            ));
+        }
+        Ok(g)
+    }
+
+    /// Parses what follows `pattern:`: the inline canonical form
+    /// `NAME:squares=N[:rows=..]:lines=..` when a field after the first is
+    /// `squares=`, `rows=` or `lines=`, otherwise a pattern file's path.
+    ///
+    /// The path is taken as it is (spaces included); the inline form is
+    /// canonical only, so it refuses spaces.
+    pub fn from_params(params: &str) -> Result<PatternGame, String> {
+        Self::from_description(&Self::describe(params)?)
+    }
+
+    /// What `pattern:PARAMS` describes, before the tables' size limit.
+    pub(crate) fn describe(params: &str) -> Result<Description, String> {
+        Description::parse(params)
+    }
+
+    /// The table game of a description: at most [`MAX_SQUARES`] squares,
+    /// a canonical spec that fits a tablebase header.
+    pub(crate) fn from_description(d: &Description) -> Result<PatternGame, String> {
+        let board = PatternBoard::from_layout(d.layout(MAX_SQUARES)?);
+        PatternGame::new(d.name(), board).map_err(|e| format!("{}{e}", d.whole))
+    }
+
+    /// Reads a pattern file (at most [`MAX_FILE_BYTES`]): see
+    /// [`PatternGame::from_params`].
+    pub fn from_file(path: &str) -> Result<PatternGame, String> {
+        Self::from_description(&Description::file(path)?)
+    }
+
+    /// Parses the text of a pattern file; `source` names it in errors,
+    /// which read `SOURCE line N: ...`.
+    pub fn from_text(text: &str, source: &str) -> Result<PatternGame, String> {
+        Self::from_description(&Description::text(text, source)?)
     }
 
     /// The game's name.
@@ -478,19 +564,7 @@ impl PatternGame {
 
     /// `pattern:NAME:squares=N[:rows=..]:lines=..`.
     fn canonical_spec(&self) -> String {
-        let b = &self.board;
-        let rows = if b.rows.len() > 1 {
-            let r: Vec<String> = b.rows.iter().map(u32::to_string).collect();
-            format!(":rows={}", r.join("."))
-        } else {
-            String::new()
-        };
-        format!(
-            "pattern:{}:squares={}{rows}:lines={}",
-            self.name,
-            b.n,
-            b.pattern_lists(".").join(",")
-        )
+        spec(&self.name, self.board.layout())
     }
 
     /// `pattern-NAME-HASH`: the name alone does not tell two rule sets

@@ -34,12 +34,12 @@ pub(super) struct Folding {
 impl Folding {
     pub(super) fn new(board: &PatternBoard) -> Result<Folding, String> {
         let n = board.n;
-        let (rows, cols) = (board.rows.len() as u32, board.rows[0]);
-        if board.rows.iter().any(|&r| r != cols) {
+        let board_rows = board.rows();
+        let (rows, cols) = (board_rows.len() as u32, board_rows[0]);
+        if board_rows.iter().any(|&r| r != cols) {
             return Err(format!(
                 "folding needs a rectangular layout (rows of equal length), not rows {}",
-                board
-                    .rows
+                board_rows
                     .iter()
                     .map(u32::to_string)
                     .collect::<Vec<_>>()

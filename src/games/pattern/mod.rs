@@ -101,13 +101,39 @@
 
 mod file;
 mod folding;
+mod layout;
 
 pub(crate) use file::impl_pattern_game;
 pub use file::PatternGame;
 use folding::Folding;
+pub(crate) use layout::Layout;
+
+/// Whether `params` (what follows `pattern:`) is the inline form
+/// `NAME:squares=N[:rows=..]:lines=..` rather than a pattern file's path:
+/// a name, then only `squares=`, `rows=` and `lines=` fields. The one test
+/// the parser, the reader (a header names no file) and the outputs' check
+/// (a run may not overwrite its pattern file) share.
+pub(crate) fn is_inline(params: &str) -> bool {
+    let mut fields = params.split(':');
+    fields.next();
+    let mut rest = fields.peekable();
+    rest.peek().is_some()
+        && rest.all(|f| {
+            ["squares=", "rows=", "lines="]
+                .iter()
+                .any(|k| f.trim_start().starts_with(k))
+        })
+}
+
+/// The pattern file a spec names, if it is a `pattern:PATH` spec (the
+/// inline form names none).
+pub(crate) fn file_of(spec: &str) -> Option<&str> {
+    spec.strip_prefix("pattern:")
+        .filter(|params| !is_inline(params))
+}
 
 use crate::games::bits::next_combination;
-use crate::games::board::{BoardView, Cell, CellState, Layout, Shape};
+use crate::games::board::{self, BoardView, Cell, CellState, Shape};
 use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
 use std::fmt;
@@ -304,8 +330,8 @@ pub struct PatternBoard {
     n: u32,
     /// Minimal patterns as masks, in canonical order.
     patterns: Vec<u32>,
-    /// Squares per display row; they sum to `n`.
-    rows: Vec<u32>,
+    /// The board as its spec describes it: rows, pattern lists, notation.
+    layout: Arc<Layout>,
     /// `offsets[k]`: first index of the positions with k pieces (k ≤ n + 1).
     offsets: [u64; 27],
     owns: Arc<Owns>,
@@ -315,10 +341,7 @@ pub struct PatternBoard {
 
 impl PartialEq for PatternBoard {
     fn eq(&self, o: &Self) -> bool {
-        self.n == o.n
-            && self.patterns == o.patterns
-            && self.rows == o.rows
-            && self.folding.is_some() == o.folding.is_some()
+        self.layout == o.layout && self.folding.is_some() == o.folding.is_some()
     }
 }
 
@@ -328,7 +351,7 @@ impl fmt::Debug for PatternBoard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PatternBoard")
             .field("squares", &self.n)
-            .field("rows", &self.rows)
+            .field("rows", &self.rows())
             .field("patterns", &self.pattern_lists(".").join(","))
             .finish()
     }
@@ -339,80 +362,36 @@ impl PatternBoard {
     /// display `rows` (squares per row, summing to `squares`; empty for one
     /// row). Repeated patterns and patterns containing another are dropped.
     pub fn new(squares: u32, patterns: &[u32], rows: &[u32]) -> Result<PatternBoard, String> {
-        if squares == 0 || squares > MAX_SQUARES {
-            return Err(format!(
-                "a board has 1 to {MAX_SQUARES} squares, not {squares}"
-            ));
-        }
-        let rows = if rows.is_empty() {
-            vec![squares]
-        } else {
-            rows.to_vec()
-        };
-        if rows.contains(&0) {
-            return Err("every display row needs at least one square".into());
-        }
-        let sum: u64 = rows.iter().map(|&r| u64::from(r)).sum();
-        if sum != u64::from(squares) {
-            return Err(format!(
-                "the rows hold {sum} squares but the board has {squares}"
-            ));
-        }
-        if patterns.is_empty() {
-            return Err("there are no winning patterns".into());
-        }
-        for &p in patterns {
-            if p == 0 {
-                return Err("a pattern is empty".into());
-            }
-            if p >> squares != 0 {
-                return Err(format!(
-                    "pattern {} uses square {} but the board has squares 0..{}",
-                    squares_of(p, "."),
-                    31 - p.leading_zeros(),
-                    squares - 1
-                ));
-            }
-        }
-        let owns = Owns::build(squares, patterns);
-        // Minimal patterns only: a pattern is redundant when dropping one of
-        // its squares still leaves an owning set.
-        let mut minimal: Vec<u32> = patterns
+        let lists: Vec<Vec<u32>> = patterns.iter().map(|&p| squares_list(p)).collect();
+        let layout = Layout::new(squares, rows, &lists, MAX_SQUARES, "", |i| {
+            format!("pattern {}", i + 1)
+        })?;
+        Ok(PatternBoard::from_layout(layout))
+    }
+
+    /// The index on a described board of at most [`MAX_SQUARES`] squares.
+    pub(crate) fn from_layout(layout: Layout) -> PatternBoard {
+        let squares = layout.squares();
+        debug_assert!(squares <= MAX_SQUARES);
+        let patterns: Vec<u32> = layout
+            .patterns()
             .iter()
-            .copied()
-            .filter(|&p| {
-                let mut m = p;
-                while m != 0 {
-                    let bit = m & m.wrapping_neg();
-                    m &= m - 1;
-                    if owns.get(p & !bit) {
-                        return false;
-                    }
-                }
-                true
-            })
+            .map(|p| p.iter().fold(0, |m, &s| m | 1 << s))
             .collect();
-        minimal.sort_by_cached_key(|&p| squares_list(p));
-        minimal.dedup();
-        if minimal.len() > MAX_PATTERNS {
-            return Err(format!(
-                "{} patterns; at most {MAX_PATTERNS} are supported",
-                minimal.len()
-            ));
-        }
+        let owns = Owns::build(squares, &patterns);
         let mut offsets = [0u64; 27];
         for k in 0..=squares {
             offsets[k as usize + 1] =
                 offsets[k as usize] + binom(squares, k) * binom(k, k.div_ceil(2));
         }
-        Ok(PatternBoard {
+        PatternBoard {
             n: squares,
-            patterns: minimal,
-            rows,
+            patterns,
+            layout: Arc::new(layout),
             offsets,
             owns: Arc::new(owns),
             folding: None,
-        })
+        }
     }
 
     /// The same board with its symmetries folded into the index (scheme 2,
@@ -468,7 +447,12 @@ impl PatternBoard {
 
     /// Squares per display row.
     pub fn rows(&self) -> &[u32] {
-        &self.rows
+        self.layout.rows()
+    }
+
+    /// The board as its spec describes it.
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// The patterns as square lists, squares joined by `sep`.
@@ -797,100 +781,25 @@ impl PatternBoard {
     /// Parses a position (see the module docs), refusing impossible piece
     /// counts and boards where the player to move owns a pattern.
     pub fn parse_position(&self, s: &str) -> Result<PatternPosition, String> {
-        let s = s.trim();
-        let groups: Vec<&str> = s.split('/').collect();
-        let layout = self
-            .rows
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join("+");
-        if groups.len() > 1 {
-            if groups.len() != self.rows.len() {
-                return Err(format!(
-                    "expected {} rows separated by '/' ({layout} squares), found {}",
-                    self.rows.len(),
-                    groups.len()
-                ));
-            }
-            for (r, (g, &want)) in groups.iter().zip(&self.rows).enumerate() {
-                let len = g.chars().count();
-                if len != want as usize {
-                    return Err(crate::games::row_length(r + 1, g, len, want, "squares"));
-                }
-            }
-        } else {
-            let len = s.chars().count();
-            if len != self.n as usize && s.contains(char::is_whitespace) {
-                return Err(crate::games::row_length(1, s, len, self.n, "squares"));
-            }
-            if len != self.n as usize {
-                return Err(format!(
-                    "expected {} squares ('.', 'x' or 'o' each{}), found {len}",
-                    self.n,
-                    if self.rows.len() > 1 {
-                        format!("; rows of {layout} separated by '/' optional")
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-        }
-        let mut p = PatternPosition::default();
-        for (sq, ch) in s.chars().filter(|&c| c != '/').enumerate() {
-            match ch {
-                '.' => {}
-                'x' | 'X' => p.x |= 1 << sq,
-                'o' | 'O' => p.o |= 1 << sq,
-                other => {
-                    return Err(format!(
-                        "unexpected '{other}' at square {sq} (use '.' empty, 'x' player 0, 'o' player 1)"
-                    ))
-                }
-            }
-        }
-        let (nx, no) = (p.x.count_ones(), p.o.count_ones());
-        if nx != no && nx != no + 1 {
-            return Err(format!(
-                "x has {nx} squares and o has {no}: x moves first, so x has as many as o or one more"
-            ));
-        }
-        let owned = |mask: u32| self.owned_pattern(mask).map(|m| squares_of(m, "."));
-        match (owned(p.x), owned(p.o)) {
-            (Some(a), Some(b)) => Err(format!(
-                "both players own a pattern (x {a}, o {b}): the game ends at the first one"
-            )),
-            (Some(a), None) if p.mover() == 0 => Err(format!(
-                "x owns pattern {a} but it is x's turn: the game ended when x completed it"
-            )),
-            (None, Some(b)) if p.mover() == 1 => Err(format!(
-                "o owns pattern {b} but it is o's turn: the game ended when o completed it"
-            )),
-            _ => Ok(p),
-        }
+        // At most 25 squares: word 0 holds them all.
+        let [x, o] = self.layout.parse_position(s)?;
+        Ok(PatternPosition {
+            x: x[0] as u32,
+            o: o[0] as u32,
+        })
     }
 
     /// Writes a position: a character per square, `/` between rows.
     pub fn format_position(&self, p: &PatternPosition) -> String {
-        let mut out = String::with_capacity((self.n as usize) + self.rows.len());
-        let mut sq = 0;
-        for (r, &len) in self.rows.iter().enumerate() {
-            if r > 0 {
-                out.push('/');
-            }
-            for _ in 0..len {
-                out.push(square(p, sq).1);
-                sq += 1;
-            }
-        }
-        out
+        let word = |m: u32| [u64::from(m), 0, 0, 0];
+        self.layout.format_position(&[word(p.x), word(p.o)])
     }
 
     /// The board of `p`, row by row as the notation writes it, squares
     /// named by number; without moves (the game adds them).
     pub fn view(&self, p: &PatternPosition) -> BoardView {
         let mut cells = Vec::with_capacity(self.n as usize);
-        for (row, &len) in self.rows.iter().enumerate() {
+        for (row, &len) in self.rows().iter().enumerate() {
             for col in 0..len {
                 let sq = cells.len() as u32;
                 let (state, glyph) = square(p, sq);
@@ -904,16 +813,17 @@ impl PatternBoard {
                 ));
             }
         }
-        let layout = Layout::Grid {
-            rows: self.rows.len() as u32,
-            cols: self.rows.iter().copied().max().unwrap_or(0),
+        let rows = self.rows();
+        let layout = board::Layout::Grid {
+            rows: rows.len() as u32,
+            cols: rows.iter().copied().max().unwrap_or(0),
         };
         BoardView::new(layout, cells).with_pieces([("x", Shape::Cross), ("o", Shape::Ring)])
     }
 }
 
-/// What square `sq` holds, and the character the notation writes for it:
-/// the one table behind both the notation and the board view.
+/// What square `sq` holds, and the character the notation writes for it
+/// (`Layout::format_position` writes the same characters).
 fn square(p: &PatternPosition, sq: u32) -> (CellState, char) {
     if p.x >> sq & 1 != 0 {
         (CellState::Piece(0), 'x')
@@ -1180,7 +1090,10 @@ mod tests {
                 "f line 2: 'name' is given twice",
             ),
             ("name t:u\nsquares 4\n0\n", "f line 1: name 't:u'"),
-            ("name t\nsquares 26\n0\n", "f line 2: squares must be"),
+            (
+                "name t\nsquares 26\n0\n",
+                "f line 2: a board has 1 to 25 squares, not 26",
+            ),
             (
                 "name t\nsquares 5\nrows 2 2\n0\n",
                 "f line 2: squares 5 disagrees",

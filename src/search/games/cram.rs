@@ -3,7 +3,7 @@
 //! `.#` picture or Glop's `B…E`) and move notation (`A-B`), so positions
 //! pass between a table and a search as text: the spec and the notation are
 //! read and written by the table game's own functions
-//! (`crate::games::cram::{parse_params, check_board, parse_board,
+//! (`crate::games::cram::{Params, check_board, parse_board,
 //! format_board, format_glop}`).
 //!
 //! Keys are *region* keys: the empty squares that can still take a domino
@@ -21,8 +21,7 @@
 //! with every other square covered. Nimber tables of smaller boards answer
 //! regions that fit them in any placement ([`CramNimberLeaves`]).
 
-use super::AnySearch;
-use crate::error::Error;
+use super::Represents;
 use crate::games::{cram, AnyGame};
 use crate::reader::{FileStorage, Tablebase};
 use crate::search::leaves::{NimberLeaves, ValueLeaves};
@@ -66,25 +65,10 @@ fn shl(x: u64, k: u32) -> u64 {
     x.checked_shl(k).unwrap_or(0)
 }
 
-/// The search game of `spec` if its name is this module's, else `None`.
-/// A spec in another spelling (upper case, spaces) is left to the
-/// registry, whose refusal names the canonical spelling.
-pub fn parse(spec: &str) -> Option<Result<AnySearch, String>> {
-    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
-    if name != "cram" || spec.chars().any(|c| c.is_uppercase() || c.is_whitespace()) {
-        return None;
+impl Represents<cram::Params> for CramSearch {
+    fn represent(p: &cram::Params) -> Option<Result<Self, String>> {
+        Some(CramSearch::new(p.rows, p.cols, p.misere))
     }
-    Some(
-        CramSearch::from_params(params)
-            .map(AnySearch::Cram)
-            .map_err(|reason| {
-                Error::BadGame {
-                    spec: spec.to_string(),
-                    reason,
-                }
-                .to_string()
-            }),
-    )
 }
 
 impl CramSearch {
@@ -121,8 +105,8 @@ impl CramSearch {
 
     /// Parses the parameters after `cram:`, e.g. `7x7` or `4x4:misere`.
     pub fn from_params(params: &str) -> Result<CramSearch, String> {
-        let (rows, cols, misere) = cram::parse_params(params)?;
-        CramSearch::new(rows, cols, misere)
+        let p = crate::games::Cram::describe(params)?;
+        CramSearch::new(p.rows, p.cols, p.misere)
     }
 
     /// Rows of the board.
@@ -404,27 +388,33 @@ impl CramNimberLeaves {
     /// (every byte of every table is read once): a leaf answers for many
     /// positions of other boards, so a damaged one must not open. Value
     /// tables, misère Cram and other games are refused.
-    pub fn open(paths: &[impl AsRef<Path>]) -> Result<CramNimberLeaves, String> {
+    pub fn open(paths: &[impl AsRef<Path>]) -> crate::Result<CramNimberLeaves> {
         let mut tables = Vec::new();
         for path in paths {
             let path = path.as_ref();
-            let shown = crate::Error::quote_path(path);
-            let tb = Tablebase::open_verified(path).map_err(|e| format!("{shown}: {e}"))?;
+            let refuse = |reason: String| crate::Error::LeafTable {
+                path: path.to_path_buf(),
+                reason,
+            };
+            let tb = Tablebase::open_verified(path).map_err(|e| crate::Error::File {
+                path: path.to_path_buf(),
+                error: Box::new(e),
+            })?;
             let spec = tb.header().spec.clone();
             let AnyGame::Cram(g) = tb.game() else {
-                return Err(format!(
-                    "{shown}: a table of {spec}, not of Cram: Cram nimber leaves need cram:RxC --nimbers tables"
-                ));
+                return Err(refuse(format!(
+                    "a table of {spec}, not of Cram: Cram nimber leaves need cram:RxC --nimbers tables"
+                )));
             };
             if g.misere() {
-                return Err(format!(
-                    "{shown}: a table of misère Cram ({spec}) has no nimbers: use a normal-play cram:RxC --nimbers table"
-                ));
+                return Err(refuse(format!(
+                    "a table of misère Cram ({spec}) has no nimbers: use a normal-play cram:RxC --nimbers table"
+                )));
             }
             if tb.header().kind() != crate::format::TableKind::Nimber {
-                return Err(format!(
-                    "{shown}: a value table of {spec}, not a nimber table: solve it with --nimbers"
-                ));
+                return Err(refuse(format!(
+                    "a value table of {spec}, not a nimber table: solve it with --nimbers"
+                )));
             }
             tables.push((g.rows(), g.cols(), tb));
         }

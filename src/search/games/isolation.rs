@@ -17,8 +17,7 @@
 //! moving both pieces together: player 0's piece stays player 0's, and the
 //! side to move follows from the removed count, which symmetries keep.
 
-use super::AnySearch;
-use crate::error::Error;
+use super::Represents;
 use crate::games::isolation;
 use crate::search::SearchGame;
 use crate::value::Value;
@@ -54,25 +53,10 @@ pub struct IsolationSearch {
     luts: Vec<Box<[[u64; 256]; 8]>>,
 }
 
-/// The search game of `spec` if its name is this module's, else `None`.
-/// A spec in another spelling (upper case, spaces) is left to the
-/// registry, whose refusal names the canonical spelling.
-pub fn parse(spec: &str) -> Option<Result<AnySearch, String>> {
-    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
-    if name != "isolation" || spec.chars().any(|c| c.is_uppercase() || c.is_whitespace()) {
-        return None;
+impl Represents<isolation::Params> for IsolationSearch {
+    fn represent(p: &isolation::Params) -> Option<Result<Self, String>> {
+        Some(IsolationSearch::build(p.rows, p.cols, p.start, p.misere))
     }
-    Some(
-        IsolationSearch::from_params(params)
-            .map(AnySearch::Isolation)
-            .map_err(|reason| {
-                Error::BadGame {
-                    spec: spec.to_string(),
-                    reason,
-                }
-                .to_string()
-            }),
-    )
 }
 
 impl IsolationSearch {
@@ -151,7 +135,7 @@ impl IsolationSearch {
     /// Parses the parameters after `isolation:`, e.g. `6x6` or
     /// `5x5:a=0,b=24:misere` (as the table game).
     pub fn from_params(params: &str) -> Result<IsolationSearch, String> {
-        let p = isolation::Params::parse(params)?;
+        let p = crate::games::Isolation::describe(params)?;
         IsolationSearch::build(p.rows, p.cols, p.start, p.misere)
     }
 

@@ -1,10 +1,15 @@
 //! The games the search knows, by spec: the same specs as the tables'
-//! games, with the enumeration limits lifted where a search-only
-//! representation holds the bigger boards.
+//! games, read by the games' own code (`src/games`), with the tables' size
+//! limits lifted where a search representation holds bigger boards.
+//!
+//! The representations, and which game uses which, are named in the games'
+//! registry (`__games_registry!` in `src/games/mod.rs`, `search [...]`):
+//! [`AnySearch`] and [`with_search!`](crate::with_search) are built from it
+//! here, so the registry stays the one list of games.
 //!
 //! - [`occupy`]: placement games with winning patterns (mnk, pattern files,
 //!   Connect-Four boards and Sogo cubes with gravity), on bitboards of 64 or
-//!   256 squares.
+//!   256 squares built from the game's own description.
 //! - [`cram`]: Cram on up to 64 squares, split into independent regions.
 //! - [`isolation`]: Isolation on up to 64 squares.
 //! - [`table`]: every other registered game through its [`Game`](crate::Game)
@@ -16,38 +21,81 @@ pub mod isolation;
 pub mod occupy;
 pub mod table;
 
+use crate::error::Error;
 use crate::games::AnyGame;
 
-/// A game chosen at run time by its spec, as the search represents it.
-#[allow(clippy::large_enum_variant)]
-pub enum AnySearch {
-    /// A placement game on up to 64 squares.
-    Occupy1(occupy::Occupy<1>),
-    /// A placement game on up to 256 squares.
-    Occupy4(occupy::Occupy<4>),
-    /// Cram.
-    Cram(cram::CramSearch),
-    /// Isolation.
-    Isolation(isolation::IsolationSearch),
-    /// Any other registered game, through its table rules.
-    Table(table::TableRules<AnyGame>),
+/// A search representation of a game whose description (what its spec
+/// says, before any table limit: `Game::describe`) is a `D`.
+pub(crate) trait Represents<D>: Sized {
+    /// The described game in this representation, or `None` when its board
+    /// is for a representation listed after this one in the game's registry
+    /// entry (a wider bitboard).
+    fn represent(d: &D) -> Option<Result<Self, String>>;
 }
 
+/// Builds [`AnySearch`] and its spec dispatch from the games' registry: a
+/// variant for each representation an entry lists.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __search_items {
+    (() $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ident) { $($field:ident: $value:expr),* $(,)? } $(search [$($svar:ident($($sty:tt)+)),+ $(,)?])?),* $(,)?) => {
+        /// A game chosen at run time by its spec, as the search represents
+        /// it: one variant per representation the games' registry lists.
+        #[allow(clippy::large_enum_variant)]
+        pub enum AnySearch {
+            $($($(
+                #[doc = concat!("`", $name, "` as `", stringify!($($sty)+), "`.")]
+                $svar($($sty)+),
+            )+)?)*
+            /// Any other registered game, through its table rules.
+            Table(table::TableRules<AnyGame>),
+        }
+
+        impl AnySearch {
+            /// The game `name` (registered) with `params` in the first of
+            /// its representations that takes the board, or `None` when
+            /// the registry lists none for it.
+            fn from_name(name: &str, params: &str) -> Option<Result<AnySearch, String>> {
+                match name {
+                    $($($name => Some((|| {
+                        let d = $crate::games::$ty::describe(params)?;
+                        $(
+                            if let Some(g) = <$($sty)+ as Represents<_>>::represent(&d) {
+                                return g.map(AnySearch::$svar);
+                            }
+                        )+
+                        Err("no search representation takes this board".to_string())
+                    })()),)?)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+crate::__games_registry!(__search_items!());
+
 impl AnySearch {
-    /// The search game of a spec: the fast representation when one exists,
-    /// else the registered game's own rules.
+    /// The search game of a spec: the representation the games' registry
+    /// lists for it, else the registered game's own rules.
     pub fn parse(spec: &str) -> Result<AnySearch, String> {
-        if let Some(g) = occupy::parse(spec) {
-            return g;
+        Self::parse_spec(spec).map_err(|e| e.to_string())
+    }
+
+    fn parse_spec(spec: &str) -> Result<AnySearch, Error> {
+        let (name, params) = crate::games::resolve(spec, &|s| AnySearch::parse_spec(s).map(drop))?;
+        let bad = |reason: String| Error::BadGame {
+            spec: spec.to_string(),
+            reason,
+        };
+        match AnySearch::from_name(name, params) {
+            Some(g) => g.map_err(bad),
+            None => AnyGame::from_name(name, params)
+                .expect("resolve returns registered names")
+                .and_then(table::TableRules::new)
+                .map(AnySearch::Table)
+                .map_err(bad),
         }
-        if let Some(g) = cram::parse(spec) {
-            return g;
-        }
-        if let Some(g) = isolation::parse(spec) {
-            return g;
-        }
-        let game = AnyGame::parse(spec).map_err(|e| e.to_string())?;
-        table::TableRules::new(game).map(AnySearch::Table)
     }
 
     /// The search game of a spec through the registered game's own rules
@@ -55,21 +103,36 @@ impl AnySearch {
     /// checked against.
     pub fn parse_table_rules(spec: &str) -> Result<AnySearch, String> {
         let game = AnyGame::parse(spec).map_err(|e| e.to_string())?;
-        table::TableRules::new(game).map(AnySearch::Table)
+        table::TableRules::new(game)
+            .map(AnySearch::Table)
+            .map_err(|reason| {
+                Error::BadGame {
+                    spec: spec.to_string(),
+                    reason,
+                }
+                .to_string()
+            })
     }
 }
 
+/// Expands [`with_search!`]: one match arm per representation in the
+/// games' registry, and the table rules.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_search_arms {
+    (($any:expr, $g:ident, $body:expr) $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($rest:tt)* } $(search [$($svar:ident($($sty:tt)+)),+ $(,)?])?),* $(,)?) => {
+        match $any {
+            $($($($crate::search::games::AnySearch::$svar($g) => $body,)+)?)*
+            $crate::search::games::AnySearch::Table($g) => $body,
+        }
+    };
+}
+
 /// Runs `$body` with `$g` bound to the concrete search game inside an
-/// [`AnySearch`].
+/// [`AnySearch`], so generic code is monomorphised per representation.
 #[macro_export]
 macro_rules! with_search {
     ($any:expr, $g:ident => $body:expr) => {
-        match $any {
-            $crate::search::games::AnySearch::Occupy1($g) => $body,
-            $crate::search::games::AnySearch::Occupy4($g) => $body,
-            $crate::search::games::AnySearch::Cram($g) => $body,
-            $crate::search::games::AnySearch::Isolation($g) => $body,
-            $crate::search::games::AnySearch::Table($g) => $body,
-        }
+        $crate::__games_registry!(__with_search_arms!($any, $g, $body))
     };
 }

@@ -21,10 +21,10 @@ impl TableRules<AnyGame> {
         let mut game = game;
         with_game!(&mut game, g => *g = g.unfolded());
         if !with_game!(&game, g => g.acyclic()) {
-            return Err(format!(
-                "{}: positions can repeat, and the search proves acyclic games only; solve its table instead",
-                with_game!(&game, g => g.spec())
-            ));
+            return Err(
+                "positions can repeat, and the search proves acyclic games only; solve its table instead"
+                    .into(),
+            );
         }
         Ok(TableRules { game })
     }

@@ -1,7 +1,11 @@
 //! Placement games with winning patterns, as the search represents them:
 //! m,n,k-games, pattern files (Qango, Qubic), and the gravity games
 //! Connect-Four and Sogo, on bitboards of `W` 64-bit words (`W = 1`: up to
-//! 64 squares; `W = 4`: up to 256).
+//! 64 squares; `W = 4`: up to 256). The bitboards are built from the game's
+//! own description (`crate::games::placement::Placement`: its squares,
+//! patterns, gravity and symmetries), and positions and moves are read and
+//! written by the game's own notation, so a spec and a position mean the
+//! same here as in a table.
 //!
 //! Rules (the tables' rules, see [`crate::games::pattern`] and
 //! [`crate::games::gravity`]): players alternately occupy a square (with
@@ -23,14 +27,13 @@
 //! piece sets, so symmetric positions share a key and the mover (fixed by
 //! the piece counts) is implied.
 
-mod build;
-mod notation;
-
-pub use build::{Kind, Layout, MAX_SQUARES};
-
-use super::AnySearch;
+use super::Represents;
+use crate::games::placement::{self, Notation, Placed, Placement, Stones};
 use crate::search::SearchGame;
 use crate::value::Value;
+
+/// Most squares of a board (four 64-bit words).
+pub const MAX_SQUARES: usize = placement::MAX_SQUARES as usize;
 
 /// A bitboard of `W` words: square `s` is bit `s % 64` of word `s / 64`.
 pub type Bits<const W: usize> = [u64; W];
@@ -147,8 +150,11 @@ impl KeyWidth<4> for Words {
 
 /// A placement game with winning patterns on `64·W` squares at most.
 pub struct Occupy<const W: usize> {
-    layout: Layout,
     spec: String,
+    /// Completing a pattern loses.
+    misere: bool,
+    /// The game's notation.
+    notation: Box<dyn Notation>,
     all: Bits<W>,
     /// The winning patterns as bitboards.
     patterns: Vec<Bits<W>>,
@@ -159,6 +165,10 @@ pub struct Occupy<const W: usize> {
     /// Gravity: the bottom cell of every column (cells `c·H + z`).
     bottom: Option<u64>,
     height: u32,
+    /// Per square, a rank for move-order tie-breaks: smaller is more
+    /// central (gravity games: the column's distance from the floor's
+    /// centre, doubled to stay integral; 0 elsewhere).
+    centre: Vec<u32>,
     /// Symmetries other than the identity, as byte lookup tables:
     /// `luts[g][k·256 + b]` is the image of byte `b` at byte position `k`.
     luts: Vec<Vec<Bits<W>>>,
@@ -166,34 +176,27 @@ pub struct Occupy<const W: usize> {
     perms: Vec<Vec<u16>>,
 }
 
-/// The search game of `spec` if its name is this module's, else `None`.
-pub fn parse(spec: &str) -> Option<Result<AnySearch, String>> {
-    let layout = match build::layout(spec)? {
-        Ok(l) => l,
-        Err(e) => return Some(Err(e)),
-    };
-    Some(if layout.n <= 64 {
-        Occupy::<1>::new(layout).map(AnySearch::Occupy1)
-    } else {
-        Occupy::<4>::new(layout).map(AnySearch::Occupy4)
-    })
+/// Any placement game's description, on the narrowest bitboard that holds
+/// it (the registry lists the widths in order).
+impl<D: Placed, const W: usize> Represents<D> for Occupy<W> {
+    fn represent(d: &D) -> Option<Result<Self, String>> {
+        (d.words() <= W).then(|| d.placement().and_then(Occupy::new))
+    }
 }
 
 impl<const W: usize> Occupy<W> {
-    /// The game of a layout (at most `64·W` squares; gravity boards at most 64).
-    pub fn new(layout: Layout) -> Result<Occupy<W>, String> {
-        let n = layout.n;
-        if n > 64 * W || (layout.height.is_some() && n > 64) {
-            return Err(format!(
-                "{} squares do not fit this board representation",
-                n
-            ));
+    /// The game of a placement (at most `64·W` squares; gravity boards at
+    /// most 64).
+    fn new(placement: Placement) -> Result<Occupy<W>, String> {
+        let n = placement.squares as usize;
+        if n > 64 * W || (placement.floor.is_some() && n > 64) {
+            return Err(format!("{n} squares do not fit this board representation"));
         }
         let mut all = [0u64; W];
         for s in 0..n {
             all[s / 64] |= 1 << (s % 64);
         }
-        let patterns: Vec<Bits<W>> = layout
+        let patterns: Vec<Bits<W>> = placement
             .patterns
             .iter()
             .map(|p| p.iter().fold([0; W], |m, &s| or(&m, &bit(s as usize))))
@@ -208,14 +211,29 @@ impl<const W: usize> Occupy<W> {
             }
             through_at.push(through.len() as u32);
         }
-        let (bottom, height) = match layout.height {
-            Some(h) => {
+        let (bottom, height, centre) = match placement.floor {
+            Some(f) => {
+                let h = f.height;
                 let cols = n as u32 / h;
-                (Some((0..cols).fold(0u64, |m, c| m | 1 << (c * h))), h)
+                let bottom = (0..cols).fold(0u64, |m, c| m | 1 << (c * h));
+                // Centre columns first.
+                let centre = (0..n as u32)
+                    .map(|cell| {
+                        let col = cell / h;
+                        let (x, y) = (col % f.nx, col / f.nx);
+                        (2 * x).abs_diff(f.nx - 1) + (2 * y).abs_diff(f.ny - 1)
+                    })
+                    .collect();
+                (Some(bottom), h, centre)
             }
-            None => (None, 0),
+            None => (None, 0, vec![0; n]),
         };
-        let perms = build::symmetry_group(&layout.perms, &layout.patterns, n, 384);
+        let perms = crate::games::symmetry::symmetry_group(
+            &placement.symmetries,
+            &placement.patterns,
+            n,
+            384,
+        );
         let luts = perms[1..]
             .iter()
             .map(|p| {
@@ -235,24 +253,34 @@ impl<const W: usize> Occupy<W> {
                 t
             })
             .collect();
-        let spec = layout.spec();
         Ok(Occupy {
-            layout,
-            spec,
+            spec: placement.spec,
+            misere: placement.misere,
+            notation: placement.notation,
             all,
             patterns,
             through_at,
             through,
             bottom,
             height,
+            centre,
             luts,
             perms,
         })
     }
 
-    /// The board's description.
-    pub fn layout(&self) -> &Layout {
-        &self.layout
+    /// A position as the game's notation has it: `W` of its words.
+    fn narrow(s: &Stones) -> [Bits<W>; 2] {
+        s.map(|words| std::array::from_fn(|i| words[i]))
+    }
+
+    /// A position's pieces as the game's notation takes them.
+    fn widen(p: &OccupyPos<W>) -> Stones {
+        p.stones.map(|b| {
+            let mut words = [0u64; placement::WORDS];
+            words[..W].copy_from_slice(&b);
+            words
+        })
     }
 
     /// The winning patterns as bitboards.
@@ -388,25 +416,22 @@ where
     }
 
     fn parse_position(&self, s: &str) -> Result<OccupyPos<W>, String> {
-        notation::parse_position(self, s)
+        let stones = self.notation.parse_position(s)?;
+        Ok(self.position(Self::narrow(&stones)))
     }
 
     fn format_position(&self, p: &OccupyPos<W>) -> String {
-        notation::format_position(self, p)
+        self.notation.format_position(&Self::widen(p))
     }
 
     fn format_move(&self, m: &u16) -> String {
-        notation::format_move(self, *m as usize)
+        self.notation.format_move(*m)
     }
 
     #[inline]
     fn terminal(&self, p: &OccupyPos<W>) -> Option<Value> {
         if p.done {
-            Some(if self.layout.misere {
-                Value::Win
-            } else {
-                Value::Lose
-            })
+            Some(if self.misere { Value::Win } else { Value::Lose })
         } else if p.occupied() == self.all {
             Some(Value::Tie)
         } else {
@@ -422,7 +447,7 @@ where
         let (mine, theirs) = (&p.stones[me], &p.stones[1 - me]);
         let occ = p.occupied();
         let play = self.playable(&occ);
-        let misere = self.layout.misere;
+        let misere = self.misere;
         let (my_threats, their_threats) = if misere {
             ([0; W], [0; W])
         } else {
@@ -446,7 +471,7 @@ where
                 2
             };
             let score = self.score(s, mine, theirs).min(0xff_ffff) as u64;
-            let centre = self.layout.centre[s].min(0xff) as u64;
+            let centre = self.centre[s].min(0xff) as u64;
             order[len] = (
                 class << 40 | (0xff_ffff - score) << 16 | centre << 8,
                 s as u16,
@@ -519,7 +544,7 @@ where
     }
 
     fn wins_now(&self, p: &OccupyPos<W>) -> bool {
-        if self.layout.misere || p.done {
+        if self.misere || p.done {
             return false;
         }
         let me = p.mover();

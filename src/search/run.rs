@@ -1,0 +1,1005 @@
+//! A whole search as one call: what `retrograde search` does, for any
+//! program. [`run`] checks the options, prepares the output, opens the
+//! tables, lists the openings, loads and re-proves proof databases, proves
+//! the position (or each opening) and saves what it proved; [`check`]
+//! re-proves a proof database. The command line only parses its arguments
+//! into [`SearchOptions`], calls one of them and prints the report.
+//!
+//! A search stops early on its limits or when its [`Cancel`] token is
+//! cancelled, from any thread; it then returns what it proved (and saves
+//! it). Each search has its own token unless the caller shares one, so
+//! cancelling one search stops no other.
+//!
+//! ```
+//! use retrograde::search::games::AnySearch;
+//! use retrograde::search::run::{run, Quiet, SearchOptions};
+//! use retrograde::Value;
+//!
+//! let game = AnySearch::parse("mnk:3x3x3")?;
+//! let dir = tempfile::tempdir()?;
+//! let options = SearchOptions {
+//!     memory: Some(16 << 20),
+//!     save: Some(dir.path().join("ttt.proof")),
+//!     ..SearchOptions::default()
+//! };
+//! let report = run(&game, &options, &Quiet)?;
+//! assert!(report.proven);
+//! assert_eq!(report.results[0].value(), Some(Value::Tie));
+//! assert!(report.saved.unwrap()?.entries > 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::dfpn::{Dfpn, Options, Stats};
+use super::games::cram::CramNimberLeaves;
+use super::games::AnySearch;
+use super::leaves::{NimberLeaves, TableLeaves, ValueLeaves};
+use super::nimber::{NimberSearch, NimberStats};
+use super::proofdb::{self, CheckReport, Fact, Kind, Merged, Record, SaveTarget};
+use super::{Bounds, Cancel, SearchGame, Stop};
+use crate::error::{Error, ProofFault, Result};
+use crate::solve::memory_available;
+use crate::value::Value;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The smallest memory a search takes: below it even a 16-square game's
+/// table thrashes (`mnk:4x4x4` makes no progress in 64 KiB at the default
+/// ε; it is proven in 2 s with 1 MiB).
+pub const MIN_MEMORY: u64 = 1 << 20;
+
+/// The smallest ε: below it the 1+ε trick does not widen the small
+/// thresholds and the search is plain df-pn, which re-expands the same
+/// positions over and over once the table cannot hold its working set
+/// (`connect:5x4` in 256 KiB: no progress in 30 s at ε 0 or 0.01, proven
+/// in 6 s at 0.05).
+pub const MIN_EPSILON: f64 = 0.05;
+
+/// The largest ε.
+pub const MAX_EPSILON: f64 = 100.0;
+
+/// More openings than this are refused before any is searched: the frontier
+/// grows by the branching factor each ply, so a few plies too many would
+/// exhaust memory while listing positions no run could prove one by one.
+pub const MAX_OPENINGS: usize = 100_000;
+
+/// How long the root's numbers may stay put in a full table before a
+/// search warns ([`Notice::Stalled`]).
+const STALL_SECONDS: u64 = 60;
+
+/// What a search is asked to do. The default proves the start position's
+/// value with the default memory and ε, no limits, no tables, nothing
+/// loaded or saved.
+#[derive(Clone, Debug, Default)]
+pub struct SearchOptions {
+    /// The position, in the game's notation (`None`: the start).
+    pub position: Option<String>,
+    /// The nimber of an impartial position (by components) instead of its
+    /// value.
+    pub nimber: bool,
+    /// Bytes for the transposition table (or the nimber memo); `None`:
+    /// [`default_memory`]. At least [`MIN_MEMORY`], and no more than the
+    /// machine has available.
+    pub memory: Option<u64>,
+    /// ε of the 1+ε trick, from [`MIN_EPSILON`] to [`MAX_EPSILON`]
+    /// (`None`: 0.25).
+    pub epsilon: Option<f64>,
+    /// Stop after this many expanded nodes (components for nimbers):
+    /// exactly that many, never one more.
+    pub node_limit: Option<u64>,
+    /// Stop after this long (checked every 1,024 nodes, 4,096 components).
+    pub time_limit: Option<Duration>,
+    /// Tables to answer positions from: any table of the searched game (same
+    /// spec), and for Cram nimbers any `cram:RxC --nimbers` table.
+    pub tablebases: Vec<PathBuf>,
+    /// Proof databases to start from.
+    pub load: Vec<PathBuf>,
+    /// Use the loaded entries without re-proving them (a wrong or forged
+    /// database then gives wrong answers).
+    pub trust_load: bool,
+    /// Where to keep what the search proved (a proof database), also when
+    /// it is stopped. Checked, locked and given its temporary file before
+    /// the search starts.
+    pub save: Option<PathBuf>,
+    /// Prove every distinct position (up to symmetry) this many plies after
+    /// the position, one after another.
+    pub openings: Option<u32>,
+    /// Files the run reads besides `load` and `tablebases` (a pattern file:
+    /// [`crate::solve::output::input_files`]), which `save` may not
+    /// replace.
+    pub inputs: Vec<PathBuf>,
+    /// Cancelled, the search stops and returns (and saves) what it proved.
+    pub cancel: Cancel,
+}
+
+/// The memory a search takes when given none: 1 GiB, or half of what the
+/// machine has available if that is less (and at least [`MIN_MEMORY`]).
+pub fn default_memory() -> u64 {
+    let half = memory_available().map_or(1 << 30, |m| m / 2);
+    half.clamp(MIN_MEMORY, 1 << 30)
+}
+
+/// What a search tells as it runs. Every method has a default that does
+/// nothing ([`Quiet`] takes them all).
+pub trait Observer {
+    /// The options, the output and the tables are ready, and the search
+    /// (its loading included) begins: from here on a cancel stops it and
+    /// it returns what it proved. A program that cancels on a signal may
+    /// rather end at once on one that comes before.
+    fn started(&self) {}
+    /// A value search's counters, about once a second.
+    fn values(&self, _stats: &Stats) {}
+    /// A nimber search's counters, about once a second.
+    fn nimbers(&self, _stats: &NimberStats) {}
+    /// Something the user should know (a warning, files removed).
+    fn notice(&self, _notice: &Notice) {}
+    /// The result, before it is saved: a long save, or one that fails, does
+    /// not keep it from the user. [`SearchReport::saved`] is not set yet.
+    fn proven(&self, _report: &SearchReport) {}
+}
+
+/// An [`Observer`] that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Quiet;
+
+impl Observer for Quiet {}
+
+/// What a search tells the user besides its result: each a complete line
+/// (without the program's name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Notice {
+    /// Temporary files that killed runs of the same output left behind were
+    /// removed.
+    RemovedStale(Vec<PathBuf>),
+    /// This many loaded entries are used without being re-proven.
+    Trusted(u64),
+    /// This many positions with contradictory bounds (a bug) were left out
+    /// of the saved database.
+    NotSaved(u64),
+    /// The table is full and the root's proof numbers have not moved for a
+    /// minute: the table is probably too small for the game.
+    Stalled,
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::format::thousands;
+        match self {
+            Notice::RemovedStale(removed) => {
+                f.write_str(&crate::format::stale_notice(removed).unwrap_or_default())
+            }
+            Notice::Trusted(n) => write!(
+                f,
+                "warning: --trust-load: {} loaded entries are used without being re-proven; a wrong or forged database gives wrong answers",
+                thousands(*n)
+            ),
+            Notice::NotSaved(n) => write!(
+                f,
+                "warning: {} positions with contradictory bounds were not saved (a bug: please report it)",
+                thousands(*n)
+            ),
+            Notice::Stalled => f.write_str(
+                "warning: the table is full and the root's proof numbers have not moved for a minute: it is probably too small for this game; a larger --memory is usually far faster",
+            ),
+        }
+    }
+}
+
+/// What a search proved about one position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A value search's answer.
+    Value {
+        /// What is known of the value for the player to move.
+        bounds: Bounds,
+        /// A move that achieves the value, in the game's notation.
+        best_move: Option<String>,
+    },
+    /// A nimber search's answer: `None` if stopped first.
+    Nimber(Option<u32>),
+}
+
+/// One position searched: the position itself, or one of its openings.
+#[derive(Clone, Debug)]
+pub struct Searched {
+    /// The position, in the game's notation.
+    pub position: String,
+    /// What was proven.
+    pub answer: Answer,
+    /// Nodes (components) this position's search expanded.
+    pub nodes: u64,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+impl Searched {
+    /// The value for the player to move, when proven (a nimber's: 0 loses).
+    pub fn value(&self) -> Option<Value> {
+        match &self.answer {
+            Answer::Value { bounds, .. } => bounds.value(),
+            Answer::Nimber(n) => n.map(|n| if n == 0 { Value::Lose } else { Value::Win }),
+        }
+    }
+}
+
+/// A search's counters at the end.
+#[derive(Clone, Debug)]
+pub enum Counters {
+    /// A value search's.
+    Values(Stats),
+    /// A nimber search's.
+    Nimbers(NimberStats),
+}
+
+impl Counters {
+    /// Nodes (components) expanded.
+    pub fn nodes(&self) -> u64 {
+        match self {
+            Counters::Values(s) => s.nodes,
+            Counters::Nimbers(s) => s.nodes,
+        }
+    }
+
+    /// The longest line searched, in plies (components).
+    pub fn deepest(&self) -> u64 {
+        match self {
+            Counters::Values(s) => s.deepest,
+            Counters::Nimbers(s) => s.deepest,
+        }
+    }
+}
+
+/// What `load` read and re-proved.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// Entries re-proven, searched for, left unchecked by a stop, trusted.
+    pub report: CheckReport,
+    /// How long reading and re-proving took.
+    pub elapsed: Duration,
+}
+
+/// What a save wrote.
+#[derive(Clone, Debug)]
+pub struct Saved {
+    /// The proof database.
+    pub path: PathBuf,
+    /// Entries written.
+    pub entries: usize,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+/// What [`run`] did.
+#[derive(Debug)]
+pub struct SearchReport {
+    /// The game's canonical spec.
+    pub game: String,
+    /// Values or nimbers.
+    pub kind: Kind,
+    /// Whether the openings were searched (else the one position).
+    pub openings: bool,
+    /// Each position searched, in order. Empty only if the search was
+    /// stopped while it listed the openings: nothing was searched (and
+    /// nothing is saved).
+    pub results: Vec<Searched>,
+    /// Whether every position was proven.
+    pub proven: bool,
+    /// Why the search stopped before it proved them all.
+    pub stopped: Option<Stop>,
+    /// The counters at the end.
+    pub counters: Counters,
+    /// How long the searches took (loading not included).
+    pub elapsed: Duration,
+    /// The memory the search was given.
+    pub memory: u64,
+    /// What was loaded, when something was.
+    pub loaded: Option<Loaded>,
+    /// The save's outcome, when one was asked for: the result stands even
+    /// when the save failed.
+    pub saved: Option<Result<Saved>>,
+}
+
+/// Proves the value (or nimber) of a position of `game`, or of each of its
+/// openings, as `options` say: checks the options, prepares the output,
+/// opens the tables, loads and re-proves the databases, searches, hands
+/// the result to `observer` ([`Observer::proven`]) and saves. An error
+/// before the search (a bad option, position, table or database) is
+/// returned; a failed save is reported in [`SearchReport::saved`].
+pub fn run(
+    game: &AnySearch,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<SearchReport> {
+    crate::with_search!(game, g => run_game(g, options, observer))
+}
+
+/// [`run`] for any [`SearchGame`].
+pub fn run_game<G: SearchGame>(
+    g: &G,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<SearchReport> {
+    let (root, engine) = prepare(g, options)?;
+    let target = save_target(options, observer)?;
+    let leaves = open_leaves(g, &options.tablebases, options.nimber)?;
+    observer.started();
+    let roots = match options.openings {
+        None => vec![root],
+        Some(k) => match openings(g, &root, k, &options.cancel)? {
+            Some(roots) => roots,
+            None => {
+                return Ok(SearchReport {
+                    game: g.spec(),
+                    kind: kind_of(options),
+                    openings: true,
+                    results: Vec::new(),
+                    proven: false,
+                    stopped: Some(Stop::Requested),
+                    counters: Counters::Values(Stats::default()),
+                    elapsed: Duration::ZERO,
+                    memory: engine.memory,
+                    loaded: None,
+                    saved: None,
+                })
+            }
+        },
+    };
+    let session = Session {
+        g,
+        options,
+        engine,
+        leaves: leaves.as_ref(),
+        observer,
+    };
+    if options.nimber {
+        session.nimbers(&roots, target)
+    } else {
+        session.values(&roots, target)
+    }
+}
+
+/// What [`check`] found.
+#[derive(Clone, Debug)]
+pub struct CheckOutcome {
+    /// The game's canonical spec.
+    pub game: String,
+    /// The position asked about, in the game's notation.
+    pub position: String,
+    /// Values or nimbers.
+    pub kind: Kind,
+    /// Entries re-proven (all of them unless stopped), children searched.
+    pub report: CheckReport,
+    /// Distinct positions in the database.
+    pub entries: u64,
+    /// What the database says of the position.
+    pub entry: Option<Fact>,
+    /// Why the check stopped before it re-proved every entry.
+    pub stopped: Option<Stop>,
+    /// The longest line its searches went down.
+    pub deepest: u64,
+    /// The memory its searches were given.
+    pub memory: u64,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+/// Re-proves every entry of the proof database `database` from its
+/// children, with the tables and limits of `options` (which may not load,
+/// save or list openings), and says what it holds for the position. An
+/// entry that does not hold is an [`Error::RefutedProof`]; a stop leaves no
+/// verdict ([`CheckOutcome::stopped`]).
+pub fn check(
+    game: &AnySearch,
+    database: &Path,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<CheckOutcome> {
+    crate::with_search!(game, g => check_game(g, database, options, observer))
+}
+
+/// [`check`] for any [`SearchGame`].
+pub fn check_game<G: SearchGame>(
+    g: &G,
+    database: &Path,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<CheckOutcome> {
+    if !options.load.is_empty() || options.save.is_some() || options.openings.is_some() {
+        return Err(Error::SearchOption {
+            option: "--check",
+            given: Error::quote_path(database),
+            rule: "re-proves one database: it does not load, save or list openings".into(),
+        });
+    }
+    let (root, engine) = prepare(g, options)?;
+    let leaves = open_leaves(g, &options.tablebases, options.nimber)?;
+    observer.started();
+    let (kind, db) = read(
+        g,
+        std::slice::from_ref(&database.to_path_buf()),
+        None,
+        engine.memory,
+    )?;
+    let started = Instant::now();
+    // The limits bound the searches the check makes, as they bound a
+    // search; a stop (a limit, a cancel) leaves no verdict.
+    let cancel = options.cancel.clone();
+    let requested = move || cancel.is_cancelled();
+    let (report, stop, deepest) = match kind {
+        Kind::Values => {
+            let mut dfpn = Dfpn::new(g, engine.clone());
+            if let Some(l) = &leaves {
+                dfpn = dfpn.with_leaves(l.values());
+            }
+            let r = proofdb::verify_values(g, &db, &mut dfpn, &requested)?;
+            (r, dfpn.stop_reason(), dfpn.stats().deepest)
+        }
+        Kind::Nimbers => {
+            let view = leaves.as_ref().map(Leaves::nimbers);
+            let mut search = nimber_search(g, &engine);
+            if let Some(v) = &view {
+                search = search.with_leaves(v);
+            }
+            let r = proofdb::verify_nimbers(g, &db, &mut search, &requested)?;
+            (r, search.stop_reason(), search.stats().deepest)
+        }
+    };
+    // A cancel may be seen first between entries, outside a search.
+    let stopped = (report.unchecked > 0).then(|| stop.unwrap_or(Stop::Requested));
+    Ok(CheckOutcome {
+        game: g.spec(),
+        position: g.format_position(&root),
+        kind,
+        report,
+        entries: db.len() as u64,
+        entry: db.fact(&g.key(&root)),
+        stopped,
+        deepest,
+        memory: engine.memory,
+        elapsed: started.elapsed(),
+    })
+}
+
+fn kind_of(options: &SearchOptions) -> Kind {
+    if options.nimber {
+        Kind::Nimbers
+    } else {
+        Kind::Values
+    }
+}
+
+/// The position and the engine's options, once every option is checked.
+fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(G::Pos, Options)> {
+    let root = match &options.position {
+        Some(s) => g.parse_position(s).map_err(|reason| Error::BadPosition {
+            input: s.clone(),
+            reason,
+        })?,
+        None => g.start(),
+    };
+    let epsilon = options.epsilon.unwrap_or(Options::default().epsilon);
+    if !(MIN_EPSILON..=MAX_EPSILON).contains(&epsilon) {
+        return Err(Error::SearchOption {
+            option: "--epsilon",
+            given: epsilon.to_string(),
+            rule: format!(
+                "must be from {MIN_EPSILON} to {MAX_EPSILON} (below {MIN_EPSILON} the search is plain df-pn, which re-expands the same positions without end once its table is full)"
+            ),
+        });
+    }
+    if options.time_limit == Some(Duration::ZERO) {
+        return Err(Error::SearchOption {
+            option: "--time",
+            given: "0".into(),
+            rule: "must be a positive number of seconds".into(),
+        });
+    }
+    if options.node_limit == Some(0) {
+        return Err(Error::SearchOption {
+            option: "--nodes",
+            given: "0".into(),
+            rule: "must be at least 1 (the nodes a search may expand)".into(),
+        });
+    }
+    let memory = options.memory.unwrap_or_else(default_memory);
+    if memory < MIN_MEMORY {
+        return Err(Error::MemoryTooSmall {
+            memory,
+            minimum: MIN_MEMORY,
+        });
+    }
+    if let Some(available) = memory_available() {
+        if memory > available {
+            return Err(Error::MemoryUnavailable {
+                memory,
+                load: None,
+                available,
+            });
+        }
+    }
+    if options.nimber && !g.impartial() {
+        return Err(Error::NotImpartial { spec: g.spec() });
+    }
+    let engine = Options {
+        memory,
+        epsilon,
+        node_limit: options.node_limit,
+        time_limit: options.time_limit,
+        cancel: options.cancel.clone(),
+    };
+    Ok((root, engine))
+}
+
+/// A nimber search with the limits of `engine`.
+fn nimber_search<'a, G: SearchGame>(g: &'a G, engine: &Options) -> NimberSearch<'a, G> {
+    NimberSearch::new(g, engine.memory)
+        .with_time_limit(engine.time_limit)
+        .with_node_limit(engine.node_limit)
+        .with_cancel(engine.cancel.clone())
+}
+
+/// One search's game, options and tables.
+struct Session<'a, G: SearchGame> {
+    g: &'a G,
+    options: &'a SearchOptions,
+    engine: Options,
+    leaves: Option<&'a Leaves>,
+    observer: &'a dyn Observer,
+}
+
+impl<G: SearchGame> Session<'_, G> {
+    /// The values of `roots`, one transposition table shared by all.
+    fn values(&self, roots: &[G::Pos], target: Option<SaveTarget>) -> Result<SearchReport> {
+        let (g, observer) = (self.g, self.observer);
+        let mut stall = Stall::default();
+        let mut dfpn = Dfpn::new(g, self.engine.clone()).with_progress(move |s: &Stats| {
+            observer.values(s);
+            if stall.update(s) {
+                observer.notice(&Notice::Stalled);
+            }
+        });
+        if let Some(l) = self.leaves {
+            dfpn = dfpn.with_leaves(l.values());
+        }
+        // The records are consumed here, not kept through the search: those
+        // re-proven are handed to the search.
+        let loaded = self.load(Kind::Values, |db, stop| {
+            if self.options.trust_load {
+                Ok(proofdb::trust_values(db, &mut dfpn))
+            } else {
+                proofdb::verify_values(g, db, &mut dfpn, stop)
+            }
+        })?;
+        let (results, elapsed) = each(g, roots, |p| {
+            let before = dfpn.stats().nodes;
+            let proof = dfpn.prove(p);
+            let answer = Answer::Value {
+                bounds: proof.bounds,
+                best_move: proof.best_move.as_ref().map(|m| g.format_move(m)),
+            };
+            (answer, proof.stats.nodes - before, dfpn.stop_reason())
+        });
+        let stop = dfpn.stop_reason();
+        let counters = Counters::Values(dfpn.stats());
+        let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
+        observer.proven(&report);
+        report.saved = target.map(|t| {
+            let records = dfpn.proven().filter_map(|(key, b)| {
+                Some(Record {
+                    key,
+                    fact: Fact::Value(b),
+                    pos: g.position_of_key(&key)?,
+                })
+            });
+            save(g, t, Kind::Values, records, observer)
+        });
+        Ok(report)
+    }
+
+    /// The nimbers of `roots` by component search, one memo shared by all.
+    fn nimbers(&self, roots: &[G::Pos], target: Option<SaveTarget>) -> Result<SearchReport> {
+        let (g, observer) = (self.g, self.observer);
+        let view = self.leaves.map(Leaves::nimbers);
+        let mut search = nimber_search(g, &self.engine)
+            .with_progress(move |s: &NimberStats| observer.nimbers(s));
+        if let Some(v) = &view {
+            search = search.with_leaves(v);
+        }
+        let loaded = self.load(Kind::Nimbers, |db, stop| {
+            if self.options.trust_load {
+                Ok(proofdb::trust_nimbers(db, &mut search))
+            } else {
+                proofdb::verify_nimbers(g, db, &mut search, stop)
+            }
+        })?;
+        let (results, elapsed) = each(g, roots, |p| {
+            let before = search.stats().nodes;
+            let n = search.nimber(p);
+            let nodes = search.stats().nodes - before;
+            (Answer::Nimber(n), nodes, search.stop_reason())
+        });
+        let stop = search.stop_reason();
+        let counters = Counters::Nimbers(search.stats());
+        let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
+        observer.proven(&report);
+        report.saved = target.map(|t| {
+            let records = search.known().map(|(k, n, p)| Record {
+                key: *k,
+                fact: Fact::Nimber(n),
+                pos: p.clone(),
+            });
+            save(g, t, Kind::Nimbers, records, observer)
+        });
+        Ok(report)
+    }
+
+    /// The report of searching `roots` (the openings after a stop were not
+    /// searched).
+    fn report(
+        &self,
+        roots: &[G::Pos],
+        results: Vec<Searched>,
+        stop: Option<Stop>,
+        counters: Counters,
+        elapsed: Duration,
+        loaded: Option<Loaded>,
+    ) -> SearchReport {
+        let proven = results.len() == roots.len() && results.iter().all(|r| r.value().is_some());
+        SearchReport {
+            game: self.g.spec(),
+            kind: kind_of(self.options),
+            openings: self.options.openings.is_some(),
+            results,
+            proven,
+            stopped: stop.filter(|_| !proven),
+            counters,
+            elapsed,
+            memory: self.engine.memory,
+            loaded,
+            saved: None,
+        }
+    }
+
+    /// `load`: reads and merges the databases and has `verify` re-prove
+    /// every entry, handing those that hold to the search (or, trusted,
+    /// hands them all over, with a warning). A stop (a cancel, the time
+    /// limit) ends the re-proving early: the entries not re-proven are not
+    /// used.
+    fn load(
+        &self,
+        kind: Kind,
+        verify: impl FnOnce(&Merged<G>, &dyn Fn() -> bool) -> Result<CheckReport>,
+    ) -> Result<Option<Loaded>> {
+        if self.options.load.is_empty() {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let (_, db) = read(self.g, &self.options.load, Some(kind), self.engine.memory)?;
+        let deadline = self.engine.time_limit.map(|t| started + t);
+        let cancel = &self.engine.cancel;
+        let stop = || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
+        let report = verify(&db, &stop)?;
+        if report.trusted > 0 {
+            self.observer.notice(&Notice::Trusted(report.trusted));
+        }
+        Ok(Some(Loaded {
+            report,
+            elapsed: started.elapsed(),
+        }))
+    }
+}
+
+/// Proves `roots` one after another with `prove` (what it answered, the
+/// nodes it expanded, why its engine stopped); the searches and how long
+/// they took together.
+fn each<G: SearchGame>(
+    g: &G,
+    roots: &[G::Pos],
+    mut prove: impl FnMut(&G::Pos) -> (Answer, u64, Option<Stop>),
+) -> (Vec<Searched>, Duration) {
+    let started = Instant::now();
+    let mut results = Vec::new();
+    for p in roots {
+        let t = Instant::now();
+        let (answer, nodes, stop) = prove(p);
+        results.push(Searched {
+            position: g.format_position(p),
+            answer,
+            nodes,
+            elapsed: t.elapsed(),
+        });
+        // Once stopped, every later proof would return at once, unproven.
+        if stop.is_some() {
+            break;
+        }
+    }
+    (results, started.elapsed())
+}
+
+/// The databases in `paths`, read and merged (see [`proofdb::merge`]), all
+/// of `want` if given, else of the first one's kind (a database of the other
+/// kind is refused: its facts answer another question). Every header is
+/// read before any entry, and a load the machine has no memory for beside
+/// the search's `memory` is refused before it starts.
+fn read<G: SearchGame>(
+    g: &G,
+    paths: &[PathBuf],
+    want: Option<Kind>,
+    memory: u64,
+) -> Result<(Kind, Merged<G>)> {
+    let mut dbs = Vec::new();
+    for path in paths {
+        dbs.push(proofdb::Database::open(g, path)?);
+    }
+    let kind = want
+        .or(dbs.first().map(proofdb::Database::kind))
+        .unwrap_or(Kind::Values);
+    let mut entries = 0u64;
+    for db in &dbs {
+        if db.kind() != kind {
+            return Err(Error::ProofDatabase {
+                path: db.path().to_path_buf(),
+                fault: ProofFault::OtherKind {
+                    found: db.kind().name(),
+                    expected: kind.name(),
+                },
+            });
+        }
+        entries = entries.saturating_add(db.count());
+    }
+    let needed = entries.saturating_mul(proofdb::memory_per_entry::<G>());
+    if let Some(available) = memory_available() {
+        if needed.saturating_add(memory) > available {
+            return Err(Error::MemoryUnavailable {
+                memory,
+                load: Some((entries, needed)),
+                available,
+            });
+        }
+    }
+    let mut parts = Vec::new();
+    for db in dbs {
+        let path = db.path().to_path_buf();
+        parts.push((path, db.read(g)?));
+    }
+    Ok((kind, proofdb::merge(g, parts)?))
+}
+
+/// `save`: the output checked, locked and given its temporary file before
+/// the search (see [`SaveTarget`]). The run's inputs — `inputs` (a pattern
+/// file), the databases loaded, the tables — are never replaced, whatever
+/// path names them.
+fn save_target(options: &SearchOptions, observer: &dyn Observer) -> Result<Option<SaveTarget>> {
+    let Some(path) = &options.save else {
+        return Ok(None);
+    };
+    let mut inputs = options.inputs.clone();
+    inputs.extend(options.load.iter().cloned());
+    inputs.extend(options.tablebases.iter().cloned());
+    let target = SaveTarget::prepare(path, &inputs)?;
+    if !target.removed_stale().is_empty() {
+        observer.notice(&Notice::RemovedStale(target.removed_stale().to_vec()));
+    }
+    Ok(Some(target))
+}
+
+/// Writes `records` through `target`. Bounds that contradict each other
+/// are a bug, not a fact: they are left out, and said.
+fn save<G: SearchGame>(
+    g: &G,
+    target: SaveTarget,
+    kind: Kind,
+    records: impl Iterator<Item = Record<G::Pos, G::Key>>,
+    observer: &dyn Observer,
+) -> Result<Saved> {
+    let mut impossible = 0u64;
+    let mut records: Vec<_> = records
+        .filter(|r| match r.fact {
+            Fact::Value(b) if b.lo > b.hi => {
+                impossible += 1;
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    if impossible > 0 {
+        observer.notice(&Notice::NotSaved(impossible));
+    }
+    let path = target.path().to_path_buf();
+    let bytes = target.save(g, kind, &mut records)?;
+    Ok(Saved {
+        path,
+        entries: records.len(),
+        bytes,
+    })
+}
+
+/// The tables given as leaves.
+struct Leaves {
+    tables: TableLeaves,
+    cram: Option<CramNimberLeaves>,
+}
+
+impl Leaves {
+    fn values<G: SearchGame>(&self) -> &dyn ValueLeaves<G> {
+        &self.tables
+    }
+
+    fn nimbers(&self) -> NimberView<'_> {
+        NimberView(self.cram.as_ref(), &self.tables)
+    }
+}
+
+/// Cram regions from the nimber tables (any placement), else a table of the
+/// same spec.
+struct NimberView<'a>(Option<&'a CramNimberLeaves>, &'a TableLeaves);
+
+impl<G: SearchGame> NimberLeaves<G> for NimberView<'_> {
+    fn nimber(&self, g: &G, p: &G::Pos) -> Option<u32> {
+        self.0
+            .and_then(|c| c.nimber_of(g, p))
+            .or_else(|| NimberLeaves::nimber(self.1, g, p))
+    }
+}
+
+/// Opens the tables, refusing tables no position of this search can be in.
+/// Every table is opened verified (its data CRC checked) by
+/// [`TableLeaves::open`] or the Cram nimber leaves, whichever uses it.
+fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<Option<Leaves>> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let spec = g.spec();
+    let is_cram = spec.starts_with("cram:") && g.impartial();
+    let mut same = Vec::new();
+    let mut cram = Vec::new();
+    for path in paths {
+        let tb = crate::Tablebase::open(path).map_err(|e| Error::File {
+            path: path.clone(),
+            error: Box::new(e),
+        })?;
+        let table_spec = tb.header().spec.clone();
+        let unfolded =
+            crate::with_game!(tb.game(), t => crate::Game::spec(&crate::Game::unfolded(t)));
+        if unfolded == spec {
+            same.push(path.clone());
+        } else if is_cram && nimber && table_spec.starts_with("cram:") {
+            cram.push(path.clone());
+        } else {
+            return Err(Error::LeafTable {
+                path: path.clone(),
+                reason: format!(
+                    "a table of {}; this search of {spec} can use tables of the same game{}",
+                    Error::quote(&table_spec),
+                    if is_cram {
+                        " (or, with --nimber, Cram nimber tables)"
+                    } else {
+                        ""
+                    }
+                ),
+            });
+        }
+    }
+    let tables = TableLeaves::open(&same)?;
+    let cram = if cram.is_empty() {
+        None
+    } else {
+        Some(CramNimberLeaves::open(&cram)?)
+    };
+    Ok(Some(Leaves { tables, cram }))
+}
+
+/// The distinct positions (up to symmetry) `plies` moves after `root`,
+/// stopping at game-over positions on the way; `None` if `cancel` was
+/// cancelled while listing them.
+fn openings<G: SearchGame>(
+    g: &G,
+    root: &G::Pos,
+    plies: u32,
+    cancel: &Cancel,
+) -> Result<Option<Vec<G::Pos>>> {
+    let mut level = vec![root.clone()];
+    for ply in 1..=plies {
+        // Once every position is over, later plies would carry the same
+        // positions forward: plies in the billions would loop for hours.
+        if level.iter().all(|p| g.terminal(p).is_some()) {
+            break;
+        }
+        let mut seen = HashSet::new();
+        let mut next = Vec::new();
+        for p in &level {
+            if cancel.is_cancelled() {
+                return Ok(None);
+            }
+            if g.terminal(p).is_some() {
+                if seen.insert(g.key(p)) {
+                    next.push(p.clone());
+                }
+                continue;
+            }
+            for (_, c) in g.moves(p) {
+                if seen.insert(g.key(&c)) {
+                    next.push(c);
+                }
+            }
+            if next.len() > MAX_OPENINGS {
+                return Err(Error::SearchOption {
+                    option: "--openings",
+                    given: plies.to_string(),
+                    rule: format!(
+                        "more than {MAX_OPENINGS} distinct positions after {ply} plies; use fewer plies"
+                    ),
+                });
+            }
+        }
+        level = next;
+    }
+    Ok(Some(level))
+}
+
+/// Watches the progress for a search that has stalled: its table full and
+/// the root's proof and disproof numbers unchanged for [`STALL_SECONDS`] —
+/// what a table too small for the game looks like.
+#[derive(Default)]
+struct Stall {
+    last: Option<(u32, u32, i8)>,
+    since: Duration,
+    warned: bool,
+}
+
+impl Stall {
+    /// Takes the counters of one progress report; `true` once, when the
+    /// search has stalled.
+    fn update(&mut self, s: &Stats) -> bool {
+        let now = (s.root_pn, s.root_dn, s.target);
+        // 4-way buckets rarely fill every slot: 99% is full.
+        let full = s.tt_used * 100 >= s.tt_capacity * 99;
+        if self.last != Some(now) || !full {
+            self.last = Some(now);
+            self.since = s.elapsed;
+            return false;
+        }
+        if self.warned || s.elapsed - self.since < Duration::from_secs(STALL_SECONDS) {
+            return false;
+        }
+        self.warned = true;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(secs: u64, pn: u32, used: u64) -> Stats {
+        Stats {
+            root_pn: pn,
+            root_dn: 7,
+            target: 1,
+            tt_used: used,
+            tt_capacity: 1000,
+            elapsed: Duration::from_secs(secs),
+            ..Stats::default()
+        }
+    }
+
+    #[test]
+    fn a_full_table_whose_root_numbers_stay_put_warns_once() {
+        let mut stall = Stall::default();
+        // Moving numbers, or a table with room: no warning however long.
+        for t in 0..200 {
+            assert!(!stall.update(&report(t, t as u32, 1000)));
+        }
+        let mut stall = Stall::default();
+        for t in 0..200 {
+            assert!(!stall.update(&report(t, 5, 900)));
+        }
+        // Full and still: a warning after a minute, then no more.
+        let mut stall = Stall::default();
+        let warned: Vec<u64> = (0..200)
+            .filter(|&t| stall.update(&report(t, 5, 995)))
+            .collect();
+        assert_eq!(warned, [STALL_SECONDS]);
+    }
+}

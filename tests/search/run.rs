@@ -1,0 +1,108 @@
+//! The whole search as a library call (`search::run`): its cancellation
+//! token stops one search and no other, and a cancelled save leaves its
+//! database whole and no temporary file.
+
+use retrograde::search::games::AnySearch;
+use retrograde::search::proofdb;
+use retrograde::search::run::{run, Observer, Quiet, SearchOptions};
+use retrograde::search::{Cancel, Stop};
+use retrograde::{with_search, Value};
+
+/// Cancels its token as soon as the search has started: the search then
+/// stops at its first check (1,024 nodes, 4,096 components), long before
+/// it could prove the games below.
+struct CancelAtStart(Cancel);
+
+impl Observer for CancelAtStart {
+    fn started(&self) {
+        self.0.cancel();
+    }
+}
+
+fn options(memory: u64) -> SearchOptions {
+    SearchOptions {
+        memory: Some(memory),
+        ..SearchOptions::default()
+    }
+}
+
+#[test]
+fn cancelling_one_search_stops_it_and_not_a_later_one() {
+    // mnk:5x5x4 takes millions of nodes; cancelled, it stops unproven.
+    let big = AnySearch::parse("mnk:5x5x4").unwrap();
+    let stopped = options(16 << 20);
+    let report = run(&big, &stopped, &CancelAtStart(stopped.cancel.clone())).unwrap();
+    assert!(!report.proven);
+    assert_eq!(report.stopped, Some(Stop::Requested));
+    assert!(
+        report.counters.nodes() <= 1024,
+        "{}",
+        report.counters.nodes()
+    );
+    assert!(stopped.cancel.is_cancelled());
+
+    // A later search in the same process, with its own token, proves (the
+    // process-global stop flag this replaced stopped every later search).
+    let ttt = AnySearch::parse("mnk:3x3x3").unwrap();
+    let report = run(&ttt, &options(16 << 20), &Quiet).unwrap();
+    assert!(report.proven);
+    assert_eq!(report.stopped, None);
+    assert_eq!(report.results[0].value(), Some(Value::Tie));
+
+    // A search given the cancelled token (shared on purpose) stops at its
+    // first check.
+    let shared = SearchOptions {
+        cancel: stopped.cancel.clone(),
+        ..options(16 << 20)
+    };
+    let report = run(&big, &shared, &Quiet).unwrap();
+    assert_eq!(report.stopped, Some(Stop::Requested));
+    assert!(
+        report.counters.nodes() <= 1024,
+        "{}",
+        report.counters.nodes()
+    );
+
+    // The same for nimbers: a cancelled cram:7x7 stops, cram:3x4 then proves.
+    let cram = AnySearch::parse("cram:7x7").unwrap();
+    let stopped = SearchOptions {
+        nimber: true,
+        ..options(16 << 20)
+    };
+    let report = run(&cram, &stopped, &CancelAtStart(stopped.cancel.clone())).unwrap();
+    assert_eq!(report.stopped, Some(Stop::Requested));
+    assert!(!report.proven);
+    let small = AnySearch::parse("cram:3x4").unwrap();
+    let nimber = SearchOptions {
+        nimber: true,
+        ..options(16 << 20)
+    };
+    let report = run(&small, &nimber, &Quiet).unwrap();
+    assert!(report.proven);
+    assert!(report.results[0].value().is_some());
+}
+
+#[test]
+fn a_cancelled_search_saves_a_whole_database_and_leaves_no_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stopped.proof");
+    let game = AnySearch::parse("mnk:5x5x4").unwrap();
+    let opts = SearchOptions {
+        save: Some(path.clone()),
+        ..options(16 << 20)
+    };
+    let report = run(&game, &opts, &CancelAtStart(opts.cancel.clone())).unwrap();
+    assert_eq!(report.stopped, Some(Stop::Requested));
+    let saved = report.saved.expect("a save was asked for").unwrap();
+    assert_eq!(saved.path, path);
+    // The database is in place, whole (its CRC checks), and alone: the
+    // temporary file it was written to is gone.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["stopped.proof"]);
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), saved.bytes);
+    let entries = with_search!(&game, g => proofdb::load(g, &path).unwrap().1.len());
+    assert_eq!(entries, saved.entries);
+}
