@@ -3,6 +3,9 @@
 //! C example itself is compiled and run by tests/files/embed.rs.)
 
 use super::*;
+#[path = "../../tests/common/damage.rs"]
+mod damage;
+use damage::{flipped_copy, truncate};
 use retrograde::games::Isolation;
 use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::Game;
@@ -81,27 +84,6 @@ fn solved_3x3() -> (TempDir, PathBuf, Isolation) {
 fn solved_table() -> (TempDir, PathBuf) {
     let (dir, path, _) = solved("isolation:4x4");
     (dir, path)
-}
-
-fn truncate(path: &Path, len: u64) {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_len(len)
-        .unwrap();
-}
-
-/// A copy of the 3x3 file with the start's cell changed (remoteness off by
-/// one): the header is intact, so only the data CRC can tell.
-fn flipped_copy(path: &Path, g: &Isolation) -> PathBuf {
-    let mut bytes = std::fs::read(path).unwrap();
-    let tb = Tablebase::from_bytes(bytes.as_slice()).unwrap();
-    let at = tb.header().data_offset + g.encode(&g.start()) * u64::from(tb.codec().width());
-    bytes[at as usize] ^= 0x01;
-    let bad = path.with_file_name("flipped.rtb");
-    std::fs::write(&bad, bytes).unwrap();
-    bad
 }
 
 /// The C API from Rust: several threads probe one handle while it is closed

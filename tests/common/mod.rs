@@ -6,6 +6,8 @@
 // Each binary uses only some of these helpers.
 #![allow(dead_code)]
 
+pub mod damage;
+
 use retrograde::games::{AnyGame, Isolation};
 use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{CellCodec, Error, Tablebase};

@@ -13,6 +13,7 @@ use retrograde::{Error, Game, Outcome, Tablebase};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
+use crate::common::damage::{flipped_copy, truncate};
 use crate::common::{refused, solved_isolation};
 
 /// A solved isolation:3x3 file (13 KiB) in a fresh directory, and its game.
@@ -26,15 +27,6 @@ fn last_position(tb: &Tablebase<Vec<u8>>) -> (u64, Outcome) {
         .rev()
         .find_map(|i| Some((i, tb.probe_index(i).unwrap()?)))
         .unwrap()
-}
-
-fn truncate(path: &Path, len: u64) {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_len(len)
-        .unwrap();
 }
 
 #[test]
@@ -142,18 +134,6 @@ fn probe_from_stdin_reports_a_file_truncated_mid_run() {
             "{line}"
         );
     }
-}
-
-/// A copy of the 3x3 file with the start's cell changed (remoteness off by
-/// one): the header is intact, so only the data CRC can tell.
-fn flipped_copy(path: &Path, g: &Isolation) -> PathBuf {
-    let mut bytes = std::fs::read(path).unwrap();
-    let tb = Tablebase::from_bytes(bytes.as_slice()).unwrap();
-    let at = tb.header().data_offset + g.encode(&g.start()) * u64::from(tb.codec().width());
-    bytes[at as usize] ^= 0x01;
-    let bad = path.with_file_name("flipped.rtb");
-    std::fs::write(&bad, bytes).unwrap();
-    bad
 }
 
 #[test]
