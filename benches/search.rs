@@ -10,7 +10,8 @@
 //! are in `tools/search-targets.sh`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use retrograde::search::dfpn::{Dfpn, Options};
+use retrograde::internal::search::Dfpn;
+use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::nimber::NimberSearch;
 use retrograde::search::SearchGame;

@@ -68,7 +68,7 @@ pub fn check_header(data: &[u8]) {
         match Header::decode(data, file_len) {
             Ok(h) => {
                 assert_eq!(h.file_len(), file_len);
-                assert_eq!(h.data_offset % retrograde::format::PAGE, 0);
+                assert_eq!(h.data_offset % retrograde::internal::format::PAGE, 0);
                 assert!(h.data_offset >= h.encoded_len() as u64);
                 assert!(matches!(h.cell_width, 1 | 2 | 4));
                 // Re-encoding gives a header that decodes to the same thing.

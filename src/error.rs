@@ -152,6 +152,14 @@ pub enum Error {
         /// Largest nimber the cell holds.
         max: u32,
     },
+    /// A game whose index does not fold its symmetries (`--fold`).
+    #[error("cannot fold {}: {}", Error::clip(.spec), Error::clip(.reason))]
+    CannotFold {
+        /// The game.
+        spec: String,
+        /// Why.
+        reason: String,
+    },
     /// A nimber table was asked of a game that has none.
     #[error("no nimber table for {}: {}", Error::clip(.spec), Error::clip(.reason))]
     NimbersUnsupported {
@@ -160,9 +168,16 @@ pub enum Error {
         /// Why.
         reason: String,
     },
-    /// A checkpoint that cannot be used for this solve.
-    #[error("{}", Error::clip(.0))]
-    Checkpoint(String),
+    /// A checkpoint (`NAME.ckpt`: an in-memory solve's records, or a
+    /// streamed solve's working file) that this solve cannot use: the solve
+    /// is refused, and the file left alone.
+    #[error("checkpoint {} {fault}; {}", Error::quote_path(.path), fault.remedy())]
+    Checkpoint {
+        /// The checkpoint.
+        path: PathBuf,
+        /// What is wrong with it.
+        fault: CheckpointFault,
+    },
     /// An output a solve refuses to write (a device, its own input, a file
     /// another solve is writing).
     #[error("{0}")]
@@ -389,6 +404,148 @@ pub enum ProofFault {
     MixedFacts,
 }
 
+/// Why a solve cannot use its checkpoint ([`Error::Checkpoint`]). Each
+/// message follows the checkpoint's name.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckpointFault {
+    /// Not a regular file: a FIFO, a device, a directory, a symbolic link
+    /// (never followed: the checkpoint is cut back and appended to).
+    #[error("is {kind}, not a regular file")]
+    NotAFile {
+        /// What it is, e.g. "a FIFO (named pipe)".
+        kind: &'static str,
+    },
+    /// Another process holds the checkpoint's lock.
+    #[error("is in use by another process")]
+    InUse,
+    /// Neither an in-memory solve's checkpoint nor a streamed solve's
+    /// working file: no magic this build knows.
+    #[error("is not a retrograde checkpoint")]
+    NotACheckpoint,
+    /// A checkpoint layout this build does not read.
+    #[error("has checkpoint format version {found}, this build reads version {supported}")]
+    Version {
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+    /// The header's length field is impossible.
+    #[error("is corrupt (bad header length)")]
+    HeaderLength,
+    /// The header's CRC is not the one stored in it.
+    #[error("is corrupt (header checksum mismatch)")]
+    HeaderChecksum,
+    /// A checkpoint of another solve: other rules, another index, table
+    /// kind or program version.
+    #[error(
+        "belongs to {} (or another index, table kind or program version), not to this solve of {}",
+        other_solve(.found), Error::quote(.expected)
+    )]
+    OtherSolve {
+        /// The game the checkpoint names, when it can be read.
+        found: Option<String>,
+        /// The game being solved.
+        expected: String,
+    },
+    /// A record whose cells are not the game's positions of its tiers (it
+    /// passed its checksum: another program wrote it).
+    #[error("has tiers {first}-{end} that do not match the game's positions")]
+    TiersMismatch {
+        /// The first tier of the frame that does not match.
+        first: u32,
+        /// The tier the frame ends in (unit 0 of it when the frame ends
+        /// with a tier).
+        end: u32,
+    },
+    /// A finished table where a game that is never streamed keeps its
+    /// checkpoint: not a checkpoint of this solve.
+    #[error("is a finished table, not a checkpoint of this solve")]
+    FinishedTable,
+    /// Starts as a table but is not one this solve wrote.
+    #[error("starts as a table but is not this solve's finished table ({0})")]
+    NotThisTable(Box<Error>),
+    /// A finished table of another game (or index, kind, version).
+    #[error(
+        "holds a finished table of {} (or of another index, table kind or program version), not this solve's",
+        Error::quote(.found)
+    )]
+    OtherTable {
+        /// The game in its header.
+        found: String,
+    },
+    /// This solve's finished table, whose data no longer matches its CRC.
+    #[error("holds this solve's finished table, but its data no longer matches its checksum (it is damaged)")]
+    TableDamaged,
+    /// This solve's finished table, of neither the table's nor the working
+    /// file's length.
+    #[error("holds this solve's finished table but is {found} bytes, neither {table} nor {working}: it is damaged")]
+    TableLength {
+        /// The file's length.
+        found: u64,
+        /// The finished table's length.
+        table: u64,
+        /// The working file's length.
+        working: u64,
+    },
+    /// A table-format file that is not a streamed solve's working file.
+    #[error("is not a tier-streamed solve's working file")]
+    NotWorkingFile,
+    /// This solve's working file, cut short.
+    #[error(
+        "is truncated ({found} bytes; this solve's working file has {expected}): it is damaged"
+    )]
+    Truncated {
+        /// The file's length.
+        found: u64,
+        /// The working file's length.
+        expected: u64,
+    },
+    /// This solve's working file, longer than it should be.
+    #[error(
+        "is longer than this solve's working file ({found} bytes, not {expected}): it is damaged"
+    )]
+    TooLong {
+        /// The file's length.
+        found: u64,
+        /// The working file's length.
+        expected: u64,
+    },
+    /// A working file that names no solve, of the wrong length.
+    #[error("is {found} bytes where this solve's working file has {expected}: it belongs to another table or is damaged")]
+    OtherLength {
+        /// The file's length.
+        found: u64,
+        /// The working file's length.
+        expected: u64,
+    },
+    /// This solve's working file with both progress slots damaged.
+    #[error("has no whole progress slot (both are damaged)")]
+    NoSlot,
+    /// A working file that names no solve and has no whole progress slot.
+    #[error("belongs to another solve (another game, index, table kind or program version) or is damaged")]
+    OtherOrDamaged,
+}
+
+impl CheckpointFault {
+    /// What the user can do: wait for the other process, or start over.
+    fn remedy(&self) -> &'static str {
+        match self {
+            CheckpointFault::InUse => "wait for it to finish",
+            _ => "delete it or run with --restart",
+        }
+    }
+}
+
+/// The solve a checkpoint belongs to, in [`CheckpointFault::OtherSolve`].
+fn other_solve(found: &Option<String>) -> String {
+    match found {
+        Some(spec) => format!("a solve of {}", Error::quote(spec)),
+        None => "another solve".into(),
+    }
+}
+
 /// `'path': ` in front of a message about a file, or nothing when there
 /// is no file.
 fn file_prefix(path: &std::path::Path) -> String {
@@ -478,6 +635,36 @@ impl Error {
             shown
         }
     }
+}
+
+/// `1234567` → `1,234,567`: counts in messages, the library's and the
+/// command line's.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// A size in the largest binary unit that keeps it at least 1 (bytes, KiB,
+/// MiB, GiB, TiB), so a 2 MiB disk does not read "0.00 GiB".
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut x = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while x >= 1024.0 && unit + 1 < UNITS.len() {
+        x /= 1024.0;
+        unit += 1;
+    }
+    format!("{x:.2} {}", UNITS[unit])
 }
 
 /// What a file is, for messages that refuse anything but a regular file

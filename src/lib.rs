@@ -61,17 +61,20 @@ mod reader;
 mod value;
 
 #[cfg(feature = "solve")]
-pub mod analyze;
+mod analyze;
 #[cfg(feature = "solve")]
-pub mod compare;
+mod compare;
 #[cfg(feature = "solve")]
 pub mod search;
 #[cfg(feature = "solve")]
 pub mod solve;
 #[cfg(feature = "solve")]
-pub mod verify;
+mod verify;
 
-pub use crate::error::{Error, ProofFault, Result};
+#[doc(hidden)]
+pub mod internal;
+
+pub use crate::error::{CheckpointFault, Error, ProofFault, Result};
 pub use crate::format::Header;
 pub use crate::format::{CellCodec, TableKind};
 pub use crate::game::testing;

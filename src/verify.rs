@@ -306,10 +306,6 @@ fn check_entry<G: Game, D: Storage>(
     }
 }
 
-/// The seed [`verify_sample`] uses unless told another (`verify --sample N`
-/// prints it, so a run can be repeated).
-pub const DEFAULT_SEED: u64 = 0x5eed_c0de_2026_0013;
-
 /// Result of re-deriving a random sample of a table's entries.
 #[derive(Clone, Debug, Default)]
 pub struct Sample {

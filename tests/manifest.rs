@@ -2,8 +2,8 @@
 //! what the generator produces today: a change to the rules, the index or the
 //! cell encoding that alters a known file fails here before it ships.
 
+use retrograde::internal::verify::{manifest, ManifestEntry};
 use retrograde::solve::{solve_in_memory, SolveOptions, Solved};
-use retrograde::verify::{manifest, ManifestEntry};
 use retrograde::{with_game, AnyGame, TableKind};
 
 /// The game a manifest line describes, folded if its index scheme says so.
@@ -74,7 +74,7 @@ fn small_files_are_byte_identical_to_their_golden_crc() {
         ),
     ];
     assert_eq!(
-        retrograde::format::generator(),
+        retrograde::internal::format::generator(),
         "retrograde 0.1.0",
         "the version changed: re-derive the whole-file CRCs below"
     );

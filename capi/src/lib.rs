@@ -341,7 +341,7 @@ unsafe fn open_handle(name: &str, path: *const c_char, flags: c_uint) -> *mut Rt
                 // SAFETY: the caller asked for a map with RTB_OPEN_MMAP,
                 // whose contract (include/retrograde.h) is this one: the
                 // file is not modified in place while the handle lives.
-                Source::Mapped(unsafe { retrograde::raw::map_file(p) }.map_err(file)?)
+                Source::Mapped(unsafe { retrograde::internal::raw::map_file(p) }.map_err(file)?)
             } else {
                 Source::File(FileStorage::open(p).map_err(file)?)
             };

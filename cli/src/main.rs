@@ -96,7 +96,7 @@ fn clean_up_on_signal() {
                         );
                         continue;
                     }
-                    retrograde::solve::remove_temporary_files();
+                    retrograde::internal::format::remove_temporary_files();
                     if sig == libc::SIGINT {
                         eprintln!();
                     }

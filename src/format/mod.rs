@@ -1,36 +1,40 @@
-//! The `.rtb` file format, in one place: the header ([`Header`]), the cell
-//! encodings ([`CellCodec`]), the checksums every format shares
-//! ([`CountingWriter`], [`CrcReader`]) and, with the `solve` feature,
-//! writing a file (the header a solve writes, the generator string, the
-//! streaming writer and the temporary-file-then-rename protocol every file
-//! is written through: [`TempFile`]). docs/FORMAT.md describes the bytes of
+//! The `.rtb` file format as a reader sees it: the header ([`Header`],
+//! with its [`Summary`] and [`FLAG_FOLDED`]) and the cell encodings
+//! ([`CellCodec`], [`TableKind`]). docs/FORMAT.md describes the bytes of
 //! tables, checkpoints, streamed working files and proof databases.
+//!
+//! Inside the crate this module also holds what every format shares: the
+//! checksums (one CRC-computing reader and writer, `Counting`) and, with the
+//! `solve` feature, writing a file (the header a solve writes, the generator
+//! string, the streaming writer, and the temporary-file-then-rename
+//! protocol every file is written through, `TempFile`).
 //!
 //! The reader needs only the header and the cells, so they build without
 //! the `solve` feature; writing is the solver's.
 
 mod cells;
-mod crc;
-mod header;
+pub(crate) mod crc;
+pub(crate) mod header;
 #[cfg(feature = "solve")]
-mod write;
+pub(crate) mod write;
 
 pub use cells::{CellCodec, TableKind};
+pub use header::{Header, Summary, FLAG_FOLDED, FORMAT_VERSION};
+
+// The rest is the crate's own (and, through `crate::internal`, its
+// command's and tests').
+pub(crate) use crate::error::{human_bytes, thousands};
 #[cfg(feature = "solve")]
 pub(crate) use cells::{CELL_DRAW, CELL_NONE};
 #[cfg(feature = "solve")]
-pub(crate) use crc::{seal, sealed};
-pub use crc::{Counting, CountingWriter, CrcReader};
-pub(crate) use header::MAX_HEADER;
-pub use header::{data_crc, Header, Summary, FLAG_FOLDED, FORMAT_VERSION, MAGIC, PAGE};
+pub(crate) use crc::{seal, sealed, CountingWriter, CrcReader};
+pub(crate) use header::{data_crc, MAX_HEADER};
+#[cfg(feature = "solve")]
+pub(crate) use header::{MAGIC, PAGE};
 #[cfg(feature = "solve")]
 pub(crate) use write::{
-    file_id, kill_point, names_file, register, sync_dir, table_header, unregister,
-};
-#[cfg(feature = "solve")]
-pub use write::{
-    generator, remove_stale_temporaries, remove_temporary_files, stale_notice, write_table_file,
-    write_tablebase, TempFile,
+    file_id, generator, kill_point, names_file, register, remove_stale_temporaries, stale_notice,
+    sync_dir, table_header, unregister, write_table_file, write_tablebase, TempFile,
 };
 
 // The solver labels cells through native-endian atomics laid over the
@@ -44,35 +48,3 @@ pub use write::{
 compile_error!(
     "the solver needs a little-endian target: it writes cells through native-endian atomics"
 );
-
-/// `1234567` → `1,234,567`: counts in messages, the library's and the
-/// command line's.
-#[doc(hidden)]
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// A size in the largest binary unit that keeps it at least 1 (bytes, KiB,
-/// MiB, GiB, TiB), so a 2 MiB disk does not read "0.00 GiB".
-#[doc(hidden)]
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut x = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while x >= 1024.0 && unit + 1 < UNITS.len() {
-        x /= 1024.0;
-        unit += 1;
-    }
-    format!("{x:.2} {}", UNITS[unit])
-}

@@ -281,7 +281,7 @@ impl Drop for TempFile {
 /// run killed with SIGKILL (or a power loss) left behind. Only regular files
 /// whose name is exactly that pattern are touched, and only when no live
 /// process has the pid in the name (this process's own files are live). Call
-/// it while holding the output's lock ([`crate::solve::OutputLock`]), so no
+/// it while holding the output's lock (`OutputLock`), so no
 /// other run of the same output can be writing one. Returns the files
 /// removed, for a one-line message. Elsewhere than on Unix it removes
 /// nothing.

@@ -327,10 +327,16 @@ pub trait View: Game {
 }
 
 impl AnyGame {
-    /// The board of the position written `text` in the game's notation,
-    /// or the game's reason for refusing the text.
-    pub fn view(&self, text: &str) -> Result<BoardView, String> {
-        crate::with_game!(self, g => g.parse_position(text).map(|p| g.board_view(&p)))
+    /// The board of the position written `text` in the game's notation
+    /// ([`Error::BadPosition`](crate::Error::BadPosition) when the game
+    /// refuses the text).
+    pub fn view(&self, text: &str) -> crate::Result<BoardView> {
+        crate::with_game!(self, g => g.parse_position(text).map(|p| g.board_view(&p))).map_err(
+            |reason| crate::Error::BadPosition {
+                input: text.to_string(),
+                reason,
+            },
+        )
     }
 }
 

@@ -36,7 +36,7 @@
 //! games never reach the search: the search's types in the registry are
 //! tokens that only the search's own macros (feature `solve`) read. Shared
 //! pieces: [`gravity`] (the board Connect and Sogo drop pieces on),
-//! [`symmetry`] (board symmetries for folded indices and search keys),
+//! `symmetry` (board symmetries for folded indices and search keys),
 //! `placement` (placement games as the search builds its bitboards from
 //! them), `bits` (Gosper's next combination and other bit tricks).
 
@@ -53,10 +53,8 @@ pub mod pattern;
 pub(crate) mod placement;
 pub mod sogo;
 pub mod subtraction;
-// Public for tests/folding.rs, which checks the tables against the games;
-// embedders have no use for them.
-#[doc(hidden)]
-pub mod symmetry;
+// The tests reach it through `crate::internal`.
+pub(crate) mod symmetry;
 
 pub use board::{BoardView, View};
 pub use connect::Connect;
@@ -260,10 +258,16 @@ impl AnyGame {
         with_game!(self, g => crate::game::Game::index_scheme(g))
     }
 
-    /// The same game with its symmetries folded into the index.
-    pub fn folded(&self) -> Result<AnyGame, String> {
+    /// The same game with its symmetries folded into the index
+    /// ([`Error::CannotFold`] for a game whose index does not fold).
+    pub fn folded(&self) -> Result<AnyGame, Error> {
         let mut g = self.clone();
-        with_game!(&mut g, x => *x = crate::game::Game::folded(x)?);
+        with_game!(&mut g, x => crate::game::Game::folded(x).map(|f| *x = f)).map_err(
+            |reason| Error::CannotFold {
+                spec: self.spec(),
+                reason,
+            },
+        )?;
         Ok(g)
     }
 

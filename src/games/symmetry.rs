@@ -54,6 +54,7 @@ pub fn grid_perms(rows: u32, cols: u32) -> Vec<Vec<u16>> {
 /// The 48 symmetries of an m×m×m cube (rotations and reflections) as
 /// permutations of its squares `(a·m + b)·m + c`; element 0 is the
 /// identity. Candidates for a pattern board of m³ squares (Qubic).
+#[cfg(feature = "solve")]
 pub fn cube_perms(m: usize) -> Vec<Vec<u16>> {
     let axes = [
         [0, 1, 2],
@@ -89,6 +90,7 @@ pub fn cube_perms(m: usize) -> Vec<Vec<u16>> {
 /// closed under composition (so that a minimum over images is a canonical
 /// form), identity first; at most `cap` of them. `patterns` are square
 /// lists of a board of `n` squares.
+#[cfg(feature = "solve")]
 pub fn symmetry_group(
     perms: &[Vec<u16>],
     patterns: &[Vec<u16>],

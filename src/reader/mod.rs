@@ -19,7 +19,7 @@
 //! `verify` checks the data CRC. A probe reads one cell.
 
 pub mod raw;
-mod storage;
+pub(crate) mod storage;
 mod typed;
 
 pub use storage::{FileStorage, Storage};
@@ -222,7 +222,12 @@ impl<D: Storage> Tablebase<D> {
         if raw.is_folded() {
             game = game.folded().map_err(|e| Error::GameMismatch {
                 spec: header.spec.clone(),
-                reason: format!("is marked symmetry-folded, but {e}"),
+                reason: match e {
+                    Error::CannotFold { reason, .. } => {
+                        format!("is marked symmetry-folded, but {reason}")
+                    }
+                    e => format!("is marked symmetry-folded, but {e}"),
+                },
             })?;
         }
         if game.spec() != header.spec {

@@ -9,8 +9,7 @@
 use crate::error::{Error, Result};
 use crate::format::{CellCodec, Header, FLAG_FOLDED, MAX_HEADER};
 use crate::game::Game;
-pub use crate::reader::storage::map_file;
-use crate::reader::storage::{read_error, Advice, FileStorage, Storage};
+use crate::reader::storage::{map_file, read_error, Advice, FileStorage, Storage};
 use crate::value::Outcome;
 
 use std::path::Path;

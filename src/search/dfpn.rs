@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 /// "Infinity" for proof and disproof numbers.
-pub const INF: u32 = u32::MAX;
+pub(crate) const INF: u32 = u32::MAX;
 /// Sums of proof numbers saturate here, below [`INF`], so that only a real
 /// proof reaches infinity.
 const BIG: u32 = u32::MAX - 1;
@@ -274,6 +274,9 @@ impl<G: SearchGame> Frame<G> {
 }
 
 /// A proof-number search over one game.
+// The engine's insides ([`prove`] is its entry point): for the run and the
+// tests, which reach it through `crate::internal`.
+#[doc(hidden)]
 pub struct Dfpn<'a, G: SearchGame> {
     game: &'a G,
     options: Options,

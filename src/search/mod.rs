@@ -15,7 +15,7 @@
 //!   independent components (Glop's method), with nimber tables as leaves.
 //! - [`reference`](mod@reference): plain memoised negamax, the independent check of both.
 //!
-//! Tables serve as leaves ([`leaves`]): wherever a searched position is a
+//! Tables serve as leaves (`leaves`): wherever a searched position is a
 //! position a given table indexes, its value is read, not searched.
 //! Proven positions can be saved and reloaded ([`proofdb`]). [`run`] does
 //! all of it in one call (`retrograde search`), stopped early by its
@@ -23,10 +23,11 @@
 
 pub mod dfpn;
 pub mod games;
-pub mod leaves;
+pub(crate) mod leaves;
 pub mod nimber;
 pub mod proofdb;
 pub mod reference;
+mod report;
 pub mod run;
 
 use crate::value::Value;
@@ -51,7 +52,7 @@ pub trait Key: Copy + Eq + Hash + Debug + Send + Sync + 'static {
 
 /// Mixes a word (splitmix64's finaliser): neighbouring boards land far apart.
 #[inline]
-pub fn mix64(mut x: u64) -> u64 {
+pub(crate) fn mix64(mut x: u64) -> u64 {
     x ^= x >> 30;
     x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x ^= x >> 27;
@@ -420,7 +421,7 @@ impl Limits {
 }
 
 /// A progress callback, called about once a second with the counters.
-pub type ProgressFn<'a, S> = Box<dyn FnMut(&S) + 'a>;
+pub(crate) type ProgressFn<'a, S> = Box<dyn FnMut(&S) + 'a>;
 
 /// A cancellation token: what asks one search (or several, sharing the
 /// token) to stop and return what it proved so far. Clones share the flag;

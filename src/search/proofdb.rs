@@ -20,10 +20,10 @@
 //! and facts that contradict each other refuse the load, naming the
 //! position and both files ([`merge`]). Every loaded entry is then
 //! re-proven from its children before a search may use it
-//! ([`verify_values`], [`verify_nimbers`]): a CRC only says the bytes are
+//! (`verify_values`, `verify_nimbers`): a CRC only says the bytes are
 //! the ones written, not that what was written is true.
 //!
-//! Saving ([`SaveTarget`]) follows the protocol of every file the program
+//! Saving (`SaveTarget`) follows the protocol of every file the program
 //! writes: the output is checked, locked and given its temporary file
 //! (created exclusively under an unpredictable name) before the search
 //! starts, so a long search is not lost to a bad output at its end; the
@@ -200,8 +200,8 @@ fn write_to<G: SearchGame, W: Write>(
     w.write_all(&crc.to_le_bytes())
 }
 
-/// Saves a proof database at `path` ([`SaveTarget`] with no inputs, then
-/// [`SaveTarget::save`]): for a program that has its records at hand. A
+/// Saves a proof database at `path` (`SaveTarget` with no inputs, then
+/// `SaveTarget::save`): for a program that has its records at hand. A
 /// search prepares its target before it starts instead.
 pub fn save<G: SearchGame>(
     game: &G,
@@ -212,9 +212,10 @@ pub fn save<G: SearchGame>(
     SaveTarget::prepare(path, &[])?.save(game, kind, records)
 }
 
-/// Reads a proof database of `game` ([`Database::open`], then
-/// [`Database::read`]). Its entries are not yet re-proven: [`merge`] and
-/// [`verify_values`] or [`verify_nimbers`] do that.
+/// Reads a proof database of `game` (`Database::open`, then
+/// `Database::read`). Its entries are not yet re-proven: [`merge`] checks
+/// them against each other, and a search re-proves them before it uses them
+/// ([`run`](super::run::run), [`check`](super::run::check)).
 pub fn load<G: SearchGame>(game: &G, path: &Path) -> crate::Result<(Kind, Records<G>)> {
     let db = Database::open(game, path)?;
     let kind = db.kind();
@@ -232,7 +233,7 @@ pub fn load<G: SearchGame>(game: &G, path: &Path) -> crate::Result<(Kind, Record
 /// handler's [`crate::format::remove_temporary_files`]) removes them, and
 /// dropping the target unsaved removes them too.
 #[derive(Debug)]
-pub struct SaveTarget {
+pub(crate) struct SaveTarget {
     path: PathBuf,
     // Declared before the lock: dropped (removed) while the lock is held.
     tmp: TempFile,
@@ -320,7 +321,7 @@ impl SaveTarget {
 
 /// A proof database opened for reading: its header read and checked, the
 /// entries not yet read.
-pub struct Database {
+pub(crate) struct Database {
     path: PathBuf,
     input: Input,
     kind: Kind,
@@ -331,7 +332,7 @@ pub struct Database {
 /// Memory one loaded entry takes, roughly: the record, its place in the
 /// merge's index and in the search's memory of known positions. What a load
 /// is refused for before reading when the machine lacks it.
-pub fn memory_per_entry<G: SearchGame>() -> u64 {
+pub(crate) fn memory_per_entry<G: SearchGame>() -> u64 {
     (std::mem::size_of::<Record<G::Pos, G::Key>>()
         + 2 * (std::mem::size_of::<G::Key>() + 16)
         + std::mem::size_of::<(u32, u32)>()
@@ -705,15 +706,15 @@ pub struct CheckReport {
     /// Entries not re-proven because the run was stopped (a limit, Ctrl-C)
     /// first: unused.
     pub unchecked: u64,
-    /// Entries used without being re-proven ([`trust_values`],
-    /// [`trust_nimbers`]).
+    /// Entries used without being re-proven (`trust_values`,
+    /// `trust_nimbers`).
     pub trusted: u64,
 }
 
 /// Hands every entry to `search` as it is, without re-proving it: for a
 /// caller who vouches for the files (`search --trust-load`). A wrong or
 /// forged entry then gives wrong answers.
-pub fn trust_values<G: SearchGame>(
+pub(crate) fn trust_values<G: SearchGame>(
     db: &Merged<G>,
     search: &mut super::dfpn::Dfpn<'_, G>,
 ) -> CheckReport {
@@ -729,7 +730,7 @@ pub fn trust_values<G: SearchGame>(
 }
 
 /// [`trust_values`] for nimbers.
-pub fn trust_nimbers<G: SearchGame>(
+pub(crate) fn trust_nimbers<G: SearchGame>(
     db: &Merged<G>,
     search: &mut super::nimber::NimberSearch<'_, G>,
 ) -> CheckReport {
@@ -758,6 +759,9 @@ pub fn trust_nimbers<G: SearchGame>(
 ///
 /// An entry that does not hold refuses the whole database: the error names
 /// the position, the files and what fails.
+// A search's re-proving of what it loads (`run`), and the tests'
+// (through `crate::internal`).
+#[doc(hidden)]
 pub fn verify_values<G: SearchGame>(
     game: &G,
     db: &Merged<G>,
@@ -864,6 +868,7 @@ pub fn verify_values<G: SearchGame>(
 /// re-proven entries), and hands each entry that holds to `search`.
 /// Components' entries are visited first. Stopping and refusal as in
 /// [`verify_values`].
+#[doc(hidden)]
 pub fn verify_nimbers<G: SearchGame>(
     game: &G,
     db: &Merged<G>,

@@ -41,7 +41,7 @@
 //! ever read back by the solve that wrote it, a table by any reader.
 
 use super::output::open_regular;
-use crate::error::{Error, Result};
+use crate::error::{CheckpointFault, Error, Result};
 use crate::format::{generator, seal, sealed, CellCodec, CountingWriter, TempFile};
 use crate::game::Game;
 use byteorder::{ByteOrder, LittleEndian as LE};
@@ -82,12 +82,9 @@ pub fn checkpoint_path(path: &Path) -> PathBuf {
 pub(super) fn lock(file: &File, path: &Path) -> Result<()> {
     match file.try_lock() {
         Ok(()) => Ok(()),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Output(format!(
-            "checkpoint {}: another process is using it; wait for it to finish",
-            path.display()
-        ))),
+        Err(std::fs::TryLockError::WouldBlock) => Err(refuse(path, CheckpointFault::InUse)),
         Err(std::fs::TryLockError::Error(e)) => Err(Error::io(
-            format!("cannot lock checkpoint {}", path.display()),
+            format!("cannot lock checkpoint {}", Error::quote_path(path)),
             e,
         )),
     }
@@ -149,11 +146,12 @@ pub(crate) struct Checkpoint {
     pub dropped: Option<String>,
 }
 
-fn refuse(path: &Path, why: impl std::fmt::Display) -> Error {
-    Error::Checkpoint(format!(
-        "checkpoint {} {why}; delete it or run with --restart",
-        path.display()
-    ))
+/// The refusal of the checkpoint at `path`.
+pub(super) fn refuse(path: &Path, fault: CheckpointFault) -> Error {
+    Error::Checkpoint {
+        path: path.to_path_buf(),
+        fault,
+    }
 }
 
 impl Checkpoint {
@@ -161,7 +159,12 @@ impl Checkpoint {
     /// a fresh temporary file and renamed into place, so an existing path —
     /// a symlink planted at `NAME.ckpt` — is replaced, never written through.
     pub fn create(path: &Path, id: &Identity) -> Result<Checkpoint> {
-        let io = |e| Error::io(format!("cannot write checkpoint {}", path.display()), e);
+        let io = |e| {
+            Error::io(
+                format!("cannot write checkpoint {}", Error::quote_path(path)),
+                e,
+            )
+        };
         let tmp = TempFile::create_beside(path)?;
         tmp.write(|w| w.write_all(&id.encode())).map_err(io)?;
         crate::format::kill_point("checkpoint-temp-written");
@@ -185,19 +188,19 @@ impl Checkpoint {
         game: &G,
         table: &[AtomicU8],
     ) -> Result<Checkpoint> {
-        let io = |e| Error::io(format!("cannot read checkpoint {}", path.display()), e);
+        let io = |e| {
+            Error::io(
+                format!("cannot read checkpoint {}", Error::quote_path(path)),
+                e,
+            )
+        };
         // Never through a symlink, and only a regular file: the checkpoint is
         // cut back and appended to, so following a planted link would damage
         // whatever it points at.
         let meta = std::fs::symlink_metadata(path).map_err(io)?;
         if !meta.is_file() {
-            return Err(refuse(
-                path,
-                format!(
-                    "is {}, not a regular file",
-                    crate::error::file_kind(&meta.file_type())
-                ),
-            ));
+            let kind = crate::error::file_kind(&meta.file_type());
+            return Err(refuse(path, CheckpointFault::NotAFile { kind }));
         }
         let mut file = open_regular(path, false).map_err(io)?;
         lock(&file, path)?;
@@ -205,43 +208,43 @@ impl Checkpoint {
         file.read_to_end(&mut bytes).map_err(io)?;
         let want = id.encode();
         if bytes.len() < 16 || bytes[..8] != MAGIC {
-            return Err(refuse(path, "is not a retrograde checkpoint"));
+            return Err(refuse(path, CheckpointFault::NotACheckpoint));
         }
         let version = LE::read_u32(&bytes[8..]);
         if version != CHECKPOINT_VERSION {
             return Err(refuse(
                 path,
-                format!(
-                    "has checkpoint format version {version}, this build reads version {CHECKPOINT_VERSION}"
-                ),
+                CheckpointFault::Version {
+                    found: version,
+                    supported: CHECKPOINT_VERSION,
+                },
             ));
         }
         let len = LE::read_u32(&bytes[12..]) as usize;
         // The header's own CRC before its contents: a damaged header must be reported as
         // damaged, not read for the game it seems to name.
         if len < 28 || len > bytes.len() || len > 1 << 20 {
-            return Err(refuse(path, "is corrupt (bad header length)"));
+            return Err(refuse(path, CheckpointFault::HeaderLength));
         }
         let (stored, computed) = sealed(&bytes[..len], 16);
         if computed != stored {
-            return Err(refuse(path, "is corrupt (header checksum mismatch)"));
+            return Err(refuse(path, CheckpointFault::HeaderChecksum));
         }
         if bytes[..len] != want[..] {
-            let other = (len <= bytes.len() && len > 28)
+            let found = (len <= bytes.len() && len > 28)
                 .then(|| {
                     let n = LE::read_u16(&bytes[32..]) as usize;
                     bytes
                         .get(34..34 + n)
-                        .map(|s| String::from_utf8_lossy(s).escape_debug().to_string())
+                        .map(|s| String::from_utf8_lossy(s).into_owned())
                 })
-                .flatten()
-                .unwrap_or_else(|| "something else".into());
+                .flatten();
             return Err(refuse(
                 path,
-                format!(
-                    "belongs to {other} (or another index, table kind or program version), not to this solve of {}",
-                    id.spec
-                ),
+                CheckpointFault::OtherSolve {
+                    found,
+                    expected: id.spec.clone(),
+                },
             ));
         }
         let mut at = len;
@@ -288,7 +291,7 @@ impl Checkpoint {
             };
             frames
                 .par_iter()
-                .map(|f| f.restore(game, table, id.width))
+                .map(|f| f.restore(game, table, id.width, path))
                 .collect::<Result<()>>()?;
             next_tier = last + 1;
             at = body_at + blen as usize;
@@ -317,7 +320,12 @@ impl Checkpoint {
         width: u8,
     ) -> Result<()> {
         let path = self.path.clone();
-        let io = |e| Error::io(format!("cannot write checkpoint {}", path.display()), e);
+        let io = |e| {
+            Error::io(
+                format!("cannot write checkpoint {}", Error::quote_path(&path)),
+                e,
+            )
+        };
         let start = self.file.seek(SeekFrom::End(0)).map_err(io)?;
         let written = self.write_record(game, first, last, table, width, start);
         if written.is_err() {
@@ -338,7 +346,12 @@ impl Checkpoint {
         start: u64,
     ) -> Result<()> {
         let path = self.path.clone();
-        let io = |e| Error::io(format!("cannot write checkpoint {}", path.display()), e);
+        let io = |e| {
+            Error::io(
+                format!("cannot write checkpoint {}", Error::quote_path(&path)),
+                e,
+            )
+        };
         self.file.write_all(&[0u8; RECORD_HEAD]).map_err(io)?;
         let mut cells = 0u64;
         let mut body = CountingWriter::new(&mut self.file);
@@ -399,20 +412,29 @@ struct Frame<'a> {
 
 impl Frame<'_> {
     /// Decompresses the frame into its cells' places in `table`.
-    fn restore<G: Game>(&self, game: &G, table: &[AtomicU8], width: u8) -> Result<()> {
+    fn restore<G: Game>(&self, game: &G, table: &[AtomicU8], width: u8, path: &Path) -> Result<()> {
+        let io = |e| {
+            Error::io(
+                format!("cannot read checkpoint {}", Error::quote_path(path)),
+                e,
+            )
+        };
         let w = usize::from(width);
         let mut decoder = zstd::stream::read::Decoder::with_buffer(self.zstd)
-            .map_err(|e| Error::io("cannot read checkpoint", e))?
+            .map_err(io)?
             .single_frame();
         let mut buf = vec![0u8; FEED_BYTES - FEED_BYTES % w];
         let (mut have, mut used) = (0usize, 0usize);
         let mut cells = 0u64;
         let mut failure: Option<Error> = None;
         let mismatch = || {
-            Error::Checkpoint(format!(
-                "checkpoint tiers {}-{} do not match the game's positions; run with --restart",
-                self.from.0, self.to.0
-            ))
+            refuse(
+                path,
+                CheckpointFault::TiersMismatch {
+                    first: self.from.0,
+                    end: self.to.0,
+                },
+            )
         };
         for_each_unit(game, self.from, self.to, |t, u| {
             game.for_each_in_unit(t, u, |i, _| {
@@ -431,7 +453,7 @@ impl Frame<'_> {
                             return;
                         }
                         Err(e) => {
-                            failure = Some(Error::io("cannot read checkpoint", e));
+                            failure = Some(io(e));
                             return;
                         }
                     }
@@ -448,8 +470,7 @@ impl Frame<'_> {
             return Err(e);
         }
         let mut rest = [0u8; 1];
-        let more = read_full(&mut decoder, &mut rest)
-            .map_err(|e| Error::io("cannot read checkpoint", e))?;
+        let more = read_full(&mut decoder, &mut rest).map_err(io)?;
         if used != have || more != 0 || cells != self.cells {
             return Err(mismatch());
         }

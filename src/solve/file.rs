@@ -8,12 +8,12 @@
 //! solve starts by removing the temporary files of its output and
 //! checkpoint that killed runs left ([`format::remove_stale_temporaries`]).
 
-use super::checkpoint::{checkpoint_path, Checkpoint, Identity};
+use super::checkpoint::{self, checkpoint_path, Checkpoint, Identity};
 use super::output::{check_output, OutputLock};
 use super::{
     anon_table, codec_for, solve_into, solve_tiers, stream, NoProgress, Progress, SolveOptions,
 };
-use crate::error::{Error, Result};
+use crate::error::{CheckpointFault, Error, Result};
 use crate::format::{self, table_header, write_table_file, write_tablebase, Header};
 use crate::game::Game;
 use std::fs;
@@ -37,7 +37,7 @@ pub struct SolveReport {
     /// Child cells read while solving (the tiers solved in this run; `None`
     /// for loopy games).
     pub child_lookups: Option<u64>,
-    /// Whether the table was solved tier by tier ([`super::stream`]).
+    /// Whether the table was solved tier by tier (the module `stream`).
     pub streamed: bool,
 }
 
@@ -83,10 +83,10 @@ pub fn solve_locked<G: Game>(
         Some(kind) if kind[..] == format::MAGIC[..8] => {
             // Only a streamed solve leaves its table under this name.
             if stream::cannot_stream(game).is_some() {
-                return Err(Error::Checkpoint(format!(
-                    "checkpoint {} is a finished table, not a checkpoint of this solve; delete it or run with --restart",
-                    Error::quote_path(&ckpt_path)
-                )));
+                return Err(checkpoint::refuse(
+                    &ckpt_path,
+                    CheckpointFault::FinishedTable,
+                ));
             }
             true
         }

@@ -16,28 +16,25 @@
 //!   summary);
 //! * [`solve_to_bytes`]: the complete file image (header, padding, cells);
 //! * [`solve_to_file`]: the file itself, under the output's lock, with
-//!   checkpoints to resume from;
-//! * [`solve_locked`]: the same under a lock the caller holds.
+//!   checkpoints to resume from.
 //!
 //! All but the first take a [`SolveOptions`] (table kind, checkpoints,
 //! memory). A file solve whose table does not fit its memory is solved
-//! tier by tier ([`stream`]): two tiers in memory, finished tiers in the
+//! tier by tier (streamed): two tiers in memory, finished tiers in the
 //! file.
 
-mod checkpoint;
-mod estimate;
-mod file;
+pub(crate) mod checkpoint;
+pub(crate) mod estimate;
+pub(crate) mod file;
 mod loopy;
-pub mod output;
-pub mod stream;
+pub(crate) mod output;
+pub(crate) mod stream;
 
-pub use checkpoint::{checkpoint_path, CHECKPOINT_VERSION};
-pub use estimate::{estimate, memory_available, Estimate};
-pub use file::{solve_locked, solve_to_bytes, solve_to_file, SolveReport};
-pub use stream::{cannot_stream, memory_needs, plan, MemoryNeeds, Plan, PROCESS_MEMORY};
-// The command line's signal handler cleans up a solve's working files.
-pub use crate::format::remove_temporary_files;
-pub use output::OutputLock;
+pub use file::{solve_to_bytes, solve_to_file, SolveReport};
+// The rest is the crate's (and the command's, through `crate::internal`):
+// output checks, resource plans, checkpoints.
+pub(crate) use estimate::memory_available;
+pub(crate) use stream::{plan, PROCESS_MEMORY};
 
 use crate::error::{Error, Result};
 use crate::format::{CellCodec, Summary, TableKind, CELL_DRAW, CELL_NONE};
@@ -780,6 +777,8 @@ pub(crate) fn nimber_unit<G: Game, T: Table + ?Sized>(
 /// The least non-negative integer not in `values` (which it sorts). The one
 /// mex of the crate: the solver's nimber tables, the search's nimber engine,
 /// its reference and the proof-database check all call it.
+// For the search and the tests too (`crate::internal::solve`).
+#[doc(hidden)]
 pub fn mex(values: &mut [u32]) -> u32 {
     values.sort_unstable();
     let mut m = 0;
@@ -814,7 +813,7 @@ pub struct SolveOptions {
     pub streaming: Streaming,
 }
 
-/// Where a file solve keeps its table (see [`stream`]).
+/// Where a file solve keeps its table (see the [module's docs](self)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Streaming {
     /// In memory when it fits [`SolveOptions::memory`], else tier by tier.

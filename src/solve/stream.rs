@@ -53,7 +53,7 @@
 use super::checkpoint::{self, Identity};
 use super::output::{check_output, open_regular};
 use super::{anon_table, solve_tier, Progress, Slot, SolveOptions, Table, Tally};
-use crate::error::{Error, Result};
+use crate::error::{CheckpointFault, Error, Result};
 use crate::format::{
     self, kill_point, table_header, CellCodec, Header, Summary, TableKind, TempFile, CELL_NONE,
 };
@@ -699,12 +699,7 @@ enum Found {
 /// its tiers are checked like any resumed ones). Anything else is refused
 /// with one line naming `--restart`.
 fn resume(ckpt: &Path, shape: &Shape, want: &Header) -> Result<Found> {
-    let refuse = |why: &str| {
-        Error::Checkpoint(format!(
-            "checkpoint {} {why}; delete it or run with --restart",
-            Error::quote_path(ckpt)
-        ))
-    };
+    let refuse = |fault| checkpoint::refuse(ckpt, fault);
     let file = open_regular(ckpt, false).map_err(|e| {
         Error::io(
             format!("cannot open checkpoint {}", Error::quote_path(ckpt)),
@@ -735,16 +730,9 @@ fn resume(ckpt: &Path, shape: &Shape, want: &Header) -> Result<Found> {
         // its own (another game's, named in the message).
         let found = Header::decode(&head, data_end)
             .or_else(|e| Header::decode(&head, len).map_err(|_| e))
-            .map_err(|e| {
-                refuse(&format!(
-                    "starts as a table but is not this solve's finished table ({e})"
-                ))
-            })?;
+            .map_err(|e| refuse(CheckpointFault::NotThisTable(Box::new(e))))?;
         if !same_table(&found, want) {
-            return Err(refuse(&format!(
-                "holds a finished table of {} (or of another index, table kind or program version), not this solve's",
-                Error::quote(&found.spec)
-            )));
+            return Err(refuse(CheckpointFault::OtherTable { found: found.spec }));
         }
         if len == data_end {
             let (map, lead) = crate::mmap::map_region(
@@ -754,17 +742,17 @@ fn resume(ckpt: &Path, shape: &Shape, want: &Header) -> Result<Found> {
             )
             .map_err(|e| work.io("read", e))?;
             if format::data_crc(&map[lead..]) != found.data_crc {
-                return Err(refuse(
-                    "holds this solve's finished table, but its data no longer matches its checksum (it is damaged)",
-                ));
+                return Err(refuse(CheckpointFault::TableDamaged));
             }
             drop(map);
             return Ok(Found::Finished(work, found));
         }
         if len != file_len {
-            return Err(refuse(&format!(
-                "holds this solve's finished table but is {len} bytes, neither {data_end} nor {file_len}: it is damaged"
-            )));
+            return Err(refuse(CheckpointFault::TableLength {
+                found: len,
+                table: data_end,
+                working: file_len,
+            }));
         }
         // The header went on last, after every tier and slot: put the
         // marker back, so that if this run is stopped the file is again a
@@ -775,41 +763,32 @@ fn resume(ckpt: &Path, shape: &Shape, want: &Header) -> Result<Found> {
             .and_then(|()| work.file.sync_data())
             .map_err(|e| work.io("write", e))?;
     } else if !head.starts_with(&MAGIC) {
-        return Err(refuse("is not a tier-streamed solve's working file"));
+        return Err(refuse(CheckpointFault::NotWorkingFile));
     }
     // Working files of earlier builds have zeros after the marker.
     let named = head.get(8..8 + shape.id.len());
     let ours = named == Some(&shape.id[..]);
     let unnamed = named.is_some_and(|b| b.iter().all(|&x| x == 0));
     if !ours && !unnamed {
-        let other = named.and_then(identity_spec).map_or_else(
-            || "another solve".to_string(),
-            |s| format!("a solve of {}", Error::quote(&s)),
-        );
-        return Err(refuse(&format!(
-            "belongs to {other} (or another index, table kind or program version)"
-        )));
+        return Err(refuse(CheckpointFault::OtherSolve {
+            found: named.and_then(identity_spec),
+            expected: want.spec.clone(),
+        }));
     }
     if len != file_len {
-        let why = match (ours, len < file_len) {
-            (true, true) => format!(
-                "is truncated ({len} bytes; this solve's working file has {file_len}): it is damaged"
-            ),
-            (true, false) => format!(
-                "is longer than this solve's working file ({len} bytes, not {file_len}): it is damaged"
-            ),
-            (false, _) => format!(
-                "is {len} bytes where this solve's working file has {file_len}: it belongs to another table or is damaged"
-            ),
-        };
-        return Err(refuse(&why));
+        let (found, expected) = (len, file_len);
+        return Err(refuse(match (ours, len < file_len) {
+            (true, true) => CheckpointFault::Truncated { found, expected },
+            (true, false) => CheckpointFault::TooLong { found, expected },
+            (false, _) => CheckpointFault::OtherLength { found, expected },
+        }));
     }
     let mut work = work;
     let (sequence, done) = work.read_slots().ok_or_else(|| {
         refuse(if ours {
-            "has no whole progress slot (both are damaged)"
+            CheckpointFault::NoSlot
         } else {
-            "belongs to another solve (another game, index, table kind or program version) or is damaged"
+            CheckpointFault::OtherOrDamaged
         })
     })?;
     work.sequence = sequence;

@@ -4,10 +4,11 @@
 //! caught by `verify()` (the data checksum) or `verify::rederive` (the
 //! rules). Library level; tests/cli/commands.rs checks what the command line prints.
 
-use retrograde::format::{Header, PAGE};
+use retrograde::format::Header;
 use retrograde::games::AnyGame;
+use retrograde::internal::format::PAGE;
+use retrograde::internal::verify::rederive;
 use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
-use retrograde::verify::rederive;
 use retrograde::{Error, Game, Tablebase, Value};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;

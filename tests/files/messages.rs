@@ -3,7 +3,7 @@
 
 use crate::common::bin;
 use crate::stream::{game, interrupt};
-use retrograde::solve::checkpoint_path;
+use retrograde::internal::solve::checkpoint_path;
 use std::path::Path;
 
 fn run(args: &[&str], out: &Path) -> (bool, String, String) {

@@ -4,8 +4,9 @@
 //! to the same bytes; a torn progress slot falls back to the other; working
 //! files of other solves, and planted links, are refused.
 
+use retrograde::internal::solve::checkpoint_path;
 use retrograde::solve::{
-    checkpoint_path, solve_to_bytes, solve_to_file, NoProgress, Progress, SolveOptions, Streaming,
+    solve_to_bytes, solve_to_file, NoProgress, Progress, SolveOptions, Streaming,
 };
 use retrograde::{AnyGame, Game, TableKind};
 use std::panic::AssertUnwindSafe;
@@ -88,7 +89,8 @@ fn memory_limit_chooses_streaming_and_refusals_are_clear() {
     let g = game("connect:5x4", false);
     let codec =
         retrograde::with_game!(&g, g => retrograde::solve::codec_for(g, TableKind::Value)).unwrap();
-    let needs = retrograde::with_game!(&g, g => retrograde::solve::memory_needs(g, codec));
+    let needs =
+        retrograde::with_game!(&g, g => retrograde::internal::solve::memory_needs(g, codec));
     let streamed_need = needs.streamed.unwrap();
     assert!(streamed_need < needs.in_memory / 2, "{needs:?}");
     for (limit, streams) in [(needs.in_memory, false), (needs.in_memory - 1, true)] {

@@ -1,8 +1,8 @@
 //! Disk full or a write error while the finished table is written out: a
 //! clear error, and nothing left under a name that looks complete.
 
-use retrograde::format::write_tablebase;
 use retrograde::games::Isolation;
+use retrograde::internal::format::write_tablebase;
 use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
 use retrograde::{Game, Tablebase};
 use std::io::{self, Write};

@@ -5,10 +5,10 @@
 //! des Jardins 1996: 4×4 and 5×5 are draws), thread-count determinism,
 //! analysis and re-derivation of loopy tables.
 
-use retrograde::analyze::analyze;
 use retrograde::games::Dodgem;
+use retrograde::internal::analyze::analyze;
+use retrograde::internal::verify::rederive;
 use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
-use retrograde::verify::rederive;
 use retrograde::{CellCodec, Error, Game, Outcome, TableKind, Tablebase, Value};
 use std::collections::HashMap;
 

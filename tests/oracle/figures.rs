@@ -6,10 +6,10 @@
 //! The 4×5 figure takes minutes and about 100 MB; it is ignored by default.
 //! Run it with `cargo test --release --test oracle figures:: -- --ignored`.
 
-use retrograde::analyze::{analyze, non_primitive};
 use retrograde::games::Isolation;
+use retrograde::internal::analyze::{analyze, non_primitive};
+use retrograde::internal::verify::rederive;
 use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
-use retrograde::verify::rederive;
 use retrograde::{Error, Game, Outcome, Tablebase, Value};
 use std::path::PathBuf;
 use tempfile::TempDir;

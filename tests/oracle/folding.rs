@@ -7,9 +7,9 @@
 //! probes folded files.
 
 use rayon::prelude::*;
-use retrograde::analyze::analyze;
-use retrograde::compare::compare;
-use retrograde::games::symmetry::BoardSymmetries;
+use retrograde::internal::analyze::analyze;
+use retrograde::internal::compare::compare;
+use retrograde::internal::games::BoardSymmetries;
 use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{AnyGame, Game, Tablebase};
 
@@ -345,7 +345,8 @@ mod connect {
         let e = AnyGame::parse("connect:1x4x2")
             .unwrap()
             .folded()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("single column"), "{e}");
     }
 
@@ -408,7 +409,11 @@ mod sogo {
 
     #[test]
     fn a_single_column_cannot_be_folded() {
-        let e = AnyGame::parse("sogo:1").unwrap().folded().unwrap_err();
+        let e = AnyGame::parse("sogo:1")
+            .unwrap()
+            .folded()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("single column"), "{e}");
     }
 

@@ -556,7 +556,8 @@ fn start_and_reachable(
     game: &AnyGame,
     tb: &retrograde::Tablebase<retrograde::Mmap>,
 ) -> (Outcome, u64) {
-    let a = retrograde::with_game!(game, g => retrograde::analyze::analyze(g, tb)).unwrap();
+    let a =
+        retrograde::with_game!(game, g => retrograde::internal::analyze::analyze(g, tb)).unwrap();
     (a.start.unwrap(), a.reachable)
 }
 

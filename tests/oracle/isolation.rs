@@ -292,12 +292,12 @@ fn check(game: &Isolation) {
         "{}: file and memory solves differ",
         game.spec()
     );
-    let a = retrograde::analyze::analyze(game, &tb).expect("analyze");
+    let a = retrograde::internal::analyze::analyze(game, &tb).expect("analyze");
     let got = Reach {
         reachable: a.reachable,
         primitive: a.primitive,
-        wins: retrograde::analyze::non_primitive(&a, Value::Win),
-        losses: retrograde::analyze::non_primitive(&a, Value::Lose),
+        wins: retrograde::internal::analyze::non_primitive(&a, Value::Win),
+        losses: retrograde::internal::analyze::non_primitive(&a, Value::Lose),
         total_moves: a.total_moves,
     };
     assert_eq!(got, want, "{}: reachable statistics", game.spec());

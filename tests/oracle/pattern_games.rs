@@ -16,8 +16,8 @@
 //! tie (no losing child) 1 + min over tying children; lose 1 + max over
 //! children.
 
-use retrograde::analyze::analyze;
 use retrograde::games::{Mnk, PatternGame, PatternPosition};
+use retrograde::internal::analyze::analyze;
 use retrograde::solve::{solve_in_memory, solve_to_file, NoProgress, SolveOptions, Solved};
 use retrograde::{AnyGame, Game, Outcome, Tablebase, Value};
 use std::path::PathBuf;

@@ -4,12 +4,13 @@
 
 use crate::shared::{table, Rng};
 use retrograde::games::Cram;
-use retrograde::search::games::cram::{CramNimberLeaves, CramSearch};
+use retrograde::internal::search::ValueLeaves;
+use retrograde::internal::search::{CramNimberLeaves, CramSearch};
+use retrograde::internal::solve::mex;
 use retrograde::search::games::AnySearch;
-use retrograde::search::leaves::ValueLeaves;
 use retrograde::search::reference;
 use retrograde::search::SearchGame;
-use retrograde::solve::{mex, solve_to_file, NoProgress, SolveOptions};
+use retrograde::solve::{solve_to_file, NoProgress, SolveOptions};
 use retrograde::{TableKind, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -399,6 +400,7 @@ fn specs_and_notation() {
         "cram:5",
     ] {
         let e = AnySearch::parse(bad).err().unwrap();
+        let e = e.to_string();
         assert!(!e.contains('\n'), "{bad}: {e}");
     }
     // Upper case is the registry's to refuse, naming the spelling.

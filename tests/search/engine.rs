@@ -3,9 +3,9 @@
 //! (`AnySearch::parse_table_rules`), so that any fault is the engine's.
 
 use crate::common;
-use retrograde::search::dfpn::{Dfpn, Options};
+use retrograde::internal::search::{verify_values, Dfpn, TableLeaves, ValueLeaves};
+use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
-use retrograde::search::leaves::{TableLeaves, ValueLeaves};
 use retrograde::search::nimber::NimberSearch;
 use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::{reference, SearchGame};
@@ -209,7 +209,7 @@ fn a_proof_database_round_trips_and_rechecks() {
         assert_eq!(loaded.len(), records.len());
         let mut fresh = Dfpn::new(g, Options::default());
         let db = proofdb::merge(g, vec![(path.clone(), loaded.clone())]).unwrap();
-        let report = proofdb::verify_values(g, &db, &mut fresh, &|| false).unwrap();
+        let report = verify_values(g, &db, &mut fresh, &|| false).unwrap();
         assert_eq!(report.checked, records.len() as u64);
         assert_eq!(report.unchecked, 0);
 
@@ -220,11 +220,11 @@ fn a_proof_database_round_trips_and_rechecks() {
         r.fact = Fact::Value(retrograde::search::Bounds { lo: 1, hi: 1 });
         let mut fresh = Dfpn::new(g, Options::default());
         let db = proofdb::merge(g, vec![(path.clone(), bad)]).unwrap();
-        assert!(proofdb::verify_values(g, &db, &mut fresh, &|| false).is_err());
+        assert!(verify_values(g, &db, &mut fresh, &|| false).is_err());
         // A stop leaves the entries not yet re-proven unused, and says so.
         let mut fresh = Dfpn::new(g, Options::default());
         let db = proofdb::merge(g, vec![(path.clone(), loaded.clone())]).unwrap();
-        let report = proofdb::verify_values(g, &db, &mut fresh, &|| true).unwrap();
+        let report = verify_values(g, &db, &mut fresh, &|| true).unwrap();
         assert_eq!((report.checked, report.unchecked), (0, records.len() as u64));
 
         // A flipped byte is refused before any entry is used.

@@ -4,7 +4,8 @@
 //! statuses.
 
 use crate::common::bin;
-use retrograde::search::dfpn::{Dfpn, Options};
+use retrograde::internal::search::Dfpn;
+use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::nimber::NimberSearch;
 use retrograde::search::{Bounds, SearchGame, Stop};

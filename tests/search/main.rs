@@ -15,7 +15,7 @@ mod run;
 /// Helpers the game modules share.
 mod shared {
     use retrograde::games::AnyGame;
-    use retrograde::search::games::table::TableRules;
+    use retrograde::internal::search::TableRules;
     use retrograde::search::games::AnySearch;
 
     /// xorshift64: seeded samples without a dependency.

@@ -2,8 +2,8 @@
 //! rules, position by position, and their symmetry keys.
 
 use retrograde::games::AnyGame;
-use retrograde::search::games::occupy::{Occupy, OccupyPos};
-use retrograde::search::games::table::TableRules;
+use retrograde::internal::search::TableRules;
+use retrograde::internal::search::{Occupy, OccupyPos};
 use retrograde::search::games::AnySearch;
 use retrograde::search::{reference, SearchGame};
 use retrograde::Value;
@@ -157,7 +157,8 @@ fn pattern_files_agree_with_tables() {
 
 #[test]
 fn gravity_lines_are_the_tables_lines() {
-    use retrograde::games::{connect::Connect, sogo::Sogo};
+    use retrograde::games::connect::Connect;
+    use retrograde::games::sogo::Sogo;
     let mine = |spec: &str| {
         let mut v: Vec<u64> = occupy1(spec).patterns().iter().map(|p| p[0]).collect();
         v.sort_unstable();
@@ -287,7 +288,7 @@ fn big_boards() {
     // The search reads mnk specs with the table's parser: any side, up to
     // 256 squares.
     assert!(AnySearch::parse("mnk:17x3x3").is_ok());
-    let e = AnySearch::parse("mnk:17x16x5").err().unwrap();
+    let e = AnySearch::parse("mnk:17x16x5").err().unwrap().to_string();
     assert!(e.contains("272 squares; at most 256"), "{e}");
     assert!(AnySearch::parse("connect:9x8").is_err());
     assert!(AnySearch::parse("sogo:5").is_err());

@@ -5,7 +5,7 @@
 
 use crate::common::{bin, names, run, run_in};
 use retrograde::search::games::AnySearch;
-use retrograde::search::proofdb::{self, Database, Fact, Kind, Record};
+use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::{Bounds, Key, SearchGame};
 use retrograde::with_search;
 use std::os::unix::fs::FileExt;
@@ -83,7 +83,7 @@ fn forge(spec: &str, from: &Path, to: &Path, keep: bool, changes: &[(&str, i8, i
     let game = AnySearch::parse(spec).unwrap();
     with_search!(&game, g => {
         let mut records = if keep {
-            Database::open(g, from).unwrap().read(g).unwrap()
+            proofdb::load(g, from).unwrap().1
         } else {
             Vec::new()
         };
@@ -141,7 +141,7 @@ fn a_forged_database_with_a_valid_crc_yields_no_value() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     let game = AnySearch::parse("mnk:3x3x3").unwrap();
-    let count = with_search!(&game, g => Database::open(g, &root_win).unwrap().count());
+    let count = with_search!(&game, g => proofdb::load(g, &root_win).unwrap().1.len());
     assert!(
         err.contains(&format!(
             "warning: --trust-load: {count} loaded entries are used without being re-proven"
@@ -500,7 +500,7 @@ fn the_output_is_checked_before_the_search_and_a_failed_save_keeps_the_result() 
     assert!(left.contains(&"x.proof".to_string()), "{left:?}");
     let db = d.join("x.proof");
     let game = AnySearch::parse("connect:5x4").unwrap();
-    with_search!(&game, g => assert!(Database::open(g, &db).unwrap().read(g).unwrap().len() > 1000));
+    with_search!(&game, g => assert!(proofdb::load(g, &db).unwrap().1.len() > 1000));
 }
 
 #[test]
@@ -647,7 +647,7 @@ fn a_second_search_saving_to_the_same_file_is_refused_while_the_first_runs() {
     // The file is the first search's, and nothing else is left.
     assert_eq!(names(d), ["two.proof"]);
     let game = AnySearch::parse("mnk:5x5x4").unwrap();
-    with_search!(&game, g => assert!(Database::open(g, &d.join("two.proof")).is_ok()));
+    with_search!(&game, g => assert!(proofdb::load(g, &d.join("two.proof")).is_ok()));
 }
 
 #[test]
@@ -710,7 +710,7 @@ fn a_second_ctrl_c_while_saving_leaves_no_temporary_file() {
     if left == ["stop.proof"] {
         let game = AnySearch::parse("mnk:5x5x4").unwrap();
         with_search!(&game, g => {
-            Database::open(g, &d.join("stop.proof")).unwrap().read(g).unwrap();
+            proofdb::load(g, &d.join("stop.proof")).unwrap();
         });
     } else {
         assert_eq!(left, Vec::<String>::new(), "{err}");

@@ -4,7 +4,7 @@ use super::open::{open_mapped, shown};
 use super::output::{outcome_json, thousands};
 use super::with_threads;
 use anyhow::{Context, Result};
-use retrograde::analyze::{analyze as analyze_tb, Analysis};
+use retrograde::internal::analyze::{analyze as analyze_tb, Analysis};
 use retrograde::{with_game, Mmap, Tablebase, Value};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
     println!("primitive         {}", thousands(a.primitive));
     for v in Value::ALL {
         let c = a.counts[v.ordinal()];
-        let np = retrograde::analyze::non_primitive(&a, v);
+        let np = retrograde::internal::analyze::non_primitive(&a, v);
         println!(
             "{:<17} {} ({} not primitive)",
             v.name(),
@@ -101,8 +101,8 @@ fn analysis_json(a: &Analysis, tb: &Tablebase<Mmap>) -> Json {
         "tie": a.counts[2],
         "draw": a.counts[3],
         "primitive": a.primitive,
-        "win_not_primitive": retrograde::analyze::non_primitive(a, Value::Win),
-        "lose_not_primitive": retrograde::analyze::non_primitive(a, Value::Lose),
+        "win_not_primitive": retrograde::internal::analyze::non_primitive(a, Value::Win),
+        "lose_not_primitive": retrograde::internal::analyze::non_primitive(a, Value::Lose),
         "total_moves": a.total_moves,
         "average_moves": a.average_moves(),
         "remoteness": {

@@ -30,7 +30,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 fn compare(a: &Path, b: &Path, as_json: bool) -> Result<ExitCode> {
     let (ta, tb) = (open_mapped(a)?, open_mapped(b)?);
-    let c = retrograde::compare::compare(&ta, &tb)
+    let c = retrograde::internal::compare::compare(&ta, &tb)
         .with_context(|| format!("comparing {} and {}", shown(a), shown(b)))?;
     if as_json {
         println!(

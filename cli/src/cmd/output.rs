@@ -6,7 +6,7 @@ use retrograde::{Outcome, PositionInfo, TableKind, Value};
 use serde_json::{json, Value as Json};
 use std::path::Path;
 
-pub use retrograde::format::{human_bytes, thousands};
+pub use retrograde::internal::text::{human_bytes, thousands};
 
 /// `"nothing"` where a file has no answer for a position.
 pub fn show(o: Option<Outcome>) -> String {

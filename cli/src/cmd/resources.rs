@@ -3,7 +3,8 @@
 
 use super::output::human_bytes;
 use anyhow::{bail, Result};
-use retrograde::solve::SolveOptions;
+use retrograde::internal::solve::{cannot_stream, plan, Plan, PROCESS_MEMORY};
+use retrograde::solve::{codec_for, SolveOptions};
 use retrograde::{with_game, AnyGame};
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,7 @@ pub fn search_hint(spec: &str) -> String {
     }
 }
 
-pub use retrograde::solve::memory_available;
+pub use retrograde::internal::solve::memory_available;
 
 /// Free space for an unprivileged writer on the filesystem holding `dir`.
 pub fn disk_available(dir: &Path) -> Option<u64> {
@@ -64,19 +65,16 @@ pub fn existing_dir(path: &Path) -> PathBuf {
 /// How the solve will hold its table and the memory that takes (the
 /// figure `--memory` is compared with), and why it cannot stream if it
 /// cannot: the one computation behind both `--dry-run` and the refusal.
-pub fn memory_plan(
-    game: &AnyGame,
-    options: &SolveOptions,
-) -> Result<(retrograde::solve::Plan, Option<&'static str>)> {
+pub fn memory_plan(game: &AnyGame, options: &SolveOptions) -> Result<(Plan, Option<&'static str>)> {
     Ok(with_game!(game, g => {
-        let codec = retrograde::solve::codec_for(g, options.kind)?;
-        (retrograde::solve::plan(g, codec, options)?, retrograde::solve::cannot_stream(g))
+        let codec = codec_for(g, options.kind)?;
+        (plan(g, codec, options)?, cannot_stream(g))
     }))
 }
 
 /// The memory a plan needs, as both `--dry-run` and the refusal say it:
 /// "1.67 MiB tier by tier (5.36 MiB in one piece)".
-pub fn memory_text(plan: &retrograde::solve::Plan, cannot_stream: Option<&str>) -> String {
+pub fn memory_text(plan: &Plan, cannot_stream: Option<&str>) -> String {
     let needs = &plan.needs;
     match needs.streamed {
         Some(_) if plan.streamed => format!(
@@ -104,7 +102,7 @@ pub fn memory_text(plan: &retrograde::solve::Plan, cannot_stream: Option<&str>) 
 pub fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> Result<()> {
     let (plan, why) = memory_plan(game, options)?;
     let file = with_game!(game, g => {
-        let codec = retrograde::solve::codec_for(g, options.kind)?;
+        let codec = codec_for(g, options.kind)?;
         retrograde::Game::size(g) * u64::from(codec.width())
     });
     if !plan.fits(options) {
@@ -112,7 +110,7 @@ pub fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> R
             "solving {} needs about {} of memory, plus about {} for the process, but {} is allowed; free memory, raise --memory, or pass --force{}",
             game.spec(),
             memory_text(&plan, why),
-            human_bytes(retrograde::solve::PROCESS_MEMORY),
+            human_bytes(PROCESS_MEMORY),
             human_bytes(options.memory.unwrap_or(0)),
             search_hint(&game.spec())
         );

@@ -4,18 +4,18 @@
 //! search is the library's ([`retrograde::search::run`]); this file parses
 //! the arguments, cancels the search on a signal, and prints.
 
-use super::output::{human_bytes, thousands};
 use super::solve::parse_size;
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
+use retrograde::internal::solve::input_files;
 use retrograde::search::dfpn::Stats;
 use retrograde::search::games::AnySearch;
 use retrograde::search::nimber::NimberStats;
-use retrograde::search::proofdb::Fact;
 use retrograde::search::run::{
-    self, Answer, CheckOutcome, Loaded, Notice, Observer, SearchOptions, SearchReport,
+    self, Answer, CheckOutcome, Counters, Notice, Observer, SearchOptions, SearchReport, Searched,
 };
-use retrograde::search::{Bounds, Cancel, Stop};
-use serde_json::json;
+use retrograde::search::{value_of, Cancel, Stop};
+use retrograde::Error;
+use serde_json::{json, Value as Json};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -92,7 +92,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let game = AnySearch::parse(&args.game).map_err(|e| anyhow!(e))?;
+    let game = AnySearch::parse(&args.game)?;
     let time_limit = match args.time {
         Some(t) if !(t > 0.0 && t < 1e9) => bail!("--time must be a positive number of seconds"),
         t => t.map(Duration::from_secs_f64),
@@ -109,28 +109,48 @@ pub fn run(args: Args) -> Result<ExitCode> {
         trust_load: args.trust_load,
         save: args.save.clone(),
         openings: args.openings,
-        inputs: retrograde::solve::output::input_files(&args.game),
+        inputs: input_files(&args.game),
         cancel: Cancel::new(),
     };
     let printer = Printer {
         args: &args,
-        cancel: options.cancel.clone(),
+        options: &options,
     };
     let _listening = Listening;
     if let Some(path) = &args.check {
-        let outcome = run::check(&game, path, &options, &printer)?;
-        return print_check(&outcome, path, &args);
+        let c = run::check(&game, path, &options, &printer)?;
+        if c.stopped.is_some() {
+            eprintln!(
+                "retrograde: {}: {}",
+                Error::quote_path(path),
+                c.text(&options)
+            );
+            return Ok(ExitCode::from(NOT_PROVEN));
+        }
+        match args.json {
+            true => println!("{}", check_json(&c)),
+            false => print!("{}", c.text(&options)),
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let report = run::run(&game, &options, &printer)?;
     if report.results.is_empty() {
         eprintln!("retrograde: stopped while listing the openings; nothing was searched");
         return Ok(ExitCode::from(NOT_PROVEN));
     }
-    finish(&report, &args)?;
-    Ok(if report.proven {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(NOT_PROVEN)
+    // The result was printed before the save (Printer::proven); the save's
+    // outcome comes after it.
+    match (args.json, report.saved_text()) {
+        (true, _) => println!("{}", report_json(&report)),
+        (false, Some(line)) => println!("{line}"),
+        (false, None) => {}
+    }
+    if let Some(Err(e)) = &report.saved {
+        bail!("the result above was not saved: {e}");
+    }
+    Ok(match report.proven {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::from(NOT_PROVEN),
     })
 }
 
@@ -167,13 +187,13 @@ impl Drop for Listening {
 /// the text result on stdout before the save.
 struct Printer<'a> {
     args: &'a Args,
-    cancel: Cancel,
+    options: &'a SearchOptions,
 }
 
 impl Observer for Printer<'_> {
     fn started(&self) {
         if let Ok(mut r) = RUNNING.lock() {
-            *r = Some(self.cancel.clone());
+            *r = Some(self.options.cancel.clone());
         }
     }
 
@@ -195,303 +215,110 @@ impl Observer for Printer<'_> {
 
     fn proven(&self, report: &SearchReport) {
         if !self.args.json {
-            print_text(report, self.args);
+            print!("{}", report.text(self.options));
         }
     }
 }
 
-/// The text result, printed before the save.
-fn print_text(r: &SearchReport, args: &Args) {
-    println!("game        {}", r.game);
-    for s in &r.results {
-        match (&s.answer, r.openings) {
-            (Answer::Value { bounds, .. }, true) => println!(
-                "{:<40} {:<10} {:>12} nodes {:>9.2} s",
-                s.position,
-                bounds.describe(),
-                thousands(s.nodes),
-                s.elapsed.as_secs_f64()
-            ),
-            (Answer::Value { bounds, best_move }, false) => {
-                println!("position    {}", s.position);
-                println!("value       {}", bounds.describe());
-                if let Some(m) = best_move {
-                    println!("best move   {m}");
-                }
-            }
-            (Answer::Nimber(n), true) => {
-                let shown = match n {
-                    Some(n) => format!("nimber {n} ({})", outcome(*n)),
-                    None => "not proven".to_string(),
-                };
-                println!(
-                    "{:<40} {:<18} {:>12} components {:>9.2} s",
-                    s.position,
-                    shown,
-                    thousands(s.nodes),
-                    s.elapsed.as_secs_f64()
-                );
-            }
-            (Answer::Nimber(n), false) => {
-                println!("position    {}", s.position);
-                match n {
-                    Some(n) => println!("nimber      {n} ({} for the player to move)", outcome(*n)),
-                    None => println!("nimber      not proven (stopped)"),
-                }
-            }
-        }
-    }
-    if let Some(stop) = r.stopped {
-        println!(
-            "stopped     {}",
-            stop_note(stop, args, r.memory, r.counters.deepest())
-        );
-    }
+/// The report as JSON, with what was loaded and the save's outcome.
+fn report_json(r: &SearchReport) -> Json {
     let seconds = r.elapsed.as_secs_f64();
-    match &r.counters {
-        run::Counters::Values(stats) => {
-            let rate = stats.nodes as f64 / seconds.max(1e-9);
-            println!(
-                "nodes       {} in {seconds:.2} s ({}/s)",
-                thousands(stats.nodes),
-                thousands(rate as u64)
-            );
-            println!(
-                "table       {} of {} entries used ({})",
-                thousands(stats.tt_used),
-                thousands(stats.tt_capacity),
-                human_bytes(r.memory)
-            );
-            if !args.tablebases.is_empty() {
-                println!(
-                    "leaves      {} positions answered by tables",
-                    thousands(stats.leaf_hits)
-                );
-            }
-            print_loaded(r.loaded.as_ref(), "proven positions");
-        }
-        run::Counters::Nimbers(stats) => {
-            println!(
-                "components  {} searched, {} in memo, {} from tables, in {seconds:.2} s",
-                thousands(stats.nodes),
-                thousands(stats.memo),
-                thousands(stats.leaf_hits),
-            );
-            print_loaded(r.loaded.as_ref(), "components");
-        }
-    }
-}
-
-/// The JSON result (with the save's outcome) or the text `saved` line,
-/// then the save's error, if any, so that it comes after the result.
-fn finish(r: &SearchReport, args: &Args) -> Result<()> {
-    let saved = r.saved.as_ref().map(|s| s.as_ref());
-    if args.json {
-        let mut out = report_json(r);
-        out["loaded"] = json!(r
-            .loaded
-            .as_ref()
-            .map_or(0, |l| l.report.checked + l.report.trusted));
-        if let Some(l) = &r.loaded {
-            out["loaded_unchecked"] = json!(l.report.unchecked);
-            out["loaded_trusted"] = json!(l.report.trusted);
-            out["load_seconds"] = json!(l.elapsed.as_secs_f64());
-        }
-        out["saved"] = json!(saved.and_then(|s| s.ok()).map(|s| s.entries));
-        if let Some(Err(e)) = saved {
-            out["save_error"] = json!(e.to_string());
-        }
-        println!("{out}");
-    } else if let Some(Ok(s)) = saved {
-        let what = match r.counters {
-            run::Counters::Values(_) => "proven positions",
-            run::Counters::Nimbers(_) => "components",
-        };
-        println!(
-            "saved       {} {what} to {} ({})",
-            thousands(s.entries as u64),
-            s.path.display(),
-            human_bytes(s.bytes)
-        );
-    }
-    match saved {
-        Some(Err(e)) => Err(anyhow!("the result above was not saved: {e}")),
-        _ => Ok(()),
-    }
-}
-
-/// The report as JSON, before what was loaded and saved.
-fn report_json(r: &SearchReport) -> serde_json::Value {
-    let seconds = r.elapsed.as_secs_f64();
-    let stopped = r.stopped.map(Stop::name);
-    match &r.counters {
-        run::Counters::Values(stats) => {
-            let mut out = json!({
-                "game": r.game,
-                "nodes": stats.nodes,
+    let mut out = json!({ "game": r.game });
+    merge(
+        &mut out,
+        match &r.counters {
+            Counters::Values(s) => json!({
+                "nodes": s.nodes,
                 "seconds": seconds,
-                "nodes_per_second": stats.nodes as f64 / seconds.max(1e-9),
-                "table_entries": stats.tt_capacity,
-                "table_used": stats.tt_used,
-                "leaf_hits": stats.leaf_hits,
-                "proven": r.proven,
-                "stopped": stopped,
-                "deepest": stats.deepest,
-            });
-            let positions = r.results.iter().map(|s| {
-                let (bounds, best_move) = match &s.answer {
-                    Answer::Value { bounds, best_move } => (*bounds, best_move.as_deref()),
-                    Answer::Nimber(_) => (Bounds::UNKNOWN, None),
-                };
-                json!({
-                    "position": s.position,
-                    "value": bounds.value().map(|v| v.name()),
-                    "bounds": bounds_json(bounds),
-                    "best_move": best_move,
-                    "nodes": s.nodes,
-                    "seconds": s.elapsed.as_secs_f64(),
-                })
-            });
-            if r.openings {
-                out["openings"] = positions.collect();
-            } else if let Some(first) = positions.into_iter().next() {
-                for (k, v) in first.as_object().expect("an object") {
-                    if k != "nodes" && k != "seconds" {
-                        out[k] = v.clone();
-                    }
-                }
-            }
-            out
-        }
-        run::Counters::Nimbers(stats) => {
-            let mut out = json!({
-                "game": r.game,
-                "components": stats.nodes,
-                "memo": stats.memo,
-                "leaf_hits": stats.leaf_hits,
+                "nodes_per_second": s.nodes as f64 / seconds.max(1e-9),
+                "table_entries": s.tt_capacity,
+                "table_used": s.tt_used,
+                "leaf_hits": s.leaf_hits,
+            }),
+            Counters::Nimbers(s) => json!({
+                "components": s.nodes,
+                "memo": s.memo,
+                "leaf_hits": s.leaf_hits,
                 "seconds": seconds,
-                "proven": r.proven,
-                "stopped": stopped,
-                "deepest": stats.deepest,
-            });
-            let nimber = |s: &run::Searched| match s.answer {
-                Answer::Nimber(n) => n,
-                Answer::Value { .. } => None,
-            };
-            if r.openings {
-                out["openings"] = r
-                    .results
-                    .iter()
-                    .map(|s| {
-                        json!({
-                            "position": s.position,
-                            "nimber": nimber(s),
-                            "value": nimber(s).map(outcome),
-                            "components": s.nodes,
-                            "seconds": s.elapsed.as_secs_f64(),
-                        })
-                    })
-                    .collect();
-            } else if let Some(s) = r.results.first() {
-                out["position"] = json!(s.position);
-                out["nimber"] = json!(nimber(s));
-                out["value"] = json!(nimber(s).map(outcome));
-            }
-            out
-        }
-    }
-}
-
-/// `--check`: what the database holds for the position, or why the check
-/// stopped (exit 3).
-fn print_check(c: &CheckOutcome, path: &std::path::Path, args: &Args) -> Result<ExitCode> {
-    if let Some(stop) = c.stopped {
-        eprintln!(
-            "retrograde: {}: the check was stopped {} before it finished ({} of {} entries re-proven)",
-            retrograde::Error::quote_path(path),
-            stop_note(stop, args, c.memory, c.deepest),
-            thousands(c.report.checked),
-            thousands(c.entries)
-        );
-        return Ok(ExitCode::from(NOT_PROVEN));
-    }
-    let shown = match c.entry {
-        Some(Fact::Value(b)) => b.describe(),
-        Some(Fact::Nimber(n)) => format!("nimber {n}"),
-        None => "not in the database".to_string(),
-    };
-    if args.json {
-        println!(
-            "{}",
-            json!({
-                "game": c.game,
-                "position": c.position,
-                "checked": c.report.checked,
-                "searched": c.report.searched,
-                "entry": shown,
-                "seconds": c.elapsed.as_secs_f64(),
-            })
-        );
-    } else {
-        println!("game        {}", c.game);
-        println!(
-            "checked     {} entries re-proven from their moves ({} children searched)",
-            thousands(c.report.checked),
-            thousands(c.report.searched)
-        );
-        println!("position    {}: {shown}", c.position);
-        println!("time        {:.2} s", c.elapsed.as_secs_f64());
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The `loaded` line, when something was loaded.
-fn print_loaded(loaded: Option<&Loaded>, what: &str) {
-    let Some(l) = loaded else { return };
-    let seconds = l.elapsed.as_secs_f64();
-    if l.report.trusted > 0 {
-        println!(
-            "loaded      {} {what}, not re-proven (--trust-load, {seconds:.2} s)",
-            thousands(l.report.trusted),
-        );
-        return;
-    }
-    println!(
-        "loaded      {} {what}, each re-proven from its moves ({} children searched, {seconds:.2} s)",
-        thousands(l.report.checked),
-        thousands(l.report.searched),
+            }),
+        },
     );
-    if l.report.unchecked > 0 {
-        println!(
-            "            {} more not re-proven before the stop: not used",
-            thousands(l.report.unchecked)
-        );
+    out["proven"] = json!(r.proven);
+    out["stopped"] = json!(r.stopped.map(Stop::name));
+    out["deepest"] = json!(r.counters.deepest());
+    if r.openings {
+        out["openings"] = r
+            .results
+            .iter()
+            .map(|s| {
+                let mut p = position_json(s);
+                let counted = match s.answer {
+                    Answer::Value { .. } => "nodes",
+                    Answer::Nimber(_) => "components",
+                };
+                p[counted] = json!(s.nodes);
+                p["seconds"] = json!(s.elapsed.as_secs_f64());
+                p
+            })
+            .collect();
+    } else if let Some(s) = r.results.first() {
+        // The one position's fields beside the counters, which give its
+        // nodes and time.
+        merge(&mut out, position_json(s));
+    }
+    out["loaded"] = json!(r
+        .loaded
+        .as_ref()
+        .map_or(0, |l| l.report.checked + l.report.trusted));
+    if let Some(l) = &r.loaded {
+        out["loaded_unchecked"] = json!(l.report.unchecked);
+        out["loaded_trusted"] = json!(l.report.trusted);
+        out["load_seconds"] = json!(l.elapsed.as_secs_f64());
+    }
+    let saved = r.saved.as_ref();
+    out["saved"] = json!(saved.and_then(|s| s.as_ref().ok()).map(|s| s.entries));
+    if let Some(Err(e)) = saved {
+        out["save_error"] = json!(e.to_string());
+    }
+    out
+}
+
+/// What was proven of one position.
+fn position_json(s: &Searched) -> Json {
+    match &s.answer {
+        Answer::Value { bounds, best_move } => json!({
+            "position": s.position,
+            "value": bounds.value().map(|v| v.name()),
+            "bounds": {
+                "at_least": value_of(bounds.lo).name(),
+                "at_most": value_of(bounds.hi).name(),
+            },
+            "best_move": best_move,
+        }),
+        Answer::Nimber(n) => json!({
+            "position": s.position,
+            "nimber": n,
+            "value": s.value().map(|v| v.name()),
+        }),
     }
 }
 
-/// What stopped a search, in words.
-fn stop_note(stop: Stop, args: &Args, memory: u64, deepest: u64) -> String {
-    match stop {
-        Stop::Nodes => format!(
-            "by --nodes {} (every one expanded)",
-            thousands(args.nodes.unwrap_or(0))
-        ),
-        Stop::Time => format!("by --time {} s", args.time.unwrap_or(0.0)),
-        Stop::Requested => "by a signal (Ctrl-C)".to_string(),
-        Stop::Depth => format!(
-            "a line {} plies deep filled the {} its path may hold (half of --memory, at least 64 MiB); give more --memory",
-            thousands(deepest),
-            human_bytes(retrograde::search::path_budget(memory))
-        ),
-    }
+/// `--check --json`: what the database holds for the position.
+fn check_json(c: &CheckOutcome) -> Json {
+    json!({
+        "game": c.game,
+        "position": c.position,
+        "checked": c.report.checked,
+        "searched": c.report.searched,
+        "entry": c.entry_text(),
+        "seconds": c.elapsed.as_secs_f64(),
+    })
 }
 
-/// A nimber's outcome for the player to move.
-fn outcome(n: u32) -> &'static str {
-    if n == 0 {
-        "lose"
-    } else {
-        "win"
+/// Adds the fields of the object `more` to the object `out`.
+fn merge(out: &mut Json, more: Json) {
+    if let (Some(out), Json::Object(more)) = (out.as_object_mut(), more) {
+        out.extend(more);
     }
 }
 
@@ -508,11 +335,6 @@ fn parse_memory(s: &str) -> std::result::Result<u64, String> {
             Err(e)
         }
     })
-}
-
-fn bounds_json(b: Bounds) -> serde_json::Value {
-    let name = |s: i8| retrograde::search::value_of(s).name();
-    json!({ "at_least": name(b.lo), "at_most": name(b.hi) })
 }
 
 #[cfg(test)]

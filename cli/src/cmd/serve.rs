@@ -91,7 +91,7 @@ fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
         for f in files {
             if !once
                 .iter()
-                .any(|g| retrograde::solve::output::same_file(g, &f))
+                .any(|g| retrograde::internal::solve::same_file(g, &f))
             {
                 once.push(f);
             }

@@ -6,8 +6,10 @@ use super::resources::{
 };
 use super::{open::open, progress, with_threads};
 use anyhow::{bail, Context, Result};
-use retrograde::solve::output::{check_output, input_files};
-use retrograde::solve::{solve_locked, OutputLock, SolveOptions, Streaming};
+use retrograde::internal::solve::{
+    check_output, estimate, input_files, solve_locked, OutputLock, PROCESS_MEMORY,
+};
+use retrograde::solve::{SolveOptions, Streaming};
 use retrograde::{with_game, AnyGame, TableKind};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -91,9 +93,7 @@ fn solve(args: Args) -> Result<ExitCode> {
     let mut game = AnyGame::parse(spec)
         .map_err(|e| anyhow::anyhow!("{e}{}", super::resources::search_hint(spec)))?;
     if fold {
-        game = game
-            .folded()
-            .map_err(|e| anyhow::anyhow!("cannot fold {}: {e}", game.spec()))?;
+        game = game.folded()?;
     }
     let options = SolveOptions::with_kind(if nimbers {
         TableKind::Nimber
@@ -275,7 +275,7 @@ fn dry_run_report(
     threads: usize,
     as_json: bool,
 ) -> Result<ExitCode> {
-    let e = with_game!(game, g => retrograde::solve::estimate(g, options, threads))?;
+    let e = with_game!(game, g => estimate(g, options, threads))?;
     let mem = memory_available();
     let disk = disk_available(&existing_dir(path));
     if as_json {
@@ -334,7 +334,7 @@ fn dry_run_report(
     println!(
         "              about {} with the process's own {}",
         human_bytes(e.memory_bytes),
-        human_bytes(retrograde::solve::PROCESS_MEMORY)
+        human_bytes(PROCESS_MEMORY)
     );
     println!("disk needed   {}{}", human_bytes(e.disk_bytes), avail(disk));
     println!(

@@ -8,12 +8,16 @@ use super::output::{show, thousands};
 use super::with_threads;
 use anyhow::{bail, Context, Result};
 use retrograde::format::Header;
-use retrograde::verify::{manifest_entry, rederive, verify_sample, DEFAULT_SEED};
+use retrograde::internal::verify::{manifest_entry, rederive, verify_sample};
 use retrograde::with_game;
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+
+/// The seed `--sample` draws with unless given another (printed, so a run
+/// can be repeated).
+const DEFAULT_SEED: u64 = 0x5eed_c0de_2026_0013;
 
 /// Check the data CRC and re-derive every entry from the game's rules.
 #[derive(clap::Args)]
@@ -78,77 +82,177 @@ fn parse_seed(s: &str) -> Option<u64> {
     }
 }
 
+/// A verification's report as it goes: each line printed as it comes (text)
+/// or each field kept for the JSON object printed at the end, and whether
+/// every check so far passed.
+struct Report {
+    as_json: bool,
+    ok: bool,
+    fields: serde_json::Map<String, Json>,
+}
+
+impl Report {
+    /// Starts the report of `file` with what opening it checked: the lines
+    /// `verify` and `verify --sample` both begin with.
+    fn start(file: &Path, h: &Header, as_json: bool) -> Report {
+        let report = Report {
+            as_json,
+            ok: true,
+            fields: serde_json::Map::new(),
+        };
+        report.say(format!("file        {}", shown(file)));
+        report.say(format!("game        {}", retrograde::Error::clip(&h.spec)));
+        report.say("header      ok (magic, version, sizes, header CRC32)".to_string());
+        report
+    }
+
+    /// Prints a line of the text report.
+    fn say(&self, line: String) {
+        if !self.as_json {
+            println!("{line}");
+        }
+    }
+
+    fn set(&mut self, key: &str, value: Json) {
+        self.fields.insert(key.into(), value);
+    }
+
+    fn fail(&mut self, line: String) {
+        self.ok = false;
+        self.say(line);
+    }
+
+    /// The checks of the bytes outside the data, which both modes make:
+    /// the padding after the header, and the header against the manifest.
+    fn padding_and_manifest(&mut self, file: &Path, h: &Header) -> Result<()> {
+        let padding = padding_ok(file, h)?;
+        if padding {
+            self.say("padding     ok (zero between header and data)".into());
+        } else {
+            self.fail(
+                "padding     FAILED: bytes between the header and the data are not zero".into(),
+            );
+        }
+        self.set("padding_ok", json!(padding));
+        let manifest_ok = self.check_manifest(h);
+        self.ok &= manifest_ok != Some(false);
+        self.set("manifest_ok", json!(manifest_ok));
+        Ok(())
+    }
+
+    /// Compares the header with the embedded manifest: `None` if the
+    /// manifest does not know this game and index.
+    fn check_manifest(&self, h: &Header) -> Option<bool> {
+        match manifest_entry(h) {
+            None => {
+                self.say(
+                    "manifest    no entry for this game and index (nothing to compare)".to_string(),
+                );
+                None
+            }
+            Some(m) if m.entries == h.entries && m.data_crc == h.data_crc => {
+                self.say(format!(
+                    "manifest    ok (entries {}, data CRC32 {:08x})",
+                    thousands(m.entries),
+                    m.data_crc
+                ));
+                Some(true)
+            }
+            Some(m) => {
+                self.say(format!(
+                    "manifest    MISMATCH: expected entries {} and data CRC32 {:08x}, file has {} and {:08x}",
+                    thousands(m.entries),
+                    m.data_crc,
+                    thousands(h.entries),
+                    h.data_crc
+                ));
+                Some(false)
+            }
+        }
+    }
+
+    /// Lists the first mismatches, and puts them in the JSON report.
+    fn first_mismatches(&mut self, first: &[retrograde::internal::verify::Mismatch]) {
+        for m in first {
+            self.say(format!(
+                "  index {} {}: stored {}, rules give {}",
+                m.index,
+                m.position.as_deref().unwrap_or("(not a position)"),
+                show(m.stored),
+                show(m.expected)
+            ));
+        }
+        self.set(
+            "first_mismatches",
+            json!(first
+                .iter()
+                .map(|m| json!({"index": m.index, "position": m.position}))
+                .collect::<Vec<_>>()),
+        );
+    }
+
+    /// Prints the JSON report if asked, and gives the exit status.
+    fn conclude(mut self, file: &Path) -> Result<ExitCode> {
+        self.set("ok", json!(self.ok));
+        if self.as_json {
+            println!("{}", Json::Object(self.fields));
+        }
+        if !self.ok {
+            if !self.as_json {
+                eprintln!("retrograde: error: {}: verification failed", shown(file));
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
 fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
     let tb = open_mapped(file)?;
     let h = tb.header();
-    let mut ok = true;
-    let mut report = serde_json::Map::new();
-    let say = |line: String| {
-        if !as_json {
-            println!("{line}");
-        }
-    };
-    say(format!("file        {}", shown(file)));
-    say(format!("game        {}", retrograde::Error::clip(&h.spec)));
-    say("header      ok (magic, version, sizes, header CRC32)".to_string());
+    let mut report = Report::start(file, h, as_json);
     let crc = tb.verify();
     match &crc {
-        Ok(()) => say(format!("data CRC32  ok ({:08x})", h.data_crc)),
-        Err(e) => {
-            ok = false;
-            say(format!("data CRC32  FAILED: {e}"));
-        }
+        Ok(()) => report.say(format!("data CRC32  ok ({:08x})", h.data_crc)),
+        Err(e) => report.fail(format!("data CRC32  FAILED: {e}")),
     }
-    report.insert("data_crc_ok".into(), json!(crc.is_ok()));
-    let stats = retrograde::verify::check_statistics(&tb);
+    report.set("data_crc_ok", json!(crc.is_ok()));
+    let stats = retrograde::internal::verify::check_statistics(&tb);
     if stats.is_empty() {
-        say(
+        report.say(
             "statistics  ok (counts by value and largest remoteness recounted from the data)"
                 .into(),
         );
-    } else {
-        ok = false;
-        for m in &stats {
-            say(format!(
-                "statistics  FAILED: the header says {} is {}, the data has {}",
-                m.what, m.stored, m.counted
-            ));
-        }
     }
-    report.insert("statistics_ok".into(), json!(stats.is_empty()));
-    let padding = padding_ok(file, h)?;
-    if padding {
-        say("padding     ok (zero between header and data)".into());
-    } else {
-        ok = false;
-        say("padding     FAILED: bytes between the header and the data are not zero".into());
+    for m in &stats {
+        report.fail(format!(
+            "statistics  FAILED: the header says {} is {}, the data has {}",
+            m.what, m.stored, m.counted
+        ));
     }
-    report.insert("padding_ok".into(), json!(padding));
-    let manifest_ok = check_manifest(h, &say);
-    ok &= manifest_ok != Some(false);
-    report.insert("manifest_ok".into(), json!(manifest_ok));
+    report.set("statistics_ok", json!(stats.is_empty()));
+    report.padding_and_manifest(file, h)?;
     if !crc_only && crc.is_ok() {
         let started = Instant::now();
         let r = with_game!(tb.game(), g => rederive(g, &tb))?;
         let secs = started.elapsed().as_secs_f64();
-        report.insert("checked".into(), json!(r.checked));
-        report.insert("mismatches".into(), json!(r.mismatches));
+        report.set("checked", json!(r.checked));
+        report.set("mismatches", json!(r.mismatches));
         if r.mismatches == 0 {
-            say(format!(
+            report.say(format!(
                 "re-derived  ok: {} entries agree with the rules ({secs:.1} s)",
                 thousands(r.checked)
             ));
         } else {
-            ok = false;
-            say(format!(
+            report.fail(format!(
                 "re-derived  FAILED: {} of {} entries disagree with the rules; first:",
                 thousands(r.mismatches),
                 thousands(r.checked)
             ));
-            first_mismatches(&r.first, &say, &mut report);
+            report.first_mismatches(&r.first);
         }
     }
-    conclude(report, ok, as_json, file)
+    report.conclude(file)
 }
 
 /// Reads the file's bytes up to the data and checks the padding after the
@@ -159,36 +263,7 @@ fn padding_ok(file: &Path, h: &Header) -> Result<bool> {
     std::fs::File::open(file)
         .and_then(|mut f| f.read_exact(&mut head))
         .with_context(|| format!("cannot read {}", shown(file)))?;
-    Ok(retrograde::verify::padding_is_zero(&head, h))
-}
-
-/// Compares the header with the embedded manifest: `None` if the manifest
-/// does not know this game and index.
-fn check_manifest(h: &Header, say: &impl Fn(String)) -> Option<bool> {
-    match manifest_entry(h) {
-        None => {
-            say("manifest    no entry for this game and index (nothing to compare)".to_string());
-            None
-        }
-        Some(m) if m.entries == h.entries && m.data_crc == h.data_crc => {
-            say(format!(
-                "manifest    ok (entries {}, data CRC32 {:08x})",
-                thousands(m.entries),
-                m.data_crc
-            ));
-            Some(true)
-        }
-        Some(m) => {
-            say(format!(
-                "manifest    MISMATCH: expected entries {} and data CRC32 {:08x}, file has {} and {:08x}",
-                thousands(m.entries),
-                m.data_crc,
-                thousands(h.entries),
-                h.data_crc
-            ));
-            Some(false)
-        }
-    }
+    Ok(retrograde::internal::verify::padding_is_zero(&head, h))
 }
 
 /// `verify --sample N`: the checks that need no pass over the data (header,
@@ -198,40 +273,21 @@ fn check_manifest(h: &Header, say: &impl Fn(String)) -> Option<bool> {
 fn sample(file: &Path, n: u64, seed: u64, as_json: bool) -> Result<ExitCode> {
     let tb = open(file)?;
     let h = tb.header();
-    let mut ok = true;
-    let mut report = serde_json::Map::new();
-    let say = |line: String| {
-        if !as_json {
-            println!("{line}");
-        }
-    };
-    say(format!("file        {}", shown(file)));
-    say(format!("game        {}", retrograde::Error::clip(&h.spec)));
-    say("header      ok (magic, version, sizes, header CRC32)".to_string());
-    say("data CRC32  skipped (--sample: it reads the whole file)".to_string());
-    say("statistics  skipped (--sample: recounting reads the whole file)".to_string());
-    report.insert("data_crc_ok".into(), Json::Null);
-    report.insert("statistics_ok".into(), Json::Null);
-    report.insert("skipped".into(), json!(["data CRC32", "statistics"]));
-    let padding = padding_ok(file, h)?;
-    if padding {
-        say("padding     ok (zero between header and data)".into());
-    } else {
-        ok = false;
-        say("padding     FAILED: bytes between the header and the data are not zero".into());
-    }
-    report.insert("padding_ok".into(), json!(padding));
-    let manifest_ok = check_manifest(h, &say);
-    ok &= manifest_ok != Some(false);
-    report.insert("manifest_ok".into(), json!(manifest_ok));
+    let mut report = Report::start(file, h, as_json);
+    report.say("data CRC32  skipped (--sample: it reads the whole file)".to_string());
+    report.say("statistics  skipped (--sample: recounting reads the whole file)".to_string());
+    report.set("data_crc_ok", Json::Null);
+    report.set("statistics_ok", Json::Null);
+    report.set("skipped", json!(["data CRC32", "statistics"]));
+    report.padding_and_manifest(file, h)?;
     let started = Instant::now();
     let r = with_game!(tb.game(), g => verify_sample(g, &tb, n, seed))?;
     let secs = started.elapsed().as_secs_f64();
-    report.insert("seed".into(), json!(seed));
-    report.insert("exhaustive".into(), json!(r.exhaustive));
-    report.insert("checked".into(), json!(r.drawn));
-    report.insert("positions".into(), json!(r.legal));
-    report.insert("mismatches".into(), json!(r.mismatches));
+    report.set("seed", json!(seed));
+    report.set("exhaustive", json!(r.exhaustive));
+    report.set("checked", json!(r.drawn));
+    report.set("positions", json!(r.legal));
+    report.set("mismatches", json!(r.mismatches));
     let how = if r.exhaustive {
         format!(
             "every index checked: the table has no more than {} positions",
@@ -246,65 +302,19 @@ fn sample(file: &Path, n: u64, seed: u64, as_json: bool) -> Result<ExitCode> {
         thousands(r.legal)
     );
     if r.mismatches == 0 && (r.exhaustive || r.legal == n) {
-        say(format!("sampled     ok: {what}"));
+        report.say(format!("sampled     ok: {what}"));
     } else if r.mismatches == 0 {
-        ok = false;
-        say(format!(
+        report.fail(format!(
             "sampled     FAILED: found only {} of {} positions in {what}: the header's count of non-positions is wrong",
             thousands(r.legal),
             thousands(n)
         ));
     } else {
-        ok = false;
-        say(format!(
+        report.fail(format!(
             "sampled     FAILED: {} disagree with the rules; {what}; first:",
             thousands(r.mismatches)
         ));
-        first_mismatches(&r.first, &say, &mut report);
+        report.first_mismatches(&r.first);
     }
-    conclude(report, ok, as_json, file)
-}
-
-/// Lists the first mismatches, and puts them in the JSON report.
-fn first_mismatches(
-    first: &[retrograde::verify::Mismatch],
-    say: &impl Fn(String),
-    report: &mut serde_json::Map<String, Json>,
-) {
-    for m in first {
-        say(format!(
-            "  index {} {}: stored {}, rules give {}",
-            m.index,
-            m.position.as_deref().unwrap_or("(not a position)"),
-            show(m.stored),
-            show(m.expected)
-        ));
-    }
-    report.insert(
-        "first_mismatches".into(),
-        json!(first
-            .iter()
-            .map(|m| json!({"index": m.index, "position": m.position}))
-            .collect::<Vec<_>>()),
-    );
-}
-
-/// Prints the JSON report if asked, and the exit status of a verification.
-fn conclude(
-    mut report: serde_json::Map<String, Json>,
-    ok: bool,
-    as_json: bool,
-    file: &Path,
-) -> Result<ExitCode> {
-    report.insert("ok".into(), json!(ok));
-    if as_json {
-        println!("{}", Json::Object(report));
-    }
-    if !ok {
-        if !as_json {
-            eprintln!("retrograde: error: {}: verification failed", shown(file));
-        }
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
+    report.conclude(file)
 }

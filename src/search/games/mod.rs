@@ -7,19 +7,19 @@
 //! [`AnySearch`] and [`with_search!`](crate::with_search) are built from it
 //! here, so the registry stays the one list of games.
 //!
-//! - [`occupy`]: placement games with winning patterns (mnk, pattern files,
+//! - `occupy`: placement games with winning patterns (mnk, pattern files,
 //!   Connect-Four boards and Sogo cubes with gravity), on bitboards of 64 or
 //!   256 squares built from the game's own description.
-//! - [`cram`]: Cram on up to 64 squares, split into independent regions.
-//! - [`isolation`]: Isolation on up to 64 squares.
-//! - [`table`]: every other registered game through its [`Game`](crate::Game)
+//! - `cram`: Cram on up to 64 squares, split into independent regions.
+//! - `isolation`: Isolation on up to 64 squares.
+//! - `table`: every other registered game through its [`Game`](crate::Game)
 //!   rules, at the sizes the tables allow (and the oracle the fast
 //!   representations are tested against).
 
-pub mod cram;
-pub mod isolation;
-pub mod occupy;
-pub mod table;
+pub(crate) mod cram;
+pub(crate) mod isolation;
+pub(crate) mod occupy;
+pub(crate) mod table;
 
 use crate::error::Error;
 use crate::games::AnyGame;
@@ -78,12 +78,8 @@ crate::__games_registry!(__search_items!());
 impl AnySearch {
     /// The search game of a spec: the representation the games' registry
     /// lists for it, else the registered game's own rules.
-    pub fn parse(spec: &str) -> Result<AnySearch, String> {
-        Self::parse_spec(spec).map_err(|e| e.to_string())
-    }
-
-    fn parse_spec(spec: &str) -> Result<AnySearch, Error> {
-        let (name, params) = crate::games::resolve(spec, &|s| AnySearch::parse_spec(s).map(drop))?;
+    pub fn parse(spec: &str) -> Result<AnySearch, Error> {
+        let (name, params) = crate::games::resolve(spec, &|s| AnySearch::parse(s).map(drop))?;
         let bad = |reason: String| Error::BadGame {
             spec: spec.to_string(),
             reason,
@@ -101,16 +97,13 @@ impl AnySearch {
     /// The search game of a spec through the registered game's own rules
     /// (sizes the tables allow): the reference the fast representations are
     /// checked against.
-    pub fn parse_table_rules(spec: &str) -> Result<AnySearch, String> {
-        let game = AnyGame::parse(spec).map_err(|e| e.to_string())?;
+    pub fn parse_table_rules(spec: &str) -> Result<AnySearch, Error> {
+        let game = AnyGame::parse(spec)?;
         table::TableRules::new(game)
             .map(AnySearch::Table)
-            .map_err(|reason| {
-                Error::BadGame {
-                    spec: spec.to_string(),
-                    reason,
-                }
-                .to_string()
+            .map_err(|reason| Error::BadGame {
+                spec: spec.to_string(),
+                reason,
             })
     }
 }

@@ -1,0 +1,239 @@
+//! A search's report in words: the text `retrograde search` prints, one
+//! line per fact, a label of 12 columns then the fact. The JSON form is the
+//! command line's (it names the same fields).
+
+use super::proofdb::Fact;
+use super::run::{Answer, CheckOutcome, Counters, Loaded, SearchOptions, SearchReport};
+use super::{path_budget, Stop};
+use crate::format::{human_bytes, thousands};
+use std::fmt::{self, Display, Formatter};
+
+impl SearchReport {
+    /// The result as `retrograde search` prints it: the game, each position
+    /// searched with its value (or nimber) and best move (one line per
+    /// opening with `--openings`), why the search stopped, its counters and
+    /// what was loaded. `options` are the ones the search ran with (the
+    /// stop names its limit). The save's line comes later, once the save is
+    /// done: [`SearchReport::saved_text`].
+    pub fn text<'a>(&'a self, options: &'a SearchOptions) -> impl Display + 'a {
+        Text(move |f: &mut Formatter<'_>| self.write_text(f, options))
+    }
+
+    /// The `saved` line, once a save succeeded.
+    pub fn saved_text(&self) -> Option<String> {
+        let Some(Ok(s)) = &self.saved else {
+            return None;
+        };
+        Some(format!(
+            "saved       {} {} to {} ({})",
+            thousands(s.entries as u64),
+            self.unit(),
+            s.path.display(),
+            human_bytes(s.bytes)
+        ))
+    }
+
+    /// What an entry is: a proven position, or a nimber's component.
+    fn unit(&self) -> &'static str {
+        match self.counters {
+            Counters::Values(_) => "proven positions",
+            Counters::Nimbers(_) => "components",
+        }
+    }
+
+    fn write_text(&self, f: &mut Formatter<'_>, options: &SearchOptions) -> fmt::Result {
+        writeln!(f, "game        {}", self.game)?;
+        for s in &self.results {
+            match (&s.answer, self.openings) {
+                (Answer::Value { bounds, .. }, true) => writeln!(
+                    f,
+                    "{:<40} {:<10} {:>12} nodes {:>9.2} s",
+                    s.position,
+                    bounds.describe(),
+                    thousands(s.nodes),
+                    s.elapsed.as_secs_f64()
+                )?,
+                (Answer::Value { bounds, best_move }, false) => {
+                    writeln!(f, "position    {}", s.position)?;
+                    writeln!(f, "value       {}", bounds.describe())?;
+                    if let Some(m) = best_move {
+                        writeln!(f, "best move   {m}")?;
+                    }
+                }
+                (Answer::Nimber(n), true) => {
+                    let shown = match n {
+                        Some(n) => format!("nimber {n} ({})", outcome(*n)),
+                        None => "not proven".to_string(),
+                    };
+                    writeln!(
+                        f,
+                        "{:<40} {:<18} {:>12} components {:>9.2} s",
+                        s.position,
+                        shown,
+                        thousands(s.nodes),
+                        s.elapsed.as_secs_f64()
+                    )?;
+                }
+                (Answer::Nimber(n), false) => {
+                    writeln!(f, "position    {}", s.position)?;
+                    match n {
+                        Some(n) => writeln!(
+                            f,
+                            "nimber      {n} ({} for the player to move)",
+                            outcome(*n)
+                        )?,
+                        None => writeln!(f, "nimber      not proven (stopped)")?,
+                    }
+                }
+            }
+        }
+        if let Some(stop) = self.stopped {
+            let note = stop_note(stop, options, self.memory, self.counters.deepest());
+            writeln!(f, "stopped     {note}")?;
+        }
+        let seconds = self.elapsed.as_secs_f64();
+        match &self.counters {
+            Counters::Values(stats) => {
+                let rate = stats.nodes as f64 / seconds.max(1e-9);
+                writeln!(
+                    f,
+                    "nodes       {} in {seconds:.2} s ({}/s)",
+                    thousands(stats.nodes),
+                    thousands(rate as u64)
+                )?;
+                writeln!(
+                    f,
+                    "table       {} of {} entries used ({})",
+                    thousands(stats.tt_used),
+                    thousands(stats.tt_capacity),
+                    human_bytes(self.memory)
+                )?;
+                if !options.tablebases.is_empty() {
+                    writeln!(
+                        f,
+                        "leaves      {} positions answered by tables",
+                        thousands(stats.leaf_hits)
+                    )?;
+                }
+            }
+            Counters::Nimbers(stats) => writeln!(
+                f,
+                "components  {} searched, {} in memo, {} from tables, in {seconds:.2} s",
+                thousands(stats.nodes),
+                thousands(stats.memo),
+                thousands(stats.leaf_hits),
+            )?,
+        }
+        if let Some(l) = &self.loaded {
+            write_loaded(f, l, self.unit())?;
+        }
+        Ok(())
+    }
+}
+
+impl CheckOutcome {
+    /// The verdict as `retrograde search --check` prints it: the game, the
+    /// entries re-proven, what the database holds for the position, the
+    /// time. A check that was stopped has no verdict: the text is then the
+    /// one line that says how far it got. `options` are the ones the check
+    /// ran with.
+    pub fn text<'a>(&'a self, options: &'a SearchOptions) -> impl Display + 'a {
+        Text(move |f: &mut Formatter<'_>| self.write_text(f, options))
+    }
+
+    /// What the database says of the position, in words.
+    pub fn entry_text(&self) -> String {
+        match self.entry {
+            Some(Fact::Value(b)) => b.describe(),
+            Some(Fact::Nimber(n)) => format!("nimber {n}"),
+            None => "not in the database".to_string(),
+        }
+    }
+
+    fn write_text(&self, f: &mut Formatter<'_>, options: &SearchOptions) -> fmt::Result {
+        if let Some(stop) = self.stopped {
+            return write!(
+                f,
+                "the check was stopped {} before it finished ({} of {} entries re-proven)",
+                stop_note(stop, options, self.memory, self.deepest),
+                thousands(self.report.checked),
+                thousands(self.entries)
+            );
+        }
+        writeln!(f, "game        {}", self.game)?;
+        writeln!(
+            f,
+            "checked     {} entries re-proven from their moves ({} children searched)",
+            thousands(self.report.checked),
+            thousands(self.report.searched)
+        )?;
+        writeln!(f, "position    {}: {}", self.position, self.entry_text())?;
+        writeln!(f, "time        {:.2} s", self.elapsed.as_secs_f64())
+    }
+}
+
+/// A [`Display`] made of a closure: the reports' text without a named type
+/// for each.
+struct Text<F>(F);
+
+impl<F: Fn(&mut Formatter<'_>) -> fmt::Result> Display for Text<F> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        (self.0)(f)
+    }
+}
+
+/// The `loaded` line, and the note on entries a stop left unchecked.
+fn write_loaded(f: &mut Formatter<'_>, l: &Loaded, what: &str) -> fmt::Result {
+    let seconds = l.elapsed.as_secs_f64();
+    if l.report.trusted > 0 {
+        return writeln!(
+            f,
+            "loaded      {} {what}, not re-proven (--trust-load, {seconds:.2} s)",
+            thousands(l.report.trusted),
+        );
+    }
+    writeln!(
+        f,
+        "loaded      {} {what}, each re-proven from its moves ({} children searched, {seconds:.2} s)",
+        thousands(l.report.checked),
+        thousands(l.report.searched),
+    )?;
+    if l.report.unchecked > 0 {
+        writeln!(
+            f,
+            "            {} more not re-proven before the stop: not used",
+            thousands(l.report.unchecked)
+        )?;
+    }
+    Ok(())
+}
+
+/// What stopped a search, in words: the limit as the command line names
+/// it, or how deep the line that filled the path's memory went.
+fn stop_note(stop: Stop, options: &SearchOptions, memory: u64, deepest: u64) -> String {
+    match stop {
+        Stop::Nodes => format!(
+            "by --nodes {} (every one expanded)",
+            thousands(options.node_limit.unwrap_or(0))
+        ),
+        Stop::Time => format!(
+            "by --time {} s",
+            options.time_limit.map_or(0.0, |t| t.as_secs_f64())
+        ),
+        Stop::Requested => "by a signal (Ctrl-C)".to_string(),
+        Stop::Depth => format!(
+            "a line {} plies deep filled the {} its path may hold (half of --memory, at least 64 MiB); give more --memory",
+            thousands(deepest),
+            human_bytes(path_budget(memory))
+        ),
+    }
+}
+
+/// A nimber's outcome for the player to move.
+fn outcome(n: u32) -> &'static str {
+    if n == 0 {
+        "lose"
+    } else {
+        "win"
+    }
+}
