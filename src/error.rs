@@ -41,6 +41,15 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A game's constructor refused its parameters (`Isolation::new(1, 5)`);
+    /// a spec's are refused with [`Error::BadGame`].
+    #[error("bad parameters for {game}: {}", Error::clip(.reason))]
+    BadParameters {
+        /// The game's name in a spec, e.g. `isolation`.
+        game: &'static str,
+        /// What is wrong with them.
+        reason: String,
+    },
     /// A position did not parse.
     #[error("bad position {}: {}", Error::quote(.input), Error::clip(.reason))]
     BadPosition {

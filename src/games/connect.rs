@@ -196,13 +196,14 @@ pub struct Connect {
 
 impl Connect {
     /// Connect on `width` columns of `height` rows, `line` in a row.
-    pub fn new(width: u32, height: u32, line: u32, misere: bool) -> Result<Connect, String> {
+    pub fn new(width: u32, height: u32, line: u32, misere: bool) -> crate::Result<Connect> {
         Connect::from_description(Params {
             width,
             height,
             line,
             misere,
         })
+        .map_err(crate::games::bad_parameters("connect"))
     }
 
     /// Parses the parameters after `connect:`, e.g. `4x4`, `5x4x3`,

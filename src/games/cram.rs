@@ -73,7 +73,11 @@ pub struct CramMove {
 
 impl Cram {
     /// Cram on `rows`×`cols`, misère play when `misere`.
-    pub fn new(rows: u32, cols: u32, misere: bool) -> Result<Cram, String> {
+    pub fn new(rows: u32, cols: u32, misere: bool) -> crate::Result<Cram> {
+        Cram::build(rows, cols, misere).map_err(crate::games::bad_parameters("cram"))
+    }
+
+    fn build(rows: u32, cols: u32, misere: bool) -> Result<Cram, String> {
         let n = check_board(
             rows,
             cols,
@@ -106,7 +110,7 @@ impl Cram {
     /// Parses the parameters after `cram:`, e.g. `5x5` or `4x4:misere`.
     pub fn from_params(params: &str) -> Result<Cram, String> {
         let p = Cram::describe(params)?;
-        Cram::new(p.rows, p.cols, p.misere)
+        Cram::build(p.rows, p.cols, p.misere)
     }
 
     /// What `cram:PARAMS` describes, before the tables' size limit.

@@ -35,7 +35,11 @@ fn digit_mask(mut n: u64) -> u16 {
 
 impl Digits {
     /// The digit game on 0..=`max`.
-    pub fn new(max: u64, misere: bool) -> Result<Digits, String> {
+    pub fn new(max: u64, misere: bool) -> crate::Result<Digits> {
+        Digits::build(max, misere).map_err(crate::games::bad_parameters("digits"))
+    }
+
+    fn build(max: u64, misere: bool) -> Result<Digits, String> {
         if max > MAX_NUMBER {
             return Err(format!("number {max} is above the supported {MAX_NUMBER}"));
         }
@@ -54,7 +58,7 @@ impl Digits {
                 crate::error::Error::quote(n)
             )
         })?;
-        Digits::new(max, crate::games::parse_play(rest)?)
+        Digits::build(max, crate::games::parse_play(rest)?)
     }
 }
 

@@ -124,7 +124,11 @@ pub struct DodgemMove {
 
 impl Dodgem {
     /// Dodgem on an `n`×`n` board (2 ≤ n ≤ 5).
-    pub fn new(n: u32) -> Result<Dodgem, String> {
+    pub fn new(n: u32) -> crate::Result<Dodgem> {
+        Dodgem::build(n).map_err(crate::games::bad_parameters("dodgem"))
+    }
+
+    fn build(n: u32) -> Result<Dodgem, String> {
         if !(2..=MAX_SIDE).contains(&n) {
             return Err(format!(
                 "board side {n} is not supported: use 2 to {MAX_SIDE}"
@@ -199,7 +203,7 @@ impl Dodgem {
                 crate::error::Error::quote(p)
             )
         })?;
-        Dodgem::new(n)
+        Dodgem::build(n)
     }
 
     /// The board side N.

@@ -518,13 +518,14 @@ fn square(sq: u32, pieces: [u8; 2], removed: u64) -> (CellState, char) {
 impl Isolation {
     /// Isolation on `rows`×`cols` with the default start squares (player 0 on
     /// row 0, column ⌊(C−1)/2⌋; player 1 on row R−1, column ⌊C/2⌋).
-    pub fn new(rows: u32, cols: u32) -> Result<Isolation, String> {
+    pub fn new(rows: u32, cols: u32) -> crate::Result<Isolation> {
         Self::with_start(rows, cols, None)
     }
 
     /// Isolation with explicit start squares `[a, b]` for players 0 and 1.
-    pub fn with_start(rows: u32, cols: u32, start: Option<[u32; 2]>) -> Result<Isolation, String> {
+    pub fn with_start(rows: u32, cols: u32, start: Option<[u32; 2]>) -> crate::Result<Isolation> {
         Self::build(rows, cols, start.map_or([None; 2], |s| s.map(Some)))
+            .map_err(crate::games::bad_parameters("isolation"))
     }
 
     /// Isolation with the start squares given (a missing one at its default).
@@ -606,7 +607,7 @@ impl Isolation {
     }
 
     fn is_default_start(&self) -> bool {
-        Isolation::new(self.rows, self.cols).map(|d| d.start) == Ok(self.start)
+        Isolation::new(self.rows, self.cols).ok().map(|d| d.start) == Some(self.start)
     }
 
     #[inline(always)]

@@ -136,8 +136,8 @@ impl_pattern_game!(Mnk);
 
 impl Mnk {
     /// K in a row on `rows`×`cols`.
-    pub fn new(rows: u32, cols: u32, k: u32) -> Result<Mnk, String> {
-        Mnk::from_description(Params { rows, cols, k })
+    pub fn new(rows: u32, cols: u32, k: u32) -> crate::Result<Mnk> {
+        Mnk::from_description(Params { rows, cols, k }).map_err(crate::games::bad_parameters("mnk"))
     }
 
     /// Tic-tac-toe: `mnk:3x3x3`.

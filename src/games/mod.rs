@@ -366,6 +366,12 @@ fn misspelling(spec: &str, accepts: &dyn Fn(&str) -> Result<(), Error>) -> Optio
     })
 }
 
+/// The refusal of a game's constructor (`new`), by the game's name: the
+/// constructors take numbers, not a spec, so there is no spec to quote.
+pub(crate) fn bad_parameters(game: &'static str) -> impl Fn(String) -> Error {
+    move |reason| Error::BadParameters { game, reason }
+}
+
 /// Parses what follows a game's size: nothing, or `:`-separated play
 /// conventions, `normal` or `misere` (or `misère`). Returns `true` for
 /// misère. The convention may be given once: `misere:misere` and

@@ -264,8 +264,10 @@ pub struct Sogo {
 
 impl Sogo {
     /// Sogo with side `n` (1..=3).
-    pub fn new(n: u32, misere: bool) -> Result<Sogo, String> {
-        Sogo::from_description(Params::new(n, misere)?)
+    pub fn new(n: u32, misere: bool) -> crate::Result<Sogo> {
+        Params::new(n, misere)
+            .and_then(Sogo::from_description)
+            .map_err(crate::games::bad_parameters("sogo"))
     }
 
     /// Parses the parameters after `sogo:`, e.g. `3` or `2:misere`.

@@ -25,7 +25,11 @@ pub struct Subtraction {
 
 impl Subtraction {
     /// A subtraction game on piles 0..=`max` with subtraction set `set`.
-    pub fn new(max: u64, set: &[u64], misere: bool) -> Result<Subtraction, String> {
+    pub fn new(max: u64, set: &[u64], misere: bool) -> crate::Result<Subtraction> {
+        Subtraction::build(max, set, misere).map_err(crate::games::bad_parameters("subtraction"))
+    }
+
+    fn build(max: u64, set: &[u64], misere: bool) -> Result<Subtraction, String> {
         if max > MAX_PILE {
             return Err(format!("pile size {max} is above the supported {MAX_PILE}"));
         }
@@ -72,7 +76,7 @@ impl Subtraction {
             })
             .collect::<Result<Vec<u64>, String>>()?;
         let misere = crate::games::parse_play(rest)?;
-        Subtraction::new(max, &set, misere)
+        Subtraction::build(max, &set, misere)
     }
 }
 

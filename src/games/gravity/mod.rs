@@ -291,7 +291,7 @@ impl Geometry {
 
     /// Drops the mover's piece into column `c`, or explains why it cannot
     /// (column out of range or full, game over).
-    pub fn play(&self, p: &GravityPosition, c: u32) -> Result<GravityPosition, String> {
+    pub(crate) fn play(&self, p: &GravityPosition, c: u32) -> Result<GravityPosition, String> {
         if c >= self.cols {
             return Err(format!("there is no column {}", c + 1));
         }
@@ -316,7 +316,11 @@ impl Geometry {
 
     /// Checks a board built from a picture: gravity, piece counts, and that
     /// the player to move has no line. Columns are named by `name`.
-    pub fn check(&self, p: &GravityPosition, name: impl Fn(u32) -> String) -> Result<(), String> {
+    pub(crate) fn check(
+        &self,
+        p: &GravityPosition,
+        name: impl Fn(u32) -> String,
+    ) -> Result<(), String> {
         if p.pieces[0] & p.pieces[1] != 0 {
             return Err("a cell holds two pieces".into());
         }

@@ -503,7 +503,11 @@ impl crate::games::placement::Placed for Description {
 
 impl PatternGame {
     /// A pattern game named `name` on `board`.
-    pub fn new(name: &str, board: PatternBoard) -> Result<PatternGame, String> {
+    pub fn new(name: &str, board: PatternBoard) -> crate::Result<PatternGame> {
+        PatternGame::build(name, board).map_err(crate::games::bad_parameters("pattern"))
+    }
+
+    fn build(name: &str, board: PatternBoard) -> Result<PatternGame, String> {
         check_name(name)?;
         let g = PatternGame {
             name: name.to_string(),
@@ -537,7 +541,7 @@ impl PatternGame {
     /// a canonical spec that fits a tablebase header.
     pub(crate) fn from_description(d: &Description) -> Result<PatternGame, String> {
         let board = PatternBoard::from_layout(d.layout(MAX_SQUARES)?);
-        PatternGame::new(d.name(), board).map_err(|e| format!("{}{e}", d.whole))
+        PatternGame::build(d.name(), board).map_err(|e| format!("{}{e}", d.whole))
     }
 
     /// Reads a pattern file (at most [`MAX_FILE_BYTES`]): see

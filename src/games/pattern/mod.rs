@@ -361,11 +361,12 @@ impl PatternBoard {
     /// A board of `squares` squares with winning `patterns` (bit masks) and
     /// display `rows` (squares per row, summing to `squares`; empty for one
     /// row). Repeated patterns and patterns containing another are dropped.
-    pub fn new(squares: u32, patterns: &[u32], rows: &[u32]) -> Result<PatternBoard, String> {
+    pub fn new(squares: u32, patterns: &[u32], rows: &[u32]) -> crate::Result<PatternBoard> {
         let lists: Vec<Vec<u32>> = patterns.iter().map(|&p| squares_list(p)).collect();
         let layout = Layout::new(squares, rows, &lists, MAX_SQUARES, "", |i| {
             format!("pattern {}", i + 1)
-        })?;
+        })
+        .map_err(crate::games::bad_parameters("pattern"))?;
         Ok(PatternBoard::from_layout(layout))
     }
 
