@@ -327,7 +327,7 @@ pub trait Game: Clone + Send + Sync + Sized {
 ///
 /// let game = Subtraction::new(30, &[1, 3, 4], false)?;
 /// assert_eq!(testing::check_game(&game), 31); // 31 legal positions
-/// # Ok::<(), String>(())
+/// # Ok::<(), retrograde::Error>(())
 /// ```
 pub mod testing {
     use super::Game;
