@@ -3,7 +3,7 @@
 //! the nim-sum of their nimbers, and a component's nimber is the mex of its
 //! children's (each child split again). Components are memoised by key, so
 //! a region met in many positions is computed once; nimber tables answer
-//! the regions they hold ([`NimberLeaves`]).
+//! the regions they hold (`NimberLeaves`).
 
 use super::leaves::NimberLeaves;
 use super::{Cancel, Limits, SearchGame, Stop};

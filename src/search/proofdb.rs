@@ -15,7 +15,7 @@
 //!
 //! A file is never believed: reading checks the header and the entry count
 //! against the file's size before reading on, streams the rest through the
-//! CRC ([`CrcReader`]: no copy of the file in memory) and uses no entry
+//! CRC (`CrcReader`: no copy of the file in memory) and uses no entry
 //! unless the CRC matches. Databases loaded together are merged key by key,
 //! and facts that contradict each other refuse the load, naming the
 //! position and both files ([`merge`]). Every loaded entry is then
@@ -27,8 +27,8 @@
 //! writes: the output is checked, locked and given its temporary file
 //! (created exclusively under an unpredictable name) before the search
 //! starts, so a long search is not lost to a bad output at its end; the
-//! database is written through the temporary file's [`CountingWriter`]
-//! ([`TempFile::write`]), which computes the CRC on the way, then synced
+//! database is written through the temporary file's `CountingWriter`
+//! (`TempFile::write`), which computes the CRC on the way, then synced
 //! and renamed into place.
 //!
 //! Errors are [`Error::ProofDatabase`] (the file and a [`ProofFault`]),
@@ -122,7 +122,7 @@ fn write_error(path: &Path, e: std::io::Error) -> Error {
 
 /// Writes a proof database of `game` to `out`: every record, in key order
 /// (so equal contents give equal files). The records are sorted in place and
-/// streamed through a buffer and a [`CountingWriter`], which computes the
+/// streamed through a buffer and a `CountingWriter`, which computes the
 /// CRC on the way: saving needs no second copy of the entries (a search
 /// saving 49 M positions used to gather them twice, once sorted and once as
 /// the file's bytes). Keys are unique (the searches' records come from
@@ -531,7 +531,7 @@ impl ReadError {
 }
 
 /// The file's bytes before its stored CRC, read in order through the
-/// [`CrcReader`].
+/// `CrcReader`.
 struct Input {
     r: CrcReader<BufReader<File>>,
     /// Bytes before the stored CRC not yet read.

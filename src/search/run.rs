@@ -104,9 +104,8 @@ pub struct SearchOptions {
     /// Prove every distinct position (up to symmetry) this many plies after
     /// the position, one after another.
     pub openings: Option<u32>,
-    /// Files the run reads besides `load` and `tablebases` (a pattern file:
-    /// [`crate::solve::output::input_files`]), which `save` may not
-    /// replace.
+    /// Files the run reads besides `load` and `tablebases` (a pattern
+    /// file), which `save` may not replace.
     pub inputs: Vec<PathBuf>,
     /// Cancelled, the search stops and returns (and saves) what it proved.
     pub cancel: Cancel,

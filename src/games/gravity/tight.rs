@@ -34,7 +34,7 @@
 //!
 //! `solve --fold` (header flag bit 0) folds the symmetries of the floor
 //! (the 8 of a square floor: rotations and reflections of the columns, in
-//! [`BoardSymmetries::grid`]'s order, identity first; levels unchanged, both
+//! `BoardSymmetries::grid`'s order, identity first; levels unchanged, both
 //! players' pieces mapped together: cell (c, z) goes to (g(c), z)). They
 //! keep levels, so they map lines onto lines and gravity onto gravity. The
 //! height vectors fall into orbits; each orbit's representative is its
