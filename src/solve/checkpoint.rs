@@ -835,9 +835,22 @@ mod tests {
         let mut bytes = std::fs::read(&path).unwrap();
         LE::write_u32(&mut bytes[8..], CHECKPOINT_VERSION + 1);
         std::fs::write(&path, &bytes).unwrap();
-        let err = resume(&path, &id).err().expect("refused").to_string();
+        let err = resume(&path, &id).err().expect("refused");
+        // A kind with its figures and the path, for a program to match on.
+        assert!(
+            matches!(
+                &err,
+                Error::Checkpoint {
+                    path: p,
+                    fault: CheckpointFault::Version { found, supported: CHECKPOINT_VERSION },
+                } if *p == path && *found == CHECKPOINT_VERSION + 1
+            ),
+            "{err:?}"
+        );
+        let err = err.to_string();
         let want = format!(
-            "has checkpoint format version {}, this build reads version {CHECKPOINT_VERSION}",
+            "checkpoint {} has checkpoint format version {}, this build reads version {CHECKPOINT_VERSION}",
+            Error::quote_path(&path),
             CHECKPOINT_VERSION + 1
         );
         assert!(err.contains(&want), "{err}");

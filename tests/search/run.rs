@@ -106,3 +106,64 @@ fn a_cancelled_search_saves_a_whole_database_and_leaves_no_partial() {
     let entries = with_search!(&game, g => proofdb::load(g, &path).unwrap().1.len());
     assert_eq!(entries, saved.entries);
 }
+
+/// The report's words are the library's: the lines `retrograde search`
+/// prints are `SearchReport::text`'s, the stop names the limit that was
+/// reached, and the `saved` line comes only once a save succeeded.
+#[test]
+fn the_report_text_is_what_the_command_prints() {
+    let ttt = AnySearch::parse("mnk:3x3x3").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("ttt.proof");
+    let opts = SearchOptions {
+        save: Some(save.clone()),
+        ..options(16 << 20)
+    };
+    let report = run(&ttt, &opts, &Quiet).unwrap();
+    let text = report.text(&opts).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "game        mnk:3x3x3");
+    assert_eq!(lines[1], "position    .../.../...");
+    assert_eq!(lines[2], "value       tie");
+    assert!(lines[3].starts_with("best move   "), "{text}");
+    assert!(lines[4].starts_with("nodes       "), "{text}");
+    assert!(lines[5].starts_with("table       "), "{text}");
+    assert_eq!(lines.len(), 6, "{text}");
+    let saved = report.saved_text().expect("saved");
+    assert!(
+        saved.starts_with("saved       ") && saved.contains(" proven positions to "),
+        "{saved}"
+    );
+
+    // The command prints the same lines (its timings aside), then `saved`.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        .args(["search", "mnk:3x3x3", "--memory", "16M", "-q"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let untimed = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| match l.split_once(" in ") {
+                Some((head, _)) if l.starts_with("nodes") => head.to_string(),
+                _ => l.to_string(),
+            })
+            .collect()
+    };
+    assert_eq!(untimed(&printed), untimed(&text));
+
+    // A node budget stops the search and is named with its figure.
+    let big = AnySearch::parse("mnk:5x5x4").unwrap();
+    let limited = SearchOptions {
+        node_limit: Some(5_000),
+        ..options(16 << 20)
+    };
+    let report = run(&big, &limited, &Quiet).unwrap();
+    assert_eq!(report.stopped, Some(Stop::Nodes));
+    let text = report.text(&limited).to_string();
+    assert!(
+        text.contains("\nstopped     by --nodes 5,000 (every one expanded)\n"),
+        "{text}"
+    );
+    assert_eq!(report.saved_text(), None);
+}
