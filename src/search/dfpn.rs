@@ -17,16 +17,46 @@
 //! [`Bounds`] on the position's value, which both proofs (and a saved proof
 //! database) share.
 //!
-//! The transposition table is a fixed array of 4-entry buckets. A new
-//! entry replaces the one of its bucket whose subtree took the least work
-//! (SmallTreeReplacement, Breuker et al.), so big proved subtrees survive;
-//! entries that settle a question get their work raised to keep them.
+//! The transposition table ([`super::tt`]) is an array of 4-entry
+//! buckets that doubles as the search fills it, up to the memory given. A
+//! new entry replaces the one of its bucket whose subtree took the least
+//! work (SmallTreeReplacement, Breuker et al.), so big proved subtrees
+//! survive; entries that settle a question get their work raised to keep
+//! them.
+//!
+//! **Threads** ([`Options::threads`]) search together as in Kaneko's
+//! parallel df-pn (AAAI 2010): each runs the whole df-pn from the root on
+//! the one shared table, and they spread over the tree by **virtual proof
+//! numbers**. Each node counts the threads working below it (a small
+//! hashed array of counters, raised when a thread expands the node and
+//! lowered when it leaves); a thread choosing a child sees the δ of a
+//! child that `b` other threads are in as δ·(1 + b), the work it expects
+//! them to add, so it takes the next child unless the busy one is still
+//! far better. A thread also re-reads its children's entries each time it
+//! comes back to a node, so what the others proved meanwhile is used at
+//! once. Kaneko's scheme was chosen over Pawlewicz and Hayward's scalable
+//! df-pn (SPDFPN), which keeps a tree of jobs at the root and hands its
+//! most-proving leaves to the threads under a work budget: it needs a
+//! second search structure and a scheduler above the table, while this one
+//! is the serial search plus a counter per node, with nothing that can go
+//! wrong when the table replaces entries. What a proof says never depends
+//! on the threads: a node is settled only when its children are, in the
+//! table every thread reads, and a value with ties still takes its two
+//! proofs, one after the other. Node counts, and which of several winning
+//! moves is shown, may differ from run to run with more than one thread.
+//!
+//! A search of several threads starts with one: the others join after
+//! [`WARM_UP`] nodes, so the many small searches a database check makes do
+//! not each start threads.
 
 use super::leaves::ValueLeaves;
+use super::tt::{Access, Exclusive, Shared, Table};
 use super::{Bounds, Cancel, Key, Limits, SearchGame, Stop};
 use crate::value::Value;
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::{PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 /// "Infinity" for proof and disproof numbers.
 pub(crate) const INF: u32 = u32::MAX;
@@ -37,7 +67,8 @@ const BIG: u32 = u32::MAX - 1;
 /// How a search runs.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Bytes for the transposition table.
+    /// Bytes the transposition table may grow to (it starts at 1 MiB and
+    /// doubles as it fills).
     pub memory: u64,
     /// ε of the 1+ε trick (0 gives plain df-pn, which re-expands the same
     /// positions over and over once the table is too small to hold its
@@ -50,6 +81,9 @@ pub struct Options {
     /// Stop when this token is cancelled (checked every 1,024 nodes): by
     /// default a token of the search's own, which nothing cancels.
     pub cancel: Cancel,
+    /// Threads searching together on one table (0 is taken as 1). The
+    /// proven value never depends on it; node counts do.
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -60,6 +94,7 @@ impl Default for Options {
             node_limit: None,
             time_limit: None,
             cancel: Cancel::default(),
+            threads: 1,
         }
     }
 }
@@ -73,8 +108,12 @@ pub struct Stats {
     pub leaf_hits: u64,
     /// Entries in use in the transposition table.
     pub tt_used: u64,
-    /// Its capacity in entries.
+    /// Its capacity in entries now.
     pub tt_capacity: u64,
+    /// The bytes it takes now.
+    pub tt_bytes: u64,
+    /// The capacity it may grow to (the memory given).
+    pub tt_max: u64,
     /// The root's current proof and disproof numbers.
     pub root_pn: u32,
     /// The root's disproof number.
@@ -85,12 +124,14 @@ pub struct Stats {
     pub elapsed: Duration,
     /// The longest line searched so far, in plies from the root.
     pub deepest: u64,
+    /// Threads searching.
+    pub threads: usize,
 }
 
 /// The progress line `retrograde search` prints about once a second.
 impl std::fmt::Display for Stats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::format::thousands;
+        use crate::format::{human_bytes, thousands};
         let secs = self.elapsed.as_secs_f64().max(1e-9);
         let pct = 100.0 * self.tt_used as f64 / self.tt_capacity.max(1) as f64;
         let num = |x: u32| {
@@ -102,9 +143,10 @@ impl std::fmt::Display for Stats {
         };
         write!(
             f,
-            "nodes {}  {}/s  table {:.0}%  root pn {} dn {}  ({}?)  {:.0} s",
+            "nodes {}  {}/s  table {} {:.0}%  root pn {} dn {}  ({}?)  {:.0} s",
             thousands(self.nodes),
             thousands((self.nodes as f64 / secs) as u64),
+            human_bytes(self.tt_bytes),
             pct,
             num(self.root_pn),
             num(self.root_dn),
@@ -132,112 +174,19 @@ pub struct Proof<M> {
     pub stop: Option<Stop>,
 }
 
-#[derive(Clone, Copy)]
-struct Entry<K> {
-    key: K,
-    phi: u32,
-    delta: u32,
-    /// Nodes spent below this entry (saturating): the replacement priority.
-    work: u32,
-    bounds: Bounds,
-    /// The question `phi` and `delta` belong to (−1: none yet).
-    k: i8,
-    used: bool,
-}
+/// Nodes a search of several threads expands with one thread before the
+/// others join (per question asked at the root).
+pub const WARM_UP: u64 = 4096;
 
-const WAYS: usize = 4;
+/// Nodes a thread takes at a time from a shared node budget: enough that
+/// the threads rarely meet on the counter, and the budget stays exact (a
+/// thread expands all it took unless the search ends first, when it gives
+/// the rest back).
+const NODE_CHUNK: u64 = 256;
 
-/// The bounded transposition table.
-struct Table<K: Key> {
-    entries: Vec<Entry<K>>,
-    mask: usize,
-    used: u64,
-}
-
-impl<K: Key> Table<K> {
-    fn new(bytes: u64) -> Table<K> {
-        let per = std::mem::size_of::<Entry<K>>() as u64;
-        let want = (bytes / per).max(WAYS as u64 * 16);
-        // A power of two of buckets, the largest that fits.
-        let buckets = 1u64 << (63 - (want / WAYS as u64).leading_zeros());
-        let empty = Entry {
-            key: K::read(&vec![0; K::BYTES]),
-            phi: 1,
-            delta: 1,
-            work: 0,
-            bounds: Bounds::UNKNOWN,
-            k: -1,
-            used: false,
-        };
-        Table {
-            entries: vec![empty; (buckets as usize) * WAYS],
-            mask: buckets as usize - 1,
-            used: 0,
-        }
-    }
-
-    fn bucket(&self, key: &K) -> usize {
-        (key.hash64() as usize & self.mask) * WAYS
-    }
-
-    /// Starts loading the bucket of `key` into the cache (a hint only).
-    #[inline]
-    fn prefetch(&self, key: &K) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.entries[self.bucket(key)..].as_ptr();
-            // SAFETY: a prefetch is a hint that never faults, and `p`
-            // points into `entries` anyway.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
-    }
-
-    fn get(&self, key: &K) -> Option<&Entry<K>> {
-        let b = self.bucket(key);
-        self.entries[b..b + WAYS]
-            .iter()
-            .find(|e| e.used && e.key == *key)
-    }
-
-    /// The entry of `key`, making room for it if absent.
-    fn slot(&mut self, key: &K) -> &mut Entry<K> {
-        let b = self.bucket(key);
-        let ways = &mut self.entries[b..b + WAYS];
-        let i = match ways.iter().position(|e| e.used && e.key == *key) {
-            Some(i) => i,
-            None => {
-                let i = ways
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, e)| if e.used { u64::from(e.work) + 1 } else { 0 })
-                    .map(|(i, _)| i)
-                    .expect("a bucket has ways");
-                if !ways[i].used {
-                    self.used += 1;
-                }
-                ways[i] = Entry {
-                    key: *key,
-                    phi: 1,
-                    delta: 1,
-                    work: 0,
-                    bounds: Bounds::UNKNOWN,
-                    k: -1,
-                    used: true,
-                };
-                i
-            }
-        };
-        &mut self.entries[b + i]
-    }
-
-    fn capacity(&self) -> u64 {
-        self.entries.len() as u64
-    }
-}
+/// Counters of threads per node, hashed: a collision only makes one node
+/// look busier than it is.
+const BUSY_SLOTS: usize = 1 << 16;
 
 /// A child during an expansion.
 struct Child<G: SearchGame> {
@@ -273,6 +222,16 @@ impl<G: SearchGame> Frame<G> {
     }
 }
 
+/// What [`Dfpn::with_snapshots`] hands the proven positions to.
+type SnapshotFn<'a, K> = Box<dyn FnMut(Vec<(K, Bounds)>) + 'a>;
+
+/// Periodic snapshots of what the search has proven (`--save-every`).
+struct Snapshots<'a, K> {
+    every: Duration,
+    next: Instant,
+    save: SnapshotFn<'a, K>,
+}
+
 /// A proof-number search over one game.
 // The engine's insides ([`prove`] is its entry point): for the run and the
 // tests, which reach it through `crate::internal`.
@@ -280,23 +239,30 @@ impl<G: SearchGame> Frame<G> {
 pub struct Dfpn<'a, G: SearchGame> {
     game: &'a G,
     options: Options,
-    table: Table<G::Key>,
+    table: RwLock<Table<G::Key>>,
     /// Proven bounds loaded from a proof database: never evicted.
     known: HashMap<G::Key, Bounds>,
     leaves: Option<&'a dyn ValueLeaves<G>>,
     stats: Stats,
     progress: Option<super::ProgressFn<'a, Stats>>,
+    snapshots: Option<Snapshots<'a, G::Key>>,
     limits: Limits,
     /// Children vectors of finished frames, reused by the next ones.
     spare: Vec<Vec<Child<G>>>,
+    /// The threads' counters per node, made when threads first join.
+    busy: Option<Box<[AtomicU32]>>,
 }
 
 impl<'a, G: SearchGame> Dfpn<'a, G> {
     /// A search with a fresh transposition table.
-    pub fn new(game: &'a G, options: Options) -> Dfpn<'a, G> {
+    pub fn new(game: &'a G, mut options: Options) -> Dfpn<'a, G> {
+        options.threads = options.threads.max(1);
         let table = Table::new(options.memory);
         let stats = Stats {
             tt_capacity: table.capacity(),
+            tt_bytes: table.bytes(),
+            tt_max: table.max_capacity(),
+            threads: options.threads,
             ..Stats::default()
         };
         let limits = Limits::new(
@@ -308,13 +274,15 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         Dfpn {
             game,
             options,
-            table,
+            table: RwLock::new(table),
             known: HashMap::new(),
             leaves: None,
             stats,
             progress: None,
+            snapshots: None,
             limits,
             spare: Vec::new(),
+            busy: None,
         }
     }
 
@@ -330,6 +298,23 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         self
     }
 
+    /// Hands `save` everything proven so far (as [`Dfpn::proven`] gives it)
+    /// about every `every`, while the search runs: the main thread calls it
+    /// between two nodes (checked every 1,024 of its nodes), the others go
+    /// on searching meanwhile. For saves that outlast a crash.
+    pub fn with_snapshots(
+        mut self,
+        every: Duration,
+        save: impl FnMut(Vec<(G::Key, Bounds)>) + 'a,
+    ) -> Self {
+        self.snapshots = Some(Snapshots {
+            every,
+            next: Instant::now() + every,
+            save: Box::new(save),
+        });
+        self
+    }
+
     /// Positions whose value is already (partly) proven, e.g. from a proof
     /// database: the search starts from them.
     pub fn add_known(&mut self, key: G::Key, bounds: Bounds) {
@@ -340,38 +325,19 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     /// Every position whose value the search has (partly) proven and still
     /// holds, with what is known: the proof database to save. Each key once:
     /// the table holds a key in one slot, and a known key the table also
-    /// proved is given there, its bounds met. An iterator, so a caller
-    /// building records from it holds no second copy (a copy of `known` as a
-    /// map was once the largest thing a save allocated).
+    /// proved is given there, its bounds met. The pairs are gathered first
+    /// (the table may be shared with threads), key and bounds only: a save
+    /// names each position when it writes it.
     pub fn proven(&self) -> impl Iterator<Item = (G::Key, Bounds)> + '_ {
-        let in_table = self
-            .table
-            .entries
-            .iter()
-            .filter(|e| e.used && e.bounds != Bounds::UNKNOWN)
-            .map(|e| {
-                let b = self
-                    .known
-                    .get(&e.key)
-                    .map_or(e.bounds, |k| k.meet(e.bounds));
-                (e.key, b)
-            });
-        let only_known = self
-            .known
-            .iter()
-            .filter(|(k, _)| {
-                self.table
-                    .get(k)
-                    .is_none_or(|e| e.bounds == Bounds::UNKNOWN)
-            })
-            .map(|(k, b)| (*k, *b));
-        in_table.chain(only_known)
+        let table = self.table.read().unwrap_or_else(PoisonError::into_inner);
+        proven_facts(&table, &self.known).into_iter()
     }
 
     /// The counters so far.
     pub fn stats(&self) -> Stats {
         let mut s = self.stats.clone();
-        s.tt_used = self.table.used;
+        let table = self.table.read().unwrap_or_else(PoisonError::into_inner);
+        table_stats(&mut s, &table);
         s.elapsed = self.limits.elapsed();
         s
     }
@@ -379,7 +345,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     /// Proves the value of `root` for the player to move, or as much of it
     /// as the limits allow.
     pub fn prove(&mut self, root: &G::Pos) -> Proof<G::Move> {
-        let mut bounds = self.settled(root).unwrap_or(Bounds::UNKNOWN);
+        let mut bounds = self.serial().settled(root).unwrap_or(Bounds::UNKNOWN);
         // Win first: a won position needs one proof. Without ties, "at least
         // a tie" is the same question.
         let targets: &[i8] = if self.game.ties() { &[1, 0] } else { &[1] };
@@ -451,10 +417,32 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         self.limits.stop()
     }
 
+    /// The search as one thread: the table held exclusively.
+    fn serial(&mut self) -> Worker<'_, 'a, G, Exclusive<'_, G::Key>> {
+        Worker {
+            game: self.game,
+            known: &self.known,
+            leaves: self.leaves,
+            epsilon: self.options.epsilon,
+            tt: Exclusive(self.table.get_mut().unwrap_or_else(PoisonError::into_inner)),
+            limits: &mut self.limits,
+            stats: &mut self.stats,
+            spare: &mut self.spare,
+            crew: None,
+            allowance: 0,
+            main: true,
+            yield_at: None,
+            yielded: false,
+            progress: self.progress.as_deref_mut(),
+            snapshots: self.snapshots.as_mut(),
+        }
+    }
+
     /// Runs one question at the root until it is answered or stopped.
     fn root_search(&mut self, root: &G::Pos, k: i8) -> (u32, u32) {
+        let warm_until = self.stats.nodes.saturating_add(WARM_UP);
         loop {
-            if let Some(b) = self.settled(root) {
+            if let Some(b) = self.serial().settled(root) {
                 if b.lo >= k {
                     return (0, INF);
                 }
@@ -467,10 +455,342 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                 return (INF, INF);
             }
             let key = self.game.key(root);
-            let r = self.mid(root, key, k, INF, INF);
+            let threads = self.options.threads;
+            let r = if threads > 1 && self.stats.nodes >= warm_until {
+                self.crew_search(root, key, k)
+            } else {
+                let mut alone = self.serial();
+                if threads > 1 {
+                    alone.yield_at = Some(warm_until);
+                }
+                alone.mid(root, key, k, INF, INF)
+            };
             self.stats.root_pn = r.0;
             self.stats.root_dn = r.1;
             if r.0 == 0 || r.1 == 0 || self.limits.stop().is_some() {
+                return r;
+            }
+        }
+    }
+
+    /// One question at the root searched by all the threads on the shared
+    /// table, until one of them answers it or the search stops.
+    fn crew_search(&mut self, root: &G::Pos, key: G::Key, k: i8) -> (u32, u32) {
+        let threads = self.options.threads;
+        let busy = self
+            .busy
+            .get_or_insert_with(|| (0..BUSY_SLOTS).map(|_| AtomicU32::new(0)).collect());
+        let crew = Crew {
+            left: AtomicU64::new(self.limits.nodes_left(self.stats.nodes)),
+            out_of_nodes: AtomicBool::new(false),
+            expanded: AtomicU64::new(0),
+            base_nodes: self.stats.nodes,
+            stop: AtomicU8::new(0),
+            done: AtomicBool::new(false),
+            grow: AtomicBool::new(false),
+            busy,
+        };
+        // A helper's line may take its share of the path's budget; one that
+        // gets deeper leaves the search to the others (the main thread's
+        // line alone may stop the search for depth, as without threads).
+        let share = self.limits.path_budget() / threads as u64;
+        let helper_limits: Vec<Limits> = (1..threads).map(|_| self.limits.helper(share)).collect();
+        let (game, known, leaves, epsilon) =
+            (self.game, &self.known, self.leaves, self.options.epsilon);
+        let table = &self.table;
+        let (limits, spare) = (&mut self.limits, &mut self.spare);
+        let (progress, snapshots) = (self.progress.as_deref_mut(), self.snapshots.as_mut());
+        let crew = &crew;
+        let (main, helpers) = std::thread::scope(|s| {
+            let handles: Vec<_> = helper_limits
+                .into_iter()
+                .map(|mut limits| {
+                    s.spawn(move || {
+                        let mut stats = Stats::default();
+                        let mut spare = Vec::new();
+                        let mut w = Worker {
+                            game,
+                            known,
+                            leaves,
+                            epsilon,
+                            tt: Shared::new(table, &crew.grow),
+                            limits: &mut limits,
+                            stats: &mut stats,
+                            spare: &mut spare,
+                            crew: Some(crew),
+                            allowance: 0,
+                            main: false,
+                            yield_at: None,
+                            yielded: false,
+                            progress: None,
+                            snapshots: None,
+                        };
+                        let r = w.crew_loop(root, key, k);
+                        crew.give_back(w.allowance);
+                        drop(w);
+                        (r, stats)
+                    })
+                })
+                .collect();
+            let mut stats = Stats::default();
+            let mut w = Worker {
+                game,
+                known,
+                leaves,
+                epsilon,
+                tt: Shared::new(table, &crew.grow),
+                limits,
+                stats: &mut stats,
+                spare,
+                crew: Some(crew),
+                allowance: 0,
+                main: true,
+                yield_at: None,
+                yielded: false,
+                progress,
+                snapshots,
+            };
+            let r = w.crew_loop(root, key, k);
+            crew.give_back(w.allowance);
+            drop(w);
+            let helpers: Vec<_> = handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect();
+            ((r, stats), helpers)
+        });
+        let mut r = main.0;
+        for (hr, st) in std::iter::once(main).chain(helpers) {
+            self.stats.nodes += st.nodes;
+            self.stats.leaf_hits += st.leaf_hits;
+            self.stats.deepest = self.stats.deepest.max(st.deepest);
+            if hr.0 == 0 || hr.1 == 0 {
+                r = hr;
+            }
+        }
+        if let Some(why) = crew.stopped() {
+            self.limits.set_stop(why);
+        }
+        if crew.out_of_nodes.load(Ordering::Relaxed) {
+            self.limits.set_stop(Stop::Nodes);
+        }
+        r
+    }
+
+    /// A move achieving the proven value `v` (a win or a tie).
+    fn best_move(&mut self, root: &G::Pos, v: Value) -> Option<G::Move> {
+        // A winning move leads to a child that loses: "child ≥ tie" is no.
+        // A tying move leads to a child that cannot win: "child ≥ win" is no.
+        let k = if v == Value::Win { 0 } else { 1 };
+        let moves = self.game.moves(root);
+        for (m, c) in &moves {
+            if let Some(b) = self.serial().settled(c) {
+                if b.hi < k {
+                    return Some(m.clone());
+                }
+            }
+        }
+        // Evicted from the table: ask each child again (cheap, its proof
+        // was found once).
+        for (m, c) in moves {
+            if self.limits.stop().is_some() {
+                break;
+            }
+            let (_, delta) = self.root_search(&c, k);
+            if delta == 0 {
+                return Some(m);
+            }
+        }
+        None
+    }
+}
+
+/// The table's counters in `s`.
+fn table_stats<K: Key>(s: &mut Stats, t: &Table<K>) {
+    s.tt_used = t.used();
+    s.tt_capacity = t.capacity();
+    s.tt_bytes = t.bytes();
+    s.tt_max = t.max_capacity();
+}
+
+/// What the table and the loaded positions prove (see [`Dfpn::proven`]).
+fn proven_facts<K: Key>(table: &Table<K>, known: &HashMap<K, Bounds>) -> Vec<(K, Bounds)> {
+    let mut facts: Vec<(K, Bounds)> = table
+        .entries()
+        .filter(|e| e.bounds != Bounds::UNKNOWN)
+        .map(|e| {
+            let b = known.get(&e.key).map_or(e.bounds, |k| k.meet(e.bounds));
+            (e.key, b)
+        })
+        .collect();
+    facts.extend(
+        known
+            .iter()
+            .filter(|(k, _)| table.get(k).is_none_or(|e| e.bounds == Bounds::UNKNOWN))
+            .map(|(k, b)| (*k, *b)),
+    );
+    facts
+}
+
+/// What the threads of one question share besides the table.
+struct Crew<'b> {
+    /// Nodes they may still take from the budget (`u64::MAX`: no budget).
+    left: AtomicU64,
+    /// A thread found the budget spent.
+    out_of_nodes: AtomicBool,
+    /// Nodes expanded, added by each thread every 1,024 (progress only).
+    expanded: AtomicU64,
+    /// Nodes the search had expanded before the threads started.
+    base_nodes: u64,
+    /// Why every thread stops ([`stop_code`]; 0 while none).
+    stop: AtomicU8,
+    /// The question is answered.
+    done: AtomicBool,
+    /// A thread asks for the table to be doubled.
+    grow: AtomicBool,
+    /// Threads in each node, by [`busy_slot`].
+    busy: &'b [AtomicU32],
+}
+
+impl Crew<'_> {
+    #[inline]
+    fn halted(&self) -> bool {
+        self.done.load(Ordering::Relaxed) || self.stop.load(Ordering::Relaxed) != 0
+    }
+
+    /// Stops every thread for `why` (the first reason stays).
+    fn halt(&self, why: Stop) {
+        let _ = self
+            .stop
+            .compare_exchange(0, stop_code(why), Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    fn stopped(&self) -> Option<Stop> {
+        match self.stop.load(Ordering::Relaxed) {
+            1 => Some(Stop::Time),
+            2 => Some(Stop::Requested),
+            3 => Some(Stop::Depth),
+            _ => None,
+        }
+    }
+
+    /// Up to `want` nodes from the budget (all of them if there is none).
+    fn take(&self, want: u64) -> u64 {
+        let mut left = self.left.load(Ordering::Relaxed);
+        loop {
+            if left == u64::MAX {
+                return want;
+            }
+            let n = want.min(left);
+            if n == 0 {
+                return 0;
+            }
+            match self.left.compare_exchange_weak(
+                left,
+                left - n,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return n,
+                Err(now) => left = now,
+            }
+        }
+    }
+
+    /// Returns nodes taken and not expanded.
+    fn give_back(&self, n: u64) {
+        if n > 0 && self.left.load(Ordering::Relaxed) != u64::MAX {
+            self.left.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    #[inline]
+    fn enter<K: Key>(&self, key: &K) {
+        self.busy[busy_slot(key)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn leave<K: Key>(&self, key: &K) {
+        self.busy[busy_slot(key)].fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// The δ a thread choosing a child sees: δ·(1 + b) for a child `b`
+    /// other threads are in (Kaneko's virtual proof numbers), a proof's
+    /// numbers unchanged.
+    #[inline]
+    fn virtual_delta<K: Key>(&self, key: &K, delta: u32) -> u32 {
+        let b = self.busy[busy_slot(key)].load(Ordering::Relaxed);
+        if b == 0 || delta == 0 || delta >= BIG {
+            delta
+        } else {
+            (u64::from(delta) * (1 + u64::from(b))).min(u64::from(BIG)) as u32
+        }
+    }
+}
+
+/// The slot of a node's thread counter: bits of its hash the table's bucket
+/// index does not use first.
+#[inline]
+fn busy_slot<K: Key>(key: &K) -> usize {
+    (key.hash64() >> 48) as usize & (BUSY_SLOTS - 1)
+}
+
+fn stop_code(why: Stop) -> u8 {
+    match why {
+        Stop::Time => 1,
+        Stop::Requested => 2,
+        Stop::Depth => 3,
+        // Each thread runs out of nodes on its own.
+        Stop::Nodes => 0,
+    }
+}
+
+/// One thread's search: the table (held alone or shared), its limits and
+/// counters, and, for the main thread, the progress reports and snapshots.
+struct Worker<'w, 'a, G: SearchGame, T: Access<G::Key>> {
+    game: &'w G,
+    known: &'w HashMap<G::Key, Bounds>,
+    leaves: Option<&'w dyn ValueLeaves<G>>,
+    epsilon: f64,
+    tt: T,
+    limits: &'w mut Limits,
+    /// Counters: the search's own when alone, this thread's with others.
+    stats: &'w mut Stats,
+    spare: &'w mut Vec<Vec<Child<G>>>,
+    /// What the threads share, when there are several.
+    crew: Option<&'w Crew<'w>>,
+    /// Nodes this thread took from the shared budget and has not expanded.
+    allowance: u64,
+    /// The thread that reports progress and takes snapshots.
+    main: bool,
+    /// A thread alone that others will join stops here ...
+    yield_at: Option<u64>,
+    /// ... and says so.
+    yielded: bool,
+    progress: Option<&'w mut (dyn FnMut(&Stats) + 'a)>,
+    snapshots: Option<&'w mut Snapshots<'a, G::Key>>,
+}
+
+impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
+    /// Whether this thread must unwind: stopped, the question answered by
+    /// another, or its time alone over.
+    #[inline]
+    fn halted(&self) -> bool {
+        self.yielded || self.limits.stop().is_some() || self.crew.is_some_and(Crew::halted)
+    }
+
+    /// Searches from the root with the other threads until the question is
+    /// answered (by any of them) or the search stops.
+    fn crew_loop(&mut self, root: &G::Pos, key: G::Key, k: i8) -> (u32, u32) {
+        loop {
+            let r = self.mid(root, key, k, INF, INF);
+            if r.0 == 0 || r.1 == 0 {
+                if let Some(c) = self.crew {
+                    c.done.store(true, Ordering::Relaxed);
+                }
+                return r;
+            }
+            if self.halted() {
                 return r;
             }
         }
@@ -484,7 +804,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         }
         let key = self.game.key(p);
         let mut b = self.known.get(&key).copied().unwrap_or(Bounds::UNKNOWN);
-        if let Some(e) = self.table.get(&key) {
+        if let Some(e) = self.tt.get(&key) {
             b = b.meet(e.bounds);
         }
         if let Some(leaves) = self.leaves {
@@ -507,9 +827,13 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         if let Some(v) = self.game.decided(pos) {
             return answer(Bounds::exact(v), k);
         }
-        let mut b = self.known.get(key).copied().unwrap_or(Bounds::UNKNOWN);
+        let mut b = if self.known.is_empty() {
+            Bounds::UNKNOWN
+        } else {
+            self.known.get(key).copied().unwrap_or(Bounds::UNKNOWN)
+        };
         let mut numbers = (1, 1);
-        if let Some(e) = self.table.get(key) {
+        if let Some(e) = self.tt.get(key) {
             b = b.meet(e.bounds);
             if e.k == k {
                 numbers = (e.phi, e.delta);
@@ -525,7 +849,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             if let Some(v) = leaves.value(self.game, pos) {
                 self.stats.leaf_hits += 1;
                 let exact = Bounds::exact(v);
-                self.table.slot(key).bounds = exact;
+                self.tt.update(key, |e| e.bounds = exact);
                 return answer(exact, k);
             }
         }
@@ -546,8 +870,9 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         if !self.expand(&mut path, root, key, k, th_phi, th_delta) {
             return self.numbers(&key, k);
         }
-        let eps = 1.0 + self.options.epsilon;
+        let eps = 1.0 + self.epsilon;
         loop {
+            self.tt.maintain();
             let depth = path.len();
             let f = path.last_mut().expect("a frame on the path");
             // φ(n) = min δ(c); δ(n) = Σ φ(c); best = argmin δ, second = next δ.
@@ -579,9 +904,12 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                 self.stats.root_pn = phi;
                 self.stats.root_dn = delta;
             }
-            if phi >= f.th_phi || delta >= f.th_delta || self.limits.stop().is_some() {
+            if phi >= f.th_phi || delta >= f.th_delta || self.halted() {
                 let f = path.pop().expect("a frame on the path");
                 self.limits.pop_frame(f.bytes());
+                if let Some(c) = self.crew {
+                    c.leave(&f.key);
+                }
                 self.store(&f, phi, delta);
                 let mut spare = f.children;
                 spare.clear();
@@ -592,9 +920,32 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                         let c = &mut parent.children[parent.best];
                         c.phi = phi;
                         c.delta = delta;
+                        if self.crew.is_some() {
+                            self.refresh(parent);
+                        }
                     }
                 }
                 continue;
+            }
+            if let Some(crew) = self.crew {
+                // Virtual numbers: the least δ as seen with the other
+                // threads' work to come, among the children this thread can
+                // still descend into (δ below our φ threshold).
+                let (mut vbest, mut v1, mut v2) = (usize::MAX, INF, INF);
+                for (i, c) in f.children.iter().enumerate() {
+                    let v = crew.virtual_delta(&c.key, c.delta);
+                    if v < v1 {
+                        (vbest, v2, v1) = (i, v1, v);
+                    } else if v < v2 {
+                        v2 = v;
+                    }
+                }
+                if vbest != best && vbest != usize::MAX && f.children[vbest].delta < f.th_phi {
+                    best = vbest;
+                    second = v2;
+                } else if vbest == best {
+                    second = second.max(v2);
+                }
             }
             f.best = best;
             let c = &f.children[best];
@@ -623,6 +974,59 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         }
     }
 
+    /// Re-reads the children's entries of a node another thread may have
+    /// changed since it was expanded (proofs above all).
+    fn refresh(&mut self, f: &mut Frame<G>) {
+        let ck = 1 - f.k;
+        for c in &mut f.children {
+            if c.phi == 0 || c.delta == 0 {
+                continue;
+            }
+            if let Some(e) = self.tt.get(&c.key) {
+                let a = answer(e.bounds, ck);
+                if a.0 == 0 || a.1 == 0 {
+                    (c.phi, c.delta) = a;
+                } else if e.k == ck {
+                    (c.phi, c.delta) = (e.phi, e.delta);
+                }
+            }
+        }
+    }
+
+    /// Whether one more node may be expanded: the search's node budget
+    /// (exact; shared by the threads in chunks), its stops, the time a
+    /// thread alone has before the others join.
+    #[inline]
+    fn may_expand(&mut self) -> bool {
+        match self.crew {
+            None => {
+                if !self.limits.may_expand(self.stats.nodes) {
+                    return false;
+                }
+                if self.yield_at.is_some_and(|y| self.stats.nodes >= y) {
+                    self.yielded = true;
+                    return false;
+                }
+                true
+            }
+            Some(c) => {
+                if self.limits.stop().is_some() || c.halted() {
+                    return false;
+                }
+                if self.allowance == 0 {
+                    self.allowance = c.take(NODE_CHUNK);
+                    if self.allowance == 0 {
+                        c.out_of_nodes.store(true, Ordering::Relaxed);
+                        self.limits.set_stop(Stop::Nodes);
+                        return false;
+                    }
+                }
+                self.allowance -= 1;
+                true
+            }
+        }
+    }
+
     /// Expands `pos` onto the path: counts the node, generates and
     /// evaluates its children. Returns `false`, expanding nothing, when a
     /// limit stops the search first: the node budget (exact), the path's
@@ -636,7 +1040,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         th_phi: u32,
         th_delta: u32,
     ) -> bool {
-        if !self.limits.may_expand(self.stats.nodes) {
+        if !self.may_expand() {
             return false;
         }
         let moves = self.game.moves(pos);
@@ -645,7 +1049,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             let key = self.game.key(&c);
             // Much of a node's time is waiting for its children's
             // table entries: ask for all of them before reading any.
-            self.table.prefetch(&key);
+            self.tt.prefetch(&key);
             Child {
                 pos: c,
                 key,
@@ -666,12 +1070,22 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             best: 0,
         };
         if !self.limits.push_frame(frame.bytes()) {
+            if let Some(c) = self.crew {
+                // Not expanded after all.
+                self.allowance += 1;
+                if self.main {
+                    c.halt(Stop::Depth);
+                }
+            }
             let mut spare = frame.children;
             spare.clear();
             self.spare.push(spare);
             return false;
         }
         path.push(frame);
+        if let Some(c) = self.crew {
+            c.enter(&key);
+        }
         self.stats.deepest = self.stats.deepest.max(path.len() as u64);
         self.stats.nodes += 1;
         if self.stats.nodes & 0x3ff == 0 {
@@ -682,8 +1096,8 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
 
     /// What the table holds for question `k` of a node that could not be
     /// expanded.
-    fn numbers(&self, key: &G::Key, k: i8) -> (u32, u32) {
-        match self.table.get(key) {
+    fn numbers(&mut self, key: &G::Key, k: i8) -> (u32, u32) {
+        match self.tt.get(key) {
             Some(e) if e.k == k => (e.phi, e.delta),
             _ => (1, 1),
         }
@@ -693,56 +1107,63 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     fn store(&mut self, f: &Frame<G>, phi: u32, delta: u32) {
         let work = (self.stats.nodes - f.nodes_before + 1).min(u64::from(u32::MAX - 1)) as u32;
         let k = f.k;
-        let e = self.table.slot(&f.key);
-        e.k = k;
-        e.phi = phi;
-        e.delta = delta;
-        e.work = e.work.saturating_add(work);
-        if phi == 0 {
-            e.bounds.lo = e.bounds.lo.max(k);
-        } else if delta == 0 {
-            e.bounds.hi = e.bounds.hi.min(k - 1);
-        }
-        if phi == 0 || delta == 0 {
-            // A settled question is worth keeping: count it as big work.
-            e.work = e.work.saturating_add(work).max(1 << 20);
-        }
+        self.tt.update(&f.key, |e| {
+            e.k = k;
+            e.phi = phi;
+            e.delta = delta;
+            e.work = e.work.saturating_add(work);
+            if phi == 0 {
+                e.bounds.lo = e.bounds.lo.max(k);
+            } else if delta == 0 {
+                e.bounds.hi = e.bounds.hi.min(k - 1);
+            }
+            if phi == 0 || delta == 0 {
+                // A settled question is worth keeping: count it as big work.
+                e.work = e.work.saturating_add(work).max(1 << 20);
+            }
+        });
     }
 
+    /// Every 1,024 nodes: the clock and stop requests (a stop for time or
+    /// a request stops every thread), and on the main thread the progress
+    /// report and the snapshot when due.
     fn check_limits(&mut self) {
-        if self.limits.check() {
-            let s = self.stats();
+        let report = self.limits.check();
+        if let Some(c) = self.crew {
+            c.expanded.fetch_add(1024, Ordering::Relaxed);
+            if let Some(why @ (Stop::Time | Stop::Requested)) = self.limits.stop() {
+                c.halt(why);
+            }
+        }
+        if !self.main {
+            return;
+        }
+        if report && self.progress.is_some() {
+            let s = self.progress_stats();
             if let Some(f) = self.progress.as_mut() {
                 f(&s);
             }
         }
+        if let Some(snap) = self.snapshots.as_deref_mut() {
+            if Instant::now() >= snap.next {
+                let facts = proven_facts(self.tt.table(), self.known);
+                self.tt.pause();
+                (snap.save)(facts);
+                self.tt.resume();
+                snap.next = Instant::now() + snap.every;
+            }
+        }
     }
 
-    /// A move achieving the proven value `v` (a win or a tie).
-    fn best_move(&mut self, root: &G::Pos, v: Value) -> Option<G::Move> {
-        // A winning move leads to a child that loses: "child ≥ tie" is no.
-        // A tying move leads to a child that cannot win: "child ≥ win" is no.
-        let k = if v == Value::Win { 0 } else { 1 };
-        let moves = self.game.moves(root);
-        for (m, c) in &moves {
-            if let Some(b) = self.settled(c) {
-                if b.hi < k {
-                    return Some(m.clone());
-                }
-            }
+    /// The search's counters as the main thread sees them.
+    fn progress_stats(&self) -> Stats {
+        let mut s = self.stats.clone();
+        if let Some(c) = self.crew {
+            s.nodes = c.base_nodes + c.expanded.load(Ordering::Relaxed);
         }
-        // Evicted from the table: ask each child again (cheap, its proof
-        // was found once).
-        for (m, c) in moves {
-            if self.limits.stop().is_some() {
-                break;
-            }
-            let (_, delta) = self.root_search(&c, k);
-            if delta == 0 {
-                return Some(m);
-            }
-        }
-        None
+        table_stats(&mut s, self.tt.table());
+        s.elapsed = self.limits.elapsed();
+        s
     }
 }
 

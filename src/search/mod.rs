@@ -29,6 +29,7 @@ pub mod proofdb;
 pub mod reference;
 mod report;
 pub mod run;
+pub(crate) mod tt;
 
 use crate::value::Value;
 use std::fmt::Debug;
@@ -350,6 +351,41 @@ impl Limits {
 
     pub(crate) fn set_cancel(&mut self, cancel: Cancel) {
         self.cancel = cancel;
+    }
+
+    /// The limits of a thread helping the search these limits bound: the
+    /// same clock, time limit and stop requests, no node budget of its own
+    /// (the threads share one), and a path of at most `path_budget` bytes.
+    pub(crate) fn helper(&self, path_budget: u64) -> Limits {
+        Limits {
+            stop: None,
+            cancel: self.cancel.clone(),
+            node_cap: u64::MAX,
+            time_limit: self.time_limit,
+            start: self.start,
+            next_report: self.next_report,
+            path_budget,
+            path_bytes: 0,
+        }
+    }
+
+    /// Nodes still allowed after `nodes` (`u64::MAX`: no budget).
+    pub(crate) fn nodes_left(&self, nodes: u64) -> u64 {
+        if self.node_cap == u64::MAX {
+            u64::MAX
+        } else {
+            self.node_cap.saturating_sub(nodes)
+        }
+    }
+
+    /// The bytes a line's path may hold.
+    pub(crate) fn path_budget(&self) -> u64 {
+        self.path_budget
+    }
+
+    /// Stops the search for `why` (once stopped, the first reason stays).
+    pub(crate) fn set_stop(&mut self, why: Stop) {
+        self.stop.get_or_insert(why);
     }
 
     /// Why the search stopped, if it has.

@@ -37,6 +37,7 @@
 use super::{Bounds, Key, SearchGame};
 use crate::error::ProofFault;
 use crate::format::{CountingWriter, CrcReader, TempFile};
+use crate::solve::memory_available;
 use crate::solve::output::{check_output, OutputLock};
 use crate::Error;
 use byteorder::{ByteOrder, LittleEndian};
@@ -100,6 +101,57 @@ pub struct Record<P, K> {
 /// The records of a game's database.
 pub type Records<G> = Vec<Record<<G as SearchGame>::Pos, <G as SearchGame>::Key>>;
 
+/// One entry as [`write`] takes it: a [`Record`], which holds its
+/// position, or a key and its fact, whose position the game makes from the
+/// key ([`SearchGame::position_of_key`]) as the entry is written — what a
+/// search saves, so that a save holds 34 bytes per position of a 64-square
+/// game until it is written, not a position besides. Keys whose game cannot
+/// turn them back into a position are left out before writing
+/// ([`nameable`]).
+pub trait Written<G: SearchGame> {
+    /// The key.
+    fn key(&self) -> &G::Key;
+    /// What is known.
+    fn fact(&self) -> Fact;
+    /// The position, in the game's notation.
+    fn position(&self, game: &G) -> String;
+}
+
+impl<G: SearchGame> Written<G> for Record<G::Pos, G::Key> {
+    fn key(&self) -> &G::Key {
+        &self.key
+    }
+    fn fact(&self) -> Fact {
+        self.fact
+    }
+    fn position(&self, game: &G) -> String {
+        game.format_position(&self.pos)
+    }
+}
+
+impl<G: SearchGame> Written<G> for (G::Key, Fact) {
+    fn key(&self) -> &G::Key {
+        &self.0
+    }
+    fn fact(&self) -> Fact {
+        self.1
+    }
+    fn position(&self, game: &G) -> String {
+        match game.position_of_key(&self.0) {
+            Some(p) => game.format_position(&p),
+            // `nameable` leaves such keys out first; an empty position
+            // would be refused on reading, never misread.
+            None => String::new(),
+        }
+    }
+}
+
+/// Keeps the facts whose key the game can turn back into a position (the
+/// others cannot be written).
+pub fn nameable<G: SearchGame>(game: &G, facts: &mut Vec<(G::Key, Fact)>) {
+    facts.retain(|(k, _)| game.position_of_key(k).is_some());
+}
+
 /// A fault of the file at `path`.
 fn fault(path: &Path, fault: ProofFault) -> Error {
     Error::ProofDatabase {
@@ -131,7 +183,7 @@ pub fn write<G: SearchGame>(
     game: &G,
     out: impl Write,
     kind: Kind,
-    records: &mut [Record<G::Pos, G::Key>],
+    records: &mut [impl Written<G>],
 ) -> crate::Result<u64> {
     let mut w = CountingWriter::new(BufWriter::with_capacity(1 << 20, out));
     write_to(game, &mut w, kind, records)
@@ -147,12 +199,12 @@ fn write_to<G: SearchGame, W: Write>(
     game: &G,
     w: &mut CountingWriter<W>,
     kind: Kind,
-    records: &mut [Record<G::Pos, G::Key>],
+    records: &mut [impl Written<G>],
 ) -> std::io::Result<()> {
     let spec = game.spec();
     let spec_len =
         u16::try_from(spec.len()).map_err(|_| std::io::Error::other(ProofFault::SpecTooLong))?;
-    if records.iter().any(|r| match (kind, r.fact) {
+    if records.iter().any(|r| match (kind, r.fact()) {
         (Kind::Values, Fact::Value(b)) => !possible(b),
         (Kind::Nimbers, Fact::Nimber(_)) => false,
         _ => true,
@@ -164,9 +216,9 @@ fn write_to<G: SearchGame, W: Write>(
     let (mut ka, mut kb) = (Vec::new(), Vec::new());
     records.sort_unstable_by(|a, b| {
         ka.clear();
-        a.key.write(&mut ka);
+        a.key().write(&mut ka);
         kb.clear();
-        b.key.write(&mut kb);
+        b.key().write(&mut kb);
         ka.cmp(&kb)
     });
     let mut head = Vec::new();
@@ -184,12 +236,12 @@ fn write_to<G: SearchGame, W: Write>(
     let mut entry = Vec::new();
     for r in records.iter() {
         entry.clear();
-        r.key.write(&mut entry);
-        match r.fact {
+        r.key().write(&mut entry);
+        match r.fact() {
             Fact::Value(b) => entry.extend_from_slice(&[b.lo as u8, b.hi as u8]),
             Fact::Nimber(n) => entry.extend_from_slice(&n.to_le_bytes()),
         }
-        let pos = game.format_position(&r.pos);
+        let pos = r.position(game);
         let len = u16::try_from(pos.len())
             .map_err(|_| std::io::Error::other(ProofFault::PositionTooLong))?;
         entry.extend_from_slice(&len.to_le_bytes());
@@ -207,7 +259,7 @@ pub fn save<G: SearchGame>(
     game: &G,
     path: &Path,
     kind: Kind,
-    records: &mut [Record<G::Pos, G::Key>],
+    records: &mut [impl Written<G>],
 ) -> crate::Result<u64> {
     SaveTarget::prepare(path, &[])?.save(game, kind, records)
 }
@@ -232,11 +284,16 @@ pub fn load<G: SearchGame>(game: &G, path: &Path) -> crate::Result<(Kind, Record
 /// temporary and lock files are registered, so a second Ctrl-C (the signal
 /// handler's [`crate::format::remove_temporary_files`]) removes them, and
 /// dropping the target unsaved removes them too.
+///
+/// A long search saves now and then as well ([`SaveTarget::save_now`]):
+/// each save is a whole database renamed into place, and the target then
+/// takes a new temporary file for the next one, keeping the lock.
 #[derive(Debug)]
 pub(crate) struct SaveTarget {
     path: PathBuf,
     // Declared before the lock: dropped (removed) while the lock is held.
-    tmp: TempFile,
+    // None only after a save whose next temporary file could not be made.
+    tmp: Option<TempFile>,
     _lock: OutputLock,
     removed: Vec<PathBuf>,
 }
@@ -279,7 +336,7 @@ impl SaveTarget {
         })?;
         Ok(SaveTarget {
             path: path.to_path_buf(),
-            tmp,
+            tmp: Some(tmp),
             _lock: lock,
             removed,
         })
@@ -300,19 +357,52 @@ impl SaveTarget {
     /// over the output; returns the bytes written. On an error the
     /// temporary file is removed and the output left as it was.
     pub fn save<G: SearchGame>(
-        self,
+        mut self,
         game: &G,
         kind: Kind,
-        records: &mut [Record<G::Pos, G::Key>],
+        records: &mut [impl Written<G>],
     ) -> crate::Result<u64> {
-        let SaveTarget {
-            path, tmp, _lock, ..
-        } = self;
+        self.write(game, kind, records)
+    }
+
+    /// Saves as [`SaveTarget::save`] does and stays ready for the next save:
+    /// a search's periodic save. The output is replaced whole each time (a
+    /// run killed during a save leaves the previous one); then a new
+    /// temporary file is made for the next save (if that fails, the error
+    /// is returned after this save, and the next save tries again).
+    pub fn save_now<G: SearchGame>(
+        &mut self,
+        game: &G,
+        kind: Kind,
+        records: &mut [impl Written<G>],
+    ) -> crate::Result<u64> {
+        let len = self.write(game, kind, records)?;
+        self.tmp = Some(self.fresh()?);
+        Ok(len)
+    }
+
+    fn fresh(&self) -> crate::Result<TempFile> {
+        TempFile::create_beside(&self.path).map_err(|e| Error::File {
+            path: self.path.clone(),
+            error: Box::new(e),
+        })
+    }
+
+    fn write<G: SearchGame>(
+        &mut self,
+        game: &G,
+        kind: Kind,
+        records: &mut [impl Written<G>],
+    ) -> crate::Result<u64> {
+        let tmp = match self.tmp.take() {
+            Some(t) => t,
+            None => self.fresh()?,
+        };
         let ((), len) = tmp
             .write(|w| write_to(game, w, kind, records))
-            .map_err(|e| write_error(&path, e))?;
-        tmp.persist(&path).map_err(|e| Error::File {
-            path: path.clone(),
+            .map_err(|e| write_error(&self.path, e))?;
+        tmp.persist(&self.path).map_err(|e| Error::File {
+            path: self.path.clone(),
             error: Box::new(e),
         })?;
         Ok(len)
@@ -337,6 +427,56 @@ pub(crate) fn memory_per_entry<G: SearchGame>() -> u64 {
         + 2 * (std::mem::size_of::<G::Key>() + 16)
         + std::mem::size_of::<(u32, u32)>()
         + 16) as u64
+}
+
+/// The game spec and the kind a proof database's header names, read without
+/// a game (to choose the game: `retrograde proofdb merge`). Only the header
+/// is read; [`Database::open`] then checks the rest against the game.
+pub fn header_of(path: &Path) -> crate::Result<(String, Kind)> {
+    let shown = Error::quote_path(path);
+    let bad = |f: ProofFault| fault(path, f);
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        // A FIFO would block the open; it is refused below instead.
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    let file = o.open(path).map_err(|e| Error::io(shown.clone(), e))?;
+    let meta = file.metadata().map_err(|e| Error::io(shown.clone(), e))?;
+    if !meta.is_file() {
+        return Err(bad(ProofFault::NotAFile {
+            kind: crate::error::file_kind(&meta.file_type()),
+        }));
+    }
+    let mut head = [0u8; FIXED_HEAD];
+    let mut r = BufReader::new(file);
+    if meta.len() < (FIXED_HEAD + 8 + 4) as u64 || r.read_exact(&mut head).is_err() {
+        return Err(bad(ProofFault::NoHeader));
+    }
+    if &head[..8] != MAGIC {
+        return Err(bad(ProofFault::NoHeader));
+    }
+    let version = LittleEndian::read_u16(&head[8..]);
+    if version != VERSION {
+        return Err(bad(ProofFault::Version {
+            found: version,
+            supported: VERSION,
+        }));
+    }
+    let kind = match head[10] {
+        0 => Kind::Values,
+        1 => Kind::Nimbers,
+        k => return Err(bad(ProofFault::UnknownKind(k))),
+    };
+    let spec_len = LittleEndian::read_u16(&head[13..]) as usize;
+    let mut spec = vec![0u8; spec_len];
+    if FIXED_HEAD as u64 + spec_len as u64 + 12 > meta.len() || r.read_exact(&mut spec).is_err() {
+        return Err(bad(ProofFault::Truncated));
+    }
+    let spec = String::from_utf8(spec).map_err(|_| bad(ProofFault::SpecNotText))?;
+    Ok((spec, kind))
 }
 
 impl Database {
@@ -578,6 +718,11 @@ pub struct Merged<G: SearchGame> {
 }
 
 impl<G: SearchGame> Merged<G> {
+    /// The entries, one per position, to write as one database.
+    pub fn into_records(self) -> Records<G> {
+        self.records
+    }
+
     /// Distinct positions.
     pub fn len(&self) -> usize {
         self.records.len()
@@ -673,6 +818,101 @@ pub fn merge<G: SearchGame>(
         }
     }
     Ok(m)
+}
+
+/// The databases in `paths`, read and merged (see [`merge`]), all
+/// of `want` if given, else of the first one's kind (a database of the other
+/// kind is refused: its facts answer another question). Every header is
+/// read before any entry, and a load the machine has no memory for beside
+/// `memory` more (a search's table) is refused before it starts.
+pub fn read<G: SearchGame>(
+    g: &G,
+    paths: &[PathBuf],
+    want: Option<Kind>,
+    memory: u64,
+) -> crate::Result<(Kind, Merged<G>)> {
+    let mut dbs = Vec::new();
+    for path in paths {
+        dbs.push(Database::open(g, path)?);
+    }
+    let kind = want
+        .or(dbs.first().map(Database::kind))
+        .unwrap_or(Kind::Values);
+    let mut entries = 0u64;
+    for db in &dbs {
+        if db.kind() != kind {
+            return Err(Error::ProofDatabase {
+                path: db.path().to_path_buf(),
+                fault: ProofFault::OtherKind {
+                    found: db.kind().name(),
+                    expected: kind.name(),
+                },
+            });
+        }
+        entries = entries.saturating_add(db.count());
+    }
+    let needed = entries.saturating_mul(memory_per_entry::<G>());
+    if let Some(available) = memory_available() {
+        if needed.saturating_add(memory) > available {
+            return Err(Error::MemoryUnavailable {
+                memory,
+                load: Some((entries, needed)),
+                available,
+            });
+        }
+    }
+    let mut parts = Vec::new();
+    for db in dbs {
+        let path = db.path().to_path_buf();
+        parts.push((path, db.read(g)?));
+    }
+    Ok((kind, merge(g, parts)?))
+}
+
+/// What [`merge_files`] did.
+#[derive(Clone, Debug)]
+pub struct MergeReport {
+    /// The game's canonical spec.
+    pub game: String,
+    /// Values or nimbers.
+    pub kind: Kind,
+    /// Each input and the entries it held.
+    pub inputs: Vec<(PathBuf, u64)>,
+    /// Distinct positions written.
+    pub entries: usize,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+/// Merges the proof databases `inputs` of `game` into one at `output`, as
+/// Glop merges its databases: key by key, two files' bounds on one
+/// position met, and facts that cannot both hold (a win and a loss, two
+/// nimbers) refused, naming the position and both files
+/// ([`Error::ContradictingProofs`]), before anything is written. The output
+/// is prepared first as a search's is ([`SaveTarget`]: never one of the
+/// inputs, locked, written to a temporary file created exclusively and
+/// renamed into place), so a refused merge leaves no file. The entries are
+/// not re-proven here: `retrograde search GAME --check OUTPUT` does that.
+pub fn merge_files<G: SearchGame>(
+    game: &G,
+    inputs: &[PathBuf],
+    output: &Path,
+) -> crate::Result<MergeReport> {
+    let target = SaveTarget::prepare(output, inputs)?;
+    let mut counts = Vec::new();
+    for path in inputs {
+        counts.push((path.clone(), Database::open(game, path)?.count()));
+    }
+    let (kind, merged) = read(game, inputs, None, 0)?;
+    let mut records = merged.into_records();
+    let bytes = target.save(game, kind, &mut records)?;
+    Ok(MergeReport {
+        game: game.spec(),
+        kind,
+        inputs: counts,
+        entries: records.len(),
+        bytes,
+    })
 }
 
 /// Whether bounds leave some value possible.

@@ -103,11 +103,15 @@ impl SearchReport {
                 )?;
                 writeln!(
                     f,
-                    "table       {} of {} entries used ({})",
+                    "table       {} of {} entries used ({}, may grow to {})",
                     thousands(stats.tt_used),
                     thousands(stats.tt_capacity),
+                    human_bytes(stats.tt_bytes),
                     human_bytes(self.memory)
                 )?;
+                if stats.threads > 1 {
+                    writeln!(f, "threads     {}", stats.threads)?;
+                }
                 if !options.tablebases.is_empty() {
                     writeln!(
                         f,

@@ -36,9 +36,10 @@ use super::leaves::{NimberLeaves, TableLeaves, ValueLeaves};
 use super::nimber::{NimberSearch, NimberStats};
 use super::proofdb::{self, CheckReport, Fact, Kind, Merged, Record, SaveTarget};
 use super::{Bounds, Cancel, SearchGame, Stop};
-use crate::error::{Error, ProofFault, Result};
+use crate::error::{Error, Result};
 use crate::solve::memory_available;
 use crate::value::Value;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -57,6 +58,9 @@ pub const MIN_EPSILON: f64 = 0.05;
 
 /// The largest ε.
 pub const MAX_EPSILON: f64 = 100.0;
+
+/// The most threads a search takes.
+pub const MAX_THREADS: usize = 1024;
 
 /// More openings than this are refused before any is searched: the frontier
 /// grows by the branching factor each ply, so a few plies too many would
@@ -109,10 +113,23 @@ pub struct SearchOptions {
     pub inputs: Vec<PathBuf>,
     /// Cancelled, the search stops and returns (and saves) what it proved.
     pub cancel: Cancel,
+    /// Threads proving values together on one table (the nimber search is
+    /// one thread): 0 (the default) is one per core
+    /// ([`std::thread::available_parallelism`]). The value never depends on
+    /// it.
+    pub threads: usize,
+    /// Also save to `save` this often while the search runs, not only at
+    /// its end, so that a run that dies (a crash, a power loss, a kill)
+    /// leaves what it had proven at the last save: what a campaign of days
+    /// resumes from with `load`. Each save is a whole database, written to
+    /// a temporary file and renamed over the last.
+    pub save_every: Option<Duration>,
 }
 
-/// The memory a search takes when given none: 1 GiB, or half of what the
-/// machine has available if that is less (and at least [`MIN_MEMORY`]).
+/// The memory a search may take when given none: 1 GiB, or half of what the
+/// machine has available if that is less (and at least [`MIN_MEMORY`]). A
+/// cap, not what it takes: the transposition table starts at 1 MiB and
+/// doubles as it fills.
 pub fn default_memory() -> u64 {
     let half = memory_available().map_or(1 << 30, |m| m / 2);
     half.clamp(MIN_MEMORY, 1 << 30)
@@ -159,6 +176,10 @@ pub enum Notice {
     /// The table is full and the root's proof numbers have not moved for a
     /// minute: the table is probably too small for the game.
     Stalled,
+    /// A periodic save (`save_every`) wrote this database.
+    Saved(Saved),
+    /// A periodic save failed (the search goes on, and saves again later).
+    SaveFailed(String),
 }
 
 impl std::fmt::Display for Notice {
@@ -180,6 +201,17 @@ impl std::fmt::Display for Notice {
             ),
             Notice::Stalled => f.write_str(
                 "warning: the table is full and the root's proof numbers have not moved for a minute: it is probably too small for this game; a larger --memory is usually far faster",
+            ),
+            Notice::Saved(s) => write!(
+                f,
+                "saved {} entries to {} ({}); the search goes on",
+                thousands(s.entries as u64),
+                s.path.display(),
+                crate::format::human_bytes(s.bytes)
+            ),
+            Notice::SaveFailed(e) => write!(
+                f,
+                "warning: a periodic save failed, the search goes on and saves again later: {e}"
             ),
         }
     }
@@ -259,7 +291,7 @@ pub struct Loaded {
 }
 
 /// What a save wrote.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Saved {
     /// The proof database.
     pub path: PathBuf,
@@ -414,7 +446,7 @@ pub fn check_game<G: SearchGame>(
     let (root, engine) = prepare(g, options)?;
     let leaves = open_leaves(g, &options.tablebases, options.nimber)?;
     observer.started();
-    let (kind, db) = read(
+    let (kind, db) = proofdb::read(
         g,
         std::slice::from_ref(&database.to_path_buf()),
         None,
@@ -520,12 +552,40 @@ fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(G::Pos, Opt
     if options.nimber && !g.impartial() {
         return Err(Error::NotImpartial { spec: g.spec() });
     }
+    if options.threads > MAX_THREADS {
+        return Err(Error::SearchOption {
+            option: "--threads",
+            given: options.threads.to_string(),
+            rule: format!("must be from 1 to {MAX_THREADS}"),
+        });
+    }
+    if let Some(every) = options.save_every {
+        if options.save.is_none() {
+            return Err(Error::SearchOption {
+                option: "--save-every",
+                given: format!("{}", every.as_secs_f64()),
+                rule: "saves to the --save FILE: give one".into(),
+            });
+        }
+        if every.is_zero() {
+            return Err(Error::SearchOption {
+                option: "--save-every",
+                given: "0".into(),
+                rule: "must be a positive number of seconds".into(),
+            });
+        }
+    }
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
     let engine = Options {
         memory,
         epsilon,
         node_limit: options.node_limit,
         time_limit: options.time_limit,
         cancel: options.cancel.clone(),
+        threads,
     };
     Ok((root, engine))
 }
@@ -552,12 +612,26 @@ impl<G: SearchGame> Session<'_, G> {
     fn values(&self, roots: &[G::Pos], target: Option<SaveTarget>) -> Result<SearchReport> {
         let (g, observer) = (self.g, self.observer);
         let mut stall = Stall::default();
+        // The periodic saves and the last one share the target.
+        let target = RefCell::new(target);
         let mut dfpn = Dfpn::new(g, self.engine.clone()).with_progress(move |s: &Stats| {
             observer.values(s);
             if stall.update(s) {
                 observer.notice(&Notice::Stalled);
             }
         });
+        if let (Some(every), true) = (self.options.save_every, target.borrow().is_some()) {
+            let target = &target;
+            dfpn = dfpn.with_snapshots(every, move |facts| {
+                if let Some(t) = target.borrow_mut().as_mut() {
+                    let mut facts = value_facts(g, facts, observer, false);
+                    observer.notice(&match save_records(g, Err(t), Kind::Values, &mut facts) {
+                        Ok(saved) => Notice::Saved(saved),
+                        Err(e) => Notice::SaveFailed(e.to_string()),
+                    });
+                }
+            });
+        }
         if let Some(l) = self.leaves {
             dfpn = dfpn.with_leaves(l.values());
         }
@@ -583,16 +657,16 @@ impl<G: SearchGame> Session<'_, G> {
         let counters = Counters::Values(dfpn.stats());
         let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
         observer.proven(&report);
-        report.saved = target.map(|t| {
-            let records = dfpn.proven().filter_map(|(key, b)| {
-                Some(Record {
-                    key,
-                    fact: Fact::Value(b),
-                    pos: g.position_of_key(&key)?,
-                })
-            });
-            save(g, t, Kind::Values, records, observer)
-        });
+        if target.borrow().is_some() {
+            // Gathered before the table is freed, written after: the save
+            // never holds the table and the file's records at once.
+            let facts: Vec<_> = dfpn.proven().collect();
+            drop(dfpn);
+            let mut facts = value_facts(g, facts, observer, true);
+            report.saved = target
+                .into_inner()
+                .map(|t| save_records(g, Ok(t), Kind::Values, &mut facts));
+        }
         Ok(report)
     }
 
@@ -600,8 +674,29 @@ impl<G: SearchGame> Session<'_, G> {
     fn nimbers(&self, roots: &[G::Pos], target: Option<SaveTarget>) -> Result<SearchReport> {
         let (g, observer) = (self.g, self.observer);
         let view = self.leaves.map(Leaves::nimbers);
+        let target = RefCell::new(target);
         let mut search = nimber_search(g, &self.engine)
             .with_progress(move |s: &NimberStats| observer.nimbers(s));
+        if let (Some(every), true) = (self.options.save_every, target.borrow().is_some()) {
+            let target = &target;
+            search = search.with_snapshots(every, move |known| {
+                if let Some(t) = target.borrow_mut().as_mut() {
+                    let mut records: Vec<_> = known
+                        .map(|(k, n, p)| Record {
+                            key: *k,
+                            fact: Fact::Nimber(n),
+                            pos: p.clone(),
+                        })
+                        .collect();
+                    observer.notice(
+                        &match save_records(g, Err(t), Kind::Nimbers, &mut records) {
+                            Ok(saved) => Notice::Saved(saved),
+                            Err(e) => Notice::SaveFailed(e.to_string()),
+                        },
+                    );
+                }
+            });
+        }
         if let Some(v) = &view {
             search = search.with_leaves(v);
         }
@@ -622,13 +717,17 @@ impl<G: SearchGame> Session<'_, G> {
         let counters = Counters::Nimbers(search.stats());
         let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
         observer.proven(&report);
+        let target = target.borrow_mut().take();
         report.saved = target.map(|t| {
-            let records = search.known().map(|(k, n, p)| Record {
-                key: *k,
-                fact: Fact::Nimber(n),
-                pos: p.clone(),
-            });
-            save(g, t, Kind::Nimbers, records, observer)
+            let mut records: Vec<_> = search
+                .known()
+                .map(|(k, n, p)| Record {
+                    key: *k,
+                    fact: Fact::Nimber(n),
+                    pos: p.clone(),
+                })
+                .collect();
+            save_records(g, Ok(t), Kind::Nimbers, &mut records)
         });
         Ok(report)
     }
@@ -674,7 +773,7 @@ impl<G: SearchGame> Session<'_, G> {
             return Ok(None);
         }
         let started = Instant::now();
-        let (_, db) = read(self.g, &self.options.load, Some(kind), self.engine.memory)?;
+        let (_, db) = proofdb::read(self.g, &self.options.load, Some(kind), self.engine.memory)?;
         let deadline = self.engine.time_limit.map(|t| started + t);
         let cancel = &self.engine.cancel;
         let stop = || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
@@ -716,55 +815,6 @@ fn each<G: SearchGame>(
     (results, started.elapsed())
 }
 
-/// The databases in `paths`, read and merged (see [`proofdb::merge`]), all
-/// of `want` if given, else of the first one's kind (a database of the other
-/// kind is refused: its facts answer another question). Every header is
-/// read before any entry, and a load the machine has no memory for beside
-/// the search's `memory` is refused before it starts.
-fn read<G: SearchGame>(
-    g: &G,
-    paths: &[PathBuf],
-    want: Option<Kind>,
-    memory: u64,
-) -> Result<(Kind, Merged<G>)> {
-    let mut dbs = Vec::new();
-    for path in paths {
-        dbs.push(proofdb::Database::open(g, path)?);
-    }
-    let kind = want
-        .or(dbs.first().map(proofdb::Database::kind))
-        .unwrap_or(Kind::Values);
-    let mut entries = 0u64;
-    for db in &dbs {
-        if db.kind() != kind {
-            return Err(Error::ProofDatabase {
-                path: db.path().to_path_buf(),
-                fault: ProofFault::OtherKind {
-                    found: db.kind().name(),
-                    expected: kind.name(),
-                },
-            });
-        }
-        entries = entries.saturating_add(db.count());
-    }
-    let needed = entries.saturating_mul(proofdb::memory_per_entry::<G>());
-    if let Some(available) = memory_available() {
-        if needed.saturating_add(memory) > available {
-            return Err(Error::MemoryUnavailable {
-                memory,
-                load: Some((entries, needed)),
-                available,
-            });
-        }
-    }
-    let mut parts = Vec::new();
-    for db in dbs {
-        let path = db.path().to_path_buf();
-        parts.push((path, db.read(g)?));
-    }
-    Ok((kind, proofdb::merge(g, parts)?))
-}
-
 /// `save`: the output checked, locked and given its temporary file before
 /// the search (see [`SaveTarget`]). The run's inputs — `inputs` (a pattern
 /// file), the databases loaded, the tables — are never replaced, whatever
@@ -783,30 +833,45 @@ fn save_target(options: &SearchOptions, observer: &dyn Observer) -> Result<Optio
     Ok(Some(target))
 }
 
-/// Writes `records` through `target`. Bounds that contradict each other
-/// are a bug, not a fact: they are left out, and said.
-fn save<G: SearchGame>(
+/// What a value search proved, as the entries of a proof database. Bounds
+/// that contradict each other are a bug, not a fact: they are left out, and
+/// said (when `tell`). Positions whose key the game cannot turn back into a
+/// position are not saved.
+fn value_facts<G: SearchGame>(
     g: &G,
-    target: SaveTarget,
-    kind: Kind,
-    records: impl Iterator<Item = Record<G::Pos, G::Key>>,
+    facts: Vec<(G::Key, Bounds)>,
     observer: &dyn Observer,
-) -> Result<Saved> {
+    tell: bool,
+) -> Vec<(G::Key, Fact)> {
     let mut impossible = 0u64;
-    let mut records: Vec<_> = records
-        .filter(|r| match r.fact {
-            Fact::Value(b) if b.lo > b.hi => {
-                impossible += 1;
-                false
-            }
-            _ => true,
+    let mut facts: Vec<(G::Key, Fact)> = facts
+        .into_iter()
+        .filter(|(_, b)| {
+            let ok = b.lo <= b.hi;
+            impossible += u64::from(!ok);
+            ok
         })
+        .map(|(k, b)| (k, Fact::Value(b)))
         .collect();
-    if impossible > 0 {
+    if impossible > 0 && tell {
         observer.notice(&Notice::NotSaved(impossible));
     }
-    let path = target.path().to_path_buf();
-    let bytes = target.save(g, kind, &mut records)?;
+    proofdb::nameable(g, &mut facts);
+    facts
+}
+
+/// Writes `records` through `target`: the last save (which releases the
+/// output), or with `target` kept, a periodic one.
+fn save_records<G: SearchGame>(
+    g: &G,
+    target: Result<SaveTarget, &mut SaveTarget>,
+    kind: Kind,
+    records: &mut [impl proofdb::Written<G>],
+) -> Result<Saved> {
+    let (path, bytes) = match target {
+        Ok(t) => (t.path().to_path_buf(), t.save(g, kind, records)?),
+        Err(t) => (t.path().to_path_buf(), t.save_now(g, kind, records)?),
+    };
     Ok(Saved {
         path,
         entries: records.len(),

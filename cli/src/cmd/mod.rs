@@ -10,6 +10,7 @@ pub mod info;
 pub mod line;
 pub mod play;
 pub mod probe;
+pub mod proofdb;
 pub mod search;
 pub mod serve;
 pub mod solve;

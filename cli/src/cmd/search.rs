@@ -40,10 +40,17 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// Memory for the transposition table (or the nimber memo), e.g. 2G
-    /// (default: 1G, or half the available memory if less; at least 1M).
+    /// Memory the transposition table (or the nimber memo) may grow to,
+    /// e.g. 2G (default: 1G, or half the available memory if less; at least
+    /// 1M). The table starts at 1M and doubles as it fills, so an easy
+    /// position takes a few megabytes whatever the cap.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,
+    /// Threads proving values together on one shared table (default: one
+    /// per core). The value never depends on it; node counts do. The nimber
+    /// search is one thread.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     /// Tables to answer positions from: any table of the searched game (same
     /// spec), and for Cram nimbers any `cram:RxC --nimbers` table (regions
     /// that fit it, in any placement and orientation).
@@ -57,6 +64,11 @@ pub struct Args {
     /// search is stopped by a limit or Ctrl-C.
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
+    /// Also save to the --save FILE every this many seconds while the search
+    /// runs, each time a whole database replacing the last: a run that dies
+    /// leaves what it had proven, to resume from with --load.
+    #[arg(long, value_name = "SECONDS", requires = "save")]
+    save_every: Option<f64>,
     /// Start from the positions proven in FILE (a proof database).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     load: Vec<PathBuf>,
@@ -97,6 +109,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Some(t) if !(t > 0.0 && t < 1e9) => bail!("--time must be a positive number of seconds"),
         t => t.map(Duration::from_secs_f64),
     };
+    let save_every = match args.save_every {
+        Some(t) if !(t > 0.0 && t < 1e9) => {
+            bail!("--save-every must be a positive number of seconds")
+        }
+        t => t.map(Duration::from_secs_f64),
+    };
     let options = SearchOptions {
         position: args.position.clone(),
         nimber: args.nimber,
@@ -111,6 +129,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         openings: args.openings,
         inputs: input_files(&args.game),
         cancel: Cancel::new(),
+        threads: match args.threads {
+            Some(0) => bail!("--threads must be at least 1"),
+            Some(n) => n,
+            None => 0,
+        },
+        save_every,
     };
     let printer = Printer {
         args: &args,
@@ -233,6 +257,8 @@ fn report_json(r: &SearchReport) -> Json {
                 "nodes_per_second": s.nodes as f64 / seconds.max(1e-9),
                 "table_entries": s.tt_capacity,
                 "table_used": s.tt_used,
+                "table_bytes": s.tt_bytes,
+                "threads": s.threads,
                 "leaf_hits": s.leaf_hits,
             }),
             Counters::Nimbers(s) => json!({
