@@ -501,9 +501,11 @@ mod tests {
         for e in &entries {
             assert_eq!((e.phi, e.delta), (e.key as u32, !e.key as u32));
         }
-        // A bucket overflows now and then before a doubling: nearly all kept.
+        // A bucket overflows now and then before a doubling (at half full,
+        // a bucket in twenty has more than its four ways' worth): nearly
+        // all kept.
         assert!(
-            entries.len() as u64 >= 4 * per * 95 / 100,
+            entries.len() as u64 >= 4 * per * 9 / 10,
             "{}",
             entries.len()
         );
