@@ -84,6 +84,9 @@ pub struct Options {
     /// Threads searching together on one table (0 is taken as 1). The
     /// proven value never depends on it; node counts do.
     pub threads: usize,
+    /// Nodes one thread expands alone at each question before the others
+    /// join ([`WARM_UP`] by default): a small search never starts threads.
+    pub warm_up: u64,
 }
 
 impl Default for Options {
@@ -95,6 +98,7 @@ impl Default for Options {
             time_limit: None,
             cancel: Cancel::default(),
             threads: 1,
+            warm_up: WARM_UP,
         }
     }
 }
@@ -440,7 +444,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
 
     /// Runs one question at the root until it is answered or stopped.
     fn root_search(&mut self, root: &G::Pos, k: i8) -> (u32, u32) {
-        let warm_until = self.stats.nodes.saturating_add(WARM_UP);
+        let warm_until = self.stats.nodes.saturating_add(self.options.warm_up);
         loop {
             if let Some(b) = self.serial().settled(root) {
                 if b.lo >= k {

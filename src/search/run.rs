@@ -586,6 +586,7 @@ fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(G::Pos, Opt
         time_limit: options.time_limit,
         cancel: options.cancel.clone(),
         threads,
+        ..Options::default()
     };
     Ok((root, engine))
 }

@@ -9,6 +9,7 @@ mod engine;
 mod isolation;
 mod limits;
 mod occupy;
+mod parallel;
 mod proofdb;
 mod run;
 

@@ -748,3 +748,271 @@ fn a_save_removes_the_temporaries_killed_runs_left_and_says_so() {
     want.sort();
     assert_eq!(names(d), want);
 }
+
+/// The keys of a database, read by the library.
+fn keys_of(spec: &str, path: &Path) -> Vec<Vec<u8>> {
+    let game = AnySearch::parse(spec).unwrap();
+    with_search!(&game, g => {
+        Database::open(g, path)
+            .unwrap()
+            .read(g)
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut k = Vec::new();
+                r.key.write(&mut k);
+                k
+            })
+            .collect()
+    })
+}
+
+/// `proofdb merge`: one entry per position of the inputs, and the result
+/// re-proves entry by entry (`search --check`) and holds both roots' values.
+#[test]
+fn merge_joins_databases_and_the_result_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (a, b, c) = (d.join("a.proof"), d.join("b.proof"), d.join("c.proof"));
+    saved("connect:5x4", "", &a);
+    saved("connect:5x4", "3", &b);
+    let o = run(&["proofdb", "merge", s(&a), s(&b), "-o", s(&c), "--json"]);
+    let j = json(&o);
+    let mut union = keys_of("connect:5x4", &a);
+    union.extend(keys_of("connect:5x4", &b));
+    union.sort();
+    union.dedup();
+    assert_eq!(j["entries"], union.len(), "{j}");
+    assert_eq!(j["kind"], "values");
+    let mut merged = keys_of("connect:5x4", &c);
+    merged.sort();
+    assert_eq!(merged, union);
+    for position in ["", "3"] {
+        let mut args = vec![
+            "search",
+            "connect:5x4",
+            "--check",
+            s(&c),
+            "--json",
+            "--memory",
+            "16M",
+        ];
+        if !position.is_empty() {
+            args.insert(2, position);
+        }
+        let j = json(&run(&args));
+        assert_eq!(j["checked"], union.len(), "{j}");
+        assert_ne!(j["entry"], "not in the database", "{j}");
+    }
+    // Merging is idempotent: the result merged with an input is the result.
+    let again = d.join("again.proof");
+    let j = json(&run(&[
+        "proofdb",
+        "merge",
+        s(&c),
+        s(&a),
+        "-o",
+        s(&again),
+        "--json",
+    ]));
+    assert_eq!(j["entries"], union.len());
+    assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&c).unwrap());
+    assert_eq!(names(d), ["a.proof", "again.proof", "b.proof", "c.proof"]);
+}
+
+#[test]
+fn merge_refuses_contradictions_naming_the_position_and_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = d.join("good.proof");
+    saved("mnk:3x3x3", "", &good);
+    let lose = d.join("lose.proof");
+    forge("mnk:3x3x3", &good, &lose, true, &[(".../.../...", -1, -1)]);
+    let out = d.join("out.proof");
+    let o = run(&["proofdb", "merge", s(&good), s(&lose), "-o", s(&out)]);
+    let err = refused(&o, "contradict each other at position '.../.../...'");
+    assert!(
+        err.contains("good.proof' says tie") && err.contains("lose.proof' says loss"),
+        "{err}"
+    );
+    // Nothing written, nothing left behind.
+    assert_eq!(names(d), ["good.proof", "lose.proof"]);
+    // Two halves that meet are merged into their meeting.
+    let (hi, lo) = (d.join("hi.proof"), d.join("lo.proof"));
+    forge("mnk:3x3x3", &good, &hi, false, &[(".../.../...", 0, 1)]);
+    forge("mnk:3x3x3", &good, &lo, false, &[(".../.../...", -1, 0)]);
+    let j = json(&run(&[
+        "proofdb",
+        "merge",
+        s(&hi),
+        s(&lo),
+        "-o",
+        s(&out),
+        "--json",
+    ]));
+    assert_eq!(j["entries"], 1);
+    let o = run(&["search", "mnk:3x3x3", "--check", s(&out), "--memory", "1M"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(".../.../...: tie"));
+    // Databases of two games, or of values and nimbers, are refused.
+    let other = d.join("other.proof");
+    saved("connect:4x4", "", &other);
+    let o = run(&[
+        "proofdb",
+        "merge",
+        s(&good),
+        s(&other),
+        "-o",
+        s(&d.join("x.proof")),
+    ]);
+    refused(&o, "other.proof");
+    let nim = d.join("nim.proof");
+    let o = run(&[
+        "search",
+        "cram:3x3",
+        "--nimber",
+        "-q",
+        "--memory",
+        "1M",
+        "--save",
+        s(&nim),
+    ]);
+    assert!(o.status.success());
+    let cram = d.join("cram.proof");
+    let o = run(&[
+        "search",
+        "cram:3x3",
+        "-q",
+        "--memory",
+        "1M",
+        "--save",
+        s(&cram),
+    ]);
+    assert!(o.status.success());
+    let o = run(&[
+        "proofdb",
+        "merge",
+        s(&nim),
+        s(&cram),
+        "-o",
+        s(&d.join("y.proof")),
+    ]);
+    refused(&o, "cram.proof");
+    assert!(!d.join("x.proof").exists() && !d.join("y.proof").exists());
+    // Not a database at all.
+    let o = run(&[
+        "proofdb",
+        "merge",
+        "/etc/hostname",
+        "-o",
+        s(&d.join("z.proof")),
+    ]);
+    refused(&o, "/etc/hostname");
+}
+
+#[test]
+fn merge_never_overwrites_its_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (a, b) = (d.join("a.proof"), d.join("b.proof"));
+    saved("mnk:3x3x3", "", &a);
+    saved("mnk:3x3x3", "x../.../...", &b);
+    std::fs::hard_link(&a, d.join("hard.proof")).unwrap();
+    std::os::unix::fs::symlink(&b, d.join("link.proof")).unwrap();
+    let (before_a, before_b) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    for out in ["a.proof", "./b.proof", "hard.proof", "link.proof"] {
+        let o = run_in(d, &["proofdb", "merge", "a.proof", "b.proof", "-o", out]);
+        refused(&o, "is this run's own input");
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), before_a);
+    assert_eq!(std::fs::read(&b).unwrap(), before_b);
+    assert_eq!(names(d), ["a.proof", "b.proof", "hard.proof", "link.proof"]);
+}
+
+/// A campaign's run killed outright (SIGKILL: no handler runs, no final
+/// save) leaves its last periodic save: a whole database that re-proves
+/// entry by entry and that the next run resumes from.
+#[test]
+fn a_killed_run_leaves_its_last_periodic_save_to_resume_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = d.join("c.proof");
+    let child = Running::spawn(bin().args([
+        "search",
+        "connect:6x4",
+        "-q",
+        "--memory",
+        "16M",
+        "--threads",
+        "2",
+        "--save",
+        s(&out),
+        "--save-every",
+        "0.2",
+        "--time",
+        "120",
+    ]));
+    let started = Instant::now();
+    while !out.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no periodic save"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on our own child, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(child.pid(), libc::SIGKILL) }, 0);
+    let o = child.wait();
+    assert_eq!(o.status.code(), None, "killed");
+    let entries = keys_of("connect:6x4", &out).len();
+    assert!(entries > 0);
+    let o = run(&[
+        "search",
+        "connect:6x4",
+        "--check",
+        s(&out),
+        "--memory",
+        "16M",
+        "--json",
+    ]);
+    let j = json(&o);
+    assert_eq!(j["checked"], entries, "{j}");
+    // Resumed: the next run loads it (every entry re-proven) and proves the
+    // value, saving under a new name.
+    let next = d.join("c2.proof");
+    let o = run(&[
+        "search",
+        "connect:6x4",
+        "--memory",
+        "64M",
+        "--json",
+        "--load",
+        s(&out),
+        "--save",
+        s(&next),
+    ]);
+    let j = json(&o);
+    assert_eq!(j["value"], "lose");
+    assert_eq!(j["loaded"], entries, "{j}");
+    assert!(j["saved"].as_u64().unwrap() >= entries as u64, "{j}");
+}
+
+#[test]
+fn save_every_needs_a_save_and_a_positive_period() {
+    let o = run(&["search", "mnk:3x3x3", "--save-every", "10"]);
+    assert_eq!(o.status.code(), Some(2), "a usage error");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.proof");
+    for bad in ["0", "-1", "nan", "abc"] {
+        let every = format!("--save-every={bad}");
+        let o = run(&["search", "mnk:3x3x3", "--save", s(&out), &every]);
+        assert_ne!(o.status.code(), Some(0), "{bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("--save-every"), "{bad}: {err}");
+    }
+    let o = run(&["search", "mnk:3x3x3", "--threads", "0"]);
+    refused(&o, "--threads must be at least 1");
+    let o = run(&["search", "mnk:3x3x3", "--threads", "5000"]);
+    refused(&o, "--threads");
+}
