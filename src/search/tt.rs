@@ -18,18 +18,22 @@
 //! many positions as the table has pages touches most pages, and an easy
 //! 100,000-node search would have taken a third of the cap.)
 //!
-//! **Sharing.** Each bucket is behind its own [`Mutex`]: a thread reads or
-//! writes an entry whole, never half of another's (keys are up to 64
-//! bytes, too wide for one atomic word). A search of one thread holds the
-//! table exclusively ([`Exclusive`]) and reaches the buckets through
-//! [`Mutex::get_mut`], with no atomic operation at all; threads searching
-//! together ([`Shared`]) lock the bucket they touch, which costs one atomic
-//! exchange when no other thread holds it — almost always, with millions of
-//! buckets. The table is behind an [`RwLock`]: the threads hold it for
-//! reading while they search and give it up when one of them asks for a
-//! doubling, which takes it for writing.
+//! **Sharing.** A thread reads or writes an entry whole, never half of
+//! another's (keys are up to 64 bytes, too wide for one atomic word): each
+//! bucket is read and written under a lock, one of [`STRIPES`] mutexes
+//! chosen by the bucket's index (lock striping), so the buckets keep the
+//! size of their entries — 128 bytes for a 64-square game, two cache lines
+//! — and the table its power-of-two size within the memory given (a mutex
+//! in each bucket made it 136 bytes, and a 4 GiB table 2.3 GiB). A search
+//! of one thread holds the table exclusively ([`Exclusive`]) and reaches
+//! the buckets through `&mut`, with no lock at all; threads searching
+//! together ([`Shared`]) take the bucket's stripe lock, one atomic exchange
+//! when no other thread holds it — almost always. The table is behind an
+//! [`RwLock`]: the threads hold it for reading while they search and give
+//! it up when one of them asks for a doubling, which takes it for writing.
 
 use super::{Bounds, Key};
+use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard};
 
@@ -40,6 +44,11 @@ pub(crate) const WAYS: usize = 4;
 /// enough for searches of a few tens of thousands of nodes without a
 /// doubling, small enough that starting one costs nothing to speak of.
 pub const INITIAL_BYTES: u64 = 1 << 20;
+
+/// Locks guarding the buckets of a shared table, bucket `b` by lock
+/// `b mod STRIPES`: two threads wait for each other only when they touch
+/// buckets of one stripe at the same moment, one time in thousands.
+pub const STRIPES: usize = 1 << 12;
 
 /// One position's entry.
 #[derive(Clone, Copy, Debug)]
@@ -70,7 +79,7 @@ impl<K: Key> Entry<K> {
 }
 
 type Ways<K> = [Entry<K>; WAYS];
-type Bucket<K> = Mutex<Ways<K>>;
+type Bucket<K> = UnsafeCell<Ways<K>>;
 
 /// The entry of `key` in a bucket.
 #[inline]
@@ -105,6 +114,8 @@ fn slot<'b, K: Key>(ways: &'b mut Ways<K>, key: &K, empty: &Entry<K>) -> (&'b mu
 /// The table: a power of two of buckets, at most `max_buckets`.
 pub(crate) struct Table<K: Key> {
     buckets: Vec<Bucket<K>>,
+    /// The stripe locks ([`STRIPES`]).
+    locks: Box<[Mutex<()>]>,
     mask: usize,
     max_buckets: usize,
     /// Entries in use (in a shared table, up to a few hundred per thread
@@ -112,6 +123,11 @@ pub(crate) struct Table<K: Key> {
     used: AtomicU64,
     empty: Entry<K>,
 }
+
+// SAFETY: the buckets' cells are shared between threads only through
+// `Table::locked`, which holds the bucket's stripe lock for the whole
+// access (see there); everything else in the table is `Sync` already.
+unsafe impl<K: Key> Sync for Table<K> {}
 
 impl<K: Key> Table<K> {
     /// A table that may grow to `bytes` (the largest power of two of
@@ -122,9 +138,10 @@ impl<K: Key> Table<K> {
         let start = power_of_two_within(INITIAL_BYTES / per).min(max);
         let empty = Entry::empty();
         let mut buckets = Vec::with_capacity(start);
-        buckets.resize_with(start, || Mutex::new([empty; WAYS]));
+        buckets.resize_with(start, || UnsafeCell::new([empty; WAYS]));
         Table {
             buckets,
+            locks: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             mask: start - 1,
             max_buckets: max,
             used: AtomicU64::new(0),
@@ -169,12 +186,11 @@ impl<K: Key> Table<K> {
         // Exact: a doubling never asks for more than the cap allows.
         self.buckets.reserve_exact(old);
         self.buckets
-            .resize_with(2 * old, || Mutex::new([empty; WAYS]));
+            .resize_with(2 * old, || UnsafeCell::new([empty; WAYS]));
         let mask = 2 * old - 1;
         let (low, high) = self.buckets.split_at_mut(old);
         for (b, (from, to)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
-            let from = from.get_mut().unwrap_or_else(PoisonError::into_inner);
-            let to = to.get_mut().unwrap_or_else(PoisonError::into_inner);
+            let (from, to) = (from.get_mut(), to.get_mut());
             let mut j = 0;
             for e in from.iter_mut() {
                 if e.used && e.key.hash64() as usize & mask != b {
@@ -187,23 +203,32 @@ impl<K: Key> Table<K> {
         self.mask = mask;
     }
 
+    /// Runs `f` on bucket `i` under its stripe lock.
+    #[inline]
+    fn locked<R>(&self, i: usize, f: impl FnOnce(&mut Ways<K>) -> R) -> R {
+        let _held = self.locks[i % STRIPES]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // SAFETY: bucket `i` is reached only (a) through `&mut Table`, which
+        // cannot exist while this `&self` does, or (b) here, under the lock
+        // of its stripe, which this thread holds until `f` returns: no
+        // other reference to the bucket exists meanwhile, and the mutex
+        // orders one holder's writes before the next holder's reads.
+        f(unsafe { &mut *self.buckets[i].get() })
+    }
+
     /// Every entry in use, copied out bucket by bucket (locking each: the
     /// other threads may go on searching).
     pub(crate) fn entries(&self) -> impl Iterator<Item = Entry<K>> + '_ {
-        self.buckets.iter().flat_map(|b| {
-            let ways = *b.lock().unwrap_or_else(PoisonError::into_inner);
+        (0..self.buckets.len()).flat_map(|i| {
+            let ways = self.locked(i, |w| *w);
             ways.into_iter().filter(|e| e.used)
         })
     }
 
     /// The entry of `key`, locking its bucket.
     pub(crate) fn get(&self, key: &K) -> Option<Entry<K>> {
-        find(
-            &self.buckets[self.index(key)]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-            key,
-        )
+        self.locked(self.index(key), |w| find(w, key))
     }
 
     /// Starts loading the bucket of `key` into the cache (a hint only).
@@ -258,22 +283,14 @@ impl<K: Key> Access<K> for Exclusive<'_, K> {
     #[inline]
     fn get(&mut self, key: &K) -> Option<Entry<K>> {
         let i = self.0.index(key);
-        find(
-            self.0.buckets[i]
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner),
-            key,
-        )
+        find(self.0.buckets[i].get_mut(), key)
     }
 
     #[inline]
     fn update(&mut self, key: &K, f: impl FnOnce(&mut Entry<K>)) {
         let t = &mut *self.0;
         let i = t.index(key);
-        let ways = t.buckets[i]
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner);
-        let (e, fresh) = slot(ways, key, &t.empty);
+        let (e, fresh) = slot(t.buckets[i].get_mut(), key, &t.empty);
         f(e);
         if fresh {
             *t.used.get_mut() += 1;
@@ -351,14 +368,11 @@ impl<K: Key> Access<K> for Shared<'_, K> {
     #[inline]
     fn update(&mut self, key: &K, f: impl FnOnce(&mut Entry<K>)) {
         let t = self.t();
-        let fresh = {
-            let mut ways = t.buckets[t.index(key)]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let (e, fresh) = slot(&mut ways, key, &t.empty);
+        let fresh = t.locked(t.index(key), |ways| {
+            let (e, fresh) = slot(ways, key, &t.empty);
             f(e);
             fresh
-        };
+        });
         if fresh {
             self.pending += 1;
             if self.pending >= COUNT_BATCH {
