@@ -116,8 +116,11 @@ pub struct Stats {
     pub tt_capacity: u64,
     /// The bytes it takes now.
     pub tt_bytes: u64,
-    /// The capacity it may grow to (the memory given).
+    /// The capacity it may grow to (within the memory given).
     pub tt_max: u64,
+    /// The bytes it may grow to (the largest power of two of buckets within
+    /// the memory given).
+    pub tt_max_bytes: u64,
     /// The root's current proof and disproof numbers.
     pub root_pn: u32,
     /// The root's disproof number.
@@ -266,6 +269,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             tt_capacity: table.capacity(),
             tt_bytes: table.bytes(),
             tt_max: table.max_capacity(),
+            tt_max_bytes: table.max_bytes(),
             threads: options.threads,
             ..Stats::default()
         };
@@ -615,6 +619,7 @@ fn table_stats<K: Key>(s: &mut Stats, t: &Table<K>) {
     s.tt_capacity = t.capacity();
     s.tt_bytes = t.bytes();
     s.tt_max = t.max_capacity();
+    s.tt_max_bytes = t.max_bytes();
 }
 
 /// What the table and the loaded positions prove (see [`Dfpn::proven`]).

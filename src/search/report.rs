@@ -107,7 +107,7 @@ impl SearchReport {
                     thousands(stats.tt_used),
                     thousands(stats.tt_capacity),
                     human_bytes(stats.tt_bytes),
-                    human_bytes(self.memory)
+                    human_bytes(stats.tt_max_bytes)
                 )?;
                 if stats.threads > 1 {
                     writeln!(f, "threads     {}", stats.threads)?;

@@ -169,6 +169,12 @@ impl<K: Key> Table<K> {
         (self.buckets.len() * std::mem::size_of::<Bucket<K>>()) as u64
     }
 
+    /// Bytes it may grow to: the largest power of two of buckets within the
+    /// memory given.
+    pub(crate) fn max_bytes(&self) -> u64 {
+        (self.max_buckets * std::mem::size_of::<Bucket<K>>()) as u64
+    }
+
     /// Entries in use.
     pub(crate) fn used(&self) -> u64 {
         self.used.load(Ordering::Relaxed)
