@@ -14,6 +14,9 @@
 #   tools/search-compare.sh -n 3 "t1=target/release/retrograde --threads 1" \
 #     "t2=target/release/retrograde --threads 2" -- connect:6x4 mnk:4x4x4
 #
+# Environment: NICE, a niceness to run the searches at (e.g. -15, as root,
+# so that other work on a shared machine disturbs the timings less).
+#
 # Prints one markdown row per run: search, variant, round, value, nodes,
 # wall seconds, CPU seconds (user + system), peak RSS; the load (uptime)
 # before and after. Wall figures are only comparable on a quiet machine;
@@ -48,7 +51,7 @@ for s in "${searches[@]}"; do
       read -r -a cmd <<< "${v#*=}"
       read -r -a args <<< "$s"
       set +e
-      /usr/bin/time -v "${cmd[0]}" search "${args[@]}" --json --quiet "${cmd[@]:1}" \
+      /usr/bin/time -v nice -n "${NICE:-0}" "${cmd[0]}" search "${args[@]}" --json --quiet "${cmd[@]:1}" \
         > "$tmp/out" 2> "$tmp/err"
       set -e
       value=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j.get("value") or "unproven", j.get("nodes"))' "$tmp/out" 2>/dev/null || echo "error -")

@@ -20,22 +20,22 @@
 //!
 //! **Sharing.** A thread reads or writes an entry whole, never half of
 //! another's (keys are up to 64 bytes, too wide for one atomic word): each
-//! bucket is read and written under a lock, one of [`STRIPES`] mutexes
+//! bucket is read and written under a lock, one of [`STRIPES`] spin locks
 //! chosen by the bucket's index (lock striping), so the buckets keep the
 //! size of their entries — 128 bytes for a 64-square game, two cache lines
 //! — and the table its power-of-two size within the memory given (a mutex
 //! in each bucket made it 136 bytes, and a 4 GiB table 2.3 GiB). A search
 //! of one thread holds the table exclusively ([`Exclusive`]) and reaches
 //! the buckets through `&mut`, with no lock at all; threads searching
-//! together ([`Shared`]) take the bucket's stripe lock, one atomic exchange
-//! when no other thread holds it — almost always. The table is behind an
+//! together ([`Shared`]) take the bucket's stripe lock, one atomic
+//! compare-and-swap when no other thread holds it — almost always. The table is behind an
 //! [`RwLock`]: the threads hold it for reading while they search and give
 //! it up when one of them asks for a doubling, which takes it for writing.
 
 use super::{Bounds, Key};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 /// Entries per bucket.
 pub(crate) const WAYS: usize = 4;
@@ -47,8 +47,51 @@ pub const INITIAL_BYTES: u64 = 1 << 20;
 
 /// Locks guarding the buckets of a shared table, bucket `b` by lock
 /// `b mod STRIPES`: two threads wait for each other only when they touch
-/// buckets of one stripe at the same moment, one time in thousands.
-pub const STRIPES: usize = 1 << 12;
+/// buckets of one stripe at the same moment, one time in a thousand or so.
+pub const STRIPES: usize = 1 << 10;
+
+/// One stripe's lock: a flag on a cache line of its own (so threads taking
+/// neighbouring stripes do not pass one line back and forth). A spin lock
+/// rather than a [`std::sync::Mutex`]: it is held for the few nanoseconds of one
+/// bucket's read or write, and releasing it is a plain store where a
+/// mutex's release is a second atomic exchange (a mutex made the shared
+/// table's lookups half of a thread's time).
+#[repr(align(64))]
+struct Stripe(AtomicBool);
+
+/// A stripe held; released when dropped.
+struct Held<'s>(&'s AtomicBool);
+
+impl Stripe {
+    #[inline]
+    fn lock(&self) -> Held<'_> {
+        let mut spins = 0u32;
+        while self
+            .0
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            // Wait reading, not writing; a holder that lost its core (more
+            // threads than cores) gets it back sooner if we yield.
+            while self.0.load(Ordering::Relaxed) {
+                spins += 1;
+                if spins < 100 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+        Held(&self.0)
+    }
+}
+
+impl Drop for Held<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
 
 /// One position's entry.
 #[derive(Clone, Copy, Debug)]
@@ -115,7 +158,7 @@ fn slot<'b, K: Key>(ways: &'b mut Ways<K>, key: &K, empty: &Entry<K>) -> (&'b mu
 pub(crate) struct Table<K: Key> {
     buckets: Vec<Bucket<K>>,
     /// The stripe locks ([`STRIPES`]).
-    locks: Box<[Mutex<()>]>,
+    locks: Box<[Stripe]>,
     mask: usize,
     max_buckets: usize,
     /// Entries in use (in a shared table, up to a few hundred per thread
@@ -141,7 +184,9 @@ impl<K: Key> Table<K> {
         buckets.resize_with(start, || UnsafeCell::new([empty; WAYS]));
         Table {
             buckets,
-            locks: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            locks: (0..STRIPES)
+                .map(|_| Stripe(AtomicBool::new(false)))
+                .collect(),
             mask: start - 1,
             max_buckets: max,
             used: AtomicU64::new(0),
@@ -212,14 +257,13 @@ impl<K: Key> Table<K> {
     /// Runs `f` on bucket `i` under its stripe lock.
     #[inline]
     fn locked<R>(&self, i: usize, f: impl FnOnce(&mut Ways<K>) -> R) -> R {
-        let _held = self.locks[i % STRIPES]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let _held = self.locks[i % STRIPES].lock();
         // SAFETY: bucket `i` is reached only (a) through `&mut Table`, which
         // cannot exist while this `&self` does, or (b) here, under the lock
         // of its stripe, which this thread holds until `f` returns: no
-        // other reference to the bucket exists meanwhile, and the mutex
-        // orders one holder's writes before the next holder's reads.
+        // other reference to the bucket exists meanwhile, and the lock's
+        // acquire and release order one holder's writes before the next
+        // holder's reads.
         f(unsafe { &mut *self.buckets[i].get() })
     }
 
