@@ -5,6 +5,11 @@
 //! * `dfpn/connect:5x4`, `dfpn/mnk:4x4x4`, `dfpn/qango6`: df-pn from the
 //!   empty board with a 64 MiB table (ties take two proofs).
 //! * `nimber/cram:4x6`: the nimber by component sums.
+//! * `start-up/connect:6x4 34432156`: an easy middle-game position (a tie,
+//!   about 18,000 nodes) with the default 1 GiB cap: the table's first
+//!   allocation is part of the time (it used to be the whole 1 GiB).
+//! * `threads/connect:6x4` at 1 and 2 threads: the speedup, on a machine
+//!   with two free cores.
 //!
 //! Run with `cargo bench --bench search`; whole targets (minutes to hours)
 //! are in `tools/search-targets.sh`.
@@ -50,5 +55,40 @@ fn nimber(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dfpn, nimber);
+fn start_up(c: &mut Criterion) {
+    let mut group = c.benchmark_group("start-up");
+    group.sample_size(20);
+    let game = AnySearch::parse("connect:6x4").unwrap();
+    group.bench_function("connect:6x4 34432156", |b| {
+        b.iter(|| {
+            with_search!(&game, g => {
+                let p = g.parse_position("34432156").unwrap();
+                let options = Options { memory: 1 << 30, ..Options::default() };
+                black_box(Dfpn::new(g, options).prove(&p).value.expect("proven"))
+            })
+        })
+    });
+    group.finish();
+}
+
+fn threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("threads");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(30));
+    let game = AnySearch::parse("connect:6x4").unwrap();
+    for threads in [1, 2] {
+        group.bench_function(format!("connect:6x4/{threads}"), |b| {
+            b.iter(|| {
+                with_search!(&game, g => {
+                    let options = Options { memory: 256 << 20, threads, ..Options::default() };
+                    black_box(Dfpn::new(g, options).prove(&g.start()).value.expect("proven"))
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dfpn, nimber, start_up, threads);
 criterion_main!(benches);
