@@ -540,7 +540,13 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
                     })
                 })
                 .collect();
-            let mut stats = Stats::default();
+            // The main thread's counters are its own, but its progress
+            // reports name the question and the threads as the search's do.
+            let mut stats = Stats {
+                target: k,
+                threads,
+                ..Stats::default()
+            };
             let mut w = Worker {
                 game,
                 known,

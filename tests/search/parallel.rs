@@ -373,3 +373,25 @@ fn periodic_saves_leave_whole_checkable_databases() {
         assert_eq!(names, ["every.proof"], "{names:?}");
     }
 }
+
+/// The progress lines of a search with threads name the question being
+/// proved (they once said "not lose?" while the first question, "win?",
+/// was still under way) and count every thread's nodes.
+#[test]
+fn progress_with_threads_names_the_question() {
+    let g = AnySearch::parse("connect:7x6").unwrap();
+    with_search!(&g, g => {
+        let seen = Mutex::new(Vec::new());
+        let options = Options { time_limit: Some(Duration::from_millis(2500)), ..with_threads(2, 64 << 20) };
+        let proof = Dfpn::new(g, options)
+            .with_progress(|s| seen.lock().unwrap().push((s.target, s.threads, s.nodes)))
+            .prove(&g.start());
+        assert_eq!(proof.stop, Some(Stop::Time));
+        let seen = seen.into_inner().unwrap();
+        assert!(!seen.is_empty());
+        for (target, threads, nodes) in &seen {
+            assert_eq!((*target, *threads), (1, 2), "{seen:?}");
+            assert!(*nodes <= proof.stats.nodes, "{seen:?}");
+        }
+    });
+}
