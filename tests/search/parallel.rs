@@ -7,9 +7,9 @@
 
 use crate::common;
 use crate::engine::playout_positions;
+use retrograde::internal::search::{TableLeaves, ValueLeaves};
 use retrograde::search::dfpn::{Dfpn, Options};
 use retrograde::search::games::AnySearch;
-use retrograde::search::leaves::{TableLeaves, ValueLeaves};
 use retrograde::search::proofdb::{self, Fact, Kind};
 use retrograde::search::run::{self, Notice, Observer, Quiet, SearchOptions};
 use retrograde::search::{reference, Cancel, SearchGame, Stop};

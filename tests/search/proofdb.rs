@@ -753,10 +753,9 @@ fn a_save_removes_the_temporaries_killed_runs_left_and_says_so() {
 fn keys_of(spec: &str, path: &Path) -> Vec<Vec<u8>> {
     let game = AnySearch::parse(spec).unwrap();
     with_search!(&game, g => {
-        Database::open(g, path)
+        proofdb::load(g, path)
             .unwrap()
-            .read(g)
-            .unwrap()
+            .1
             .iter()
             .map(|r| {
                 let mut k = Vec::new();
