@@ -115,8 +115,11 @@ fn the_report_text_is_what_the_command_prints() {
     let ttt = AnySearch::parse("mnk:3x3x3").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let save = dir.path().join("ttt.proof");
+    // One thread on both sides, so that the node counts compared below are
+    // the same on every run (and no `threads` line is printed).
     let opts = SearchOptions {
         save: Some(save.clone()),
+        threads: 1,
         ..options(16 << 20)
     };
     let report = run(&ttt, &opts, &Quiet).unwrap();
@@ -137,7 +140,15 @@ fn the_report_text_is_what_the_command_prints() {
 
     // The command prints the same lines (its timings aside), then `saved`.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(["search", "mnk:3x3x3", "--memory", "16M", "-q"])
+        .args([
+            "search",
+            "mnk:3x3x3",
+            "--memory",
+            "16M",
+            "--threads",
+            "1",
+            "-q",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
