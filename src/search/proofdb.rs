@@ -429,12 +429,10 @@ pub(crate) fn memory_per_entry<G: SearchGame>() -> u64 {
         + 16) as u64
 }
 
-/// The game spec and the kind a proof database's header names, read without
-/// a game (to choose the game: `retrograde proofdb merge`). Only the header
-/// is read; [`Database::open`] then checks the rest against the game.
-pub fn header_of(path: &Path) -> crate::Result<(String, Kind)> {
+/// Opens `path` for reading if it is a regular file: a FIFO is opened
+/// without blocking and then refused with the other kinds of file.
+fn open_regular(path: &Path) -> crate::Result<(std::fs::File, std::fs::Metadata)> {
     let shown = Error::quote_path(path);
-    let bad = |f: ProofFault| fault(path, f);
     let mut o = std::fs::OpenOptions::new();
     o.read(true);
     #[cfg(unix)]
@@ -446,10 +444,22 @@ pub fn header_of(path: &Path) -> crate::Result<(String, Kind)> {
     let file = o.open(path).map_err(|e| Error::io(shown.clone(), e))?;
     let meta = file.metadata().map_err(|e| Error::io(shown.clone(), e))?;
     if !meta.is_file() {
-        return Err(bad(ProofFault::NotAFile {
-            kind: crate::error::file_kind(&meta.file_type()),
-        }));
+        return Err(fault(
+            path,
+            ProofFault::NotAFile {
+                kind: crate::error::file_kind(&meta.file_type()),
+            },
+        ));
     }
+    Ok((file, meta))
+}
+
+/// The game spec and the kind a proof database's header names, read without
+/// a game (to choose the game: `retrograde proofdb merge`). Only the header
+/// is read; [`Database::open`] then checks the rest against the game.
+pub fn header_of(path: &Path) -> crate::Result<(String, Kind)> {
+    let bad = |f: ProofFault| fault(path, f);
+    let (file, meta) = open_regular(path)?;
     let mut head = [0u8; FIXED_HEAD];
     let mut r = BufReader::new(file);
     if meta.len() < (FIXED_HEAD + 8 + 4) as u64 || r.read_exact(&mut head).is_err() {
@@ -485,23 +495,8 @@ impl Database {
     /// another game or format version, or claims more entries than its size
     /// can hold is refused here, before any entry is read.
     pub fn open<G: SearchGame>(game: &G, path: &Path) -> crate::Result<Database> {
-        let shown = Error::quote_path(path);
         let bad = |f: ProofFault| fault(path, f);
-        let mut o = std::fs::OpenOptions::new();
-        o.read(true);
-        #[cfg(unix)]
-        {
-            // A FIFO would block the open; it is refused below instead.
-            use std::os::unix::fs::OpenOptionsExt;
-            o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
-        }
-        let file = o.open(path).map_err(|e| Error::io(shown.clone(), e))?;
-        let meta = file.metadata().map_err(|e| Error::io(shown.clone(), e))?;
-        if !meta.is_file() {
-            return Err(bad(ProofFault::NotAFile {
-                kind: crate::error::file_kind(&meta.file_type()),
-            }));
-        }
+        let (file, meta) = open_regular(path)?;
         let size = meta.len();
         if size < (FIXED_HEAD + 8 + 4) as u64 {
             return Err(bad(ProofFault::NoHeader));
