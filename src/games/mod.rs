@@ -140,14 +140,14 @@ macro_rules! __games_registry {
             notation: "rows top to bottom separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played, 1-based (4453; '-' = empty board); a move is a column number 1..W",
             example_spec: "connect:4x4x4",
             example_position: "..../..../.o../oxx.",
-        } search [Connect(occupy::Occupy<1>)],
+        } search [ConnectColumns(columns::Columns), Connect(occupy::Occupy<1>)],
         /// Sogo (3-D Connect Four).
         "sogo" => Sogo(Sogo) {
             params: "N[:misere]  (N x N x N cube with gravity, N in a row on any line of the cube wins; N = 1..3)",
             notation: "layers bottom first separated by '|', each N rows (rank N to 1) separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played as squares (a1b2) or numbers x+N*y+1; a move is a square like b2",
             example_spec: "sogo:3",
             example_position: ".../.o./x..|.../.x./...|.../.../...",
-        } search [Sogo(occupy::Occupy<1>)],
+        } search [SogoColumns(columns::Columns), Sogo(occupy::Occupy<1>)],
         /// Cram.
         "cram" => Cram(Cram) {
             params: "RxC[:misere]  (R rows, C columns, R*C <= 30; place dominoes; who cannot move loses, or wins under misere)",

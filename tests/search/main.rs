@@ -2,6 +2,7 @@
 //! tables and the plain negamax reference.
 
 mod cli;
+mod columns;
 #[path = "../common/mod.rs"]
 mod common;
 mod cram;

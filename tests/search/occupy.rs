@@ -23,14 +23,20 @@ impl XorShift {
     }
 }
 
+/// The spec's `Occupy<1>` representation (gravity boards list the column
+/// bitboards first).
 fn occupy1(spec: &str) -> Occupy<1> {
-    match AnySearch::parse(spec) {
-        Ok(
-            AnySearch::Mnk(g) | AnySearch::Pattern(g) | AnySearch::Connect(g) | AnySearch::Sogo(g),
-        ) => g,
-        Ok(_) => panic!("{spec}: not an Occupy<1>"),
-        Err(e) => panic!("{spec}: {e}"),
+    let all = AnySearch::parse_all(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    for g in all {
+        if let AnySearch::Mnk(g)
+        | AnySearch::Pattern(g)
+        | AnySearch::Connect(g)
+        | AnySearch::Sogo(g) = g
+        {
+            return g;
+        }
     }
+    panic!("{spec}: not an Occupy<1>")
 }
 
 fn table(spec: &str) -> TableRules<AnyGame> {

@@ -7,6 +7,10 @@
 //! [`AnySearch`] and [`with_search!`](crate::with_search) are built from it
 //! here, so the registry stays the one list of games.
 //!
+//! - `columns`: gravity games (Connect-Four boards, small Sogo cubes) as
+//!   column bitboards with a sentinel row, Pons-style, built from the same
+//!   description; listed before `occupy`, which takes the boards it does not
+//!   (misère, more than 64 bits with sentinels).
 //! - `occupy`: placement games with winning patterns (mnk, pattern files,
 //!   Connect-Four boards and Sogo cubes with gravity), on bitboards of 64 or
 //!   256 squares built from the game's own description.
@@ -16,6 +20,7 @@
 //!   rules, at the sizes the tables allow (and the oracle the fast
 //!   representations are tested against).
 
+pub(crate) mod columns;
 pub(crate) mod cram;
 pub(crate) mod isolation;
 pub(crate) mod occupy;
@@ -69,6 +74,24 @@ macro_rules! __search_items {
                     _ => None,
                 }
             }
+
+            /// Every representation of the game `name` (registered) that
+            /// takes the board, in the registry's order.
+            fn all_from_name(name: &str, params: &str) -> Option<Result<Vec<AnySearch>, String>> {
+                match name {
+                    $($($name => Some((|| {
+                        let d = $crate::games::$ty::describe(params)?;
+                        let mut all = Vec::new();
+                        $(
+                            if let Some(g) = <$($sty)+ as Represents<_>>::represent(&d) {
+                                all.push(AnySearch::$svar(g?));
+                            }
+                        )+
+                        Ok(all)
+                    })()),)?)*
+                    _ => None,
+                }
+            }
         }
     };
 }
@@ -92,6 +115,32 @@ impl AnySearch {
                 .map(AnySearch::Table)
                 .map_err(bad),
         }
+    }
+
+    /// Every search representation of a spec that takes its board, in
+    /// the order the games' registry lists them (the first is what
+    /// [`AnySearch::parse`] gives), then the registered game's own rules
+    /// when its table takes the board: what tests compare with each other.
+    pub fn parse_all(spec: &str) -> Result<Vec<AnySearch>, String> {
+        let (name, params) = crate::games::resolve(spec, &|s| AnySearch::parse_spec(s).map(drop))
+            .map_err(|e| e.to_string())?;
+        let mut all = match AnySearch::all_from_name(name, params) {
+            Some(all) => all.map_err(|reason| {
+                Error::BadGame {
+                    spec: spec.to_string(),
+                    reason,
+                }
+                .to_string()
+            })?,
+            None => Vec::new(),
+        };
+        if let Ok(t) = AnySearch::parse_table_rules(spec) {
+            all.push(t);
+        }
+        if all.is_empty() {
+            return AnySearch::parse(spec).map(|g| vec![g]);
+        }
+        Ok(all)
     }
 
     /// The search game of a spec through the registered game's own rules
