@@ -13,7 +13,10 @@
 //!   If not, can the mover avoid losing?
 //! - [`nimber`]: Sprague–Grundy values of impartial games, summing
 //!   independent components (Glop's method), with nimber tables as leaves.
-//! - [`reference`](mod@reference): plain memoised negamax, the independent check of both.
+//! - [`alphabeta`]: alpha-beta with a transposition table and null-window
+//!   probes on the value, on every core (Lazy SMP), with a fast path for
+//!   the gravity boards (Pons-style bitboards).
+//! - [`reference`](mod@reference): plain memoised negamax, the independent check of all.
 //!
 //! Tables serve as leaves (`leaves`): wherever a searched position is a
 //! position a given table indexes, its value is read, not searched.
@@ -21,6 +24,7 @@
 //! all of it in one call (`retrograde search`), stopped early by its
 //! limits or its [`Cancel`] token.
 
+pub mod alphabeta;
 pub mod dfpn;
 pub mod games;
 pub(crate) mod leaves;
@@ -173,6 +177,17 @@ pub trait SearchGame: Send + Sync + 'static {
     /// to a tie, so the search need not play it out. `None` when unsure
     /// (the default); never different from what the rules give in the end.
     fn decided(&self, _p: &Self::Pos) -> Option<Value> {
+        None
+    }
+
+    /// The alpha-beta engine's own search of this game with a table of
+    /// `table_bytes`, when the game has one faster than the generic search
+    /// over these methods (the gravity boards'). `None` (the default): the
+    /// generic search.
+    fn alphabeta_native(&self, _table_bytes: u64) -> Option<alphabeta::Native<'_, Self>>
+    where
+        Self: Sized,
+    {
         None
     }
 

@@ -946,13 +946,31 @@ pub struct CheckReport {
     pub trusted: u64,
 }
 
+/// What loading and re-proving a value database needs of an engine: one
+/// question answered about a position, and the entries that hold handed
+/// over. df-pn ([`super::dfpn::Dfpn`]) and alpha-beta
+/// ([`super::alphabeta::AlphaBeta`]) both serve.
+pub trait Prover<G: SearchGame> {
+    /// Is the value of `p` for its mover at least `k` (1 win, 0 tie)?
+    /// `None` if the engine was stopped first.
+    fn decide(&mut self, p: &G::Pos, k: i8) -> Option<bool>;
+    /// Bounds the engine may use from now on.
+    fn add_known(&mut self, key: G::Key, bounds: Bounds);
+}
+
+impl<G: SearchGame> Prover<G> for super::dfpn::Dfpn<'_, G> {
+    fn decide(&mut self, p: &G::Pos, k: i8) -> Option<bool> {
+        super::dfpn::Dfpn::decide(self, p, k)
+    }
+    fn add_known(&mut self, key: G::Key, bounds: Bounds) {
+        super::dfpn::Dfpn::add_known(self, key, bounds)
+    }
+}
+
 /// Hands every entry to `search` as it is, without re-proving it: for a
 /// caller who vouches for the files (`search --trust-load`). A wrong or
 /// forged entry then gives wrong answers.
-pub(crate) fn trust_values<G: SearchGame>(
-    db: &Merged<G>,
-    search: &mut super::dfpn::Dfpn<'_, G>,
-) -> CheckReport {
+pub(crate) fn trust_values<G: SearchGame>(db: &Merged<G>, search: &mut impl Prover<G>) -> CheckReport {
     for r in &db.records {
         if let Fact::Value(b) = r.fact {
             search.add_known(r.key, b);
@@ -1000,7 +1018,7 @@ pub(crate) fn trust_nimbers<G: SearchGame>(
 pub fn verify_values<G: SearchGame>(
     game: &G,
     db: &Merged<G>,
-    search: &mut super::dfpn::Dfpn<'_, G>,
+    search: &mut impl Prover<G>,
     stop: &dyn Fn() -> bool,
 ) -> crate::Result<CheckReport> {
     let mut report = CheckReport::default();

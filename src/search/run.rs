@@ -29,6 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::alphabeta::{self, AlphaBeta};
 use super::dfpn::{Dfpn, Options, Stats};
 use super::games::cram::CramNimberLeaves;
 use super::games::AnySearch;
@@ -124,6 +125,34 @@ pub struct SearchOptions {
     /// resumes from with `load`. Each save is a whole database, written to
     /// a temporary file and renamed over the last.
     pub save_every: Option<Duration>,
+    /// The engine of a value search (also of `check`'s re-proving).
+    pub engine: Engine,
+}
+
+/// Which engine proves values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// Per game, from measurements ([`alphabeta::preferred`]): alpha-beta
+    /// where the game has its own alpha-beta search (the gravity boards),
+    /// df-pn elsewhere, and df-pn whenever `epsilon` is given.
+    #[default]
+    Auto,
+    /// Depth-first proof-number search ([`super::dfpn`]).
+    Dfpn,
+    /// Alpha-beta with null-window probes, on every thread
+    /// ([`super::alphabeta`]).
+    AlphaBeta,
+}
+
+impl Engine {
+    /// The engine's name, as `--engine` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Dfpn => "dfpn",
+            Engine::AlphaBeta => "alphabeta",
+        }
+    }
 }
 
 /// The memory a search may take when given none: 1 GiB, or half of what the
@@ -147,6 +176,8 @@ pub trait Observer {
     fn values(&self, _stats: &Stats) {}
     /// A nimber search's counters, about once a second.
     fn nimbers(&self, _stats: &NimberStats) {}
+    /// An alpha-beta search's counters, about once a second.
+    fn alphabeta(&self, _stats: &alphabeta::Stats) {}
     /// Something the user should know (a warning, files removed).
     fn notice(&self, _notice: &Notice) {}
     /// The result, before it is saved: a long save, or one that fails, does
@@ -324,6 +355,9 @@ pub struct SearchReport {
     pub elapsed: Duration,
     /// The memory the search was given.
     pub memory: u64,
+    /// The engine that proved the values (never [`Engine::Auto`]; `None`
+    /// for nimbers, which have their own).
+    pub engine: Option<Engine>,
     /// What was loaded, when something was.
     pub loaded: Option<Loaded>,
     /// The save's outcome, when one was asked for: the result stands even
@@ -370,6 +404,7 @@ pub fn run_game<G: SearchGame>(
                     counters: Counters::Values(Stats::default()),
                     elapsed: Duration::ZERO,
                     memory: engine.memory,
+                    engine: (!options.nimber).then(|| which_engine(g, options)),
                     loaded: None,
                     saved: None,
                 })
@@ -458,6 +493,14 @@ pub fn check_game<G: SearchGame>(
     let cancel = options.cancel.clone();
     let requested = move || cancel.is_cancelled();
     let (report, stop, deepest) = match kind {
+        Kind::Values if which_engine(g, options) == Engine::AlphaBeta => {
+            let mut ab = AlphaBeta::new(g, alphabeta_options(&engine));
+            if let Some(l) = &leaves {
+                ab = ab.with_leaves(l.values());
+            }
+            let r = proofdb::verify_values(g, &db, &mut ab, &requested)?;
+            (r, ab.stop_reason(), ab.stats().deepest)
+        }
         Kind::Values => {
             let mut dfpn = Dfpn::new(g, engine.clone());
             if let Some(l) = &leaves {
@@ -497,6 +540,34 @@ fn kind_of(options: &SearchOptions) -> Kind {
         Kind::Nimbers
     } else {
         Kind::Values
+    }
+}
+
+/// The engine that proves values: the one asked for, or per game.
+fn which_engine<G: SearchGame>(g: &G, options: &SearchOptions) -> Engine {
+    match options.engine {
+        Engine::Auto
+            if options.epsilon.is_none()
+                && options.save_every.is_none()
+                && alphabeta::preferred(g) =>
+        {
+            Engine::AlphaBeta
+        }
+        Engine::Auto => Engine::Dfpn,
+        e => e,
+    }
+}
+
+/// Alpha-beta's options: the memory, limits and threads of `engine` (one
+/// `--memory`, one `--threads` for both engines).
+fn alphabeta_options(engine: &Options) -> alphabeta::Options {
+    alphabeta::Options {
+        memory: engine.memory,
+        threads: engine.threads.max(1),
+        node_limit: engine.node_limit,
+        time_limit: engine.time_limit,
+        cancel: engine.cancel.clone(),
+        native: true,
     }
 }
 
@@ -575,6 +646,29 @@ fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(G::Pos, Opt
             });
         }
     }
+    if options.engine == Engine::AlphaBeta {
+        if options.nimber {
+            return Err(Error::SearchOption {
+                option: "--engine",
+                given: "alphabeta".into(),
+                rule: "proves values; --nimber computes nimbers by component search".into(),
+            });
+        }
+        if let Some(e) = options.epsilon {
+            return Err(Error::SearchOption {
+                option: "--epsilon",
+                given: e.to_string(),
+                rule: "is df-pn's (the 1+ε trick); alpha-beta has no ε".into(),
+            });
+        }
+        if let Some(every) = options.save_every {
+            return Err(Error::SearchOption {
+                option: "--save-every",
+                given: format!("{}", every.as_secs_f64()),
+                rule: "is df-pn's (periodic saves); alpha-beta saves at its end".into(),
+            });
+        }
+    }
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
@@ -609,8 +703,79 @@ struct Session<'a, G: SearchGame> {
 }
 
 impl<G: SearchGame> Session<'_, G> {
+    /// The values of `roots` by alpha-beta, one table shared by all.
+    fn values_alphabeta(
+        &self,
+        roots: &[G::Pos],
+        target: Option<SaveTarget>,
+    ) -> Result<SearchReport> {
+        let (g, observer) = (self.g, self.observer);
+        let options = alphabeta_options(&self.engine);
+        let threads = options.threads;
+        let mut ab = AlphaBeta::new(g, options)
+            .with_progress(move |s: &alphabeta::Stats| observer.alphabeta(s));
+        if let Some(l) = self.leaves {
+            ab = ab.with_leaves(l.values());
+        }
+        let loaded = self.load(Kind::Values, |db, stop| {
+            if self.options.trust_load {
+                Ok(proofdb::trust_values(db, &mut ab))
+            } else {
+                proofdb::verify_values(g, db, &mut ab, stop)
+            }
+        })?;
+        let (results, elapsed) = each(g, roots, |p| {
+            let before = ab.stats().nodes;
+            let proof = ab.prove(p);
+            let answer = Answer::Value {
+                bounds: proof.bounds,
+                best_move: proof.best_move.as_ref().map(|m| g.format_move(m)),
+            };
+            (answer, proof.stats.nodes - before, ab.stop_reason())
+        });
+        let stop = ab.stop_reason();
+        let s = ab.stats();
+        // The table doubles while it stays within the memory: what it may
+        // grow to, in bytes and entries.
+        let mut max_bytes = s.tt_bytes.max(1);
+        while max_bytes * 2 <= self.engine.memory {
+            max_bytes *= 2;
+        }
+        let counters = Counters::Values(Stats {
+            nodes: s.nodes,
+            leaf_hits: s.leaf_hits,
+            tt_used: s.tt_used,
+            tt_capacity: s.tt_capacity,
+            tt_bytes: s.tt_bytes,
+            tt_max: s.tt_capacity * (max_bytes / s.tt_bytes.max(1)),
+            tt_max_bytes: max_bytes,
+            target: s.target,
+            elapsed: s.elapsed,
+            deepest: s.deepest,
+            threads,
+            ..Stats::default()
+        });
+        let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
+        report.engine = Some(Engine::AlphaBeta);
+        observer.proven(&report);
+        report.saved = target.map(|t| {
+            let records = ab.proven().into_iter().filter_map(|(key, b)| {
+                Some(Record {
+                    key,
+                    fact: Fact::Value(b),
+                    pos: g.position_of_key(&key)?,
+                })
+            });
+            save(g, t, Kind::Values, records, observer)
+        });
+        Ok(report)
+    }
+
     /// The values of `roots`, one transposition table shared by all.
     fn values(&self, roots: &[G::Pos], target: Option<SaveTarget>) -> Result<SearchReport> {
+        if which_engine(self.g, self.options) == Engine::AlphaBeta {
+            return self.values_alphabeta(roots, target);
+        }
         let (g, observer) = (self.g, self.observer);
         let mut stall = Stall::default();
         // The periodic saves and the last one share the target.
@@ -755,6 +920,7 @@ impl<G: SearchGame> Session<'_, G> {
             counters,
             elapsed,
             memory: self.engine.memory,
+            engine: (!self.options.nimber).then_some(Engine::Dfpn),
             loaded,
             saved: None,
         }

@@ -1,6 +1,7 @@
 //! The search (`retrograde search`, `retrograde::search`) against the
 //! tables and the plain negamax reference.
 
+mod alphabeta;
 mod cli;
 mod columns;
 #[path = "../common/mod.rs"]

@@ -7,6 +7,7 @@
 use super::solve::parse_size;
 use anyhow::{bail, Result};
 use retrograde::internal::solve::input_files;
+use retrograde::search::alphabeta::Stats as AlphaBetaStats;
 use retrograde::search::dfpn::Stats;
 use retrograde::search::games::AnySearch;
 use retrograde::search::nimber::NimberStats;
@@ -95,12 +96,26 @@ pub struct Args {
     /// exactly that many, never one more.
     #[arg(long, value_name = "N")]
     nodes: Option<u64>,
-    /// ε of the 1+ε trick, from 0.05 to 100 (default 0.25).
+    /// ε of df-pn's 1+ε trick, from 0.05 to 100 (default 0.25).
     #[arg(long, conflicts_with = "nimber")]
     epsilon: Option<f64>,
+    /// The engine proving values: alphabeta (alpha-beta with null-window
+    /// probes, on every thread), dfpn (proof-number search), or auto:
+    /// alpha-beta for the gravity boards (connect, sogo up to 3), where it is
+    /// fastest, df-pn elsewhere and whenever --epsilon is given.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    engine: EngineArg,
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// `--engine`'s values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum EngineArg {
+    Auto,
+    Dfpn,
+    Alphabeta,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -135,6 +150,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             None => 0,
         },
         save_every,
+        engine: match args.engine {
+            EngineArg::Auto => run::Engine::Auto,
+            EngineArg::Dfpn => run::Engine::Dfpn,
+            EngineArg::Alphabeta => run::Engine::AlphaBeta,
+        },
     };
     let printer = Printer {
         args: &args,
@@ -233,6 +253,12 @@ impl Observer for Printer<'_> {
         }
     }
 
+    fn alphabeta(&self, s: &AlphaBetaStats) {
+        if !self.args.quiet {
+            eprintln!("{s}");
+        }
+    }
+
     fn notice(&self, notice: &Notice) {
         eprintln!("retrograde: {notice}");
     }
@@ -260,6 +286,7 @@ fn report_json(r: &SearchReport) -> Json {
                 "table_bytes": s.tt_bytes,
                 "threads": s.threads,
                 "leaf_hits": s.leaf_hits,
+                "engine": r.engine.map(|e| e.name()),
             }),
             Counters::Nimbers(s) => json!({
                 "components": s.nodes,

@@ -31,6 +31,7 @@
 
 use super::Represents;
 use crate::games::placement::{Notation, Placed, Placement};
+use crate::search::alphabeta::Native;
 use crate::search::SearchGame;
 use crate::value::Value;
 
@@ -77,6 +78,8 @@ pub struct Columns {
     /// The floor's symmetries other than the identity, as column
     /// permutations (`perm[c]` is the image of column `c`).
     syms: Vec<Vec<u8>>,
+    /// Their inverses.
+    inverse: Vec<Vec<u8>>,
     /// Columns centre first: the move order's tie-break.
     order: Vec<u8>,
 }
@@ -161,6 +164,16 @@ impl Columns {
         };
         let mut order: Vec<u8> = (0..cols as u8).collect();
         order.sort_by_key(|&c| (centre(u32::from(c)), c));
+        let inverse = syms
+            .iter()
+            .map(|perm| {
+                let mut inv = vec![0u8; cols];
+                for (c, &img) in perm.iter().enumerate() {
+                    inv[img as usize] = c as u8;
+                }
+                inv
+            })
+            .collect();
         Some(Columns {
             spec: p.spec,
             notation: p.notation,
@@ -175,6 +188,7 @@ impl Columns {
             lines,
             patterns,
             syms,
+            inverse,
             order,
         })
     }
@@ -446,10 +460,41 @@ impl Columns {
     /// The canonical key: the least raw key of the position's images.
     #[inline]
     pub(crate) fn sym_key(&self, cur: u64, mask: u64) -> u64 {
+        self.sym_key_image(cur, mask).0
+    }
+
+    /// The canonical key and the symmetry that gives it (0: the identity,
+    /// `i`: the `i`-th other).
+    #[inline]
+    pub(crate) fn sym_key_image(&self, cur: u64, mask: u64) -> (u64, u8) {
         let k = self.raw_key(cur, mask);
-        self.syms
-            .iter()
-            .fold(k, |best, perm| best.min(self.permute(k, perm)))
+        let mut best = (k, 0);
+        for (i, perm) in self.syms.iter().enumerate() {
+            let img = self.permute(k, perm);
+            if img < best.0 {
+                best = (img, i as u8 + 1);
+            }
+        }
+        best
+    }
+
+    /// The image of column `c` under symmetry `sym` (as
+    /// [`Columns::sym_key_image`] numbers them).
+    #[inline]
+    pub(crate) fn column_image(&self, c: u8, sym: u8) -> u8 {
+        match sym {
+            0 => c,
+            s => self.syms[s as usize - 1][c as usize],
+        }
+    }
+
+    /// The column whose image under symmetry `sym` is `c`.
+    #[inline]
+    pub(crate) fn column_preimage(&self, c: u8, sym: u8) -> u8 {
+        match sym {
+            0 => c,
+            s => self.inverse[s as usize - 1][c as usize],
+        }
     }
 
     /// A word's cells in the notation's cell numbering (`c·H + z`).
@@ -728,6 +773,10 @@ impl SearchGame for Columns {
         let p = self.position(self.spread(key[0]), self.spread(key[1]));
         // Only a key some position has turns back into one.
         (self.cells_of(&p) == *key).then_some(p)
+    }
+
+    fn alphabeta_native(&self, table_bytes: u64) -> Option<Native<'_, Columns>> {
+        Some(crate::search::alphabeta::gravity_native(self, table_bytes))
     }
 
     fn wins_now(&self, p: &ColumnsPos) -> bool {

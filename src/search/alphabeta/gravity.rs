@@ -1,0 +1,379 @@
+//! The alpha-beta search of the gravity boards ([`Columns`]), as Pons'
+//! Connect-Four solver searches (his write-up, "Solving Connect 4: how to
+//! build a perfect AI"), on the board's bitboards, for any board the
+//! representation takes (Connect-Four of any size and line length, Sogo
+//! cubes up to 3):
+//!
+//! - a position is two words copied down the line (no undo);
+//! - **non-losing moves**: a node whose opponent can complete a line on a
+//!   playable cell must play there (two such cells: lost), and a move onto
+//!   the cell under an opponent's winning cell is never tried (it loses at
+//!   once); a node with no other move is lost without a child. So no node
+//!   is entered whose mover could win at once, and no child is generated
+//!   to find that out;
+//! - with at most two empty cells left and no move losing, a tie;
+//! - **no line left**: a mover with no open line cannot win, one whose
+//!   opponent has none cannot lose (one shift test per direction);
+//! - **move order**: the table's move first, then by the number of cells
+//!   the mover could complete after the move (Pons' threat count), centre
+//!   columns first on ties;
+//! - the **table** holds one word per position, keyed by the least raw key
+//!   of the position's images under the floor's symmetries (the mirror).
+
+use super::table::{work_of, Compact, Info, NO_MOVE};
+use super::{perturb, Native, Solver, Worker};
+use crate::search::games::columns::{winning_by, Columns};
+use crate::search::games::columns::{ColumnsPos, Lines};
+use crate::search::leaves::ValueLeaves;
+use crate::search::{score, Bounds, SearchGame};
+use std::collections::HashMap;
+
+/// The native search of a gravity board with a table of `bytes`.
+pub(crate) fn native(g: &Columns, bytes: u64) -> Native<'_, Columns> {
+    Native(Box::new(Gravity {
+        g,
+        table: Compact::new(bytes),
+        known: HashMap::new(),
+        leaves: None,
+    }))
+}
+
+/// How one board finds the cells that complete its lines: shifts of a
+/// fixed line length and number of directions (compiled for
+/// Connect-Four's), or the board's general code.
+trait Wins: Sync {
+    /// The empty cells that complete a line for `pieces`.
+    fn winning(&self, pieces: u64, mask: u64) -> u64;
+    /// Whether some line holds none of `theirs`.
+    fn open(&self, theirs: u64) -> bool;
+}
+
+/// Lines of `K` cells along `D` directions besides the vertical.
+struct Shifts<const K: usize, const D: usize> {
+    vertical: bool,
+    dirs: [u32; D],
+    board: u64,
+}
+
+impl<const K: usize, const D: usize> Wins for Shifts<K, D> {
+    #[inline(always)]
+    fn winning(&self, p: u64, mask: u64) -> u64 {
+        let mut r = 0;
+        if self.vertical {
+            let mut m = p << 1;
+            for i in 2..K {
+                m &= p << i;
+            }
+            r |= m;
+        }
+        for &s in &self.dirs {
+            let mut back = [!0u64; K];
+            let mut ahead = [!0u64; K];
+            for m in 1..K {
+                back[m] = back[m - 1] & (p << (m as u32 * s));
+                ahead[m] = ahead[m - 1] & (p >> (m as u32 * s));
+            }
+            for j in 0..K {
+                r |= back[j] & ahead[K - 1 - j];
+            }
+        }
+        r & self.board & !mask
+    }
+
+    #[inline(always)]
+    fn open(&self, theirs: u64) -> bool {
+        let free = self.board & !theirs;
+        let run = |s: u32| {
+            let mut m = free;
+            for i in 1..K {
+                m &= free >> (i as u32 * s);
+            }
+            m
+        };
+        let mut any = if self.vertical { run(1) } else { 0 };
+        for &s in &self.dirs {
+            any |= run(s);
+        }
+        any != 0
+    }
+}
+
+/// Any board, through its own code.
+struct General<'g>(&'g Columns, &'g Lines);
+
+impl Wins for General<'_> {
+    #[inline]
+    fn winning(&self, p: u64, mask: u64) -> u64 {
+        winning_by(self.1, p, mask, self.0.board())
+    }
+    #[inline]
+    fn open(&self, theirs: u64) -> bool {
+        self.0.open_line(theirs)
+    }
+}
+
+/// The native search: the board, its table, the known bounds (keyed by
+/// the raw canonical key) and leaves.
+struct Gravity<'a> {
+    g: &'a Columns,
+    table: Compact,
+    known: HashMap<u64, Bounds>,
+    leaves: Option<&'a dyn ValueLeaves<Columns>>,
+}
+
+/// Most columns a move list holds.
+const MAX_MOVES: usize = crate::search::games::columns::MAX_COLUMNS;
+
+impl Gravity<'_> {
+    /// Whether the value of the position (`cur` the mover's pieces, `mask`
+    /// every piece; the mover cannot win at once) is at least `k`, with the
+    /// column that shows it; `None` when stopped. The root (`ply` 0) does
+    /// not take its answer from the table: it is searched for its move.
+    fn negamax<L: Wins>(
+        &self,
+        l: &L,
+        w: &mut Worker<'_>,
+        cur: u64,
+        mask: u64,
+        k: i8,
+        ply: u32,
+    ) -> Option<(bool, u8)> {
+        if !w.visit() {
+            return None;
+        }
+        let g = self.g;
+        let opp = cur ^ mask;
+        let possible = g.possible(mask);
+        let opp_win = l.winning(opp, mask);
+        let forced = possible & opp_win;
+        let mut playable = possible;
+        if forced != 0 {
+            if forced & (forced - 1) != 0 {
+                // Two threats: whatever the mover blocks, the other wins.
+                return Some((false, NO_MOVE));
+            }
+            playable = forced;
+        }
+        // Never under an opponent's winning cell.
+        playable &= !(opp_win >> 1);
+        if playable == 0 {
+            return Some((false, NO_MOVE));
+        }
+        let root = ply == 0;
+        let filled = mask.count_ones();
+        if filled + 2 >= g.cells() {
+            // Two cells at most and no move loses: neither side can win,
+            // whichever of them the mover takes.
+            let c = if root && k <= 0 {
+                g.column_of(playable & playable.wrapping_neg()) as u8
+            } else {
+                NO_MOVE
+            };
+            return Some((k <= 0, c));
+        }
+        if !root {
+            // A side with no line left cannot win.
+            if k == 1 {
+                if !l.open(opp) {
+                    return Some((false, NO_MOVE));
+                }
+            } else if !l.open(cur) {
+                return Some((true, NO_MOVE));
+            }
+        }
+        let (key, image) = g.sym_key_image(cur, mask);
+        let mut hint = NO_MOVE;
+        if let Some(info) = self.table.get(key) {
+            let b = info.bounds;
+            if !root {
+                if b.lo >= k {
+                    return Some((true, NO_MOVE));
+                }
+                if b.hi < k {
+                    return Some((false, NO_MOVE));
+                }
+            }
+            // The move is kept as the canonical image's column.
+            if info.mv != NO_MOVE {
+                hint = g.column_preimage(info.mv, image);
+            }
+        }
+        if !root {
+            if !self.known.is_empty() {
+                if let Some(b) = self.known.get(&key) {
+                    if b.lo >= k {
+                        return Some((true, NO_MOVE));
+                    }
+                    if b.hi < k {
+                        return Some((false, NO_MOVE));
+                    }
+                }
+            }
+            if let Some(leaves) = self.leaves {
+                let pos = ColumnsPos {
+                    cur,
+                    mask,
+                    done: false,
+                };
+                if let Some(v) = leaves.value(g, &pos) {
+                    w.leaf_hits += 1;
+                    let info = Info {
+                        bounds: Bounds::exact(v),
+                        mv: NO_MOVE,
+                        work: 1,
+                    };
+                    if self.table.put(key, info) {
+                        w.filled += 1;
+                    }
+                    return Some((score(v) >= k, NO_MOVE));
+                }
+            }
+        }
+        w.deepest = w.deepest.max(u64::from(ply) + 1);
+        // The moves, best first: insertion by score (ties keep the
+        // centre-first order of the columns).
+        let mut moves = [(0u32, 0u64, 0u8); MAX_MOVES];
+        let mut n = 0;
+        for &c in g.order() {
+            let m = playable & g.col_mask(c as usize);
+            if m == 0 {
+                continue;
+            }
+            let score = if c == hint {
+                u32::MAX
+            } else {
+                l.winning(cur | m, mask).count_ones()
+            };
+            let mut i = n;
+            while i > 0 && moves[i - 1].0 < score {
+                moves[i] = moves[i - 1];
+                i -= 1;
+            }
+            moves[i] = (score, m, c);
+            n += 1;
+        }
+        let moves = &mut moves[..n];
+        perturb(moves, w.id, ply);
+        let before = w.visited;
+        for &(_, m, c) in moves.iter() {
+            let (child, _) = self.negamax(l, w, opp, mask | m, 1 - k, ply + 1)?;
+            if !child {
+                let canonical = g.column_image(c, image);
+                self.store(w, key, Bounds { lo: k, hi: 1 }, canonical, before);
+                return Some((true, c));
+            }
+        }
+        self.store(w, key, Bounds { lo: -1, hi: k - 1 }, NO_MOVE, before);
+        Some((false, NO_MOVE))
+    }
+
+    #[inline]
+    fn store(&self, w: &mut Worker<'_>, key: u64, bounds: Bounds, mv: u8, before: u64) {
+        let info = Info {
+            bounds,
+            mv,
+            work: work_of(w.visited - before),
+        };
+        if self.table.put(key, info) {
+            w.filled += 1;
+        }
+    }
+
+    /// The probe with lines found by `l`.
+    fn run<L: Wins>(
+        &self,
+        l: &L,
+        w: &mut Worker<'_>,
+        root: &ColumnsPos,
+        k: i8,
+    ) -> Option<(bool, Option<usize>)> {
+        let (yes, c) = self.negamax(l, w, root.cur, root.mask, k, 0)?;
+        Some((yes, (yes && c != NO_MOVE).then_some(usize::from(c))))
+    }
+}
+
+impl<'a> Solver<'a, Columns> for Gravity<'a> {
+    /// The token is the move's column.
+    fn move_of(&self, root: &ColumnsPos, token: usize) -> Option<u16> {
+        let m = self.g.possible(root.mask) & self.g.col_mask(token);
+        (m != 0).then(|| self.g.cell_of(m))
+    }
+
+    fn probe(&self, w: &mut Worker<'_>, root: &ColumnsPos, k: i8) -> Option<(bool, Option<usize>)> {
+        let g = self.g;
+        if let Some(v) = g.terminal(root) {
+            return Some((score(v) >= k, None));
+        }
+        // The search's nodes never have a win at once: the root may.
+        let now = g.winning(root.cur, root.mask) & g.possible(root.mask);
+        if now != 0 {
+            if !w.visit() {
+                return None;
+            }
+            return Some((true, Some(g.column_of(now & now.wrapping_neg()))));
+        }
+        match g.line_kind() {
+            Lines::Shifts {
+                k: 4,
+                vertical,
+                dirs,
+            } if dirs.len() == 3 => {
+                let l = Shifts::<4, 3> {
+                    vertical: *vertical,
+                    dirs: [dirs[0], dirs[1], dirs[2]],
+                    board: g.board(),
+                };
+                self.run(&l, w, root, k)
+            }
+            lines => self.run(&General(g, lines), w, root, k),
+        }
+    }
+
+    fn set_leaves(&mut self, leaves: &'a dyn ValueLeaves<Columns>) {
+        self.leaves = Some(leaves);
+    }
+
+    fn add_known(&mut self, key: [u64; 2], bounds: Bounds) {
+        let Some(p) = self.g.position_of_key(&key) else {
+            return;
+        };
+        let raw = self.g.sym_key(p.cur, p.mask);
+        let b = self.known.entry(raw).or_insert(Bounds::UNKNOWN);
+        *b = b.meet(bounds);
+    }
+
+    fn proven(&self) -> Vec<([u64; 2], Bounds)> {
+        let mut out: HashMap<u64, Bounds> = self.known.clone();
+        for (raw, b) in self.table.entries() {
+            if b != Bounds::UNKNOWN {
+                let e = out.entry(raw).or_insert(Bounds::UNKNOWN);
+                *e = e.meet(b);
+            }
+        }
+        out.into_iter()
+            .map(|(raw, b)| {
+                let (cur, mask) = self.g.of_raw_key(raw);
+                let p = ColumnsPos {
+                    cur,
+                    mask,
+                    done: false,
+                };
+                (self.g.key(&p), b)
+            })
+            .collect()
+    }
+
+    fn capacity(&self) -> u64 {
+        self.table.capacity()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.table.bytes()
+    }
+
+    fn grow(&mut self) -> u64 {
+        let (bigger, used) = self.table.doubled();
+        self.table = bigger;
+        used
+    }
+}

@@ -1,0 +1,473 @@
+//! The alpha-beta engine's transposition tables, shared by its threads.
+//!
+//! Every entry is a proof: bounds on a position's value that a finished
+//! search established (an aborted search stores nothing), so whichever
+//! thread wrote an entry, and whenever, any thread may use it.
+//!
+//! - [`Compact`]: keys that fit in one word (the gravity boards' raw keys).
+//!   An entry is one `u64`, written and read whole by one atomic access, so
+//!   no lock and no torn entry. The key is mixed by a bijection of 64-bit
+//!   words ([`mix`]): the low bits of the mixed key choose the bucket, and
+//!   the entry keeps the rest, so the bucket and the entry together give
+//!   back the whole key (no false match is possible, as with Pons' table
+//!   indexed modulo a prime), and a larger table is filled from a smaller
+//!   one without the keys.
+//! - [`Locked`]: any key type, each bucket behind its own lock (the generic
+//!   engine's table: its node costs a move list and a key, far more than a
+//!   lock).
+//!
+//! Both replace, when a bucket is full, the entry whose subtree took the
+//! least work (Tromp's and Breuker's scheme; work kept as a logarithm).
+
+use crate::search::{Bounds, Key};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Entries per bucket.
+pub(crate) const WAYS: usize = 4;
+
+/// Bits of a compact entry below the key's check bits: lo (2), hi (2), the
+/// move hint (5), the work (6).
+const DATA_BITS: u32 = 15;
+
+/// The smallest compact table: 2^15 buckets (1 MiB), so that the check
+/// bits (64 minus the bucket bits) and the data fit in a word.
+pub(crate) const MIN_BUCKET_BITS: u32 = DATA_BITS;
+
+/// "No move" in an entry's 5-bit move field.
+pub(crate) const NO_MOVE: u8 = 31;
+
+const C1: u64 = 0xbf58_476d_1ce4_e5b9;
+const C2: u64 = 0x94d0_49bb_1331_11eb;
+
+/// The inverse of an odd number modulo 2^64 (Newton's iteration).
+const fn inverse(c: u64) -> u64 {
+    let mut x = c;
+    let mut i = 0;
+    while i < 6 {
+        x = x.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(x)));
+        i += 1;
+    }
+    x
+}
+
+const I1: u64 = inverse(C1);
+const I2: u64 = inverse(C2);
+
+/// splitmix64's finaliser: a bijection of 64-bit words that spreads
+/// neighbouring keys.
+#[inline(always)]
+pub(crate) fn mix(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(C1);
+    x ^= x >> 27;
+    x = x.wrapping_mul(C2);
+    x ^ (x >> 31)
+}
+
+/// The inverse of [`mix`].
+pub(crate) fn unmix(mut x: u64) -> u64 {
+    x ^= x >> 31 ^ x >> 62;
+    x = x.wrapping_mul(I2);
+    x ^= x >> 27 ^ x >> 54;
+    x = x.wrapping_mul(I1);
+    x ^ (x >> 30) ^ (x >> 60)
+}
+
+/// What an entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Info {
+    pub bounds: Bounds,
+    /// The move that proved the last lower bound (an index the search
+    /// gives), or [`NO_MOVE`].
+    pub mv: u8,
+    /// ⌈log2⌉ of the nodes its subtree took, at most 63.
+    pub work: u8,
+}
+
+impl Info {
+    #[inline(always)]
+    fn pack(self) -> u64 {
+        (self.bounds.lo + 2) as u64
+            | ((self.bounds.hi + 2) as u64) << 2
+            | u64::from(self.mv.min(NO_MOVE)) << 4
+            | u64::from(self.work.min(63)) << 9
+    }
+
+    #[inline(always)]
+    fn unpack(w: u64) -> Info {
+        Info {
+            bounds: Bounds {
+                lo: (w & 3) as i8 - 2,
+                hi: (w >> 2 & 3) as i8 - 2,
+            },
+            mv: (w >> 4 & 31) as u8,
+            work: (w >> 9 & 63) as u8,
+        }
+    }
+
+    /// Both pieces of knowledge (the newer move hint, the larger work).
+    #[inline(always)]
+    fn merge(self, newer: Info) -> Info {
+        Info {
+            bounds: self.bounds.meet(newer.bounds),
+            mv: if newer.mv == NO_MOVE {
+                self.mv
+            } else {
+                newer.mv
+            },
+            work: self.work.max(newer.work),
+        }
+    }
+}
+
+/// ⌈log2(n + 1)⌉, the work of a subtree of `n` nodes.
+#[inline(always)]
+pub(crate) fn work_of(n: u64) -> u8 {
+    (64 - n.leading_zeros()) as u8
+}
+
+/// A table of one-word entries for keys of one word.
+pub(crate) struct Compact {
+    slots: Vec<AtomicU64>,
+    bucket_bits: u32,
+}
+
+impl Compact {
+    /// The largest table of at most `bytes` (at least the smallest).
+    pub(crate) fn new(bytes: u64) -> Compact {
+        let buckets = (bytes / (8 * WAYS as u64)).max(1 << MIN_BUCKET_BITS);
+        let bucket_bits = 63 - buckets.leading_zeros();
+        Compact::with_bits(bucket_bits)
+    }
+
+    fn with_bits(bucket_bits: u32) -> Compact {
+        let n = (1usize << bucket_bits) * WAYS;
+        // Written once here: the table grows with the work, so a large
+        // table is only built for a search that fills half of the one
+        // before it.
+        let slots: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+        Compact { slots, bucket_bits }
+    }
+
+    /// Entries the table holds.
+    pub(crate) fn capacity(&self) -> u64 {
+        self.slots.len() as u64
+    }
+
+    /// Bytes of the table.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.slots.len() as u64 * 8
+    }
+
+    #[inline(always)]
+    fn split(&self, key: u64) -> (usize, u64) {
+        let h = mix(key);
+        let b = (h & ((1u64 << self.bucket_bits) - 1)) as usize * WAYS;
+        (b, h >> self.bucket_bits)
+    }
+
+    /// Starts loading the bucket of `key` into the cache.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (b, _) = self.split(key);
+            let p = self.slots[b..].as_ptr();
+            // SAFETY: a prefetch is a hint that never faults, and `p`
+            // points into `slots` anyway.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// What the table holds for `key`.
+    #[inline(always)]
+    pub(crate) fn get(&self, key: u64) -> Option<Info> {
+        let (b, check) = self.split(key);
+        for slot in &self.slots[b..b + WAYS] {
+            let w = slot.load(Ordering::Relaxed);
+            if w != 0 && w >> DATA_BITS == check {
+                return Some(Info::unpack(w));
+            }
+        }
+        None
+    }
+
+    /// Records `info` for `key`, met with what the entry already holds;
+    /// returns whether an empty slot was taken.
+    #[inline]
+    pub(crate) fn put(&self, key: u64, info: Info) -> bool {
+        let (b, check) = self.split(key);
+        self.put_split(b, check, info)
+    }
+
+    #[inline]
+    fn put_split(&self, b: usize, check: u64, info: Info) -> bool {
+        let ways = &self.slots[b..b + WAYS];
+        let mut victim = 0;
+        let mut least = u64::MAX;
+        for (i, slot) in ways.iter().enumerate() {
+            let w = slot.load(Ordering::Relaxed);
+            if w == 0 {
+                if least != 0 {
+                    victim = i;
+                    least = 0;
+                }
+                continue;
+            }
+            if w >> DATA_BITS == check {
+                let merged = Info::unpack(w).merge(info);
+                slot.store(check << DATA_BITS | merged.pack(), Ordering::Relaxed);
+                return false;
+            }
+            let work = w >> 9 & 63;
+            if work + 1 < least {
+                least = work + 1;
+                victim = i;
+            }
+        }
+        ways[victim].store(check << DATA_BITS | info.pack(), Ordering::Relaxed);
+        least == 0
+    }
+
+    /// A table of `bucket_bits + 1` bits holding this one's entries;
+    /// returns it with the number of entries it holds.
+    pub(crate) fn doubled(&self) -> (Compact, u64) {
+        let bigger = Compact::with_bits(self.bucket_bits + 1);
+        let mut used = 0;
+        self.for_each(|h, info| {
+            let b = (h & ((1u64 << bigger.bucket_bits) - 1)) as usize * WAYS;
+            if bigger.put_split(b, h >> bigger.bucket_bits, info) {
+                used += 1;
+            }
+        });
+        (bigger, used)
+    }
+
+    /// Calls `f` with every entry's mixed key and what it holds.
+    fn for_each(&self, mut f: impl FnMut(u64, Info)) {
+        for (i, slot) in self.slots.iter().enumerate() {
+            let w = slot.load(Ordering::Relaxed);
+            if w == 0 {
+                continue;
+            }
+            let bucket = (i / WAYS) as u64;
+            let h = (w >> DATA_BITS) << self.bucket_bits | bucket;
+            f(h, Info::unpack(w));
+        }
+    }
+
+    /// Every entry's key and bounds.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (u64, Bounds)> + '_ {
+        self.slots.iter().enumerate().filter_map(move |(i, slot)| {
+            let w = slot.load(Ordering::Relaxed);
+            (w != 0).then(|| {
+                let bucket = (i / WAYS) as u64;
+                let h = (w >> DATA_BITS) << self.bucket_bits | bucket;
+                (unmix(h), Info::unpack(w).bounds)
+            })
+        })
+    }
+}
+
+/// One entry of a [`Locked`] table.
+#[derive(Clone, Copy)]
+struct Slot<K> {
+    key: K,
+    info: Info,
+    used: bool,
+}
+
+/// A table of any key type, a lock per bucket.
+pub(crate) struct Locked<K: Key> {
+    buckets: Vec<Mutex<[Slot<K>; WAYS]>>,
+    mask: usize,
+}
+
+impl<K: Key> Locked<K> {
+    /// Bytes one bucket takes.
+    fn bucket_bytes() -> u64 {
+        std::mem::size_of::<Mutex<[Slot<K>; WAYS]>>() as u64
+    }
+
+    /// The largest table of at most `bytes` (at least 16 buckets).
+    pub(crate) fn new(bytes: u64) -> Locked<K> {
+        let want = (bytes / Self::bucket_bytes()).max(16);
+        Locked::with_buckets(1 << (63 - want.leading_zeros()))
+    }
+
+    fn with_buckets(n: usize) -> Locked<K> {
+        let empty = Slot {
+            key: K::read(&vec![0; K::BYTES]),
+            info: Info {
+                bounds: Bounds::UNKNOWN,
+                mv: NO_MOVE,
+                work: 0,
+            },
+            used: false,
+        };
+        Locked {
+            buckets: (0..n).map(|_| Mutex::new([empty; WAYS])).collect(),
+            mask: n - 1,
+        }
+    }
+
+    /// Entries the table holds.
+    pub(crate) fn capacity(&self) -> u64 {
+        (self.buckets.len() * WAYS) as u64
+    }
+
+    /// Bytes of the table.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.buckets.len() as u64 * Self::bucket_bytes()
+    }
+
+    fn bucket(&self, key: &K) -> &Mutex<[Slot<K>; WAYS]> {
+        &self.buckets[key.hash64() as usize & self.mask]
+    }
+
+    /// What the table holds for `key`.
+    pub(crate) fn get(&self, key: &K) -> Option<Info> {
+        let b = lock(self.bucket(key));
+        b.iter().find(|s| s.used && s.key == *key).map(|s| s.info)
+    }
+
+    /// Records `info` for `key`, met with what the entry already holds;
+    /// returns whether an empty slot was taken.
+    pub(crate) fn put(&self, key: &K, info: Info) -> bool {
+        let mut b = lock(self.bucket(key));
+        put_in(&mut b, key, info)
+    }
+
+    /// A table twice the size holding this one's entries, and how many.
+    pub(crate) fn doubled(&self) -> (Locked<K>, u64) {
+        let bigger = Locked::with_buckets(self.buckets.len() * 2);
+        let mut used = 0;
+        for b in &self.buckets {
+            for s in lock(b).iter().filter(|s| s.used) {
+                if bigger.put(&s.key, s.info) {
+                    used += 1;
+                }
+            }
+        }
+        (bigger, used)
+    }
+
+    /// Every entry's key and bounds.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (K, Bounds)> + '_ {
+        self.buckets.iter().flat_map(|b| {
+            lock(b)
+                .iter()
+                .filter(|s| s.used)
+                .map(|s| (s.key, s.info.bounds))
+                .collect::<Vec<_>>()
+        })
+    }
+}
+
+fn put_in<K: Key>(ways: &mut [Slot<K>; WAYS], key: &K, info: Info) -> bool {
+    if let Some(s) = ways.iter_mut().find(|s| s.used && s.key == *key) {
+        s.info = s.info.merge(info);
+        return false;
+    }
+    let (i, fresh) = match ways.iter().position(|s| !s.used) {
+        Some(i) => (i, true),
+        None => {
+            let i = (0..WAYS)
+                .min_by_key(|&i| ways[i].info.work)
+                .expect("a bucket has ways");
+            (i, false)
+        }
+    };
+    ways[i] = Slot {
+        key: *key,
+        info,
+        used: true,
+    };
+    fresh
+}
+
+/// A lock, taken even if a thread panicked while holding it (the entries
+/// are plain values, each written whole).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mix_is_a_bijection_with_its_inverse() {
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for _ in 0..10_000 {
+            assert_eq!(unmix(mix(x)), x);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+        }
+        assert_eq!(unmix(mix(0)), 0);
+        assert_eq!(unmix(mix(u64::MAX)), u64::MAX);
+    }
+
+    #[test]
+    fn compact_entries_keep_their_keys_through_growth() {
+        let t = Compact::new(1 << 20);
+        assert_eq!(t.capacity(), (1 << MIN_BUCKET_BITS) * WAYS as u64);
+        let info = |lo, hi, work| Info {
+            bounds: Bounds { lo, hi },
+            mv: 3,
+            work,
+        };
+        let keys: Vec<u64> = (0..50_000u64).map(|i| i * 0x9e37_79b9 + 17).collect();
+        for (i, &k) in keys.iter().enumerate() {
+            t.put(k, info(-1, (i % 3) as i8 - 1, (i % 60) as u8));
+        }
+        // Merging: a second bound on one key meets the first.
+        t.put(keys[0], info(-1, -1, 0));
+        t.put(keys[0], info(-1, 1, 0));
+        assert_eq!(t.get(keys[0]).unwrap().bounds, Bounds { lo: -1, hi: -1 });
+        let before: Vec<(u64, Bounds)> = t.entries().collect();
+        assert!(before.len() > 40_000);
+        for &(k, b) in &before {
+            assert!(keys.contains(&k));
+            assert_eq!(t.get(k).unwrap().bounds, b);
+        }
+        let (big, used) = t.doubled();
+        assert_eq!(used as usize, before.len());
+        for &(k, b) in &before {
+            assert_eq!(big.get(k).unwrap().bounds, b);
+        }
+        // A key never stored is never found.
+        assert!(keys
+            .iter()
+            .all(|&k| big.get(k + 1).is_none() || keys.contains(&(k + 1))));
+    }
+
+    #[test]
+    fn locked_entries_merge_and_grow() {
+        let t: Locked<[u64; 2]> = Locked::new(4096);
+        let info = |lo, hi| Info {
+            bounds: Bounds { lo, hi },
+            mv: NO_MOVE,
+            work: 1,
+        };
+        for i in 0..100u64 {
+            t.put(&[i, i * 7], info(0, 1));
+        }
+        t.put(&[5, 35], info(-1, 0));
+        let (big, _) = t.doubled();
+        assert_eq!(
+            big.get(&[5, 35]).map(|i| i.bounds),
+            t.get(&[5, 35]).map(|i| i.bounds)
+        );
+        if let Some(i) = big.get(&[5, 35]) {
+            assert_eq!(i.bounds, Bounds { lo: 0, hi: 0 });
+        }
+        assert!(big.capacity() == 2 * t.capacity());
+    }
+}

@@ -1,0 +1,204 @@
+//! The alpha-beta engine against the plain negamax reference, df-pn and
+//! the tables, position by position, on every family, at 1, 2 and 4
+//! threads, through the generic search and the gravity boards' own.
+
+use crate::common;
+use crate::engine::playout_positions;
+use retrograde::search::alphabeta::{AlphaBeta, Options};
+use retrograde::search::dfpn::{self, Dfpn};
+use retrograde::search::games::AnySearch;
+use retrograde::search::leaves::{TableLeaves, ValueLeaves};
+use retrograde::search::{reference, SearchGame, Stop};
+use retrograde::{with_search, Value};
+
+/// A small table, so that it grows and its entries are replaced.
+fn options(threads: usize, native: bool) -> Options {
+    Options {
+        memory: 4 << 20,
+        threads,
+        native,
+        ..Options::default()
+    }
+}
+
+/// Checks alpha-beta's value and best move on positions of random games
+/// against the reference, at 1, 2 and 4 threads, through the game's own
+/// search and the generic one: one engine shared by the positions (so
+/// proofs meet entries other proofs left) and, for every seventh, a fresh
+/// one.
+fn agrees_with_negamax<G: SearchGame>(g: &G, games: usize) -> usize {
+    let positions: Vec<(G::Pos, Value)> = playout_positions(g, games, 0x5eed)
+        .into_iter()
+        .map(|p| {
+            let v = reference::value(g, &p);
+            (p, v)
+        })
+        .collect();
+    for (threads, native) in [(1, true), (2, true), (4, true), (1, false), (2, false)] {
+        let mut shared = AlphaBeta::new(g, options(threads, native));
+        for (i, (p, expect)) in positions.iter().enumerate() {
+            let proof = if i % 7 == 3 {
+                AlphaBeta::new(g, options(threads, native)).prove(p)
+            } else {
+                shared.prove(p)
+            };
+            let text = g.format_position(p);
+            let at = format!("{} {text} ({threads} threads, native {native})", g.spec());
+            assert_eq!(proof.value, Some(*expect), "{at}");
+            match &proof.best_move {
+                Some(m) => {
+                    let child = g
+                        .moves(p)
+                        .into_iter()
+                        .find(|(mv, _)| g.format_move(mv) == g.format_move(m))
+                        .expect("the best move is a legal move")
+                        .1;
+                    assert_eq!(
+                        reference::value(g, &child),
+                        expect.flip(),
+                        "{at}: best move"
+                    );
+                }
+                None => assert!(
+                    *expect == Value::Lose || g.terminal(p).is_some(),
+                    "{at}: no best move for a {expect}"
+                ),
+            }
+        }
+    }
+    positions.len()
+}
+
+const FAMILIES: [(&str, usize); 12] = [
+    ("tictactoe", 20),
+    ("mnk:3x4x3", 10),
+    ("connect:4x4", 6),
+    ("connect:4x4:misere", 4),
+    ("connect:5x4x3", 4),
+    ("sogo:2", 10),
+    ("subtraction:40:1,3,4", 3),
+    ("digits:60", 3),
+    ("cram:3x4", 10),
+    ("isolation:3x3", 10),
+    ("isolation:3x3:misere", 6),
+    ("pattern:games/cube.txt", 8),
+];
+
+#[test]
+fn alphabeta_agrees_with_negamax_on_every_family_and_thread_count() {
+    for (spec, games) in FAMILIES {
+        // Every representation of the spec: the gravity boards (their own
+        // search and the generic one), the generic bitboards, the table
+        // rules.
+        for g in AnySearch::parse_all(spec).unwrap() {
+            let n = with_search!(&g, g => agrees_with_negamax(g, games));
+            assert!(n > games, "{spec}: {n} positions");
+        }
+    }
+}
+
+#[test]
+fn alphabeta_agrees_with_dfpn_and_tables_on_random_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, games, all) in [
+        ("connect:5x4", 12, true),
+        ("mnk:4x4x3", 12, true),
+        ("isolation:3x4", 12, true),
+        ("connect:5x4x3", 12, true),
+    ] {
+        let file = dir.path().join(format!("{}.rtb", spec.replace(':', "-")));
+        common::solve(spec, &file, &[]);
+        let leaves = TableLeaves::open(&[&file]).unwrap();
+        let reps = AnySearch::parse_all(spec).unwrap();
+        let count = if all { reps.len() } else { 1 };
+        for g in reps.into_iter().take(count) {
+            with_search!(&g, g => {
+                let positions = playout_positions(g, games, 0xab);
+                let mut pn = Dfpn::new(g, dfpn::Options { memory: 16 << 20, ..dfpn::Options::default() });
+                let values: Vec<Value> = positions
+                    .iter()
+                    .map(|p| {
+                        let table = leaves.value(g, p).expect("the table holds every legal position");
+                        assert_eq!(pn.prove(p).value, Some(table), "{spec}: df-pn");
+                        table
+                    })
+                    .collect();
+                for threads in [1, 2, 4] {
+                    let mut ab = AlphaBeta::new(g, options(threads, true));
+                    for (p, &table) in positions.iter().zip(&values) {
+                        let proof = ab.prove(p);
+                        assert_eq!(proof.value, Some(table), "{spec}: {} ({threads} threads)", g.format_position(p));
+                    }
+                }
+                // With the table as leaves the root's children are read.
+                let proof = AlphaBeta::new(g, options(2, true)).with_leaves(&leaves).prove(&g.start());
+                assert_eq!(proof.value, leaves.value(g, &g.start()));
+                assert!(proof.stats.leaf_hits >= 1, "{spec}");
+            });
+        }
+    }
+}
+
+#[test]
+fn the_node_budget_is_exact_and_a_stop_proves_nothing() {
+    let g = AnySearch::parse("connect:7x6").unwrap();
+    with_search!(&g, g => {
+        for threads in [1, 2, 4] {
+            for native in [true, false] {
+                let budget = Options { node_limit: Some(50_000), ..options(threads, native) };
+                let mut ab = AlphaBeta::new(g, budget);
+                let proof = ab.prove(&g.start());
+                assert_eq!(proof.value, None);
+                assert_eq!(proof.stop, Some(Stop::Nodes));
+                assert_eq!(proof.stats.nodes, 50_000, "{threads} threads, native {native}");
+                // Stopped stays stopped.
+                assert_eq!(ab.prove(&g.start()).value, None);
+            }
+        }
+        let timed = Options { time_limit: Some(std::time::Duration::from_millis(200)), ..options(2, true) };
+        let proof = AlphaBeta::new(g, timed).prove(&g.start());
+        assert_eq!(proof.stop, Some(Stop::Time));
+        let cancel = retrograde::search::Cancel::new();
+        cancel.cancel();
+        let cancelled = Options { cancel, ..options(2, true) };
+        let proof = AlphaBeta::new(g, cancelled).prove(&g.start());
+        assert_eq!(proof.stop, Some(Stop::Requested));
+    });
+}
+
+/// Positions from Pons' published test sets ("Test_L*_R*" of his
+/// benchmark, here a few of each set with his exact scores), proven as
+/// win, loss or tie from the score's sign, at 1 and 2 threads.
+#[test]
+fn pons_test_positions() {
+    // (moves, score): score > 0 the mover wins, 0 a tie, < 0 a loss.
+    const POSITIONS: [(&str, i32); 12] = [
+        ("32164625", 11),
+        ("6146", 18),
+        ("243335424257", 12),
+        ("32751571231557", -3),
+        ("335662333565", -2),
+        ("2416615552", 4),
+        ("5554224333234511764415115", 4),
+        ("52753311433677442422121", 8),
+        ("1233722555341451114725221333", -1),
+        ("274552224131661", 0),
+        ("5455174361263362", -1),
+        ("2252576253462244111563365343671351441", -1),
+    ];
+    let g = AnySearch::parse("connect:7x6").unwrap();
+    with_search!(&g, g => {
+        for threads in [1, 2] {
+            let mut ab = AlphaBeta::new(g, Options { memory: 64 << 20, threads, ..Options::default() });
+            for (moves, s) in POSITIONS {
+                let p = g.parse_position(moves).unwrap();
+                let expect = match s.signum() {
+                    1 => Value::Win,
+                    0 => Value::Tie,
+                    _ => Value::Lose,
+                };
+                assert_eq!(ab.prove(&p).value, Some(expect), "{moves}");
+            }
+        }
+    });
+}
