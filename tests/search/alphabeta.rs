@@ -202,3 +202,114 @@ fn pons_test_positions() {
         }
     });
 }
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let o = common::run(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// `search --engine alphabeta` keeps `--save`, `--load`, `--check` and
+/// `--openings`: what it saves are its table's proofs, which both engines
+/// re-prove, and a database either engine saved loads into the other.
+#[test]
+fn alphabeta_proof_databases_and_openings() {
+    let dir = tempfile::tempdir().unwrap();
+    let ab_db = dir.path().join("ab.proof");
+    let pn_db = dir.path().join("pn.proof");
+    let (ab_db, pn_db) = (ab_db.to_str().unwrap(), pn_db.to_str().unwrap());
+    let base = ["search", "connect:5x4", "--json", "--memory", "16M"];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let run = |extra: &[&str]| {
+        let args = with(extra);
+        json(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let first = run(&["--engine", "alphabeta", "--threads", "2", "--save", ab_db]);
+    assert_eq!(first["value"], "tie");
+    assert_eq!(first["engine"], "alphabeta");
+    assert_eq!(first["threads"], 2);
+    let saved = first["saved"].as_u64().unwrap();
+    assert!(saved > 1000, "{first}");
+    run(&["--engine", "dfpn", "--save", pn_db]);
+    for engine in ["alphabeta", "dfpn"] {
+        for db in [ab_db, pn_db] {
+            let again = run(&["--engine", engine, "--load", db]);
+            assert_eq!(again["value"], "tie", "{engine} {db}");
+            assert!(again["loaded"].as_u64().unwrap() > 1000, "{again}");
+            let check = run(&["--engine", engine, "--check", db]);
+            assert_eq!(check["entry"], "tie", "{engine} {db}");
+            assert!(check["checked"].as_u64().unwrap() > 1000, "{check}");
+        }
+    }
+    let check = run(&["--engine", "alphabeta", "--check", ab_db]);
+    assert_eq!(check["checked"].as_u64().unwrap(), saved);
+    // The openings' values are df-pn's.
+    let ab = run(&["--engine", "alphabeta", "--openings", "2"]);
+    let pn = run(&["--engine", "dfpn", "--openings", "2"]);
+    let values = |j: &serde_json::Value| -> Vec<(String, String)> {
+        j["openings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (o["position"].to_string(), o["value"].to_string()))
+            .collect()
+    };
+    assert_eq!(values(&ab), values(&pn));
+    assert!(values(&ab).len() >= 8);
+    // The default (auto) is alpha-beta on a gravity board, df-pn elsewhere
+    // and whenever an ε is given.
+    assert_eq!(run(&[])["engine"], "alphabeta");
+    assert_eq!(run(&["--epsilon", "0.5"])["engine"], "dfpn");
+    let ttt = json(&["search", "tictactoe", "--json", "--memory", "1M"]);
+    assert_eq!(ttt["engine"], "dfpn");
+}
+
+#[test]
+fn alphabeta_limits_and_bad_options() {
+    // Exactly the budget, at any thread count; exit 3, not proven.
+    for threads in ["1", "2", "4"] {
+        let o = common::run(&[
+            "search",
+            "connect:7x6",
+            "--engine",
+            "alphabeta",
+            "--threads",
+            threads,
+            "--nodes",
+            "30000",
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(3));
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(j["nodes"], 30000, "{j}");
+        assert_eq!(j["stopped"], "nodes");
+        assert_eq!(j["proven"], false);
+    }
+    for (args, needle) in [
+        (&["--threads", "0"][..], "--threads"),
+        (
+            &["--engine", "alphabeta", "--epsilon", "1"][..],
+            "alpha-beta has no",
+        ),
+        (&["--engine", "quick"][..], "quick"),
+    ] {
+        let mut all = vec!["search", "connect:4x4"];
+        all.extend_from_slice(args);
+        let o = common::run(&all);
+        assert!(!o.status.success(), "{all:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(needle), "{all:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let o = common::run(&["search", "cram:3x4", "--nimber", "--engine", "alphabeta"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("--nimber computes nimbers"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

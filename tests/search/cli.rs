@@ -136,6 +136,8 @@ fn a_saved_proof_is_loaded_and_checked() {
     let first = json_of(&[
         "search",
         "connect:5x4",
+        "--engine",
+        "dfpn",
         "--json",
         "--memory",
         "16M",
@@ -149,6 +151,8 @@ fn a_saved_proof_is_loaded_and_checked() {
     let again = json_of(&[
         "search",
         "connect:5x4",
+        "--engine",
+        "dfpn",
         "--json",
         "--memory",
         "16M",

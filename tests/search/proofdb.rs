@@ -436,6 +436,8 @@ fn the_output_is_checked_before_the_search_and_a_failed_save_keeps_the_result() 
             env!("CARGO_BIN_EXE_retrograde"),
             "search",
             "connect:5x4",
+            "--engine",
+            "dfpn",
             "-q",
             "--memory",
             "16M",

@@ -54,6 +54,13 @@ pub const INITIAL_TABLE: u64 = 2 << 20;
 /// counters (and reserves at once from a node budget).
 const CHUNK: u64 = 1024;
 
+/// Nodes of a probe's first attempt on the caller's thread.
+const ATTEMPT_NODES: u64 = 16 * CHUNK;
+
+/// The stack a first attempt may take on the caller's thread (any thread
+/// has this much: Rust's spawned threads 2 MiB).
+const ATTEMPT_STACK: usize = 256 << 10;
+
 /// How a search runs.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -249,6 +256,10 @@ pub(crate) struct Worker<'c> {
     /// Where the thread's stack started and how far it may go.
     stack_base: usize,
     stack_room: usize,
+    /// A first attempt on the caller's thread: past `cap` nodes, or past
+    /// its stack room, it gives up (`gave_up`) rather than stop the search.
+    cap: u64,
+    gave_up: bool,
 }
 
 impl<'c> Worker<'c> {
@@ -264,6 +275,17 @@ impl<'c> Worker<'c> {
             filled: 0,
             stack_base,
             stack_room,
+            cap: u64::MAX,
+            gave_up: false,
+        }
+    }
+
+    /// A worker that gives up after about `cap` nodes or past its stack
+    /// room, leaving the search running.
+    fn attempt(ctl: &'c Control, stack_base: usize, stack_room: usize, cap: u64) -> Worker<'c> {
+        Worker {
+            cap,
+            ..Worker::new(0, ctl, stack_base, stack_room)
         }
     }
 
@@ -285,9 +307,13 @@ impl<'c> Worker<'c> {
     /// Whether a frame at `addr` (a local's address) is still within the
     /// thread's stack budget; if not, stops the search ([`Stop::Depth`]).
     #[inline(always)]
-    pub fn room(&self, addr: usize) -> bool {
+    pub fn room(&mut self, addr: usize) -> bool {
         if self.stack_base.saturating_sub(addr) > self.stack_room {
-            self.ctl.set_stop(Stop::Depth);
+            if self.cap == u64::MAX {
+                self.ctl.set_stop(Stop::Depth);
+            } else {
+                self.gave_up = true;
+            }
             return false;
         }
         true
@@ -298,6 +324,10 @@ impl<'c> Worker<'c> {
     #[cold]
     fn refill(&mut self) -> bool {
         self.flush();
+        if self.visited >= self.cap {
+            self.gave_up = true;
+            return false;
+        }
         self.ctl.check_time();
         let grow_at = self.ctl.grow_at.load(Ordering::Relaxed);
         if grow_at != 0 && self.ctl.used.load(Ordering::Relaxed) >= grow_at {
@@ -585,6 +615,19 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
 
     /// Runs the probe on every thread until one answers or all stop.
     fn run_threads(&mut self, root: &G::Pos, k: i8) -> Option<(bool, Option<usize>)> {
+        // Most probes are small (re-proving a database's entries, easy
+        // positions): tried first on this thread, so that they start no
+        // thread, within a stack room any thread has.
+        {
+            let base = 0u8;
+            let base = std::hint::black_box(&base) as *const u8 as usize;
+            let mut w = Worker::attempt(&self.ctl, base, ATTEMPT_STACK, ATTEMPT_NODES);
+            let r = self.solver.probe(&mut w, root, k);
+            w.finish();
+            if r.is_some() || !w.gave_up {
+                return r;
+            }
+        }
         let threads = self.options.threads.max(1);
         // A generic game's line may be thousands of plies (a take-away
         // game): its frames go on the thread's stack, bounded by the
