@@ -58,6 +58,7 @@ pub mod solve {
 #[cfg(feature = "solve")]
 pub mod search {
     pub use crate::search::dfpn::Dfpn;
+    pub use crate::search::games::columns::{Columns, ColumnsPos};
     pub use crate::search::games::cram::{CramNimberLeaves, CramSearch};
     pub use crate::search::games::isolation::{IsolationSearch, IsolationSearchPos};
     pub use crate::search::games::occupy::{Occupy, OccupyPos};

@@ -970,7 +970,10 @@ impl<G: SearchGame> Prover<G> for super::dfpn::Dfpn<'_, G> {
 /// Hands every entry to `search` as it is, without re-proving it: for a
 /// caller who vouches for the files (`search --trust-load`). A wrong or
 /// forged entry then gives wrong answers.
-pub(crate) fn trust_values<G: SearchGame>(db: &Merged<G>, search: &mut impl Prover<G>) -> CheckReport {
+pub(crate) fn trust_values<G: SearchGame>(
+    db: &Merged<G>,
+    search: &mut impl Prover<G>,
+) -> CheckReport {
     for r in &db.records {
         if let Fact::Value(b) = r.fact {
             search.add_known(r.key, b);

@@ -3,7 +3,7 @@
 //! command line's (it names the same fields).
 
 use super::proofdb::Fact;
-use super::run::{Answer, CheckOutcome, Counters, Loaded, SearchOptions, SearchReport};
+use super::run::{Answer, CheckOutcome, Counters, Engine, Loaded, SearchOptions, SearchReport};
 use super::{path_budget, Stop};
 use crate::format::{human_bytes, thousands};
 use std::fmt::{self, Display, Formatter};
@@ -111,6 +111,11 @@ impl SearchReport {
                 )?;
                 if stats.threads > 1 {
                     writeln!(f, "threads     {}", stats.threads)?;
+                }
+                // df-pn is the default everywhere but the gravity boards:
+                // the other engine is named.
+                if self.engine == Some(Engine::AlphaBeta) {
+                    writeln!(f, "engine      alphabeta")?;
                 }
                 if !options.tablebases.is_empty() {
                     writeln!(

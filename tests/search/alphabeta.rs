@@ -4,10 +4,10 @@
 
 use crate::common;
 use crate::engine::playout_positions;
+use retrograde::internal::search::{TableLeaves, ValueLeaves};
 use retrograde::search::alphabeta::{AlphaBeta, Options};
 use retrograde::search::dfpn::{self, Dfpn};
 use retrograde::search::games::AnySearch;
-use retrograde::search::leaves::{TableLeaves, ValueLeaves};
 use retrograde::search::{reference, SearchGame, Stop};
 use retrograde::{with_search, Value};
 

@@ -2,8 +2,8 @@
 //! games' own rules and the generic bitboards (`Occupy`), position by
 //! position: notation, terminal values, moves, keys and values.
 
-use retrograde::search::games::columns::Columns;
-use retrograde::search::games::occupy::Occupy;
+use retrograde::internal::search::Columns;
+use retrograde::internal::search::Occupy;
 use retrograde::search::games::AnySearch;
 use retrograde::search::{reference, SearchGame};
 use retrograde::Value;

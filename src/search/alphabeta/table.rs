@@ -167,23 +167,6 @@ impl Compact {
         (b, h >> self.bucket_bits)
     }
 
-    /// Starts loading the bucket of `key` into the cache.
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let (b, _) = self.split(key);
-            let p = self.slots[b..].as_ptr();
-            // SAFETY: a prefetch is a hint that never faults, and `p`
-            // points into `slots` anyway.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
-    }
-
     /// What the table holds for `key`.
     #[inline(always)]
     pub(crate) fn get(&self, key: u64) -> Option<Info> {

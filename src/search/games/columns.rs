@@ -535,7 +535,7 @@ impl Columns {
 
     /// Whether `pieces` own a pattern.
     fn owns(&self, pieces: u64) -> bool {
-        self.patterns.iter().any(|&p| p & pieces == p)
+        self.patterns.iter().any(|&p| p & !pieces == 0)
     }
 
     /// The cell (notation numbering) of the bit `m`.

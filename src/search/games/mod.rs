@@ -121,16 +121,12 @@ impl AnySearch {
     /// the order the games' registry lists them (the first is what
     /// [`AnySearch::parse`] gives), then the registered game's own rules
     /// when its table takes the board: what tests compare with each other.
-    pub fn parse_all(spec: &str) -> Result<Vec<AnySearch>, String> {
-        let (name, params) = crate::games::resolve(spec, &|s| AnySearch::parse_spec(s).map(drop))
-            .map_err(|e| e.to_string())?;
+    pub fn parse_all(spec: &str) -> Result<Vec<AnySearch>, Error> {
+        let (name, params) = crate::games::resolve(spec, &|s| AnySearch::parse(s).map(drop))?;
         let mut all = match AnySearch::all_from_name(name, params) {
-            Some(all) => all.map_err(|reason| {
-                Error::BadGame {
-                    spec: spec.to_string(),
-                    reason,
-                }
-                .to_string()
+            Some(all) => all.map_err(|reason| Error::BadGame {
+                spec: spec.to_string(),
+                reason,
             })?,
             None => Vec::new(),
         };
