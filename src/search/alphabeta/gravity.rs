@@ -38,9 +38,146 @@ pub(crate) fn native(g: &Columns, bytes: u64) -> Native<'_, Columns> {
     }))
 }
 
-/// How one board finds the cells that complete its lines: shifts of a
-/// fixed line length and number of directions (compiled for
-/// Connect-Four's), or the board's general code.
+/// What the search asks of a board: the playable cells, the cells that
+/// complete lines, the open-line test, and the canonical key with the
+/// symmetry that gives it (moves in the table are kept as the canonical
+/// image's columns). Connect-Four's sizes have every shift and mask a
+/// constant ([`Fixed`]); any other board goes through [`Runtime`].
+trait Board: Sync {
+    /// The cells a piece may drop into.
+    fn possible(&self, mask: u64) -> u64;
+    /// The empty cells that complete a line for `pieces`.
+    fn winning(&self, pieces: u64, mask: u64) -> u64;
+    /// Whether some line holds none of `theirs`.
+    fn open(&self, theirs: u64) -> bool;
+    /// The least raw key of the position's images, and which image
+    /// ([`Columns::sym_key_image`]'s key and numbering).
+    fn key(&self, cur: u64, mask: u64) -> (u64, u8);
+    /// Column `c` in image `image`.
+    fn column_image(&self, c: u8, image: u8) -> u8;
+    /// The column whose image in `image` is `c`.
+    fn column_preimage(&self, c: u8, image: u8) -> u8;
+}
+
+/// Connect-Four on `W` columns of `H` cells, four in a row, the mirror its
+/// one symmetry, every shift and mask a constant: where the board's
+/// description is exactly that ([`Columns::connect_four`]). Callgrind on a
+/// Begin-Hard position of Pons' sets: the runtime shifts' loops were 30% of
+/// the instructions, the mirror through the column table 6%.
+struct Fixed<const W: u32, const H: u32>;
+
+impl<const W: u32, const H: u32> Fixed<W, H> {
+    /// A column's bits with its sentinel.
+    const S: u32 = H + 1;
+    const BOTTOM: u64 = {
+        let mut b = 0u64;
+        let mut c = 0;
+        while c < W {
+            b |= 1 << (c * Self::S);
+            c += 1;
+        }
+        b
+    };
+    const BOARD: u64 = Self::BOTTOM * ((1u64 << H) - 1);
+}
+
+impl<const W: u32, const H: u32> Board for Fixed<W, H> {
+    #[inline(always)]
+    fn possible(&self, mask: u64) -> u64 {
+        mask.wrapping_add(Self::BOTTOM) & Self::BOARD
+    }
+
+    #[inline(always)]
+    fn winning(&self, p: u64, mask: u64) -> u64 {
+        // Pons' formula: per direction, the cell after three in a row,
+        // before them, or in the gap of 2+1 and 1+2.
+        let mut r = (p << 1) & (p << 2) & (p << 3);
+        for s in [H, H + 1, H + 2] {
+            let back = (p << s) & (p << (2 * s));
+            let ahead = (p >> s) & (p >> (2 * s));
+            r |= back & ((p << (3 * s)) | (p >> s));
+            r |= ahead & ((p << s) | (p >> (3 * s)));
+        }
+        r & Self::BOARD & !mask
+    }
+
+    #[inline(always)]
+    fn open(&self, theirs: u64) -> bool {
+        let free = Self::BOARD & !theirs;
+        let mut any = 0;
+        for s in [1, H, H + 1, H + 2] {
+            let two = free & (free >> s);
+            any |= two & (two >> (2 * s));
+        }
+        any != 0
+    }
+
+    #[inline(always)]
+    fn key(&self, cur: u64, mask: u64) -> (u64, u8) {
+        let k = cur.wrapping_add(mask).wrapping_add(Self::BOTTOM);
+        let seg = (1u64 << Self::S) - 1;
+        let mut m = 0;
+        for c in 0..W {
+            m |= ((k >> (c * Self::S)) & seg) << ((W - 1 - c) * Self::S);
+        }
+        if m < k {
+            (m, 1)
+        } else {
+            (k, 0)
+        }
+    }
+
+    #[inline(always)]
+    fn column_image(&self, c: u8, image: u8) -> u8 {
+        match image {
+            0 => c,
+            _ => W as u8 - 1 - c,
+        }
+    }
+
+    #[inline(always)]
+    fn column_preimage(&self, c: u8, image: u8) -> u8 {
+        self.column_image(c, image)
+    }
+}
+
+/// Any board the representation takes, through its own tables, with the
+/// lines found by `L`.
+struct Runtime<'g, L> {
+    g: &'g Columns,
+    lines: L,
+}
+
+impl<L: Wins> Board for Runtime<'_, L> {
+    #[inline(always)]
+    fn possible(&self, mask: u64) -> u64 {
+        self.g.possible(mask)
+    }
+    #[inline(always)]
+    fn winning(&self, p: u64, mask: u64) -> u64 {
+        self.lines.winning(p, mask)
+    }
+    #[inline(always)]
+    fn open(&self, theirs: u64) -> bool {
+        self.lines.open(theirs)
+    }
+    #[inline(always)]
+    fn key(&self, cur: u64, mask: u64) -> (u64, u8) {
+        self.g.sym_key_image(cur, mask)
+    }
+    #[inline(always)]
+    fn column_image(&self, c: u8, image: u8) -> u8 {
+        self.g.column_image(c, image)
+    }
+    #[inline(always)]
+    fn column_preimage(&self, c: u8, image: u8) -> u8 {
+        self.g.column_preimage(c, image)
+    }
+}
+
+/// How a runtime board finds the cells that complete its lines: shifts of
+/// a fixed line length and number of directions, or the board's general
+/// code.
 trait Wins: Sync {
     /// The empty cells that complete a line for `pieces`.
     fn winning(&self, pieces: u64, mask: u64) -> u64;
@@ -129,7 +266,7 @@ impl Gravity<'_> {
     /// every piece; the mover cannot win at once) is at least `k`, with the
     /// column that shows it; `None` when stopped. The root (`ply` 0) does
     /// not take its answer from the table: it is searched for its move.
-    fn negamax<L: Wins>(
+    fn negamax<L: Board>(
         &self,
         l: &L,
         w: &mut Worker<'_>,
@@ -143,7 +280,7 @@ impl Gravity<'_> {
         }
         let g = self.g;
         let opp = cur ^ mask;
-        let possible = g.possible(mask);
+        let possible = l.possible(mask);
         let opp_win = l.winning(opp, mask);
         let forced = possible & opp_win;
         let mut playable = possible;
@@ -181,7 +318,7 @@ impl Gravity<'_> {
                 return Some((true, NO_MOVE));
             }
         }
-        let (key, image) = g.sym_key_image(cur, mask);
+        let (key, image) = l.key(cur, mask);
         let mut hint = NO_MOVE;
         if let Some(info) = self.table.get(key) {
             let b = info.bounds;
@@ -195,7 +332,7 @@ impl Gravity<'_> {
             }
             // The move is kept as the canonical image's column.
             if info.mv != NO_MOVE {
-                hint = g.column_preimage(info.mv, image);
+                hint = l.column_preimage(info.mv, image);
             }
         }
         if !root {
@@ -258,7 +395,7 @@ impl Gravity<'_> {
         for &(_, m, c) in moves.iter() {
             let (child, _) = self.negamax(l, w, opp, mask | m, 1 - k, ply + 1)?;
             if !child {
-                let canonical = g.column_image(c, image);
+                let canonical = l.column_image(c, image);
                 self.store(w, key, Bounds { lo: k, hi: 1 }, canonical, before);
                 return Some((true, c));
             }
@@ -280,7 +417,7 @@ impl Gravity<'_> {
     }
 
     /// The probe with lines found by `l`.
-    fn run<L: Wins>(
+    fn run<L: Board>(
         &self,
         l: &L,
         w: &mut Worker<'_>,
@@ -312,20 +449,60 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
             }
             return Some((true, Some(g.column_of(now & now.wrapping_neg()))));
         }
+        if let Some(dims) = g.connect_four() {
+            macro_rules! fixed {
+                ($(($w:literal, $h:literal)),*) => {
+                    match dims {
+                        $(($w, $h) => return self.run(&Fixed::<$w, $h>, w, root, k),)*
+                        _ => {}
+                    }
+                };
+            }
+            // The sizes compiled with constants (the tables' and the
+            // usual ones); any other runs the same search through the
+            // board's tables.
+            fixed!(
+                (4, 4),
+                (5, 4),
+                (6, 4),
+                (7, 4),
+                (8, 4),
+                (4, 5),
+                (5, 5),
+                (6, 5),
+                (7, 5),
+                (5, 6),
+                (6, 6),
+                (7, 6),
+                (8, 6),
+                (9, 6),
+                (6, 7),
+                (7, 7),
+                (8, 7)
+            );
+        }
         match g.line_kind() {
             Lines::Shifts {
                 k: 4,
                 vertical,
                 dirs,
             } if dirs.len() == 3 => {
-                let l = Shifts::<4, 3> {
+                let lines = Shifts::<4, 3> {
                     vertical: *vertical,
                     dirs: [dirs[0], dirs[1], dirs[2]],
                     board: g.board(),
                 };
-                self.run(&l, w, root, k)
+                self.run(&Runtime { g, lines }, w, root, k)
             }
-            lines => self.run(&General(g, lines), w, root, k),
+            lines => self.run(
+                &Runtime {
+                    g,
+                    lines: General(g, lines),
+                },
+                w,
+                root,
+                k,
+            ),
         }
     }
 
@@ -375,5 +552,81 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
         let (bigger, used) = self.table.doubled();
         self.table = bigger;
         used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::games::AnySearch;
+
+    fn columns(spec: &str) -> Columns {
+        match AnySearch::parse(spec).unwrap() {
+            AnySearch::ConnectColumns(g) | AnySearch::SogoColumns(g) => g,
+            _ => panic!("{spec}: not a column board"),
+        }
+    }
+
+    /// `Fixed<W, H>` answers as the board's own tables do, on positions
+    /// of random play (lines and all), for every question the search asks.
+    fn same_as_runtime<const W: u32, const H: u32>(spec: &str, seed: u64) {
+        let g = columns(spec);
+        assert_eq!(g.connect_four(), Some((W, H)), "{spec}");
+        let f = Fixed::<W, H>;
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut positions = 0;
+        for _ in 0..300 {
+            let (mut cur, mut mask) = (0u64, 0u64);
+            loop {
+                let possible = g.possible(mask);
+                assert_eq!(f.possible(mask), possible);
+                for (a, b) in [(cur, cur ^ mask), (cur ^ mask, cur)] {
+                    assert_eq!(f.winning(a, mask), g.winning(a, mask));
+                    assert_eq!(f.open(b), g.open_line(b));
+                }
+                let (key, image) = f.key(cur, mask);
+                assert_eq!((key, image), g.sym_key_image(cur, mask));
+                for c in 0..W as u8 {
+                    assert_eq!(f.column_image(c, image), g.column_image(c, image));
+                    assert_eq!(f.column_preimage(c, image), g.column_preimage(c, image));
+                }
+                positions += 1;
+                if possible == 0 {
+                    break;
+                }
+                let cols: Vec<u64> = (0..g.columns())
+                    .map(|c| possible & g.col_mask(c))
+                    .filter(|&m| m != 0)
+                    .collect();
+                let m = cols[(next() % cols.len() as u64) as usize];
+                // The mover's pieces become the opponent's.
+                cur ^= mask;
+                mask |= m;
+            }
+        }
+        assert!(positions > 300 * (W * H / 2) as usize);
+    }
+
+    #[test]
+    fn fixed_boards_answer_as_the_board_tables() {
+        same_as_runtime::<7, 6>("connect:7x6", 1);
+        same_as_runtime::<4, 4>("connect:4x4", 2);
+        same_as_runtime::<6, 5>("connect:6x5", 3);
+        same_as_runtime::<8, 7>("connect:8x7", 4);
+        same_as_runtime::<5, 4>("connect:5x4x4", 5);
+    }
+
+    #[test]
+    fn only_connect_four_boards_are_fixed() {
+        assert_eq!(columns("connect:7x6").connect_four(), Some((7, 6)));
+        for spec in ["connect:5x4x3", "connect:4x3x2", "sogo:3"] {
+            assert_eq!(columns(spec).connect_four(), None, "{spec}");
+        }
     }
 }

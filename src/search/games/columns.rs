@@ -368,6 +368,31 @@ impl Columns {
         self.board
     }
 
+    /// `(W, H)` when the board is Connect-Four's kind: one row of `W`
+    /// columns of `H` cells side by side (column `c` at bit `c·(H+1)`),
+    /// won by four in a row vertically, horizontally and diagonally (each
+    /// direction's lines present, the patterns exactly the shifts'), the
+    /// mirror its one symmetry. The search then compiles its shifts as
+    /// constants, as Pons' solver does for its one board.
+    pub(crate) fn connect_four(&self) -> Option<(u32, u32)> {
+        let h = self.height;
+        let Lines::Shifts {
+            k: 4,
+            vertical: true,
+            dirs,
+        } = &self.lines
+        else {
+            return None;
+        };
+        let mut d = dirs.clone();
+        d.sort_unstable();
+        let w = self.cols as u32;
+        let mirror: Vec<u8> = (0..w as u8).rev().collect();
+        let side_by_side = (0..w).all(|c| self.base[c as usize] == c * (h + 1));
+        (self.nx == w && side_by_side && d == [h, h + 1, h + 2] && self.syms == [mirror])
+            .then_some((w, h))
+    }
+
     /// How lines are found.
     pub(crate) fn line_kind(&self) -> &Lines {
         &self.lines
