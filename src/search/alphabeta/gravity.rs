@@ -368,31 +368,36 @@ impl Gravity<'_> {
         }
         w.deepest = w.deepest.max(u64::from(ply) + 1);
         // The moves, best first: insertion by score (ties keep the
-        // centre-first order of the columns).
-        let mut moves = [(0u32, 0u64, 0u8); MAX_MOVES];
+        // centre-first order of the columns). Each is its score above its
+        // column in 16 bits: the array is cleared at every node, and
+        // clearing 32 wider entries was 9% of the instructions.
+        let mut moves = [0u16; MAX_MOVES];
         let mut n = 0;
         for &c in g.order() {
             let m = playable & g.col_mask(c as usize);
             if m == 0 {
                 continue;
             }
+            // At most 64 cells complete a line: the table's move above all.
             let score = if c == hint {
-                u32::MAX
+                u16::MAX >> 8
             } else {
-                l.winning(cur | m, mask).count_ones()
+                l.winning(cur | m, mask).count_ones() as u16
             };
             let mut i = n;
-            while i > 0 && moves[i - 1].0 < score {
+            while i > 0 && moves[i - 1] >> 8 < score {
                 moves[i] = moves[i - 1];
                 i -= 1;
             }
-            moves[i] = (score, m, c);
+            moves[i] = score << 8 | u16::from(c);
             n += 1;
         }
         let moves = &mut moves[..n];
         perturb(moves, w.id, ply);
         let before = w.visited;
-        for &(_, m, c) in moves.iter() {
+        for &e in moves.iter() {
+            let c = e as u8;
+            let m = playable & g.col_mask(c as usize);
             let (child, _) = self.negamax(l, w, opp, mask | m, 1 - k, ply + 1)?;
             if !child {
                 let canonical = l.column_image(c, image);
