@@ -758,16 +758,14 @@ impl<G: SearchGame> Session<'_, G> {
         let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
         report.engine = Some(Engine::AlphaBeta);
         observer.proven(&report);
-        report.saved = target.map(|t| {
-            let records = ab.proven().into_iter().filter_map(|(key, b)| {
-                Some(Record {
-                    key,
-                    fact: Fact::Value(b),
-                    pos: g.position_of_key(&key)?,
-                })
-            });
-            save(g, t, Kind::Values, records, observer)
-        });
+        if let Some(t) = target {
+            // Gathered before the table is freed, written after, as
+            // df-pn's are.
+            let facts = ab.proven();
+            drop(ab);
+            let mut facts = value_facts(g, facts, observer, true);
+            report.saved = Some(save_records(g, Ok(t), Kind::Values, &mut facts));
+        }
         Ok(report)
     }
 

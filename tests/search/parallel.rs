@@ -11,7 +11,7 @@ use retrograde::internal::search::{TableLeaves, ValueLeaves};
 use retrograde::search::dfpn::{Dfpn, Options};
 use retrograde::search::games::AnySearch;
 use retrograde::search::proofdb::{self, Fact, Kind};
-use retrograde::search::run::{self, Notice, Observer, Quiet, SearchOptions};
+use retrograde::search::run::{self, Engine, Notice, Observer, Quiet, SearchOptions};
 use retrograde::search::{reference, Cancel, SearchGame, Stop};
 use retrograde::{with_search, Value};
 use std::sync::Mutex;
@@ -267,6 +267,25 @@ fn a_search_with_threads_saves_a_database_that_checks() {
             ..SearchOptions::default()
         };
         let again = run::run(&game, &load, &Quiet).unwrap();
+        assert_eq!(again.results[0].value(), Some(Value::Tie));
+        // df-pn answers the root from the database; alpha-beta (`auto`'s
+        // engine on connect) searches the root for its move, each child
+        // answered from the database: two probes (win? not lose?) of the
+        // root and its five children at most.
+        let most = match again.engine {
+            Some(Engine::AlphaBeta) => 12,
+            _ => 0,
+        };
+        assert!(
+            again.results[0].nodes <= most,
+            "answered from the database: {} nodes",
+            again.results[0].nodes
+        );
+        let dfpn = SearchOptions {
+            engine: Engine::Dfpn,
+            ..load
+        };
+        let again = run::run(&game, &dfpn, &Quiet).unwrap();
         assert_eq!(again.results[0].value(), Some(Value::Tie));
         assert_eq!(again.results[0].nodes, 0, "answered from the database");
     }

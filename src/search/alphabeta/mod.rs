@@ -20,7 +20,7 @@
 //! number of threads or on their timing (only the nodes and the best move
 //! among equally good ones may).
 //!
-//! **The table grows with the work**: it starts at 2 MiB and doubles, up to
+//! **The table grows with the work**: it starts at 1 MiB and doubles, up to
 //! `memory`, whenever half of its entries are in use; the probe then starts
 //! again from the root with the proofs kept (a restart costs the lines in
 //! progress, which the table's proofs make cheap to walk again). An easy
@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 pub(crate) use gravity::native as gravity_native;
 
 /// The table's size before it grows.
-pub const INITIAL_TABLE: u64 = 2 << 20;
+pub const INITIAL_TABLE: u64 = 1 << 20;
 
 /// Nodes a thread counts between looks at the clock and the shared
 /// counters (and reserves at once from a node budget).
