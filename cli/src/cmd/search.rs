@@ -102,7 +102,8 @@ pub struct Args {
     /// The engine proving values: alphabeta (alpha-beta with null-window
     /// probes, on every thread), dfpn (proof-number search), or auto:
     /// alpha-beta for the gravity boards (connect, sogo up to 3), where it is
-    /// fastest, df-pn elsewhere and whenever --epsilon is given.
+    /// fastest, df-pn elsewhere and whenever --epsilon or --save-every is
+    /// given. Both take --threads and --memory.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     engine: EngineArg,
     /// No progress lines on stderr.
