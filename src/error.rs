@@ -191,6 +191,15 @@ pub enum Error {
     /// another solve is writing).
     #[error("{0}")]
     Output(String),
+    /// Another rank of an MPI solve failed (and said why itself): this
+    /// rank stopped too. The command prints nothing for it, so the job
+    /// ends with the failing rank's one message.
+    #[cfg(feature = "mpi")]
+    #[error("rank {rank} of the MPI job failed")]
+    PeerFailed {
+        /// The rank that failed first.
+        rank: usize,
+    },
     /// The game's rules broke an invariant the solver relies on.
     #[error("game rules inconsistent: {}", Error::clip(.0))]
     GameInvariant(String),

@@ -188,7 +188,7 @@ pub fn solve_locked<G: Game>(
 /// could clean up left behind (the output's and the checkpoint's), and says
 /// so in one line. The caller holds the output's lock, so none of them is
 /// being written.
-fn remove_stale(path: &Path, ckpt: &Path, progress: &dyn Progress) {
+pub(super) fn remove_stale(path: &Path, ckpt: &Path, progress: &dyn Progress) {
     let mut removed = format::remove_stale_temporaries(path);
     removed.extend(format::remove_stale_temporaries(ckpt));
     if let Some(notice) = format::stale_notice(&removed) {
@@ -198,7 +198,7 @@ fn remove_stale(path: &Path, ckpt: &Path, progress: &dyn Progress) {
 
 /// The first eight bytes of the checkpoint at `path`, if there is one (an
 /// unreadable one reads as the in-memory kind, whose resume reports why).
-fn checkpoint_kind(path: &Path) -> Option<[u8; 8]> {
+pub(super) fn checkpoint_kind(path: &Path) -> Option<[u8; 8]> {
     fs::symlink_metadata(path).ok()?;
     let mut magic = [0u8; 8];
     let read = super::output::open_regular(path, false)

@@ -28,9 +28,13 @@ pub(crate) mod estimate;
 pub(crate) mod file;
 mod loopy;
 pub(crate) mod output;
+#[cfg(feature = "mpi")]
+mod ranks;
 pub(crate) mod stream;
 
 pub use file::{solve_to_bytes, solve_to_file, SolveReport};
+#[cfg(feature = "mpi")]
+pub use ranks::solve_mpi;
 // The rest is the crate's (and the command's, through `crate::internal`):
 // output checks, resource plans, checkpoints.
 pub(crate) use estimate::memory_available;
@@ -317,7 +321,7 @@ pub(crate) fn solve_tier<G: Game, T: Table + ?Sized>(
 ) -> Result<Tally> {
     let units = game.tier_units(tier);
     progress.tier(tier, game.tier_count(), units);
-    let tally = label_tier(game, table, codec, tier, units, progress)?;
+    let tally = label_tier(game, table, codec, tier, units, (0, 1), progress)?;
     // Progress counts entries of the index: a tier that is a run of it
     // accounts for its non-positions too, so the count ends at the size.
     if let Some(r) = game.tier_range(tier) {
@@ -326,17 +330,23 @@ pub(crate) fn solve_tier<G: Game, T: Table + ?Sized>(
     Ok(tally)
 }
 
-fn label_tier<G: Game, T: Table + ?Sized>(
+/// Labels share `share.0` of `share.1` of `tier`: a contiguous run of its
+/// work units (or, on the compound path, of its groups, whose units share
+/// the phase-A cells). Shares write disjoint cells, so the cells of all
+/// shares together are the whole tier's (an MPI job's ranks, `mpi.rs`).
+pub(crate) fn label_tier<G: Game, T: Table + ?Sized>(
     game: &G,
     table: &T,
     codec: CellCodec,
     tier: u32,
     units: u64,
+    share: (u64, u64),
     progress: &dyn Progress,
 ) -> Result<Tally> {
+    let part = |n: u64| n * share.0 / share.1..n * (share.0 + 1) / share.1;
     if codec.kind() == TableKind::Value && game.compound_moves() {
         let mut total = Tally::default();
-        for group in 0..game.tier_groups(tier) {
+        for group in part(game.tier_groups(tier)) {
             let tally = compound_group(game, table, codec, tier, group)?;
             progress.advance(tally.positions);
             total = total.add(&tally);
@@ -355,10 +365,11 @@ fn label_tier<G: Game, T: Table + ?Sized>(
     };
     // Games with tiny tiers (take-away games: one position each) skip the
     // thread pool's dispatch cost.
-    if units == 1 {
-        run(0)
+    let units = part(units);
+    if units.end - units.start == 1 {
+        run(units.start)
     } else {
-        (0..units)
+        units
             .into_par_iter()
             .map(run)
             .try_reduce(Tally::default, |a, b| Ok(a.add(&b)))

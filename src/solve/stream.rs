@@ -52,7 +52,7 @@
 
 use super::checkpoint::{self, Identity};
 use super::output::{check_output, open_regular};
-use super::{anon_table, solve_tier, Progress, Slot, SolveOptions, Table, Tally};
+use super::{anon_table, label_tier, solve_tier, Progress, Slot, SolveOptions, Table, Tally};
 use crate::error::{CheckpointFault, Error, Result};
 use crate::format::{
     self, kill_point, table_header, CellCodec, Header, Summary, TableKind, TempFile, CELL_NONE,
@@ -249,17 +249,17 @@ impl<S: Slot> Table for Window<'_, S> {
 
 /// Progress of a streamed solve: the tiers done and their tallies and CRCs.
 #[derive(Clone, Default)]
-struct Done {
-    tallies: Vec<Tally>,
-    crcs: Vec<u32>,
+pub(super) struct Done {
+    pub(super) tallies: Vec<Tally>,
+    pub(super) crcs: Vec<u32>,
 }
 
 /// The working file of a streamed solve and where things are in it.
-struct Work {
-    file: File,
+pub(super) struct Work {
+    pub(super) file: File,
     /// The temporary file when checkpoints are off (removed if dropped).
-    temp: Option<TempFile>,
-    data_offset: u64,
+    pub(super) temp: Option<TempFile>,
+    pub(super) data_offset: u64,
     data_end: u64,
     slot_len: usize,
     id: Vec<u8>,
@@ -268,12 +268,12 @@ struct Work {
 }
 
 impl Work {
-    fn io(&self, what: &str, e: std::io::Error) -> Error {
+    pub(super) fn io(&self, what: &str, e: std::io::Error) -> Error {
         Error::io(format!("cannot {what} the working file of the solve"), e)
     }
 
     /// Records `done` in the next slot and syncs.
-    fn record(&mut self, done: &Done) -> Result<()> {
+    pub(super) fn record(&mut self, done: &Done) -> Result<()> {
         self.sequence += 1;
         let mut b = vec![0u8; self.slot_len];
         b[..8].copy_from_slice(&SLOT_MAGIC);
@@ -362,9 +362,9 @@ pub(super) struct Streamed {
 }
 
 /// Where a streamed solve's tiers are, in the file and in the index.
-struct Layout {
-    ranges: Vec<Range<u64>>,
-    width: u64,
+pub(super) struct Layout {
+    pub(super) ranges: Vec<Range<u64>>,
+    pub(super) width: u64,
 }
 
 impl Layout {
@@ -422,6 +422,53 @@ pub(super) fn solve_streamed<G: Game>(
     codec: CellCodec,
     progress: &dyn Progress,
 ) -> Result<Streamed> {
+    let mut run = match prepare(game, path, ckpt, options, codec, progress)? {
+        Prepared::Installed(s) => return Ok(s),
+        Prepared::Going(run) => run,
+    };
+    for tier in run.resumed_tiers..run.layout.ranges.len() as u32 {
+        let (tally, crc) = solve_one(game, &run.work, &run.layout.ranges, tier, codec, progress)?;
+        run.done.tallies.push(tally);
+        run.done.crcs.push(crc);
+        if run.work.temp.is_none() {
+            run.work.record(&run.done)?;
+        }
+    }
+    complete(game, run, path, ckpt, options)
+}
+
+/// A streamed solve between [`prepare`] and [`complete`]: its working file,
+/// the tiers done, and where they go.
+pub(super) struct Run {
+    pub(super) work: Work,
+    /// The working file's name: the checkpoint's, or a temporary file's.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(super) work_path: std::path::PathBuf,
+    pub(super) done: Done,
+    pub(super) layout: Layout,
+    pub(super) header: Header,
+    pub(super) resumed_tiers: u32,
+    started: Instant,
+}
+
+/// What [`prepare`] found.
+pub(super) enum Prepared {
+    /// A working file holding the finished table was checked and installed.
+    Installed(Streamed),
+    /// Tiers `resumed_tiers..` are left to solve.
+    Going(Run),
+}
+
+/// Opens (resuming) or creates the working file of a streamed solve and
+/// checks the tiers taken over: everything before the first tier to solve.
+pub(super) fn prepare<G: Game>(
+    game: &G,
+    path: &Path,
+    ckpt: &Path,
+    options: &SolveOptions,
+    codec: CellCodec,
+    progress: &dyn Progress,
+) -> Result<Prepared> {
     if codec.kind() == TableKind::Nimber {
         game.nimbers().map_err(|reason| Error::NimbersUnsupported {
             spec: game.spec(),
@@ -429,7 +476,7 @@ pub(super) fn solve_streamed<G: Game>(
         })?;
     }
     let started = Instant::now();
-    let mut header = table_header(game, codec);
+    let header = table_header(game, codec);
     let tiers = game.tier_count();
     let layout = Layout {
         ranges: (0..tiers)
@@ -461,13 +508,13 @@ pub(super) fn solve_streamed<G: Game>(
                 let finishing = Instant::now();
                 work.file.sync_all().map_err(|e| work.io("sync", e))?;
                 install(work, path, ckpt, options)?;
-                return Ok(Streamed {
+                return Ok(Prepared::Installed(Streamed {
                     header: found,
                     resumed_tiers: tiers,
                     child_lookups: 0,
                     solve_time: Duration::ZERO,
                     finish_time: finishing.elapsed(),
-                });
+                }));
             }
         }
     } else {
@@ -489,14 +536,40 @@ pub(super) fn solve_streamed<G: Game>(
         }
         progress.advance(layout.entries_below(resumed_tiers));
     }
-    for tier in resumed_tiers..tiers {
-        let (tally, crc) = solve_one(game, &work, &layout.ranges, tier, codec, progress)?;
-        done.tallies.push(tally);
-        done.crcs.push(crc);
-        if work.temp.is_none() {
-            work.record(&done)?;
-        }
-    }
+    let work_path = match &work.temp {
+        Some(t) => t.path().to_path_buf(),
+        None => ckpt.to_path_buf(),
+    };
+    Ok(Prepared::Going(Run {
+        work,
+        work_path,
+        done,
+        layout,
+        header,
+        resumed_tiers,
+        started,
+    }))
+}
+
+/// Reads every tier back, writes the header and installs the file, once
+/// every tier is in [`Run::done`].
+pub(super) fn complete<G: Game>(
+    game: &G,
+    run: Run,
+    path: &Path,
+    ckpt: &Path,
+    options: &SolveOptions,
+) -> Result<Streamed> {
+    let Run {
+        work,
+        work_path: _,
+        done,
+        layout,
+        mut header,
+        resumed_tiers,
+        started,
+    } = run;
+    let tiers = game.tier_count();
     let solve_time = started.elapsed();
     let finishing = Instant::now();
     // Read back: the CRC in the header is the file's, whatever changed it
@@ -554,6 +627,43 @@ fn solve_one<G: Game>(
     codec: CellCodec,
     progress: &dyn Progress,
 ) -> Result<(Tally, u32)> {
+    let (tally, cur) = label_share(
+        game,
+        &work.file,
+        work.data_offset,
+        ranges,
+        tier,
+        codec,
+        (0, 1),
+        progress,
+    )?;
+    let w = u64::from(codec.width());
+    let r = &ranges[tier as usize];
+    let bytes = &cur[..((r.end - r.start) * w) as usize];
+    let crc = format::data_crc(bytes);
+    work.file
+        .write_all_at(bytes, work.data_offset + r.start * w)
+        .and_then(|()| work.file.sync_data())
+        .map_err(|e| work.io("write", e))?;
+    Ok((tally, crc))
+}
+
+/// Labels share `share.0` of `share.1` of `tier` (see
+/// [`label_tier`](super::label_tier); `(0, 1)`: the whole tier) into a
+/// zeroed buffer of the whole tier, reading the tier below through a map of
+/// the working file. Cells outside the share stay zero. Returns the share's
+/// tally and the buffer.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn label_share<G: Game>(
+    game: &G,
+    file: &File,
+    data_offset: u64,
+    ranges: &[Range<u64>],
+    tier: u32,
+    codec: CellCodec,
+    share: (u64, u64),
+    progress: &dyn Progress,
+) -> Result<(Tally, memmap2::MmapMut)> {
     let w = u64::from(codec.width());
     let r = ranges[tier as usize].clone();
     let len = usize::try_from((r.end - r.start) * w).map_err(|_| {
@@ -563,11 +673,11 @@ fn solve_one<G: Game>(
     let below = match tier.checked_sub(1).map(|t| ranges[t as usize].clone()) {
         Some(b) if b.end > b.start => {
             let (map, lead) = crate::mmap::map_region(
-                &work.file,
-                work.data_offset + b.start * w,
+                file,
+                data_offset + b.start * w,
                 ((b.end - b.start) * w) as usize,
             )
-            .map_err(|e| work.io("map", e))?;
+            .map_err(|e| Error::io("cannot map the working file of the solve", e))?;
             Some((map, lead, b))
         }
         _ => None,
@@ -592,7 +702,13 @@ fn solve_one<G: Game>(
                 width: w as usize,
                 stray: AtomicU64::new(0),
             };
-            let tally = solve_tier(game, &window, codec, tier, progress)?;
+            let tally = if share == (0, 1) {
+                solve_tier(game, &window, codec, tier, progress)?
+            } else {
+                let units = game.tier_units(tier);
+                progress.tier(tier, game.tier_count(), units);
+                label_tier(game, &window, codec, tier, units, share, progress)?
+            };
             (tally, window.stray.load(Relaxed))
         }};
     }
@@ -609,13 +725,7 @@ fn solve_one<G: Game>(
         )));
     }
     drop(below);
-    let bytes = &cur[..len];
-    let crc = format::data_crc(bytes);
-    work.file
-        .write_all_at(bytes, work.data_offset + r.start * w)
-        .and_then(|()| work.file.sync_data())
-        .map_err(|e| work.io("write", e))?;
-    Ok((tally, crc))
+    Ok((tally, cur))
 }
 
 /// The sizes and identity of one solve's working file.

@@ -19,6 +19,8 @@ pub mod verify;
 pub(crate) mod open;
 pub(crate) mod output;
 mod progress;
+#[cfg(feature = "mpi")]
+mod ranks;
 mod resources;
 
 use anyhow::{bail, Result};

@@ -64,6 +64,20 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    /// Share the solve among the ranks of an MPI job (`mpirun -np K
+    /// retrograde solve SPEC -o FILE --mpi`): tier by tier, each rank a
+    /// contiguous share of every tier; the file is the single process's.
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    mpi: bool,
+}
+
+impl Args {
+    /// Whether `--dry-run` was given.
+    #[cfg(feature = "mpi")]
+    pub(super) fn dry_run_flag(&self) -> bool {
+        self.dry_run
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -71,6 +85,49 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 fn solve(args: Args) -> Result<ExitCode> {
+    #[cfg(feature = "mpi")]
+    if args.mpi {
+        return super::ranks::solve(args);
+    }
+    let job = prepare(args)?;
+    if let Some(code) = job.done {
+        return Ok(code);
+    }
+    let Job {
+        game,
+        options,
+        path,
+        as_json,
+        threads,
+        ..
+    } = job;
+    // Held until the report is printed: the file read back for the start's
+    // value is the one this solve wrote, not another solve's.
+    let lock = OutputLock::acquire(&path)?;
+    let bar = progress::Bar::new(game.size());
+    let started = Instant::now();
+    let report = with_game!(&game, g => solve_locked(g, &lock, &options, &bar))
+        .with_context(|| format!("solving {}", game.spec()))?;
+    bar.finish();
+    print_report(&game, &report, &path, started, threads, as_json)
+}
+
+/// A solve's arguments checked: the game, options and output, or the
+/// finished answer of `--dry-run`.
+pub(super) struct Job {
+    pub game: AnyGame,
+    pub options: SolveOptions,
+    pub path: PathBuf,
+    pub as_json: bool,
+    pub threads: usize,
+    /// `Some`: nothing to solve (the dry run printed its report).
+    pub done: Option<ExitCode>,
+}
+
+/// Everything before the solve: the game, options and output checked, the
+/// dry run, and (without `--force`) the memory and disk checks. With
+/// `no_dry_run` the dry run is left to the caller.
+pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
     let Args {
         game: spec,
         output,
@@ -85,6 +142,8 @@ fn solve(args: Args) -> Result<ExitCode> {
         restart,
         nimbers,
         json: as_json,
+        #[cfg(feature = "mpi")]
+            mpi: _,
     } = args;
     let spec = spec.as_str();
     let checkpoint_every = (!no_checkpoint).then_some(checkpoint_every);
@@ -133,31 +192,59 @@ fn solve(args: Args) -> Result<ExitCode> {
     }
     check_output(&path, &options.inputs)?;
     let threads = rayon::current_num_threads();
+    let mut job = Job {
+        game,
+        options,
+        path,
+        as_json,
+        threads,
+        done: None,
+    };
+    if dry_run && !no_dry_run {
+        job.done = Some(dry_run_report(
+            &job.game,
+            &job.options,
+            memory,
+            &job.path,
+            threads,
+            as_json,
+        )?);
+        return Ok(job);
+    }
     if dry_run {
-        return dry_run_report(&game, &options, memory, &path, threads, as_json);
+        job.done = Some(ExitCode::SUCCESS);
+        return Ok(job);
     }
     if !force {
-        check_resources(&game, &options, &path)?;
+        check_resources(&job.game, &job.options, &job.path)?;
     }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(dir) = job.path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create directory {}", dir.display()))?;
     }
-    // Held until the report is printed: the file read back for the start's
-    // value is the one this solve wrote, not another solve's.
-    let lock = OutputLock::acquire(&path)?;
-    let bar = progress::Bar::new(game.size());
-    let started = Instant::now();
-    let report = with_game!(&game, g => solve_locked(g, &lock, &options, &bar))
-        .with_context(|| format!("solving {}", game.spec()))?;
-    let tiers = with_game!(&game, g => retrograde::Game::tier_count(g));
-    bar.finish();
+    Ok(job)
+}
+
+fn prepare(args: Args) -> Result<Job> {
+    prepare_job(args, false)
+}
+
+/// Prints a finished solve's summary (after reading its start back).
+pub(super) fn print_report(
+    game: &AnyGame,
+    report: &retrograde::solve::SolveReport,
+    path: &Path,
+    started: Instant,
+    threads: usize,
+    as_json: bool,
+) -> Result<ExitCode> {
+    let tiers = with_game!(game, g => retrograde::Game::tier_count(g));
     let wall = started.elapsed().as_secs_f64();
-    let tb = open(&path)?;
+    let tb = open(path)?;
     let start = tb.probe_text(None, false)?;
     let h = &report.header;
     if as_json {
-        let mut j = header_json(h, &path);
+        let mut j = header_json(h, path);
         j["seconds"] = json!(wall);
         j["solve_seconds"] = json!(report.solve_time.as_secs_f64());
         j["child_lookups"] = json!(report.child_lookups);
