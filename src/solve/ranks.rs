@@ -182,6 +182,9 @@ pub fn solve_mpi<G: Game>(
             .write_all_at(&out, header.data_offset + r.start * w + mine.start as u64)
             .and_then(|()| file.sync_data());
         let crc = format::data_crc(&out);
+        // The tests kill one rank here (its share written, the tier not
+        // yet recorded): the job dies, and a rerun resumes.
+        format::kill_point(&format!("mpi-tier-{tier}-rank-{rank}"));
         // Step 4: every rank's outcome, CRC and tally.
         let mut mine_report = [0u64; REPORT];
         mine_report[0] = u64::from(written.is_ok());
