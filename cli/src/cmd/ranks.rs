@@ -24,10 +24,10 @@ pub fn solve(args: Args) -> Result<ExitCode> {
     let world = universe.world();
     let rank = world.rank();
     let dry = args.dry_run_flag();
-    let job = prepare_job(args, true).and_then(|mut job| {
+    let job = prepare_job(args, true).map(|mut job| {
         // The ranks share the tiers: always tier by tier.
         job.options.streaming = Streaming::Always;
-        Ok(job)
+        job
     });
     // Rank 0 also takes the output's lock before the ranks go on.
     let job = job.and_then(|job| {
