@@ -33,6 +33,12 @@
 //! point leaves the single process's working file, which the same command
 //! resumes (with any number of ranks, or none).
 //!
+//! Tested on one machine only (`mpirun --oversubscribe`, tests/mpi.rs),
+//! where the ranks share the page cache. Across nodes the file must be on
+//! storage whose maps see another node's synced writes once the barrier is
+//! passed (a parallel file system; NFS's close-to-open consistency does not
+//! promise it for a map kept open): not tried here.
+//!
 //! Traffic per tier: each rank sends the tier's bytes once (its buffer,
 //! split among the K reductions) and receives its share from each rank.
 //! Memory per rank: the tier's bytes and the rank's byte share, plus the map
@@ -147,11 +153,6 @@ pub fn solve_mpi<G: Game>(
         );
         check_all(world, labelled.is_ok())?;
         let (tally, cur) = labelled?;
-        if rank == 0 {
-            // The bar counts every entry of the tier, as the single
-            // process's does.
-            progress.advance((r.end - r.start).saturating_sub(tally.positions));
-        }
         // Step 2: rank s receives the OR of everyone's bytes in its share.
         let share = |s: u64| (len as u64 * s / k) as usize..(len as u64 * (s + 1) / k) as usize;
         let mine = share(me);
@@ -207,6 +208,11 @@ pub fn solve_mpi<G: Game>(
         for c in all.chunks(REPORT) {
             tier_crc.combine(&crc32fast::Hasher::new_with_initial_len(c[1] as u32, c[2]));
             tier_tally = tier_tally.add(&decode(&c[3..]));
+        }
+        if rank == 0 && k > 1 {
+            // The bar counts every entry of the tier, as the single
+            // process's does: rank 0 counted its own positions.
+            progress.advance((r.end - r.start).saturating_sub(tally.positions));
         }
         // Rank 0 records the tier, as the single process does.
         let mut recorded = [1u8];
