@@ -52,6 +52,7 @@ pub mod mnk;
 pub mod pattern;
 pub(crate) mod placement;
 pub mod sogo;
+pub mod sprouts;
 pub mod subtraction;
 // The tests reach it through `crate::internal`.
 pub(crate) mod symmetry;
