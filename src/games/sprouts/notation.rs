@@ -248,7 +248,7 @@ pub(crate) fn format_land(land: &Land) -> String {
     for &b in bytes {
         match b {
             REGION_END => region += 1,
-            LETTERS..BOUNDARY_END => {
+            b if (LETTERS..BOUNDARY_END).contains(&b) => {
                 let i = usize::from(b);
                 if region_of[i] == usize::MAX {
                     region_of[i] = region;
