@@ -109,6 +109,10 @@ pub struct SearchOptions {
     pub inputs: Vec<PathBuf>,
     /// Cancelled, the search stops and returns (and saves) what it proved.
     pub cancel: Cancel,
+    /// Also prove every child of the position (Glop's Children tab): the
+    /// results are the position, then each child. Sprouts only, whose moves
+    /// are written as the positions they lead to.
+    pub moves: bool,
 }
 
 /// The memory a search takes when given none: 1 GiB, or half of what the
@@ -310,6 +314,17 @@ pub fn run(
     options: &SearchOptions,
     observer: &dyn Observer,
 ) -> Result<SearchReport> {
+    // Sprouts has engines of its own (sums of lands, canonical forms).
+    if let AnySearch::Sprouts(g) = game {
+        return super::games::sprouts::run::run(g, options, observer);
+    }
+    if options.moves {
+        return Err(Error::SearchOption {
+            option: "--moves",
+            given: String::new(),
+            rule: "lists a Sprouts position's children (Glop's Children tab); other games list the positions after a move with --openings 1".into(),
+        });
+    }
     crate::with_search!(game, g => run_game(g, options, observer))
 }
 
@@ -394,6 +409,9 @@ pub fn check(
     options: &SearchOptions,
     observer: &dyn Observer,
 ) -> Result<CheckOutcome> {
+    if let AnySearch::Sprouts(g) = game {
+        return super::games::sprouts::run::check(g, database, options, observer);
+    }
     crate::with_search!(game, g => check_game(g, database, options, observer))
 }
 
@@ -469,7 +487,7 @@ fn kind_of(options: &SearchOptions) -> Kind {
 }
 
 /// The position and the engine's options, once every option is checked.
-fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(G::Pos, Options)> {
+pub(crate) fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(G::Pos, Options)> {
     let root = match &options.position {
         Some(s) => g.parse_position(s).map_err(|reason| Error::BadPosition {
             input: s.clone(),
@@ -721,7 +739,7 @@ fn each<G: SearchGame>(
 /// kind is refused: its facts answer another question). Every header is
 /// read before any entry, and a load the machine has no memory for beside
 /// the search's `memory` is refused before it starts.
-fn read<G: SearchGame>(
+pub(crate) fn read<G: SearchGame>(
     g: &G,
     paths: &[PathBuf],
     want: Option<Kind>,
@@ -769,7 +787,10 @@ fn read<G: SearchGame>(
 /// the search (see [`SaveTarget`]). The run's inputs — `inputs` (a pattern
 /// file), the databases loaded, the tables — are never replaced, whatever
 /// path names them.
-fn save_target(options: &SearchOptions, observer: &dyn Observer) -> Result<Option<SaveTarget>> {
+pub(crate) fn save_target(
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<Option<SaveTarget>> {
     let Some(path) = &options.save else {
         return Ok(None);
     };
@@ -785,7 +806,7 @@ fn save_target(options: &SearchOptions, observer: &dyn Observer) -> Result<Optio
 
 /// Writes `records` through `target`. Bounds that contradict each other
 /// are a bug, not a fact: they are left out, and said.
-fn save<G: SearchGame>(
+pub(crate) fn save<G: SearchGame>(
     g: &G,
     target: SaveTarget,
     kind: Kind,
@@ -892,7 +913,7 @@ fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<
 /// The distinct positions (up to symmetry) `plies` moves after `root`,
 /// stopping at game-over positions on the way; `None` if `cancel` was
 /// cancelled while listing them.
-fn openings<G: SearchGame>(
+pub(crate) fn openings<G: SearchGame>(
     g: &G,
     root: &G::Pos,
     plies: u32,

@@ -20,11 +20,14 @@
 //!
 //! Every drawing reachable from 1 to 5 spots is compared with the library:
 //! written in Glop's notation (letters from degrees and corners), read by
-//! `Position::parse`, its normal-play nimber (sum of the lands' nimbers)
-//! and misère outcome must be the oracle's, and so must the sets of values
-//! of its children.
+//! `Position::parse`, its normal-play nimber (sum of the lands' nimbers, by
+//! mex over the library's moves) and misère outcome must be the oracle's,
+//! and so must the sets of values of its children; and the search's two
+//! engines (normal play by couples `L + *k`, misère by whole positions)
+//! must give the same nimber and outcomes.
 
 use retrograde::games::sprouts::{Land, Position};
+use retrograde::internal::search::sprouts::{Misere, Normal, Options};
 use std::collections::{BTreeSet, HashMap};
 
 /// A drawing: degrees of the spots, and the regions' walks of spot numbers.
@@ -383,7 +386,26 @@ fn reachable(n: usize) -> Vec<Raw> {
     out
 }
 
-fn check_spots(n: usize, oracle: &mut Oracle, fast: &mut Fast) -> usize {
+/// The library's two search engines, memo and all kept across positions.
+struct Engines {
+    normal: Normal<'static>,
+    misere: Misere<'static>,
+}
+
+impl Default for Engines {
+    fn default() -> Engines {
+        let o = Options {
+            memory: 256 << 20,
+            ..Options::default()
+        };
+        Engines {
+            normal: Normal::new(&o),
+            misere: Misere::new(&o),
+        }
+    }
+}
+
+fn check_spots(n: usize, oracle: &mut Oracle, fast: &mut Fast, e: &mut Engines) -> usize {
     let all = reachable(n);
     for p in &all {
         let text = p.glop();
@@ -392,6 +414,13 @@ fn check_spots(n: usize, oracle: &mut Oracle, fast: &mut Fast) -> usize {
         assert_eq!(on, fnim, "nimber of {text} (library: {q})");
         let (om, fm) = (oracle.misere(p), fast.misere(&q));
         assert_eq!(om, fm, "misère outcome of {text} (library: {q})");
+        assert_eq!(e.normal.nimber(&q), Some(on), "engine's nimber of {q}");
+        assert_eq!(e.normal.wins(&q), Some(on != 0), "engine's outcome of {q}");
+        assert_eq!(
+            e.misere.wins(&q),
+            Some(om),
+            "engine's misère outcome of {q}"
+        );
         let kids = p.children();
         let o: BTreeSet<u32> = kids.iter().map(|c| oracle.nimber(c)).collect();
         let f: BTreeSet<u32> = q.children().iter().map(|c| fast.nimber(c)).collect();
@@ -406,9 +435,10 @@ fn check_spots(n: usize, oracle: &mut Oracle, fast: &mut Fast) -> usize {
 #[test]
 fn every_position_from_one_to_four_spots_agrees_with_the_oracle() {
     let (mut oracle, mut fast) = (Oracle::default(), Fast::default());
+    let mut engines = Engines::default();
     for n in 1..=4 {
         let t = std::time::Instant::now();
-        let count = check_spots(n, &mut oracle, &mut fast);
+        let count = check_spots(n, &mut oracle, &mut fast, &mut engines);
         eprintln!("{n} spots: {count} drawings, {:?}", t.elapsed());
         assert!(count > 0);
     }
@@ -420,6 +450,6 @@ fn every_position_from_one_to_four_spots_agrees_with_the_oracle() {
 #[ignore = "minutes: every drawing reachable from 5 spots"]
 fn every_position_from_five_spots_agrees_with_the_oracle() {
     let (mut oracle, mut fast) = (Oracle::default(), Fast::default());
-    let count = check_spots(5, &mut oracle, &mut fast);
+    let count = check_spots(5, &mut oracle, &mut fast, &mut Engines::default());
     eprintln!("5 spots: {count} drawings");
 }

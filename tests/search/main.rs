@@ -11,6 +11,7 @@ mod limits;
 mod occupy;
 mod proofdb;
 mod run;
+mod sprouts;
 
 /// Helpers the game modules share.
 mod shared {

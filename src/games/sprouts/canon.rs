@@ -1,36 +1,46 @@
 //! The canonical form of a land, in two steps.
 //!
-//! 1. Each region's *shape*: its least writing with every upper-case letter
-//!    written alike (`U`, after every lower-case letter), over its two
-//!    orientations (read forwards or mirrored: a region can be mirrored on
-//!    its own, its only link to others being letters with one life), each
-//!    boundary's starting point, and the order of its boundaries (the `0`s
-//!    first, the least). Lower-case letters are named by first appearance
-//!    in their boundary. A region of two or three lives is free (its
-//!    shape cannot matter): its `1`s, `2`s, then its `U`s.
+//! 1. Each region's *shape*: its least writing over its two orientations
+//!    (read forwards or mirrored: a region can be mirrored on its own, its
+//!    only link to others being letters with one life), each boundary's
+//!    starting point, and the order of its boundaries (the `0`s first, the
+//!    least), with lower-case letters named by first appearance in their
+//!    boundary and every upper-case letter written as its *colour*. Colours
+//!    are refined from the shapes: at first all alike, then a letter's
+//!    colour is its old colour with the shapes of the two regions it joins,
+//!    until no more colours appear. A region of two or three lives is free
+//!    (its shape cannot matter): its `1`s, `2`s, then its colours, sorted.
 //! 2. The regions in order of shape; then, among the writings that give
 //!    each region its shape (the orientations, rotations and orders of
-//!    equal boundaries that tie, and the orders of regions of equal shape),
-//!    the least text once the letters are named by first appearance
-//!    (letters of both cases share the ranks). This is built from the
-//!    front: the next region or boundary is the one that writes least, and
-//!    a tie between two that write alike but name different letters is
-//!    resolved by trying each, up to [`BRANCHES`] in all.
+//!    boundaries that tie, and the orders of regions of equal shape), the
+//!    least text once the letters are named by first appearance (letters
+//!    of both cases share the ranks). This is built from the front: the
+//!    next region or boundary is the one that writes least; a tie between
+//!    two that write alike but name different letters is resolved by
+//!    trying each, up to [`BRANCHES`] in all.
 //!
 //! Both steps depend only on the land, not on how it was written, so equal
-//! lands get equal bytes. Past the bound the first choice is taken: the
-//! bytes are still this land's (a correct key), only perhaps not the
-//! canonical ones, so one land may get two keys (never two lands one).
+//! lands get equal bytes, except where a tie left by the colours is not a
+//! symmetry of the land and the bound cuts the trying short: then the bytes
+//! are still this land's (a correct key), only perhaps not the canonical
+//! ones, so one land may get two keys (never two lands one). The tests
+//! rewrite every land reachable from 5 spots in other ways and read back
+//! the same bytes.
 
 use super::rules::{Census, Tok, WRegion, T_ONE, T_TWO};
 use super::{Land, BOUNDARY_END, LAND_END, LETTERS, MAX_LETTERS, ONE, REGION_END, TWO, ZERO};
 use std::cmp::Ordering;
 
 /// Tie branches a canonical form may try beyond the first.
-const BRANCHES: u32 = 4096;
+const BRANCHES: u32 = 256;
 
-/// The shape byte of every upper-case letter: after every lower-case one.
-const U: u8 = BOUNDARY_END - 1;
+/// Shape codes: `0`, `1`, `2` as their bytes; a lower-case letter of local
+/// rank r is `LOW + r`; an upper-case letter of colour c is `HIGH + c`
+/// (after every lower-case one); then the ends.
+const LOW: u16 = 3;
+const HIGH: u16 = 1 << 12;
+const S_BOUNDARY: u16 = u16::MAX - 1;
+const S_REGION: u16 = u16::MAX;
 
 /// A vertex as written: its class, and for a letter its id.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -41,65 +51,68 @@ enum Class {
     Upper(Tok),
 }
 
-/// A boundary's shape at one rotation: lower-case letters named from 0 in
-/// order of appearance, upper-case ones `U`, ended by `BOUNDARY_END`.
-fn shape_at(b: &[Class], s: usize, out: &mut Vec<u8>) {
+/// The colour of each upper-case letter, by id (a land has few: a short
+/// list searched, rather than a table cleared per land).
+struct Colours(Vec<(Tok, u16)>);
+
+impl Colours {
+    fn of(&self, id: Tok) -> u16 {
+        self.0
+            .iter()
+            .find(|&&(t, _)| t == id)
+            .map_or(0, |&(_, c)| c)
+    }
+
+    fn set(&mut self, id: Tok, c: u16) {
+        match self.0.iter_mut().find(|(t, _)| *t == id) {
+            Some(e) => e.1 = c,
+            None => self.0.push((id, c)),
+        }
+    }
+}
+
+/// Writes boundary `b` from vertex `s` as shape codes into `out`.
+fn shape_at(b: &[Class], s: usize, colours: &Colours, out: &mut Vec<u16>) {
     let n = b.len();
     let start = out.len();
-    let mut lower: [Tok; 16] = [0; 16];
-    let mut nl = 0usize;
+    let mut next_lower = 0u16;
     for k in 0..n {
         let c = b[if s + k < n { s + k } else { s + k - n }];
-        out.push(match c {
-            Class::One => ONE,
-            Class::Two => TWO,
-            Class::Upper(_) => U,
-            Class::Lower(id) => {
-                // A boundary has few lower-case letters; past 16 the rank
-                // is found by searching what is written so far.
-                let r = match lower[..nl.min(16)].iter().position(|&t| t == id) {
-                    Some(r) => r,
-                    None if nl < 16 => {
-                        lower[nl] = id;
-                        nl += 1;
-                        nl - 1
-                    }
+        let code = match c {
+            Class::One => u16::from(ONE),
+            Class::Two => u16::from(TWO),
+            Class::Upper(id) => HIGH + colours.of(id),
+            Class::Lower(_) => {
+                // Its first side, if already written, gave its rank.
+                let earlier = (0..k).find(|&j| b[if s + j < n { s + j } else { s + j - n }] == c);
+                match earlier {
+                    Some(j) => out[start + j],
                     None => {
-                        let earlier = (0..k).find(|&j| {
-                            let c2 = b[if s + j < n { s + j } else { s + j - n }];
-                            c2 == Class::Lower(id)
-                        });
-                        match earlier {
-                            Some(j) => usize::from(out[start + j] - LETTERS),
-                            None => {
-                                nl += 1;
-                                nl - 1
-                            }
-                        }
+                        next_lower += 1;
+                        LOW + next_lower - 1
                     }
-                };
-                LETTERS + r.min(usize::from(U - LETTERS - 1)) as u8
+                }
             }
-        });
+        };
+        out.push(code);
     }
-    out.push(BOUNDARY_END);
+    out.push(S_BOUNDARY);
 }
 
 /// A boundary's least shape and the rotations that give it.
-fn boundary_shape(b: &[Class]) -> (Vec<u8>, Vec<usize>) {
-    let mut best: Vec<u8> = Vec::new();
-    let mut at = Vec::new();
-    let mut buf = Vec::with_capacity(b.len() + 1);
+fn boundary_shape(b: &[Class], colours: &Colours, buf: &mut Vec<u16>) -> (Vec<u16>, Vec<u8>) {
+    let mut best: Vec<u16> = Vec::new();
+    let mut at: Vec<u8> = Vec::new();
     for s in 0..b.len() {
         buf.clear();
-        shape_at(b, s, &mut buf);
-        match (at.is_empty(), buf.cmp(&best)) {
+        shape_at(b, s, colours, buf);
+        match (at.is_empty(), buf.as_slice().cmp(best.as_slice())) {
             (true, _) | (false, Ordering::Less) => {
-                best.clone_from(&buf);
+                best.clone_from(buf);
                 at.clear();
-                at.push(s);
+                at.push(s as u8);
             }
-            (false, Ordering::Equal) => at.push(s),
+            (false, Ordering::Equal) => at.push(s as u8),
             _ => {}
         }
     }
@@ -107,23 +120,25 @@ fn boundary_shape(b: &[Class]) -> (Vec<u8>, Vec<usize>) {
 }
 
 /// One orientation of a region that gives it its shape: its boundaries in
-/// shape order, each with the rotations that give its shape, and where
-/// runs of boundaries of equal shape (which may be written in any order)
-/// begin.
+/// shape order, each with the rotations that give its shape, and for each
+/// the first boundary of its run of equal shapes (a run may be written in
+/// any order).
 struct Writing {
-    bounds: Vec<(Vec<Class>, Vec<usize>)>,
-    /// `group[i]`: the index of the first boundary of i's run of equals.
-    group: Vec<usize>,
+    bounds: Vec<(Vec<Class>, Vec<u8>)>,
+    run: Vec<u8>,
 }
 
-/// A region ready for naming.
+/// A region's classes and shape.
 struct Region {
-    shape: Vec<u8>,
     zeros: u32,
     free: bool,
+    /// Its boundaries as classes (forwards).
+    classes: Vec<Vec<Class>>,
+    shape: Vec<u16>,
     /// Whether it has upper-case letters (else its bytes are its shape
     /// with its letters ranked after the names so far).
     upper: bool,
+    /// The writings that give its shape (not for free regions).
     writings: Vec<Writing>,
     /// A free region's `1`s, `2`s and upper-case letters.
     ones: usize,
@@ -140,98 +155,117 @@ impl Region {
             _ if census.lower(t) => Class::Lower(t),
             _ => Class::Two,
         };
-        let mut shape = Vec::new();
-        for _ in 0..reg.zeros {
-            shape.push(ZERO);
-            shape.push(BOUNDARY_END);
-        }
-        let free = census.half_lives(reg) <= 6;
-        let mut region = Region {
-            shape,
+        let classes: Vec<Vec<Class>> = reg
+            .bounds
+            .iter()
+            .map(|b| b.iter().map(|&t| class(t)).collect())
+            .collect();
+        let mut r = Region {
             zeros: reg.zeros,
-            free,
-            upper: false,
+            free: census.half_lives(reg) <= 6,
+            upper: classes
+                .iter()
+                .flatten()
+                .any(|c| matches!(c, Class::Upper(_))),
+            classes,
+            shape: Vec::new(),
             writings: Vec::new(),
             ones: 0,
             twos: 0,
             uppers: Vec::new(),
         };
-        if free {
-            for b in &reg.bounds {
-                for &t in b {
-                    match class(t) {
-                        Class::One => region.ones += 2,
-                        Class::Two => region.twos += 2,
-                        // A lower-case letter here is one `2` for its two
-                        // sides (the reduction writes it so already).
-                        Class::Lower(_) => region.twos += 1,
-                        Class::Upper(id) => region.uppers.push(id),
-                    }
+        if r.free {
+            let (mut ones, mut twos) = (0, 0);
+            for &c in r.classes.iter().flatten() {
+                match c {
+                    Class::One => ones += 2,
+                    Class::Two => twos += 2,
+                    // A lower-case letter here is one `2` for its two
+                    // sides (the reduction writes it so already).
+                    Class::Lower(_) => twos += 1,
+                    Class::Upper(id) => r.uppers.push(id),
                 }
             }
-            region.ones /= 2;
-            region.twos /= 2;
-            region.upper = !region.uppers.is_empty();
-            if !reg.bounds.is_empty() {
-                region.shape.extend(std::iter::repeat_n(ONE, region.ones));
-                region.shape.extend(std::iter::repeat_n(TWO, region.twos));
-                region
-                    .shape
-                    .extend(std::iter::repeat_n(U, region.uppers.len()));
-                region.shape.push(BOUNDARY_END);
-            }
-            region.shape.push(REGION_END);
-            return region;
+            r.ones = ones / 2;
+            r.twos = twos / 2;
         }
-        let head = region.shape.len();
-        let mut best: Option<Vec<u8>> = None;
+        r
+    }
+
+    /// The shape (and writings) under `colours`.
+    fn shape(&mut self, colours: &Colours, buf: &mut Vec<u16>) {
+        let mut shape = Vec::new();
+        for _ in 0..self.zeros {
+            shape.push(u16::from(ZERO));
+            shape.push(S_BOUNDARY);
+        }
+        if self.free {
+            if !self.classes.is_empty() {
+                shape.extend(std::iter::repeat_n(u16::from(ONE), self.ones));
+                shape.extend(std::iter::repeat_n(u16::from(TWO), self.twos));
+                let mut c: Vec<u16> = self
+                    .uppers
+                    .iter()
+                    .map(|&id| HIGH + colours.of(id))
+                    .collect();
+                c.sort_unstable();
+                shape.extend(c);
+                shape.push(S_BOUNDARY);
+            }
+            shape.push(S_REGION);
+            self.shape = shape;
+            return;
+        }
+        let head = shape.len();
+        let mut best: Option<Vec<u16>> = None;
+        self.writings.clear();
         for mirror in [false, true] {
-            let mut bounds: Vec<(Vec<u8>, Vec<Class>, Vec<usize>)> = reg
-                .bounds
+            let mut bounds: Vec<(Vec<u16>, Vec<Class>, Vec<u8>)> = self
+                .classes
                 .iter()
                 .map(|b| {
-                    let mut c: Vec<Class> = b.iter().map(|&t| class(t)).collect();
+                    let mut c = b.clone();
                     if mirror {
                         c.reverse();
                     }
-                    let (s, at) = boundary_shape(&c);
+                    let (s, at) = boundary_shape(&c, colours, buf);
                     (s, c, at)
                 })
                 .collect();
             bounds.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut shape = region.shape[..head].to_vec();
-            for (s, _, _) in &bounds {
-                shape.extend_from_slice(s);
+            let mut s = shape[..head].to_vec();
+            for (b, _, _) in &bounds {
+                s.extend_from_slice(b);
             }
-            shape.push(REGION_END);
-            let mut group = Vec::with_capacity(bounds.len());
+            s.push(S_REGION);
+            let mut run = Vec::with_capacity(bounds.len());
             for i in 0..bounds.len() {
-                group.push(if i > 0 && bounds[i].0 == bounds[i - 1].0 {
-                    group[i - 1]
+                run.push(if i > 0 && bounds[i].0 == bounds[i - 1].0 {
+                    run[i - 1]
                 } else {
-                    i
+                    i as u8
                 });
             }
             let w = Writing {
                 bounds: bounds.into_iter().map(|(_, c, at)| (c, at)).collect(),
-                group,
+                run,
             };
-            match best.as_ref().map(|b| shape.cmp(b)) {
+            match best.as_ref().map(|b| s.cmp(b)) {
                 Some(Ordering::Greater) => {}
-                Some(Ordering::Equal) => region.writings.push(w),
+                Some(Ordering::Equal) => self.writings.push(w),
                 _ => {
-                    best = Some(shape);
-                    region.writings.clear();
-                    region.writings.push(w);
+                    best = Some(s);
+                    self.writings.clear();
+                    self.writings.push(w);
                 }
             }
+            if !self.classes.iter().any(|b| b.len() > 2) && self.classes.len() <= 1 {
+                // One boundary of at most two vertices reads the same
+                // mirrored (up to rotation).
+                break;
+            }
         }
-        region.shape = best.expect("two orientations");
-        region.upper = reg
-            .bounds
-            .iter()
-            .any(|b| b.iter().any(|&t| census.upper(t)));
-        region
+        self.shape = best.expect("an orientation");
     }
 }
 
@@ -268,9 +302,71 @@ fn letter(r: u8) -> u8 {
 /// letter's case.
 pub(crate) fn canonical(regions: &[WRegion], census: &Census) -> Land {
     let mut prepared: Vec<Region> = regions.iter().map(|r| Region::new(r, census)).collect();
+    let mut buf = Vec::new();
+    if let [only] = prepared.as_mut_slice() {
+        // One region (so no upper-case letter): its shape is its writing.
+        let colours = Colours(Vec::new());
+        only.shape(&colours, &mut buf);
+        let mut c = Canon {
+            regions: &prepared,
+            colours: &colours,
+            best: None,
+            budget: 0,
+        };
+        let (mut bytes, _) = c.region(0, &Names::default()).swap_remove(0);
+        bytes.push(LAND_END);
+        return Land(bytes.into());
+    }
+    // Colour refinement: colours from the shapes of the regions a letter
+    // joins, until the number of colours stops growing.
+    let mut colours = Colours(Vec::new());
+    let mut letters: Vec<(Tok, usize, usize)> = Vec::new();
+    for (r, p) in prepared.iter().enumerate() {
+        for b in &p.classes {
+            for &c in b {
+                if let Class::Upper(id) = c {
+                    match letters.iter_mut().find(|(t, _, _)| *t == id) {
+                        Some(e) => e.2 = r,
+                        None => letters.push((id, r, r)),
+                    }
+                }
+            }
+        }
+    }
+    let mut count = 1;
+    loop {
+        for p in prepared.iter_mut() {
+            p.shape(&colours, &mut buf);
+        }
+        if letters.is_empty() || prepared.len() == 1 {
+            break;
+        }
+        let mut ranks: Vec<&Vec<u16>> = prepared.iter().map(|p| &p.shape).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        let rank = |s: &Vec<u16>| ranks.binary_search(&s).expect("a shape") as u16;
+        let mut keys: Vec<(u16, u16, u16)> = letters
+            .iter()
+            .map(|&(id, a, b)| {
+                let (x, y) = (rank(&prepared[a].shape), rank(&prepared[b].shape));
+                (colours.of(id), x.min(y), x.max(y))
+            })
+            .collect();
+        let mut distinct = keys.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() <= count {
+            break;
+        }
+        count = distinct.len();
+        for (k, &(id, _, _)) in keys.iter_mut().zip(&letters) {
+            colours.set(id, distinct.binary_search(k).expect("a key") as u16);
+        }
+    }
     prepared.sort_by(|a, b| a.shape.cmp(&b.shape));
     let mut c = Canon {
         regions: &prepared,
+        colours: &colours,
         best: None,
         budget: BRANCHES,
     };
@@ -289,6 +385,7 @@ fn past(out: &[u8], best: &[u8]) -> bool {
 
 struct Canon<'a> {
     regions: &'a [Region],
+    colours: &'a Colours,
     best: Option<Vec<u8>>,
     budget: u32,
 }
@@ -313,7 +410,10 @@ impl Canon<'_> {
         let mut least: Option<Vec<u8>> = None;
         let mut ties: Vec<(usize, Names)> = Vec::new();
         for r in first..self.regions.len() {
-            if used[r] || self.regions[r].shape != *shape {
+            if self.regions[r].shape != *shape {
+                break;
+            }
+            if used[r] {
                 continue;
             }
             for (bytes, after) in self.region(r, &names) {
@@ -343,7 +443,8 @@ impl Canon<'_> {
                 }
                 self.budget -= 1;
             }
-            let mut next = out.clone();
+            let mut next = Vec::with_capacity(out.len() + least.len() + 8);
+            next.extend_from_slice(&out);
             next.extend_from_slice(&least);
             used[r] = true;
             self.solve(next, after, used, done + 1);
@@ -361,25 +462,28 @@ impl Canon<'_> {
             head.push(BOUNDARY_END);
         }
         if p.free {
-            return free_region(p, head, names);
+            return free_region(p, head, names, self.colours);
         }
         if !p.upper {
             // No upper-case letter: every writing of its shape is the
             // shape itself, its letters ranked after the names so far.
             let mut out = Vec::with_capacity(p.shape.len());
             let mut after = names.clone();
-            let mut top = 0u8;
-            for &b in &p.shape {
-                if (LETTERS..U).contains(&b) {
-                    let local = b - LETTERS;
-                    top = top.max(local + 1);
-                    out.push(letter(after.next.saturating_add(local)));
-                } else {
-                    if b == BOUNDARY_END {
-                        after.next = after.next.saturating_add(top);
+            let mut top = 0u16;
+            for &c in &p.shape {
+                match c {
+                    S_BOUNDARY => {
+                        after.next = after.next.saturating_add(top as u8);
                         top = 0;
+                        out.push(BOUNDARY_END);
                     }
-                    out.push(b);
+                    S_REGION => out.push(REGION_END),
+                    c if c >= LOW && c < HIGH => {
+                        let local = c - LOW;
+                        top = top.max(local + 1);
+                        out.push(letter(after.next.saturating_add(local as u8)));
+                    }
+                    c => out.push(c as u8),
                 }
             }
             return vec![(out, after)];
@@ -387,7 +491,8 @@ impl Canon<'_> {
         let mut found: Vec<(Vec<u8>, Names)> = Vec::new();
         for w in &p.writings {
             let mut left: Vec<bool> = vec![true; w.bounds.len()];
-            self.bounds(w, &mut left, 0, head.clone(), names.clone(), &mut found);
+            let mut out = head.clone();
+            self.bounds(w, &mut left, 0, &mut out, names.clone(), &mut found);
         }
         found
     }
@@ -401,39 +506,40 @@ impl Canon<'_> {
         w: &Writing,
         left: &mut [bool],
         done: usize,
-        out: Vec<u8>,
+        out: &mut Vec<u8>,
         names: Names,
         found: &mut Vec<(Vec<u8>, Names)>,
     ) {
-        if found.first().is_some_and(|(b, _)| past(&out, b)) {
+        if found.first().is_some_and(|(b, _)| past(out, b)) {
             return;
         }
         if done == w.bounds.len() {
-            let mut out = out;
             out.push(REGION_END);
-            match found.first().map(|(b, _)| out.cmp(b)) {
+            match found.first().map(|(b, _)| out.as_slice().cmp(b)) {
                 Some(Ordering::Greater) => {}
                 Some(Ordering::Equal) => {
                     if !found.iter().any(|(_, n)| *n == names) {
-                        found.push((out, names));
+                        found.push((out.clone(), names));
                     }
                 }
                 _ => {
                     found.clear();
-                    found.push((out, names));
+                    found.push((out.clone(), names));
                 }
             }
+            out.pop();
             return;
         }
         // Boundaries are taken in shape order: the next one is from the
         // run of the first boundary left.
         let first = left.iter().position(|&l| l).expect("a boundary left");
-        let run = w.group[first];
-        let mut least: Option<Vec<u8>> = None;
+        let run = w.run[first];
+        let mark = out.len();
+        let mut least_len = 0;
         let mut ties: Vec<(usize, Names)> = Vec::new();
         let mut buf = Vec::new();
         for k in first..w.bounds.len() {
-            if w.group[k] != run {
+            if w.run[k] != run {
                 break;
             }
             if !left[k] {
@@ -442,12 +548,19 @@ impl Canon<'_> {
             let (b, rotations) = &w.bounds[k];
             for &s in rotations {
                 buf.clear();
-                let after = write_boundary(b, s, &names, &mut buf);
-                match least.as_ref().map(|l| buf.as_slice().cmp(l)) {
-                    Some(Ordering::Greater) => continue,
-                    Some(Ordering::Equal) => {}
-                    _ => {
-                        least = Some(buf.clone());
+                let after = write_boundary(b, s as usize, &names, &mut buf);
+                let order = if ties.is_empty() {
+                    Ordering::Less
+                } else {
+                    buf.as_slice().cmp(&out[mark..mark + least_len])
+                };
+                match order {
+                    Ordering::Greater => continue,
+                    Ordering::Equal => {}
+                    Ordering::Less => {
+                        out.truncate(mark);
+                        out.extend_from_slice(&buf);
+                        least_len = buf.len();
                         ties.clear();
                     }
                 }
@@ -456,7 +569,6 @@ impl Canon<'_> {
                 }
             }
         }
-        let least = least.expect("a boundary left");
         for (i, (k, after)) in ties.into_iter().enumerate() {
             if i > 0 {
                 if self.budget == 0 {
@@ -464,12 +576,12 @@ impl Canon<'_> {
                 }
                 self.budget -= 1;
             }
-            let mut next = out.clone();
-            next.extend_from_slice(&least);
             left[k] = false;
-            self.bounds(w, left, done + 1, next, after, found);
+            self.bounds(w, left, done + 1, out, after, found);
+            out.truncate(mark + least_len);
             left[k] = true;
         }
+        out.truncate(mark);
     }
 }
 
@@ -486,7 +598,6 @@ fn write_boundary(b: &[Class], s: usize, names: &Names, out: &mut Vec<u8>) -> Na
             Class::One => ONE,
             Class::Two => TWO,
             Class::Lower(_) => {
-                // Its first side, if already written, gave its rank.
                 let earlier = (0..k).find(|&j| b[if s + j < n { s + j } else { s + j - n }] == c);
                 match earlier {
                     Some(j) => out[start + j],
@@ -512,35 +623,73 @@ fn write_boundary(b: &[Class], s: usize, names: &Names, out: &mut Vec<u8>) -> Na
 /// `head` holds): `1`s, `2`s, then its upper-case letters, those already
 /// named by rank, then the new ones, in each order (each a naming of the
 /// same bytes).
-fn free_region(p: &Region, head: Vec<u8>, names: &Names) -> Vec<(Vec<u8>, Names)> {
-    let mut out = head;
-    let mut named: Vec<u8> = Vec::new();
-    let mut new: Vec<Tok> = Vec::new();
-    for &id in &p.uppers {
-        match names.rank(id) {
-            Some(r) => named.push(r),
-            None => new.push(id),
+fn free_region(
+    p: &Region,
+    head: Vec<u8>,
+    names: &Names,
+    colours: &Colours,
+) -> Vec<(Vec<u8>, Names)> {
+    // Its upper-case letters by colour (as its shape has them); within a
+    // colour, those named by rank, then the new ones in some order.
+    let mut letters: Vec<(u16, u8, Tok)> = p
+        .uppers
+        .iter()
+        .map(|&id| (colours.of(id), names.rank(id).unwrap_or(u8::MAX), id))
+        .collect();
+    letters.sort_unstable();
+    let mut orders: Vec<Vec<Tok>> = vec![Vec::new()];
+    let mut i = 0;
+    while i < letters.len() {
+        let mut j = i;
+        while j < letters.len() && letters[j].0 == letters[i].0 {
+            j += 1;
         }
+        let named: Vec<Tok> = letters[i..j]
+            .iter()
+            .filter(|l| l.1 != u8::MAX)
+            .map(|l| l.2)
+            .collect();
+        let new: Vec<Tok> = letters[i..j]
+            .iter()
+            .filter(|l| l.1 == u8::MAX)
+            .map(|l| l.2)
+            .collect();
+        let perms = permutations(&new);
+        let mut next = Vec::with_capacity(orders.len() * perms.len());
+        for o in &orders {
+            for p in &perms {
+                let mut o = o.clone();
+                o.extend(&named);
+                o.extend(p);
+                next.push(o);
+            }
+        }
+        orders = next;
+        i = j;
     }
-    if p.zeros == 0 {
-        out.extend(std::iter::repeat_n(ONE, p.ones));
-        out.extend(std::iter::repeat_n(TWO, p.twos));
-        named.sort_unstable();
-        out.extend(named.into_iter().map(letter));
-        out.extend((0..new.len()).map(|i| letter(names.next.saturating_add(i as u8))));
-        out.push(BOUNDARY_END);
-    }
-    out.push(REGION_END);
-    // Each order of the new letters names them differently.
-    permutations(&new)
+    orders
         .into_iter()
         .map(|order| {
+            let mut out = head.clone();
             let mut n = names.clone();
-            for id in order {
-                let r = n.take();
-                n.upper.push((id, r));
+            if p.zeros == 0 {
+                out.extend(std::iter::repeat_n(ONE, p.ones));
+                out.extend(std::iter::repeat_n(TWO, p.twos));
+                for id in order {
+                    let r = match n.rank(id) {
+                        Some(r) => r,
+                        None => {
+                            let r = n.take();
+                            n.upper.push((id, r));
+                            r
+                        }
+                    };
+                    out.push(letter(r));
+                }
+                out.push(BOUNDARY_END);
             }
-            (out.clone(), n)
+            out.push(REGION_END);
+            (out, n)
         })
         .collect()
 }

@@ -295,31 +295,34 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
 pub(crate) const LETTER: Tok = 3;
 
 /// Where the letters of a land are written: per id, how often and in which
-/// regions (the first two).
+/// regions (the first two). A land has few letters: a slot per id points
+/// into a short list, so a census costs a small clear, not a table's.
 pub(crate) struct Census {
-    pub count: [u8; IDS],
-    pub first: [u16; IDS],
-    pub second: [u16; IDS],
+    slot: [u8; IDS],
+    letters: Vec<(u8, u16, u16)>,
 }
 
 impl Census {
     pub(crate) fn of(regions: &[WRegion]) -> Census {
         let mut c = Census {
-            count: [0; IDS],
-            first: [0; IDS],
-            second: [0; IDS],
+            slot: [0; IDS],
+            letters: Vec::new(),
         };
         for (r, reg) in regions.iter().enumerate() {
             for b in &reg.bounds {
                 for &t in b {
                     if t >= LETTER {
                         let t = t as usize;
-                        match c.count[t] {
-                            0 => c.first[t] = r as u16,
-                            1 => c.second[t] = r as u16,
-                            _ => {}
+                        if c.slot[t] == 0 {
+                            c.letters.push((0, r as u16, r as u16));
+                            // Letters are at most a land's lives (< 256).
+                            c.slot[t] = c.letters.len().min(255) as u8;
                         }
-                        c.count[t] = c.count[t].saturating_add(1);
+                        let e = &mut c.letters[usize::from(c.slot[t]) - 1];
+                        if e.0 >= 1 {
+                            e.2 = r as u16;
+                        }
+                        e.0 = e.0.saturating_add(1);
                     }
                 }
             }
@@ -327,17 +330,30 @@ impl Census {
         c
     }
 
+    fn entry(&self, t: Tok) -> (u8, u16, u16) {
+        match self.slot.get(t as usize) {
+            Some(&s) if s > 0 => self.letters[usize::from(s) - 1],
+            _ => (0, 0, 0),
+        }
+    }
+
+    /// The regions of letter `t` (the first and the second it is in).
+    pub(crate) fn regions(&self, t: Tok) -> (usize, usize) {
+        let (_, a, b) = self.entry(t);
+        (usize::from(a), usize::from(b))
+    }
+
     /// Whether letter `t` is written twice in one region (lower case).
     pub(crate) fn lower(&self, t: Tok) -> bool {
-        let t = t as usize;
-        self.count[t] == 2 && self.first[t] == self.second[t]
+        let (n, a, b) = self.entry(t);
+        n == 2 && a == b
     }
 
     /// Whether letter `t` is written once in each of two regions (upper
     /// case).
     pub(crate) fn upper(&self, t: Tok) -> bool {
-        let t = t as usize;
-        self.count[t] == 2 && self.first[t] != self.second[t]
+        let (n, a, b) = self.entry(t);
+        n == 2 && a != b
     }
 
     /// Twice the lives of region `reg` (a letter written twice in it has
@@ -475,10 +491,8 @@ fn lands(regions: Vec<WRegion>, census: &Census) -> Vec<Land> {
         for b in &reg.bounds {
             for &t in b {
                 if census.upper(t) {
-                    let (a, c) = (
-                        root(&mut parent, census.first[t as usize] as usize),
-                        root(&mut parent, census.second[t as usize] as usize),
-                    );
+                    let (x, y) = census.regions(t);
+                    let (a, c) = (root(&mut parent, x), root(&mut parent, y));
                     parent[a] = c;
                 }
             }
@@ -506,6 +520,15 @@ fn lands(regions: Vec<WRegion>, census: &Census) -> Vec<Land> {
 /// text): reduced, split and written canonically.
 pub(crate) fn canonical_lands(regions: Option<Vec<WRegion>>) -> Result<Vec<Land>, ()> {
     regions.map(reduce).ok_or(())
+}
+
+#[cfg(test)]
+pub(crate) fn moves_of_raw_count(regions: &[WRegion]) -> usize {
+    let mut n = 0;
+    for r in 0..regions.len() {
+        region_moves(regions, r, &mut |_, _, _| n += 1);
+    }
+    n
 }
 
 #[cfg(test)]

@@ -204,3 +204,28 @@ fn every_writing_of_lands_from(n: u32) {
         &bad[..bad.len().min(10)]
     );
 }
+
+#[test]
+#[ignore]
+fn scratch_children_counts() {
+    let n: u32 = std::env::var("SPROUTS_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    let mut memo = std::collections::HashMap::new();
+    nimber(&Position::spots(n).lands()[0], &mut memo);
+    let lands: Vec<Land> = memo.keys().cloned().collect();
+    let t = std::time::Instant::now();
+    let mut distinct = 0;
+    let mut raw = 0;
+    for l in &lands {
+        let regions = rules::decode(l).unwrap();
+        raw += rules::moves_of_raw_count(&regions);
+        distinct += l.children().len();
+    }
+    eprintln!(
+        "{} lands, {raw} raw children, {distinct} distinct, {:?}",
+        lands.len(),
+        t.elapsed()
+    );
+}
