@@ -26,6 +26,10 @@
 //! ones, so one land may get two keys (never two lands one). The tests
 //! rewrite every land reachable from 5 spots in other ways and read back
 //! the same bytes.
+//!
+//! Written for speed: the canonical form is computed for every child of
+//! every land a search meets, so vertices are `u16` codes in flat arrays,
+//! rotations that tie are bit masks, and the buffers are reused.
 
 use super::rules::{Census, Tok, WRegion, T_ONE, T_TWO};
 use super::{Land, BOUNDARY_END, LAND_END, LETTERS, MAX_LETTERS, ONE, REGION_END, TWO, ZERO};
@@ -34,6 +38,13 @@ use std::cmp::Ordering;
 /// Tie branches a canonical form may try beyond the first.
 const BRANCHES: u32 = 256;
 
+/// Vertex codes: `1`, `2`, and a letter's id with its case.
+const V_ONE: u16 = T_ONE;
+const V_TWO: u16 = T_TWO;
+const V_LOWER: u16 = 1 << 13;
+const V_UPPER: u16 = 1 << 14;
+const V_ID: u16 = V_LOWER - 1;
+
 /// Shape codes: `0`, `1`, `2` as their bytes; a lower-case letter of local
 /// rank r is `LOW + r`; an upper-case letter of colour c is `HIGH + c`
 /// (after every lower-case one); then the ends.
@@ -41,15 +52,6 @@ const LOW: u16 = 3;
 const HIGH: u16 = 1 << 12;
 const S_BOUNDARY: u16 = u16::MAX - 1;
 const S_REGION: u16 = u16::MAX;
-
-/// A vertex as written: its class, and for a letter its id.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Class {
-    One,
-    Two,
-    Lower(Tok),
-    Upper(Tok),
-}
 
 /// The colour of each upper-case letter, by id (a land has few: a short
 /// list searched, rather than a table cleared per land).
@@ -71,52 +73,77 @@ impl Colours {
     }
 }
 
-/// Writes boundary `b` from vertex `s` as shape codes into `out`.
-fn shape_at(b: &[Class], s: usize, colours: &Colours, out: &mut Vec<u16>) {
+/// The vertex `k` places after `s` of a boundary of `n` vertices, read
+/// forwards or mirrored.
+#[inline]
+fn at(b: &[u16], s: usize, k: usize, mirror: bool) -> u16 {
     let n = b.len();
+    let i = if mirror {
+        (s + n - k % n) % n
+    } else if s + k < n {
+        s + k
+    } else {
+        s + k - n
+    };
+    b[i]
+}
+
+/// Writes boundary `b` read from `s` (mirrored or not) as shape codes.
+fn shape_at(b: &[u16], s: usize, mirror: bool, colours: &Colours, out: &mut Vec<u16>) {
     let start = out.len();
     let mut next_lower = 0u16;
-    for k in 0..n {
-        let c = b[if s + k < n { s + k } else { s + k - n }];
-        let code = match c {
-            Class::One => u16::from(ONE),
-            Class::Two => u16::from(TWO),
-            Class::Upper(id) => HIGH + colours.of(id),
-            Class::Lower(_) => {
-                // Its first side, if already written, gave its rank.
-                let earlier = (0..k).find(|&j| b[if s + j < n { s + j } else { s + j - n }] == c);
-                match earlier {
-                    Some(j) => out[start + j],
-                    None => {
-                        next_lower += 1;
-                        LOW + next_lower - 1
-                    }
+    for k in 0..b.len() {
+        let v = at(b, s, k, mirror);
+        let code = if v & V_UPPER != 0 {
+            HIGH + colours.of(v & V_ID)
+        } else if v & V_LOWER != 0 {
+            // Its first side, if already written, gave its rank.
+            match (0..k).find(|&j| at(b, s, j, mirror) == v) {
+                Some(j) => out[start + j],
+                None => {
+                    next_lower += 1;
+                    LOW + next_lower - 1
                 }
             }
+        } else {
+            v
         };
         out.push(code);
     }
     out.push(S_BOUNDARY);
 }
 
-/// A boundary's least shape and the rotations that give it.
-fn boundary_shape(b: &[Class], colours: &Colours, buf: &mut Vec<u16>) -> (Vec<u16>, Vec<u8>) {
-    let mut best: Vec<u16> = Vec::new();
-    let mut at: Vec<u8> = Vec::new();
-    for s in 0..b.len() {
+/// A boundary's least shape (appended to `out`) and the rotations that
+/// give it (bit s: from vertex s; boundaries longer than 64 keep the
+/// first 64 starting points, each still a correct writing).
+fn boundary_shape(
+    b: &[u16],
+    mirror: bool,
+    colours: &Colours,
+    out: &mut Vec<u16>,
+    buf: &mut Vec<u16>,
+) -> u64 {
+    let start = out.len();
+    let mut mask = 0u64;
+    for s in 0..b.len().min(64) {
         buf.clear();
-        shape_at(b, s, colours, buf);
-        match (at.is_empty(), buf.as_slice().cmp(best.as_slice())) {
-            (true, _) | (false, Ordering::Less) => {
-                best.clone_from(buf);
-                at.clear();
-                at.push(s as u8);
+        shape_at(b, s, mirror, colours, buf);
+        let order = if s == 0 {
+            Ordering::Less
+        } else {
+            buf.as_slice().cmp(&out[start..])
+        };
+        match order {
+            Ordering::Less => {
+                out.truncate(start);
+                out.extend_from_slice(buf);
+                mask = 1 << s;
             }
-            (false, Ordering::Equal) => at.push(s as u8),
-            _ => {}
+            Ordering::Equal => mask |= 1 << s,
+            Ordering::Greater => {}
         }
     }
-    (best, at)
+    mask
 }
 
 /// One orientation of a region that gives it its shape: its boundaries in
@@ -124,16 +151,19 @@ fn boundary_shape(b: &[Class], colours: &Colours, buf: &mut Vec<u16>) -> (Vec<u1
 /// the first boundary of its run of equal shapes (a run may be written in
 /// any order).
 struct Writing {
-    bounds: Vec<(Vec<Class>, Vec<u8>)>,
-    run: Vec<u8>,
+    mirror: bool,
+    /// (boundary number, rotations) in shape order.
+    order: Vec<(u16, u64)>,
+    run: Vec<u16>,
 }
 
-/// A region's classes and shape.
+/// A region's vertices and shape.
 struct Region {
     zeros: u32,
     free: bool,
-    /// Its boundaries as classes (forwards).
-    classes: Vec<Vec<Class>>,
+    /// Its vertices, boundary after boundary, and where each boundary lies.
+    verts: Vec<u16>,
+    bounds: Vec<(u32, u32)>,
     shape: Vec<u16>,
     /// Whether it has upper-case letters (else its bytes are its shape
     /// with its letters ranked after the names so far).
@@ -148,27 +178,31 @@ struct Region {
 
 impl Region {
     fn new(reg: &WRegion, census: &Census) -> Region {
-        let class = |t: Tok| match t {
-            T_ONE => Class::One,
-            T_TWO => Class::Two,
-            _ if census.upper(t) => Class::Upper(t),
-            _ if census.lower(t) => Class::Lower(t),
-            _ => Class::Two,
-        };
-        let classes: Vec<Vec<Class>> = reg
-            .bounds
-            .iter()
-            .map(|b| b.iter().map(|&t| class(t)).collect())
-            .collect();
+        let mut verts = Vec::with_capacity(reg.bounds.iter().map(Vec::len).sum());
+        let mut bounds = Vec::with_capacity(reg.bounds.len());
+        let mut upper = false;
+        for b in &reg.bounds {
+            bounds.push((verts.len() as u32, b.len() as u32));
+            for &t in b {
+                verts.push(match t {
+                    T_ONE => V_ONE,
+                    T_TWO => V_TWO,
+                    _ if census.upper(t) => {
+                        upper = true;
+                        V_UPPER | t
+                    }
+                    _ if census.lower(t) => V_LOWER | t,
+                    _ => V_TWO,
+                });
+            }
+        }
         let mut r = Region {
             zeros: reg.zeros,
             free: census.half_lives(reg) <= 6,
-            upper: classes
-                .iter()
-                .flatten()
-                .any(|c| matches!(c, Class::Upper(_))),
-            classes,
+            verts,
+            bounds,
             shape: Vec::new(),
+            upper,
             writings: Vec::new(),
             ones: 0,
             twos: 0,
@@ -176,14 +210,17 @@ impl Region {
         };
         if r.free {
             let (mut ones, mut twos) = (0, 0);
-            for &c in r.classes.iter().flatten() {
-                match c {
-                    Class::One => ones += 2,
-                    Class::Two => twos += 2,
-                    // A lower-case letter here is one `2` for its two
-                    // sides (the reduction writes it so already).
-                    Class::Lower(_) => twos += 1,
-                    Class::Upper(id) => r.uppers.push(id),
+            for &v in &r.verts {
+                if v & V_UPPER != 0 {
+                    r.uppers.push(v & V_ID);
+                } else if v & V_LOWER != 0 {
+                    // One `2` for its two sides (the reduction writes it so
+                    // already).
+                    twos += 1;
+                } else if v == V_ONE {
+                    ones += 2;
+                } else {
+                    twos += 2;
                 }
             }
             r.ones = ones / 2;
@@ -192,24 +229,26 @@ impl Region {
         r
     }
 
+    fn boundary(&self, i: usize) -> &[u16] {
+        let (s, n) = self.bounds[i];
+        &self.verts[s as usize..(s + n) as usize]
+    }
+
     /// The shape (and writings) under `colours`.
-    fn shape(&mut self, colours: &Colours, buf: &mut Vec<u16>) {
-        let mut shape = Vec::new();
+    fn shape(&mut self, colours: &Colours, scratch: &mut Scratch) {
+        let mut shape = std::mem::take(&mut self.shape);
+        shape.clear();
         for _ in 0..self.zeros {
             shape.push(u16::from(ZERO));
             shape.push(S_BOUNDARY);
         }
         if self.free {
-            if !self.classes.is_empty() {
+            if !self.bounds.is_empty() {
                 shape.extend(std::iter::repeat_n(u16::from(ONE), self.ones));
                 shape.extend(std::iter::repeat_n(u16::from(TWO), self.twos));
-                let mut c: Vec<u16> = self
-                    .uppers
-                    .iter()
-                    .map(|&id| HIGH + colours.of(id))
-                    .collect();
-                c.sort_unstable();
-                shape.extend(c);
+                let at = shape.len();
+                shape.extend(self.uppers.iter().map(|&id| HIGH + colours.of(id)));
+                shape[at..].sort_unstable();
                 shape.push(S_BOUNDARY);
             }
             shape.push(S_REGION);
@@ -217,56 +256,76 @@ impl Region {
             return;
         }
         let head = shape.len();
-        let mut best: Option<Vec<u16>> = None;
         self.writings.clear();
-        for mirror in [false, true] {
-            let mut bounds: Vec<(Vec<u16>, Vec<Class>, Vec<u8>)> = self
-                .classes
-                .iter()
-                .map(|b| {
-                    let mut c = b.clone();
-                    if mirror {
-                        c.reverse();
-                    }
-                    let (s, at) = boundary_shape(&c, colours, buf);
-                    (s, c, at)
-                })
-                .collect();
-            bounds.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut s = shape[..head].to_vec();
-            for (b, _, _) in &bounds {
-                s.extend_from_slice(b);
+        let nb = self.bounds.len();
+        // A region of one boundary of at most two vertices reads the same
+        // mirrored (up to rotation).
+        let mirrors: &[bool] = if nb <= 1 && self.verts.len() <= 2 {
+            &[false]
+        } else {
+            &[false, true]
+        };
+        let mut best_len = 0;
+        for &mirror in mirrors {
+            // Each boundary's least shape, in one flat buffer.
+            let flat = &mut scratch.flat;
+            flat.clear();
+            let mut parts: Vec<(u32, u32, u16, u64)> = Vec::with_capacity(nb);
+            for i in 0..nb {
+                let at = flat.len();
+                let mask =
+                    boundary_shape(self.boundary(i), mirror, colours, flat, &mut scratch.buf);
+                parts.push((at as u32, (flat.len() - at) as u32, i as u16, mask));
             }
-            s.push(S_REGION);
-            let mut run = Vec::with_capacity(bounds.len());
-            for i in 0..bounds.len() {
-                run.push(if i > 0 && bounds[i].0 == bounds[i - 1].0 {
+            let slice = |p: &(u32, u32, u16, u64)| &flat[p.0 as usize..(p.0 + p.1) as usize];
+            parts.sort_by(|a, b| slice(a).cmp(slice(b)));
+            let mut cand = std::mem::take(&mut scratch.cand);
+            cand.clear();
+            for p in &parts {
+                cand.extend_from_slice(slice(p));
+            }
+            cand.push(S_REGION);
+            let mut run = Vec::with_capacity(nb);
+            for i in 0..nb {
+                run.push(if i > 0 && slice(&parts[i]) == slice(&parts[i - 1]) {
                     run[i - 1]
                 } else {
-                    i as u8
+                    i as u16
                 });
             }
             let w = Writing {
-                bounds: bounds.into_iter().map(|(_, c, at)| (c, at)).collect(),
+                mirror,
+                order: parts.iter().map(|p| (p.2, p.3)).collect(),
                 run,
             };
-            match best.as_ref().map(|b| s.cmp(b)) {
-                Some(Ordering::Greater) => {}
-                Some(Ordering::Equal) => self.writings.push(w),
-                _ => {
-                    best = Some(s);
+            let order = if self.writings.is_empty() {
+                Ordering::Less
+            } else {
+                cand.as_slice().cmp(&shape[head..head + best_len])
+            };
+            match order {
+                Ordering::Greater => {}
+                Ordering::Equal => self.writings.push(w),
+                Ordering::Less => {
+                    shape.truncate(head);
+                    shape.extend_from_slice(&cand);
+                    best_len = cand.len();
                     self.writings.clear();
                     self.writings.push(w);
                 }
             }
-            if !self.classes.iter().any(|b| b.len() > 2) && self.classes.len() <= 1 {
-                // One boundary of at most two vertices reads the same
-                // mirrored (up to rotation).
-                break;
-            }
+            scratch.cand = cand;
         }
-        self.shape = best.expect("an orientation");
+        self.shape = shape;
     }
+}
+
+/// Buffers reused by the shapes.
+#[derive(Default)]
+struct Scratch {
+    flat: Vec<u16>,
+    buf: Vec<u16>,
+    cand: Vec<u16>,
 }
 
 /// The naming so far: the upper-case letters named (id, rank), and the next
@@ -302,68 +361,17 @@ fn letter(r: u8) -> u8 {
 /// letter's case.
 pub(crate) fn canonical(regions: &[WRegion], census: &Census) -> Land {
     let mut prepared: Vec<Region> = regions.iter().map(|r| Region::new(r, census)).collect();
-    let mut buf = Vec::new();
-    if let [only] = prepared.as_mut_slice() {
-        // One region (so no upper-case letter): its shape is its writing.
-        let colours = Colours(Vec::new());
-        only.shape(&colours, &mut buf);
-        let mut c = Canon {
-            regions: &prepared,
-            colours: &colours,
-            best: None,
-            budget: 0,
-        };
-        let (mut bytes, _) = c.region(0, &Names::default()).swap_remove(0);
-        bytes.push(LAND_END);
-        return Land(bytes.into());
-    }
-    // Colour refinement: colours from the shapes of the regions a letter
-    // joins, until the number of colours stops growing.
+    let mut scratch = Scratch::default();
     let mut colours = Colours(Vec::new());
-    let mut letters: Vec<(Tok, usize, usize)> = Vec::new();
-    for (r, p) in prepared.iter().enumerate() {
-        for b in &p.classes {
-            for &c in b {
-                if let Class::Upper(id) = c {
-                    match letters.iter_mut().find(|(t, _, _)| *t == id) {
-                        Some(e) => e.2 = r,
-                        None => letters.push((id, r, r)),
-                    }
-                }
-            }
-        }
+    if prepared.len() > 1 {
+        refine(&mut prepared, &mut colours, &mut scratch);
+    } else {
+        // One region (so no upper-case letter): no colours to refine.
+        prepared[0].shape(&colours, &mut scratch);
     }
-    let mut count = 1;
-    loop {
-        for p in prepared.iter_mut() {
-            p.shape(&colours, &mut buf);
-        }
-        if letters.is_empty() || prepared.len() == 1 {
-            break;
-        }
-        let mut ranks: Vec<&Vec<u16>> = prepared.iter().map(|p| &p.shape).collect();
-        ranks.sort_unstable();
-        ranks.dedup();
-        let rank = |s: &Vec<u16>| ranks.binary_search(&s).expect("a shape") as u16;
-        let mut keys: Vec<(u16, u16, u16)> = letters
-            .iter()
-            .map(|&(id, a, b)| {
-                let (x, y) = (rank(&prepared[a].shape), rank(&prepared[b].shape));
-                (colours.of(id), x.min(y), x.max(y))
-            })
-            .collect();
-        let mut distinct = keys.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if distinct.len() <= count {
-            break;
-        }
-        count = distinct.len();
-        for (k, &(id, _, _)) in keys.iter_mut().zip(&letters) {
-            colours.set(id, distinct.binary_search(k).expect("a key") as u16);
-        }
-    }
-    prepared.sort_by(|a, b| a.shape.cmp(&b.shape));
+    // Free regions last: by then most of their letters are named, so the
+    // orders of their new letters (each a tie to try) are few.
+    prepared.sort_by(|a, b| (a.free, &a.shape).cmp(&(b.free, &b.shape)));
     let mut c = Canon {
         regions: &prepared,
         colours: &colours,
@@ -375,6 +383,54 @@ pub(crate) fn canonical(regions: &[WRegion], census: &Census) -> Land {
     let mut best = c.best.expect("a land has a writing");
     best.push(LAND_END);
     Land(best.into())
+}
+
+/// Colour refinement: a letter's colour from the shapes of the regions it
+/// joins, until the number of colours stops growing; leaves each region's
+/// shape under the final colours.
+fn refine(prepared: &mut [Region], colours: &mut Colours, scratch: &mut Scratch) {
+    let mut letters: Vec<(Tok, usize, usize)> = Vec::new();
+    for (r, p) in prepared.iter().enumerate() {
+        for &v in &p.verts {
+            if v & V_UPPER != 0 {
+                let id = v & V_ID;
+                match letters.iter_mut().find(|(t, _, _)| *t == id) {
+                    Some(e) => e.2 = r,
+                    None => letters.push((id, r, r)),
+                }
+            }
+        }
+    }
+    let mut count = 1;
+    loop {
+        for p in prepared.iter_mut() {
+            p.shape(colours, scratch);
+        }
+        if letters.is_empty() {
+            return;
+        }
+        let mut ranks: Vec<&Vec<u16>> = prepared.iter().map(|p| &p.shape).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        let rank = |s: &Vec<u16>| ranks.binary_search(&s).expect("a shape") as u16;
+        let keys: Vec<(u16, u16, u16)> = letters
+            .iter()
+            .map(|&(id, a, b)| {
+                let (x, y) = (rank(&prepared[a].shape), rank(&prepared[b].shape));
+                (colours.of(id), x.min(y), x.max(y))
+            })
+            .collect();
+        let mut distinct = keys.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() <= count {
+            return;
+        }
+        count = distinct.len();
+        for (k, &(id, _, _)) in keys.iter().zip(&letters) {
+            colours.set(id, distinct.binary_search(k).expect("a key") as u16);
+        }
+    }
 }
 
 /// Whether `out` is already past `best` where both are written.
@@ -405,12 +461,12 @@ impl Canon<'_> {
             return;
         }
         let first = used.iter().position(|&u| !u).expect("a region left");
-        let shape = &self.regions[first].shape;
+        let (free, shape) = (self.regions[first].free, &self.regions[first].shape);
         // The candidates: unused regions of this shape, and each writing.
         let mut least: Option<Vec<u8>> = None;
         let mut ties: Vec<(usize, Names)> = Vec::new();
         for r in first..self.regions.len() {
-            if self.regions[r].shape != *shape {
+            if self.regions[r].shape != *shape || self.regions[r].free != free {
                 break;
             }
             if used[r] {
@@ -436,6 +492,8 @@ impl Canon<'_> {
             }
         }
         let least = least.expect("a region of this shape");
+        let last = ties.len() - 1;
+        let mut out = Some(out);
         for (i, (r, after)) in ties.into_iter().enumerate() {
             if i > 0 {
                 if self.budget == 0 {
@@ -443,8 +501,11 @@ impl Canon<'_> {
                 }
                 self.budget -= 1;
             }
-            let mut next = Vec::with_capacity(out.len() + least.len() + 8);
-            next.extend_from_slice(&out);
+            let mut next = if i == last {
+                out.take().expect("the prefix")
+            } else {
+                out.clone().expect("the prefix")
+            };
             next.extend_from_slice(&least);
             used[r] = true;
             self.solve(next, after, used, done + 1);
@@ -456,7 +517,7 @@ impl Canon<'_> {
     /// names after it, one per distinct naming that writes it least.
     fn region(&mut self, r: usize, names: &Names) -> Vec<(Vec<u8>, Names)> {
         let p = &self.regions[r];
-        let mut head = Vec::with_capacity(p.shape.len());
+        let mut head = Vec::with_capacity(p.shape.len() + 1);
         for _ in 0..p.zeros {
             head.push(ZERO);
             head.push(BOUNDARY_END);
@@ -478,7 +539,7 @@ impl Canon<'_> {
                         out.push(BOUNDARY_END);
                     }
                     S_REGION => out.push(REGION_END),
-                    c if c >= LOW && c < HIGH => {
+                    c if (LOW..HIGH).contains(&c) => {
                         let local = c - LOW;
                         top = top.max(local + 1);
                         out.push(letter(after.next.saturating_add(local as u8)));
@@ -490,19 +551,21 @@ impl Canon<'_> {
         }
         let mut found: Vec<(Vec<u8>, Names)> = Vec::new();
         for w in &p.writings {
-            let mut left: Vec<bool> = vec![true; w.bounds.len()];
+            let mut left: Vec<bool> = vec![true; w.order.len()];
             let mut out = head.clone();
-            self.bounds(w, &mut left, 0, &mut out, names.clone(), &mut found);
+            self.bounds(p, w, &mut left, 0, &mut out, names.clone(), &mut found);
         }
         found
     }
 
-    /// Writes boundary number `done` on of writing `w` (those still `left`)
-    /// after `out`: the next is one of its run of equal shapes, the one
-    /// that writes least. Each least complete writing (with the region's
-    /// end) goes to `found`, which keeps only the least.
+    /// Writes boundary number `done` on of writing `w` of region `p` (those
+    /// still `left`) after `out`: the next is one of its run of equal
+    /// shapes, the one that writes least. Each least complete writing (with
+    /// the region's end) goes to `found`, which keeps only the least.
+    #[allow(clippy::too_many_arguments)]
     fn bounds(
         &mut self,
+        p: &Region,
         w: &Writing,
         left: &mut [bool],
         done: usize,
@@ -513,7 +576,7 @@ impl Canon<'_> {
         if found.first().is_some_and(|(b, _)| past(out, b)) {
             return;
         }
-        if done == w.bounds.len() {
+        if done == w.order.len() {
             out.push(REGION_END);
             match found.first().map(|(b, _)| out.as_slice().cmp(b)) {
                 Some(Ordering::Greater) => {}
@@ -538,17 +601,22 @@ impl Canon<'_> {
         let mut least_len = 0;
         let mut ties: Vec<(usize, Names)> = Vec::new();
         let mut buf = Vec::new();
-        for k in first..w.bounds.len() {
+        let mut fresh: Vec<(Tok, u8)> = Vec::new();
+        for k in first..w.order.len() {
             if w.run[k] != run {
                 break;
             }
             if !left[k] {
                 continue;
             }
-            let (b, rotations) = &w.bounds[k];
-            for &s in rotations {
+            let (bi, mut rotations) = w.order[k];
+            let b = p.boundary(bi as usize);
+            while rotations != 0 {
+                let s = rotations.trailing_zeros() as usize;
+                rotations &= rotations - 1;
                 buf.clear();
-                let after = write_boundary(b, s as usize, &names, &mut buf);
+                fresh.clear();
+                let next = write_boundary(b, s, w.mirror, &names, &mut buf, &mut fresh);
                 let order = if ties.is_empty() {
                     Ordering::Less
                 } else {
@@ -564,6 +632,9 @@ impl Canon<'_> {
                         ties.clear();
                     }
                 }
+                let mut after = names.clone();
+                after.upper.extend_from_slice(&fresh);
+                after.next = next;
                 if !ties.iter().any(|(q, n)| *q == k && *n == after) {
                     ties.push((k, after));
                 }
@@ -577,7 +648,7 @@ impl Canon<'_> {
                 self.budget -= 1;
             }
             left[k] = false;
-            self.bounds(w, left, done + 1, out, after, found);
+            self.bounds(p, w, left, done + 1, out, after, found);
             out.truncate(mark + least_len);
             left[k] = true;
         }
@@ -585,52 +656,64 @@ impl Canon<'_> {
     }
 }
 
-/// Writes boundary `b` from its vertex `s` into `out` after `names`, with
-/// its end; returns the names after it. A lower-case letter is this
-/// boundary's own: it is named here, at its first side.
-fn write_boundary(b: &[Class], s: usize, names: &Names, out: &mut Vec<u8>) -> Names {
-    let mut after = names.clone();
-    let n = b.len();
+/// Writes boundary `b` from vertex `s` (mirrored or not) into `out` after
+/// `names`, with its end; the upper-case letters it names anew go to
+/// `fresh` with their ranks; returns the next rank. A lower-case letter is
+/// this boundary's own: it is named here, at its first side.
+fn write_boundary(
+    b: &[u16],
+    s: usize,
+    mirror: bool,
+    names: &Names,
+    out: &mut Vec<u8>,
+    fresh: &mut Vec<(Tok, u8)>,
+) -> u8 {
     let start = out.len();
-    for k in 0..n {
-        let c = b[if s + k < n { s + k } else { s + k - n }];
-        let byte = match c {
-            Class::One => ONE,
-            Class::Two => TWO,
-            Class::Lower(_) => {
-                let earlier = (0..k).find(|&j| b[if s + j < n { s + j } else { s + j - n }] == c);
-                match earlier {
-                    Some(j) => out[start + j],
-                    None => letter(after.take()),
+    let mut next = names.next;
+    for k in 0..b.len() {
+        let v = at(b, s, k, mirror);
+        let byte = if v & V_UPPER != 0 {
+            let id = v & V_ID;
+            match names.rank(id) {
+                Some(r) => letter(r),
+                // An upper-case letter is once in a region: new here.
+                None => match fresh.iter().find(|&&(t, _)| t == id) {
+                    Some(&(_, r)) => letter(r),
+                    None => {
+                        debug_assert!(usize::from(next) < MAX_LETTERS);
+                        fresh.push((id, next));
+                        next = next.saturating_add(1);
+                        letter(next - 1)
+                    }
+                },
+            }
+        } else if v & V_LOWER != 0 {
+            match (0..k).find(|&j| at(b, s, j, mirror) == v) {
+                Some(j) => out[start + j],
+                None => {
+                    next = next.saturating_add(1);
+                    letter(next - 1)
                 }
             }
-            Class::Upper(id) => match after.rank(id) {
-                Some(r) => letter(r),
-                None => {
-                    let r = after.take();
-                    after.upper.push((id, r));
-                    letter(r)
-                }
-            },
+        } else {
+            v as u8
         };
         out.push(byte);
     }
     out.push(BOUNDARY_END);
-    after
+    next
 }
 
 /// A free region (two or three lives, one boundary; or a lone `0`, which
-/// `head` holds): `1`s, `2`s, then its upper-case letters, those already
-/// named by rank, then the new ones, in each order (each a naming of the
-/// same bytes).
+/// `head` holds): `1`s, `2`s, then its upper-case letters by colour (as its
+/// shape has them); within a colour, those named by rank, then the new
+/// ones, in each order (each a naming of the same bytes).
 fn free_region(
     p: &Region,
     head: Vec<u8>,
     names: &Names,
     colours: &Colours,
 ) -> Vec<(Vec<u8>, Names)> {
-    // Its upper-case letters by colour (as its shape has them); within a
-    // colour, those named by rank, then the new ones in some order.
     let mut letters: Vec<(u16, u8, Tok)> = p
         .uppers
         .iter()
