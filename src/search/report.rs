@@ -145,9 +145,11 @@ impl SearchReport {
         };
         writeln!(f, "position    {}", root.position)?;
         match &root.answer {
-            Answer::Nimber(Some(n)) => {
-                writeln!(f, "nimber      {n} ({} for the player to move)", outcome(*n))?
-            }
+            Answer::Nimber(Some(n)) => writeln!(
+                f,
+                "nimber      {n} ({} for the player to move)",
+                outcome(*n)
+            )?,
             a => writeln!(f, "value       {}", shown(a))?,
         }
         writeln!(f, "children    {}", thousands(children.len() as u64))?;

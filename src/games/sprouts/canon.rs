@@ -465,8 +465,8 @@ impl Canon<'_> {
         // The candidates: unused regions of this shape, and each writing.
         let mut least: Option<Vec<u8>> = None;
         let mut ties: Vec<(usize, Names)> = Vec::new();
-        for r in first..self.regions.len() {
-            if self.regions[r].shape != *shape || self.regions[r].free != free {
+        for (r, region) in self.regions.iter().enumerate().skip(first) {
+            if region.shape != *shape || region.free != free {
                 break;
             }
             if used[r] {
@@ -602,14 +602,13 @@ impl Canon<'_> {
         let mut ties: Vec<(usize, Names)> = Vec::new();
         let mut buf = Vec::new();
         let mut fresh: Vec<(Tok, u8)> = Vec::new();
-        for k in first..w.order.len() {
+        for (k, &(bi, mut rotations)) in w.order.iter().enumerate().skip(first) {
             if w.run[k] != run {
                 break;
             }
             if !left[k] {
                 continue;
             }
-            let (bi, mut rotations) = w.order[k];
             let b = p.boundary(bi as usize);
             while rotations != 0 {
                 let s = rotations.trailing_zeros() as usize;

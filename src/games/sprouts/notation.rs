@@ -116,7 +116,7 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
             }
             if let Some(x) = btext.strip_prefix("0*") {
                 let x = crate::games::parse_num::<usize>(x)
-                    .filter(|&x| x >= 1 && x <= MAX_TEXT)
+                    .filter(|x| (1..=MAX_TEXT).contains(x))
                     .ok_or_else(|| {
                         format!(
                             "{}: {} is not 0*x with x a number from 1 to {MAX_TEXT}",

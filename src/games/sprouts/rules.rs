@@ -521,25 +521,3 @@ fn lands(regions: Vec<WRegion>, census: &Census) -> Vec<Land> {
 pub(crate) fn canonical_lands(regions: Option<Vec<WRegion>>) -> Result<Vec<Land>, ()> {
     regions.map(reduce).ok_or(())
 }
-
-#[cfg(test)]
-pub(crate) fn moves_of_raw_count(regions: &[WRegion]) -> usize {
-    let mut n = 0;
-    for r in 0..regions.len() {
-        region_moves(regions, r, &mut |_, _, _| n += 1);
-    }
-    n
-}
-
-#[cfg(test)]
-pub(crate) fn moves_of(regions: &[WRegion]) -> Vec<Vec<Land>> {
-    let mut out = Vec::new();
-    for r in 0..regions.len() {
-        region_moves(regions, r, &mut |regs, fx, fy| {
-            out.push(finish(regs, fx, fy))
-        });
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}

@@ -55,40 +55,6 @@ fn nimber(l: &Land, memo: &mut std::collections::HashMap<Land, u32>) -> u32 {
     m
 }
 
-fn misere_wins(q: &Position, memo: &mut std::collections::HashMap<Position, bool>) -> bool {
-    if q.is_over() {
-        return true;
-    }
-    if let Some(&w) = memo.get(q) {
-        return w;
-    }
-    let w = q.children().iter().any(|c| !misere_wins(c, memo));
-    memo.insert(q.clone(), w);
-    w
-}
-
-#[test]
-#[ignore]
-fn scratch_values() {
-    let mut memo = std::collections::HashMap::new();
-    let mut mm = std::collections::HashMap::new();
-    for n in 1..=5 {
-        let t = std::time::Instant::now();
-        let s = Position::spots(n);
-        let v = nimber(&s.lands()[0], &mut memo);
-        let m = if n <= 7 {
-            misere_wins(&s, &mut mm) as i32
-        } else {
-            -1
-        };
-        eprintln!(
-            "n={n} nimber={v} misere_win={m} memo={} {:?}",
-            memo.len(),
-            t.elapsed()
-        );
-    }
-}
-
 /// xorshift64: seeded samples without a dependency.
 struct Rng(u64);
 
@@ -202,30 +168,5 @@ fn every_writing_of_lands_from(n: u32) {
         bad.len(),
         lands.len(),
         &bad[..bad.len().min(10)]
-    );
-}
-
-#[test]
-#[ignore]
-fn scratch_children_counts() {
-    let n: u32 = std::env::var("SPROUTS_N")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
-    let mut memo = std::collections::HashMap::new();
-    nimber(&Position::spots(n).lands()[0], &mut memo);
-    let lands: Vec<Land> = memo.keys().cloned().collect();
-    let t = std::time::Instant::now();
-    let mut distinct = 0;
-    let mut raw = 0;
-    for l in &lands {
-        let regions = rules::decode(l).unwrap();
-        raw += rules::moves_of_raw_count(&regions);
-        distinct += l.children().len();
-    }
-    eprintln!(
-        "{} lands, {raw} raw children, {distinct} distinct, {:?}",
-        lands.len(),
-        t.elapsed()
     );
 }
