@@ -9,8 +9,9 @@
 //! regions in a fixed order (each walk from its least rotation of degrees,
 //! walks and regions sorted by their degrees, spots renumbered in order of
 //! appearance), so that a drawing reached by two move orders is usually
-//! met once. Positions are memoised on that raw text, which is the whole
-//! drawing: two different drawings never share it. A move joins two
+//! met once. Positions are memoised on that raw drawing (its bytes: every
+//! corner's spot and degree, walk by walk, region by region), which is the
+//! whole drawing: two different drawings never share it. A move joins two
 //! corners of one region, as the rules say:
 //!
 //! - two corners of one walk (or a lone spot's corner to itself): the walk
@@ -18,17 +19,25 @@
 //!   spot; every other walk of the region goes to one side or the other;
 //! - corners of two walks: the walks become one.
 //!
-//! Every drawing reachable from 1 to 5 spots is compared with the library:
-//! written in Glop's notation (letters from degrees and corners), read by
-//! `Position::parse`, its normal-play nimber (sum of the lands' nimbers, by
-//! mex over the library's moves) and misère outcome must be the oracle's,
-//! and so must the sets of values of its children; and the search's two
-//! engines (normal play by couples `L + *k`, misère by whole positions)
-//! must give the same nimber and outcomes.
+//! Every drawing reachable from 1 to 5 spots is compared with the library,
+//! once each, when the oracle first computes its values: written in Glop's
+//! notation (letters from degrees and corners), read by `Position::parse`,
+//! its normal-play nimber (sum of the lands' nimbers, by mex over the
+//! library's moves) and misère outcome must be the oracle's, and so must
+//! the sets of values of its children; and the search's two engines
+//! (normal play by couples `L + *k`, misère by whole positions) must give
+//! the same nimber and outcomes. The library's side is computed once per
+//! canonical position and kept; the oracle keeps only its two values per
+//! drawing, memoised on the drawing's bytes.
 
 use retrograde::games::sprouts::{Land, Position};
 use retrograde::internal::search::sprouts::{Misere, Normal, Options};
 use std::collections::{BTreeSet, HashMap};
+
+/// End of a walk in a drawing's key.
+const WALK_END: u8 = 254;
+/// End of a region in a drawing's key.
+const REGION_END: u8 = 255;
 
 /// A drawing: degrees of the spots, and the regions' walks of spot numbers.
 #[derive(Clone)]
@@ -93,19 +102,21 @@ impl Raw {
         self
     }
 
-    /// The raw text: regions `|`, walks `.`, corners as number:degree.
-    fn text(&self) -> String {
-        let mut s = String::new();
+    /// The raw drawing as bytes: each corner `4 * spot + degree`, each
+    /// walk ended by `WALK_END`, each region by `REGION_END`.
+    fn key(&self) -> Box<[u8]> {
+        let mut k = Vec::new();
         for r in &self.regions {
             for w in r {
                 for &v in w {
-                    s.push_str(&format!("{v}:{},", self.deg[v]));
+                    assert!(v < 60, "spot {v}: more spots than the key's byte holds");
+                    k.push(4 * v as u8 + self.deg[v]);
                 }
-                s.push('.');
+                k.push(WALK_END);
             }
-            s.push('|');
+            k.push(REGION_END);
         }
-        s
+        k.into()
     }
 
     /// Every drawing one move leads to, tidied.
@@ -289,51 +300,6 @@ impl Raw {
     }
 }
 
-/// The oracle's values, memoised on the raw text.
-#[derive(Default)]
-struct Oracle {
-    nimber: HashMap<String, u32>,
-    misere: HashMap<String, bool>,
-}
-
-impl Oracle {
-    fn nimber(&mut self, p: &Raw) -> u32 {
-        let key = p.text();
-        if let Some(&n) = self.nimber.get(&key) {
-            return n;
-        }
-        let mut seen: Vec<u32> = p.children().iter().map(|c| self.nimber(c)).collect();
-        let n = mex(&mut seen);
-        self.nimber.insert(key, n);
-        n
-    }
-
-    /// Whether the player to move wins under misère play.
-    fn misere(&mut self, p: &Raw) -> bool {
-        let key = p.text();
-        if let Some(&w) = self.misere.get(&key) {
-            return w;
-        }
-        let kids = p.children();
-        let w = kids.is_empty() || kids.iter().any(|c| !self.misere(c));
-        self.misere.insert(key, w);
-        w
-    }
-}
-
-fn mex(v: &mut [u32]) -> u32 {
-    v.sort_unstable();
-    let mut m = 0;
-    for &x in v.iter() {
-        if x == m {
-            m += 1;
-        } else if x > m {
-            break;
-        }
-    }
-    m
-}
-
 /// The library's values: land nimbers by mex, memoised.
 #[derive(Default)]
 struct Fast {
@@ -371,19 +337,24 @@ impl Fast {
     }
 }
 
-/// Every drawing reachable from `n` spots, by raw text.
-fn reachable(n: usize) -> Vec<Raw> {
-    let mut seen: HashMap<String, ()> = HashMap::new();
-    let mut out = Vec::new();
-    let mut stack = vec![Raw::spots(n).tidy()];
-    while let Some(p) = stack.pop() {
-        if seen.insert(p.text(), ()).is_some() {
-            continue;
-        }
-        stack.extend(p.children());
-        out.push(p);
-    }
-    out
+/// The oracle's values of a drawing.
+#[derive(Clone, Copy)]
+struct Values {
+    /// Normal-play nimber.
+    nimber: u8,
+    /// Whether the mover wins under misère play.
+    misere: bool,
+}
+
+/// The library's values of a canonical position and of its children, as
+/// bit sets: bit k for a child of nimber k; bit 0 for a child whose mover
+/// loses misère, bit 1 for one whose mover wins.
+#[derive(Clone, Copy)]
+struct Library {
+    nimber: u32,
+    misere: bool,
+    children_nimbers: u64,
+    children_misere: u8,
 }
 
 /// The library's two search engines, memo and all kept across positions.
@@ -405,51 +376,151 @@ impl Default for Engines {
     }
 }
 
-fn check_spots(n: usize, oracle: &mut Oracle, fast: &mut Fast, e: &mut Engines) -> usize {
-    let all = reachable(n);
-    for p in &all {
+/// The oracle, memoised on raw drawings, and the library, memoised on
+/// canonical positions, compared at every drawing the oracle computes.
+#[derive(Default)]
+struct Check {
+    oracle: HashMap<Box<[u8]>, Values>,
+    fast: Fast,
+    library: HashMap<Position, Library>,
+    engines: Engines,
+}
+
+impl Check {
+    /// The oracle's values of `p` (by its own moves, memoised), compared
+    /// with the library's the first time.
+    fn values(&mut self, p: &Raw) -> Values {
+        let key = p.key();
+        if let Some(&v) = self.oracle.get(&key) {
+            return v;
+        }
+        let kids = p.children();
+        let (mut nimbers, mut misere) = (0u64, 0u8);
+        for c in &kids {
+            let v = self.values(c);
+            nimbers |= 1 << v.nimber;
+            misere |= 1 << u8::from(v.misere);
+        }
+        let nimber = (!nimbers).trailing_zeros();
+        assert!(nimber < 64, "nimber {nimber}: past the bit set");
+        let v = Values {
+            nimber: nimber as u8,
+            // No move: the mover wins misère; else a child whose mover
+            // loses is a winning move.
+            misere: kids.is_empty() || misere & 1 != 0,
+        };
+        self.compare(p, v, nimbers, misere);
+        self.oracle.insert(key, v);
+        v
+    }
+
+    /// Compares the oracle's values of `p` and of its children with the
+    /// library's.
+    fn compare(&mut self, p: &Raw, v: Values, nimbers: u64, misere: u8) {
         let text = p.glop();
         let q = Position::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
-        let (on, fnim) = (oracle.nimber(p), fast.nimber(&q));
-        assert_eq!(on, fnim, "nimber of {text} (library: {q})");
-        let (om, fm) = (oracle.misere(p), fast.misere(&q));
-        assert_eq!(om, fm, "misère outcome of {text} (library: {q})");
-        assert_eq!(e.normal.nimber(&q), Some(on), "engine's nimber of {q}");
-        assert_eq!(e.normal.wins(&q), Some(on != 0), "engine's outcome of {q}");
+        let lib = match self.library.get(&q) {
+            Some(&lib) => lib,
+            None => {
+                let lib = self.library_values(&q);
+                self.library.insert(q.clone(), lib);
+                lib
+            }
+        };
         assert_eq!(
-            e.misere.wins(&q),
-            Some(om),
+            u32::from(v.nimber),
+            lib.nimber,
+            "nimber of {text} (library: {q})"
+        );
+        assert_eq!(
+            v.misere, lib.misere,
+            "misère outcome of {text} (library: {q})"
+        );
+        assert_eq!(
+            nimbers, lib.children_nimbers,
+            "children's nimbers of {text} (library: {q}), as bit sets"
+        );
+        assert_eq!(
+            misere, lib.children_misere,
+            "children's misère outcomes of {text} (library: {q}), as bit sets"
+        );
+    }
+
+    /// The library's values of `q` and its children, and its engines'
+    /// agreement with them.
+    fn library_values(&mut self, q: &Position) -> Library {
+        let nimber = self.fast.nimber(q);
+        let misere = self.fast.misere(q);
+        let e = &mut self.engines;
+        assert_eq!(e.normal.nimber(q), Some(nimber), "engine's nimber of {q}");
+        assert_eq!(
+            e.normal.wins(q),
+            Some(nimber != 0),
+            "engine's outcome of {q}"
+        );
+        assert_eq!(
+            e.misere.wins(q),
+            Some(misere),
             "engine's misère outcome of {q}"
         );
-        let kids = p.children();
-        let o: BTreeSet<u32> = kids.iter().map(|c| oracle.nimber(c)).collect();
-        let f: BTreeSet<u32> = q.children().iter().map(|c| fast.nimber(c)).collect();
-        assert_eq!(o, f, "children's nimbers of {text} (library: {q})");
-        let o: BTreeSet<bool> = kids.iter().map(|c| oracle.misere(c)).collect();
-        let f: BTreeSet<bool> = q.children().iter().map(|c| fast.misere(c)).collect();
-        assert_eq!(o, f, "children's misère outcomes of {text} (library: {q})");
+        let (mut children_nimbers, mut children_misere) = (0u64, 0u8);
+        for c in q.children() {
+            let n = self.fast.nimber(&c);
+            assert!(n < 64, "nimber {n}: past the bit set");
+            children_nimbers |= 1 << n;
+            children_misere |= 1 << u8::from(self.fast.misere(&c));
+        }
+        Library {
+            nimber,
+            misere,
+            children_nimbers,
+            children_misere,
+        }
     }
-    all.len()
+
+    /// Checks every drawing reachable from `n` spots; returns how many
+    /// drawings the oracle has met in all.
+    fn spots(&mut self, n: usize) -> usize {
+        let t = std::time::Instant::now();
+        self.values(&Raw::spots(n).tidy());
+        eprintln!(
+            "{n} spots: {} drawings, {} canonical positions met so far, {:?}",
+            self.oracle.len(),
+            self.library.len(),
+            t.elapsed()
+        );
+        self.oracle.len()
+    }
+}
+
+fn mex(v: &mut [u32]) -> u32 {
+    v.sort_unstable();
+    let mut m = 0;
+    for &x in v.iter() {
+        if x == m {
+            m += 1;
+        } else if x > m {
+            break;
+        }
+    }
+    m
 }
 
 #[test]
 fn every_position_from_one_to_four_spots_agrees_with_the_oracle() {
-    let (mut oracle, mut fast) = (Oracle::default(), Fast::default());
-    let mut engines = Engines::default();
+    let mut check = Check::default();
+    let mut met = 0;
     for n in 1..=4 {
-        let t = std::time::Instant::now();
-        let count = check_spots(n, &mut oracle, &mut fast, &mut engines);
-        eprintln!("{n} spots: {count} drawings, {:?}", t.elapsed());
-        assert!(count > 0);
+        let now = check.spots(n);
+        assert!(now > met, "{n} spots met no new drawing");
+        met = now;
     }
 }
 
-/// Every drawing reachable from 5 spots (run it with `cargo test --release
-/// --test oracle sprouts -- --ignored`).
+/// Every drawing reachable from 5 spots: run it with `cargo test --release
+/// -p retrograde-cli --test oracle sprouts -- --ignored`.
 #[test]
 #[ignore = "minutes: every drawing reachable from 5 spots"]
 fn every_position_from_five_spots_agrees_with_the_oracle() {
-    let (mut oracle, mut fast) = (Oracle::default(), Fast::default());
-    let count = check_spots(5, &mut oracle, &mut fast, &mut Engines::default());
-    eprintln!("5 spots: {count} drawings");
+    assert!(Check::default().spots(5) > 0);
 }
