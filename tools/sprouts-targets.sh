@@ -4,8 +4,11 @@
 # under /usr/bin/time -v, saving its proof database, then re-proving that
 # database with --check. Prints one markdown row per n:
 #
-#   | n | outcome | published | seconds | peak RSS | db entries | check s |
+#   | n | outcome | published | wall s | CPU s | peak RSS | db entries | check s |
 #
+# (wall s: the search's own time; CPU s: user + system time of the process,
+# from /usr/bin/time -v, which on a loaded machine is the fairer figure;
+# check s: wall time of `--check` re-proving the saved database)
 # and stops at the first n not proven within the time limit.
 #
 # Usage: tools/sprouts-targets.sh normal 1 20
@@ -34,8 +37,8 @@ bin=target/release/retrograde
 misere_wins=(x 1 0 0 0 1 1 0 0 0 1 1 1 0 0 0 1 1 1 0 0)
 
 echo "load: $(uptime)"
-echo "| n | outcome | published | seconds | peak RSS | db entries | check s |"
-echo "|---|---|---|---|---|---|---|"
+echo "| n | outcome | published | wall s | CPU s | peak RSS | db entries | check s |"
+echo "|---|---|---|---|---|---|---|---|"
 for n in $(seq "$from" "$to"); do
     if [ "$play" = misere ]; then
         spec="sprouts:$n:misere"
@@ -51,16 +54,17 @@ for n in $(seq "$from" "$to"); do
         --save "$db" -q --json >"$log.json" 2>"$log" || status=$?
     secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' "$log.json" | head -1)
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
+    cpu=$(awk '/User time|System time/ { s += $NF } END { printf "%.2f", s }' "$log")
     value=$(sed -n 's/.*"value":"\([a-z]*\)".*/\1/p' "$log.json" | head -1)
     entries=$(sed -n 's/.*"saved":\([0-9]*\).*/\1/p' "$log.json" | head -1)
     if [ "$status" != 0 ] || [ -z "$value" ]; then
-        printf '| %s | not proven in %s s (exit %s) | %s | %s | %s MiB | %s | |\n' \
-            "$n" "$limit" "$status" "$pub" "$secs" "$((rss / 1024))" "${entries:-}"
+        printf '| %s | not proven in %s s (exit %s) | %s | %s | %s | %s MiB | %s | |\n' \
+            "$n" "$limit" "$status" "$pub" "$secs" "$cpu" "$((rss / 1024))" "${entries:-}"
         break
     fi
     check=$( { /usr/bin/time -f '%e' nice -n 10 "$bin" search "$spec" --check "$db" \
         --memory "$memory" >/dev/null; } 2>&1 | tail -1)
-    printf '| %s | %s | %s | %.2f | %s MiB | %s | %s |\n' \
-        "$n" "$value" "$pub" "$secs" "$((rss / 1024))" "$entries" "$check"
+    printf '| %s | %s | %s | %.2f | %s | %s MiB | %s | %s |\n' \
+        "$n" "$value" "$pub" "$secs" "$cpu" "$((rss / 1024))" "$entries" "$check"
 done
 echo "databases and logs in $out"

@@ -506,21 +506,16 @@ fn mex(v: &mut [u32]) -> u32 {
     m
 }
 
+/// Every drawing reachable from 1 to 5 spots: 700,909 drawings (17,457
+/// canonical positions) at 5 spots, in 52 s of CPU and 84 MiB in a release
+/// build (the 5-spot check alone; 1 to 4 spots take 5 s).
 #[test]
-fn every_position_from_one_to_four_spots_agrees_with_the_oracle() {
+fn every_position_from_one_to_five_spots_agrees_with_the_oracle() {
     let mut check = Check::default();
     let mut met = 0;
-    for n in 1..=4 {
+    for n in 1..=5 {
         let now = check.spots(n);
         assert!(now > met, "{n} spots met no new drawing");
         met = now;
     }
-}
-
-/// Every drawing reachable from 5 spots: run it with `cargo test --release
-/// -p retrograde-cli --test oracle sprouts -- --ignored`.
-#[test]
-#[ignore = "minutes: every drawing reachable from 5 spots"]
-fn every_position_from_five_spots_agrees_with_the_oracle() {
-    assert!(Check::default().spots(5) > 0);
 }
