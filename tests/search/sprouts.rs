@@ -102,6 +102,36 @@ fn misere_outcomes_from_1_to_7_spots_are_oeis_a164950() {
     }
 }
 
+/// Normal play from 12 to 14 spots (about 90 s of CPU in all; run with
+/// `cargo test --release -p retrograde-cli --test search sprouts -- --ignored`;
+/// tools/sprouts-targets.sh measures each n).
+#[test]
+#[ignore = "minutes: 12 to 14 spots"]
+fn normal_play_outcomes_from_12_to_14_spots_are_the_published_ones() {
+    for n in 12..=14 {
+        let mut e = Normal::new(&Options {
+            memory: 1 << 30,
+            ..Options::default()
+        });
+        assert_eq!(
+            e.wins(&Position::spots(n)),
+            Some(normal_wins(n)),
+            "{n} spots"
+        );
+    }
+}
+
+/// Misère play from 8 spots (about 40 s of CPU; run as the test above).
+#[test]
+#[ignore = "a minute: misère from 8 spots"]
+fn misere_outcome_of_8_spots_is_oeis_a164950() {
+    let mut e = Misere::new(&Options {
+        memory: 1 << 30,
+        ..Options::default()
+    });
+    assert_eq!(e.wins(&Position::spots(8)), Some(MISERE_WINS[7] == 1));
+}
+
 /// The nimbers of the first n-spot games (Lemoine and Viennot give the
 /// outcomes; a nimber is 0 exactly when the game is lost).
 #[test]
