@@ -50,6 +50,12 @@ pub enum Error {
         /// What is wrong with them.
         reason: String,
     },
+    /// The game is searched, not tabled (Sprouts): it has no table.
+    #[error("{} is a search-only game: it has no table (its positions are searched, with `retrograde search`, not tabled)", Error::quote(.spec))]
+    SearchOnly {
+        /// The spec given.
+        spec: String,
+    },
     /// A position did not parse.
     #[error("bad position {}: {}", Error::quote(.input), Error::clip(.reason))]
     BadPosition {

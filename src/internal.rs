@@ -65,6 +65,14 @@ pub mod search {
     pub use crate::search::games::table::TableRules;
     pub use crate::search::leaves::{NimberLeaves, TableLeaves, ValueLeaves};
     pub use crate::search::proofdb::{verify_nimbers, verify_values};
+
+    /// Sprouts' two engines (normal play by couples `L + *k`, misère by
+    /// whole positions), which the oracle test compares.
+    pub mod sprouts {
+        pub use crate::search::games::sprouts::misere::Misere;
+        pub use crate::search::games::sprouts::normal::{Normal, Options};
+        pub use crate::search::games::sprouts::SproutsSearch;
+    }
 }
 
 /// `retrograde analyze`'s figures.

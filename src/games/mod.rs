@@ -52,6 +52,7 @@ pub mod mnk;
 pub mod pattern;
 pub(crate) mod placement;
 pub mod sogo;
+pub mod sprouts;
 pub mod subtraction;
 // The tests reach it through `crate::internal`.
 pub(crate) mod symmetry;
@@ -66,6 +67,7 @@ pub use isolation::{Isolation, IsolationMove, IsolationPosition};
 pub use mnk::Mnk;
 pub use pattern::{PatternBoard, PatternGame, PatternPosition};
 pub use sogo::Sogo;
+pub use sprouts::Sprouts;
 pub use subtraction::Subtraction;
 
 use crate::error::Error;
@@ -89,11 +91,14 @@ pub struct GameInfo {
 /// first `:` of a spec), its [`AnyGame`] variant and type (which has
 /// `from_params(&str) -> Result<Self, String>`), the rest of its
 /// [`GameInfo`], and optionally its search representations, `search
-/// [Variant(Type), ...]`. It hands the list to the macro `$cb`, so the
-/// enum, the parser, [`GAMES`] and [`with_game!`] (and, in the search,
-/// `AnySearch` and `with_search!`) all come from this one list. The
-/// search's types are named under `crate::search::games` and read only by
-/// the search's macros: a build without the search never resolves them.
+/// [Variant(Type), ...]`. After a `;` come the search-only games (no
+/// table, so no `AnyGame` variant: the type only `describe`s the spec),
+/// each with its search representations ([`SEARCH_GAMES`]). It hands the
+/// list to the macro `$cb`, so the enum, the parser, [`GAMES`] and
+/// [`with_game!`] (and, in the search, `AnySearch` and `with_search!`) all
+/// come from this one list. The search's types are named under
+/// `crate::search::games` and read only by the search's macros: a build
+/// without the search never resolves them.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __games_registry {
@@ -162,6 +167,17 @@ macro_rules! __games_registry {
             example_spec: "dodgem:3",
             example_position: "b../.b./.rr r",
         },
+        ;
+        // Search-only games: no table (their positions have no perfect
+        // index), so no `AnyGame` variant; `retrograde search` proves them
+        // through the representations listed.
+        /// Sprouts.
+        "sprouts" => Sprouts(Sprouts) {
+            params: "N[:misere]  (N spots, 1 to 80; searched, not tabled: retrograde search; misere: who cannot move wins)",
+            notation: "Glop's: lands '+', regions '|', boundaries '.'; 0 a spot with no curve (0*x: x of them), 1 a spot with 2 lives, letters spots with 1 life (upper case: on two regions; lower case: twice in one boundary), 2 a spot with 1 life written once; *k a Nim heap beside the lands; moves are written as the positions they lead to",
+            example_spec: "sprouts:6",
+            example_position: "0*4.A|0*4.A+0*2.AB|AB",
+        } search [Sprouts(sprouts::SproutsSearch)],
         }
     };
 }
@@ -171,9 +187,15 @@ macro_rules! __games_registry {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __games_items {
-    (() $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($field:ident: $value:expr),* $(,)? } $(search $search:tt)?),* $(,)?) => {
-        /// Every game this build knows.
+    (() $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($field:ident: $value:expr),* $(,)? } $(search $search:tt)?),* $(,)?
+        ; $($(#[$sdoc:meta])* $sname:literal => $svariant:ident($sty:ty) { $($sfield:ident: $svalue:expr),* $(,)? } search $ssearch:tt),* $(,)?) => {
+        /// Every game with tables this build knows.
         pub const GAMES: &[$crate::games::GameInfo] = &[$($crate::games::GameInfo { name: $name, $($field: $value),* }),*];
+
+        /// The search-only games: `retrograde search` proves their
+        /// positions; they have no table ([`AnyGame::parse`] refuses them
+        /// with [`Error::SearchOnly`]).
+        pub const SEARCH_GAMES: &[$crate::games::GameInfo] = &[$($crate::games::GameInfo { name: $sname, $($sfield: $svalue),* }),*];
 
         /// A game chosen at run time by its spec.
         // One value per open table or command: its size does not matter, and boxing
@@ -201,7 +223,7 @@ macro_rules! __games_items {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __with_game_arms {
-    (($any:expr, $g:ident, $body:expr) $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($rest:tt)* } $(search $search:tt)?),* $(,)?) => {
+    (($any:expr, $g:ident, $body:expr) $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($rest:tt)* } $(search $search:tt)?),* $(,)? ; $($search_only:tt)*) => {
         match $any {
             $($crate::games::AnyGame::$variant($g) => $body,)*
         }
@@ -230,12 +252,16 @@ impl AnyGame {
     /// with the spelling to use.
     pub fn parse(spec: &str) -> Result<AnyGame, Error> {
         let (name, params) = resolve(spec, &|s| AnyGame::parse(s).map(drop))?;
-        AnyGame::from_name(name, params)
-            .expect("resolve returns registered names")
-            .map_err(|reason| Error::BadGame {
+        let Some(game) = AnyGame::from_name(name, params) else {
+            // A search-only game (resolve returns registered names).
+            return Err(Error::SearchOnly {
                 spec: spec.to_string(),
-                reason,
-            })
+            });
+        };
+        game.map_err(|reason| Error::BadGame {
+            spec: spec.to_string(),
+            reason,
+        })
     }
 
     /// Canonical spec with every rule parameter.
@@ -306,12 +332,18 @@ pub(crate) fn resolve<'a>(
             Ok(_) => Ok(("mnk", "3x3x3")),
             Err(reason) => Err(bad(reason)),
         },
-        _ if GAMES.iter().any(|g| g.name == name) => Ok((name, params)),
+        _ if all_games().any(|g| g.name == name) => Ok((name, params)),
         _ => Err(Error::UnknownGame {
             name: name.to_string(),
-            known: GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+            known: all_games().map(|g| g.name).collect::<Vec<_>>().join(", "),
         }),
     }
+}
+
+/// Every game this build knows: those with tables, then the search-only
+/// ones.
+pub fn all_games() -> impl Iterator<Item = &'static GameInfo> {
+    GAMES.iter().chain(SEARCH_GAMES)
 }
 
 /// Why `spec` is not in canonical spelling, naming the spelling to use
@@ -324,7 +356,7 @@ fn misspelling(spec: &str, accepts: &dyn Fn(&str) -> Result<(), Error>) -> Optio
     let trimmed = spec.trim();
     let (name, params) = trimmed.split_once(':').unwrap_or((trimmed, ""));
     let lower = name.to_ascii_lowercase();
-    let known = lower == "tictactoe" || GAMES.iter().any(|g| g.name == lower);
+    let known = lower == "tictactoe" || all_games().any(|g| g.name == lower);
     let free_params = lower == "pattern";
     let fix = |p: &str| -> String {
         if free_params {

@@ -728,6 +728,12 @@ impl<G: SearchGame> Merged<G> {
         self.records.is_empty()
     }
 
+    /// The records, one per key (for a game that re-proves them its own
+    /// way: Sprouts).
+    pub fn records(&self) -> &[Record<G::Pos, G::Key>] {
+        &self.records
+    }
+
     /// What the databases say about the position with `key`.
     pub fn fact(&self, key: &G::Key) -> Option<Fact> {
         self.index.get(key).map(|&i| self.records[i as usize].fact)
@@ -744,7 +750,7 @@ impl<G: SearchGame> Merged<G> {
     }
 
     /// The error for record `i` that does not hold: `claim`, but `why`.
-    fn refuted(&self, game: &G, i: usize, claim: String, why: String) -> Error {
+    pub(crate) fn refuted(&self, game: &G, i: usize, claim: String, why: String) -> Error {
         Error::RefutedProof {
             files: self.sources(i),
             position: game.format_position(&self.records[i].pos),

@@ -43,7 +43,12 @@ impl SearchReport {
 
     fn write_text(&self, f: &mut Formatter<'_>, options: &SearchOptions) -> fmt::Result {
         writeln!(f, "game        {}", self.game)?;
-        for s in &self.results {
+        if options.moves {
+            self.write_moves(f)?;
+        }
+        // With --moves, the results are the position and its children,
+        // written above as one list.
+        for s in self.results.iter().filter(|_| !options.moves) {
             match (&s.answer, self.openings) {
                 (Answer::Value { bounds, .. }, true) => writeln!(
                     f,
@@ -137,6 +142,47 @@ impl SearchReport {
             write_loaded(f, l, self.unit())?;
         }
         Ok(())
+    }
+}
+
+impl SearchReport {
+    /// `--moves`: the position, then each child with its value (Glop's
+    /// Children tab); a child that loses is a winning move.
+    fn write_moves(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let Some((root, children)) = self.results.split_first() else {
+            return Ok(());
+        };
+        writeln!(f, "position    {}", root.position)?;
+        match &root.answer {
+            Answer::Nimber(Some(n)) => writeln!(
+                f,
+                "nimber      {n} ({} for the player to move)",
+                outcome(*n)
+            )?,
+            a => writeln!(f, "value       {}", shown(a))?,
+        }
+        writeln!(f, "children    {}", thousands(children.len() as u64))?;
+        let width = children.iter().map(|c| c.position.len()).max().unwrap_or(0);
+        for c in children {
+            let wins = c.value() == Some(crate::value::Value::Lose);
+            writeln!(
+                f,
+                "  {:<width$}  {}{}",
+                c.position,
+                shown(&c.answer),
+                if wins { "  <- winning move" } else { "" }
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A result in words: the value, or the nimber and its value.
+fn shown(a: &Answer) -> String {
+    match a {
+        Answer::Value { bounds, .. } => bounds.describe(),
+        Answer::Nimber(Some(n)) => format!("nimber {n} ({})", outcome(*n)),
+        Answer::Nimber(None) => "not proven".to_string(),
     }
 }
 

@@ -127,6 +127,10 @@ pub struct SearchOptions {
     pub save_every: Option<Duration>,
     /// The engine of a value search (also of `check`'s re-proving).
     pub engine: Engine,
+    /// Also prove every child of the position (Glop's Children tab): the
+    /// results are the position, then each child. Sprouts only, whose moves
+    /// are written as the positions they lead to.
+    pub moves: bool,
 }
 
 /// Which engine proves values.
@@ -376,6 +380,17 @@ pub fn run(
     options: &SearchOptions,
     observer: &dyn Observer,
 ) -> Result<SearchReport> {
+    // Sprouts has engines of its own (sums of lands, canonical forms).
+    if let AnySearch::Sprouts(g) = game {
+        return super::games::sprouts::run::run(g, options, observer);
+    }
+    if options.moves {
+        return Err(Error::SearchOption {
+            option: "--moves",
+            given: String::new(),
+            rule: "lists a Sprouts position's children (Glop's Children tab); other games list the positions after a move with --openings 1".into(),
+        });
+    }
     crate::with_search!(game, g => run_game(g, options, observer))
 }
 
@@ -461,6 +476,9 @@ pub fn check(
     options: &SearchOptions,
     observer: &dyn Observer,
 ) -> Result<CheckOutcome> {
+    if let AnySearch::Sprouts(g) = game {
+        return super::games::sprouts::run::check(g, database, options, observer);
+    }
     crate::with_search!(game, g => check_game(g, database, options, observer))
 }
 
@@ -572,7 +590,7 @@ fn alphabeta_options(engine: &Options) -> alphabeta::Options {
 }
 
 /// The position and the engine's options, once every option is checked.
-fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(G::Pos, Options)> {
+pub(crate) fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(G::Pos, Options)> {
     let root = match &options.position {
         Some(s) => g.parse_position(s).map_err(|reason| Error::BadPosition {
             input: s.clone(),
@@ -984,7 +1002,10 @@ fn each<G: SearchGame>(
 /// the search (see [`SaveTarget`]). The run's inputs — `inputs` (a pattern
 /// file), the databases loaded, the tables — are never replaced, whatever
 /// path names them.
-fn save_target(options: &SearchOptions, observer: &dyn Observer) -> Result<Option<SaveTarget>> {
+pub(crate) fn save_target(
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<Option<SaveTarget>> {
     let Some(path) = &options.save else {
         return Ok(None);
     };
@@ -996,6 +1017,32 @@ fn save_target(options: &SearchOptions, observer: &dyn Observer) -> Result<Optio
         observer.notice(&Notice::RemovedStale(target.removed_stale().to_vec()));
     }
     Ok(Some(target))
+}
+
+/// Writes `records` through `target` (Sprouts' engines give whole
+/// records). Bounds that contradict each other are a bug, not a fact: they
+/// are left out, and said.
+pub(crate) fn save<G: SearchGame>(
+    g: &G,
+    target: SaveTarget,
+    kind: Kind,
+    records: impl Iterator<Item = proofdb::Record<G::Pos, G::Key>>,
+    observer: &dyn Observer,
+) -> Result<Saved> {
+    let mut impossible = 0u64;
+    let mut records: Vec<_> = records
+        .filter(|r| match r.fact {
+            Fact::Value(b) if b.lo > b.hi => {
+                impossible += 1;
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    if impossible > 0 {
+        observer.notice(&Notice::NotSaved(impossible));
+    }
+    save_records(g, Ok(target), kind, &mut records)
 }
 
 /// What a value search proved, as the entries of a proof database. Bounds
@@ -1122,7 +1169,7 @@ fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<
 /// The distinct positions (up to symmetry) `plies` moves after `root`,
 /// stopping at game-over positions on the way; `None` if `cancel` was
 /// cancelled while listing them.
-fn openings<G: SearchGame>(
+pub(crate) fn openings<G: SearchGame>(
     g: &G,
     root: &G::Pos,
     plies: u32,

@@ -17,4 +17,5 @@ mod gravity;
 mod isolation;
 mod pattern_games;
 mod properties;
+mod sprouts;
 mod takeaway;

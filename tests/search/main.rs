@@ -14,6 +14,7 @@ mod occupy;
 mod parallel;
 mod proofdb;
 mod run;
+mod sprouts;
 
 /// Helpers the game modules share.
 mod shared {

@@ -1,11 +1,12 @@
 //! `retrograde games`: the registry of games this build knows.
 
 use anyhow::Result;
-use retrograde::games::GAMES;
+use retrograde::games::{GAMES, SEARCH_GAMES};
 use serde_json::{json, Value as Json};
 use std::process::ExitCode;
 
-/// List the games this build knows, with parameters and notation.
+/// List the games this build knows, with parameters and notation (the
+/// search-only games, which have no tables, last).
 #[derive(clap::Args)]
 pub struct Args {
     /// Print JSON.
@@ -18,9 +19,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if as_json {
         let list: Vec<Json> = GAMES
             .iter()
-            .map(|g| {
+            .map(|g| (g, false))
+            .chain(SEARCH_GAMES.iter().map(|g| (g, true)))
+            .map(|(g, search_only)| {
                 json!({"name": g.name, "parameters": g.params, "notation": g.notation,
-                       "example_spec": g.example_spec, "example_position": g.example_position})
+                       "example_spec": g.example_spec, "example_position": g.example_position,
+                       "search_only": search_only})
             })
             .collect();
         println!("{}", Json::Array(list));
@@ -28,6 +32,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     for g in GAMES {
         println!("{}", g.name);
+        println!("  parameters  {}", g.params);
+        println!("  notation    {}", g.notation);
+        println!("  example     {}  {}", g.example_spec, g.example_position);
+    }
+    for g in SEARCH_GAMES {
+        println!(
+            "{}  (search only: no table; retrograde search proves its positions)",
+            g.name
+        );
         println!("  parameters  {}", g.params);
         println!("  notation    {}", g.notation);
         println!("  example     {}  {}", g.example_spec, g.example_position);

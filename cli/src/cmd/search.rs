@@ -88,6 +88,12 @@ pub struct Args {
     /// the nimbers) of the openings.
     #[arg(long, value_name = "PLIES", conflicts_with = "check")]
     openings: Option<u32>,
+    /// Also list every child of the position with its value, or with
+    /// --nimber its nimber (Glop's Children tab: a child that loses is a
+    /// winning move). Sprouts only, whose moves are written as the
+    /// positions they lead to.
+    #[arg(long, conflicts_with_all = ["check", "openings"])]
+    moves: bool,
     /// Stop after this many seconds (checked every 1,024 nodes, or 4,096
     /// components with --nimber).
     #[arg(long, value_name = "SECONDS")]
@@ -156,6 +162,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             EngineArg::Dfpn => run::Engine::Dfpn,
             EngineArg::Alphabeta => run::Engine::AlphaBeta,
         },
+        moves: args.moves,
     };
     let printer = Printer {
         args: &args,
@@ -186,7 +193,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // The result was printed before the save (Printer::proven); the save's
     // outcome comes after it.
     match (args.json, report.saved_text()) {
-        (true, _) => println!("{}", report_json(&report)),
+        (true, _) => println!("{}", report_json(&report, args.moves)),
         (false, Some(line)) => println!("{line}"),
         (false, None) => {}
     }
@@ -271,8 +278,9 @@ impl Observer for Printer<'_> {
     }
 }
 
-/// The report as JSON, with what was loaded and the save's outcome.
-fn report_json(r: &SearchReport) -> Json {
+/// The report as JSON, with what was loaded and the save's outcome; with
+/// `--moves`, the position's fields and its children as `moves`.
+fn report_json(r: &SearchReport, moves: bool) -> Json {
     let seconds = r.elapsed.as_secs_f64();
     let mut out = json!({ "game": r.game });
     merge(
@@ -300,7 +308,10 @@ fn report_json(r: &SearchReport) -> Json {
     out["proven"] = json!(r.proven);
     out["stopped"] = json!(r.stopped.map(Stop::name));
     out["deepest"] = json!(r.counters.deepest());
-    if r.openings {
+    if let (true, Some((root, children))) = (moves, r.results.split_first()) {
+        merge(&mut out, position_json(root));
+        out["moves"] = children.iter().map(position_json).collect();
+    } else if r.openings {
         out["openings"] = r
             .results
             .iter()

@@ -16,6 +16,9 @@
 //!   256 squares built from the game's own description.
 //! - `cram`: Cram on up to 64 squares, split into independent regions.
 //! - `isolation`: Isolation on up to 64 squares.
+//! - `sprouts`: Sprouts (search only: no table), in Glop's notation, with
+//!   its own engines (normal play by Lemoine and Viennot's G + *k, misère
+//!   by whole positions).
 //! - `table`: every other registered game through its [`Game`](crate::Game)
 //!   rules, at the sizes the tables allow (and the oracle the fast
 //!   representations are tested against).
@@ -24,6 +27,7 @@ pub(crate) mod columns;
 pub(crate) mod cram;
 pub(crate) mod isolation;
 pub(crate) mod occupy;
+pub(crate) mod sprouts;
 pub(crate) mod table;
 
 use crate::error::Error;
@@ -43,7 +47,8 @@ pub(crate) trait Represents<D>: Sized {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __search_items {
-    (() $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ident) { $($field:ident: $value:expr),* $(,)? } $(search [$($svar:ident($($sty:tt)+)),+ $(,)?])?),* $(,)?) => {
+    (() $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ident) { $($field:ident: $value:expr),* $(,)? } $(search [$($svar:ident($($sty:tt)+)),+ $(,)?])?),* $(,)?
+        ; $($(#[$odoc:meta])* $oname:literal => $ovariant:ident($oty:ident) { $($ofield:ident: $ovalue:expr),* $(,)? } search [$($osvar:ident($($osty:tt)+)),+ $(,)?]),* $(,)?) => {
         /// A game chosen at run time by its spec, as the search represents
         /// it: one variant per representation the games' registry lists.
         #[allow(clippy::large_enum_variant)]
@@ -52,6 +57,10 @@ macro_rules! __search_items {
                 #[doc = concat!("`", $name, "` as `", stringify!($($sty)+), "`.")]
                 $svar($($sty)+),
             )+)?)*
+            $($(
+                #[doc = concat!("`", $oname, "` (search only) as `", stringify!($($osty)+), "`.")]
+                $osvar($($osty)+),
+            )+)*
             /// Any other registered game, through its table rules.
             Table(table::TableRules<AnyGame>),
         }
@@ -71,6 +80,15 @@ macro_rules! __search_items {
                         )+
                         Err("no search representation takes this board".to_string())
                     })()),)?)*
+                    $($oname => Some((|| {
+                        let d = $crate::games::$oty::describe(params)?;
+                        $(
+                            if let Some(g) = <$($osty)+ as Represents<_>>::represent(&d) {
+                                return g.map(AnySearch::$osvar);
+                            }
+                        )+
+                        Err("no search representation takes this game".to_string())
+                    })()),)*
                     _ => None,
                 }
             }
@@ -158,9 +176,11 @@ impl AnySearch {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __with_search_arms {
-    (($any:expr, $g:ident, $body:expr) $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($rest:tt)* } $(search [$($svar:ident($($sty:tt)+)),+ $(,)?])?),* $(,)?) => {
+    (($any:expr, $g:ident, $body:expr) $($(#[$doc:meta])* $name:literal => $variant:ident($ty:ty) { $($rest:tt)* } $(search [$($svar:ident($($sty:tt)+)),+ $(,)?])?),* $(,)?
+        ; $($(#[$odoc:meta])* $oname:literal => $ovariant:ident($oty:ty) { $($orest:tt)* } search [$($osvar:ident($($osty:tt)+)),+ $(,)?]),* $(,)?) => {
         match $any {
             $($($($crate::search::games::AnySearch::$svar($g) => $body,)+)?)*
+            $($($crate::search::games::AnySearch::$osvar($g) => $body,)+)*
             $crate::search::games::AnySearch::Table($g) => $body,
         }
     };

@@ -1,0 +1,308 @@
+//! Sprouts (Conway and Paterson, 1967), as Glop writes its positions: the
+//! one description of the game. The search (`src/search/games/sprouts.rs`)
+//! is built on it; Sprouts has no table (its positions have no perfect
+//! index), so it is a search-only game of the registry.
+//!
+//! Rules: n spots on the plane (the sphere is the same game). A move joins
+//! two spots, or a spot to itself, by a curve that crosses no curve, and
+//! puts a new spot on it; a spot takes at most three curve ends (its
+//! "lives": a fresh spot has 3, the new spot 1). Normal play: who cannot
+//! move loses; misère (`:misere`): who cannot move wins. Spec
+//! `sprouts:N[:misere]`, starting from `0*N`.
+//!
+//! # Glop's notation
+//!
+//! A position is its *lands* (independent parts) separated by `+`; a land
+//! its *regions* (faces of the drawing where a move can still be made)
+//! separated by `|`; a region its *boundaries* (one per connected piece of
+//! the drawing that touches it) separated by `.`; a boundary the live
+//! vertices met walking around it, in order (counter-clockwise around a
+//! region's outer boundary, clockwise around the others):
+//!
+//! - `0`: a spot with no curve (3 lives), a boundary of its own; `0*x`
+//!   stands for x of them (`0*3` is `0.0.0`);
+//! - `1`: a spot with one curve end (2 lives);
+//! - a letter: a spot with one life, met twice: upper case when it lies on
+//!   two regions (once in each), lower case when twice in one boundary;
+//! - `2`: a spot with one life met once (its other side is in a region
+//!   where no move is left, or its two sides are next to each other).
+//!
+//! Letters are named per land. Dead spots (no life) are not written. So
+//! `0*12` is the 12-spot start, and `0*8.AB|0*3.AB` one of its children (a
+//! loop drawn from one spot, 8 spots inside and 3 outside).
+//!
+//! This project adds one term, `*k`: a Nim heap of size k added to the
+//! position (so `0*4.A|0*4.A+*2` is that land beside a heap of 2, and `*0`
+//! the empty game). The normal-play search proves positions of this form
+//! (Lemoine and Viennot's G + *k), and its proof databases write them so.
+//! Past 26 letters of one case in a land (no position of Glop's papers has
+//! so many) a letter takes primes: `a'` is the 27th lower-case letter.
+//!
+//! # Reductions and canonical form
+//!
+//! Every position is kept reduced, as Glop and SPOTS keep theirs: dead
+//! spots are dropped; a region with fewer than 2 lives (where no move is
+//! possible) is dropped, and a letter whose other side was there becomes
+//! `2`; a letter met twice in a row (only dead spots between) becomes `2`;
+//! a region with 2 or 3 lives is written as one boundary (its shape cannot
+//! matter: any move in it leaves at most 2 lives) in which lower-case
+//! letters are `2`; and the regions are split into lands, linked by
+//! upper-case letters. A land is then written in its canonical form: the
+//! least text, in the order `0 < 1 < 2 < lower case < upper case < .  <
+//! | `, over every naming of the letters (by first appearance), rotation of
+//! each boundary, orientation of each region (a region can be mirrored on
+//! its own: its only link to the others is letters with one life), order
+//! of boundaries and of regions; lands are sorted the same way. So equal
+//! positions have equal text, and that text is the key a search memoises.
+//! (Ties between equal-looking regions are resolved by trying each, up to
+//! a bound; past it a position may get a second key, never a wrong one.)
+
+mod canon;
+mod notation;
+mod rules;
+
+use crate::error::Error;
+use std::fmt;
+
+pub(crate) use notation::{format_land, format_position};
+
+/// The largest number of starting spots a spec takes: a land holds at most
+/// [`MAX_LETTERS`] lives (so its letters fit a byte each), and `0*80` has
+/// 240. Past anything a search proves (Glop's largest is 47 spots, SPOTS's
+/// 62).
+pub const MAX_SPOTS: u32 = 80;
+
+/// Sprouts from `0*N`, normal or misère play: what a spec
+/// `sprouts:N[:misere]` describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sprouts {
+    spots: u32,
+    misere: bool,
+}
+
+impl Sprouts {
+    /// Sprouts from `spots` spots (1 to [`MAX_SPOTS`]).
+    pub fn new(spots: u32, misere: bool) -> Result<Sprouts, String> {
+        if !(1..=MAX_SPOTS).contains(&spots) {
+            return Err(format!(
+                "the number of spots must be from 1 to {MAX_SPOTS}, not {spots}"
+            ));
+        }
+        Ok(Sprouts { spots, misere })
+    }
+
+    /// What `sprouts:PARAMS` describes: `N` or `N:misere`.
+    pub(crate) fn describe(params: &str) -> Result<Sprouts, String> {
+        let (n, rest) = match params.split_once(':') {
+            Some((n, r)) => (n, Some(r)),
+            None => (params, None),
+        };
+        if n.is_empty() {
+            return Err(crate::games::empty_param());
+        }
+        let spots = crate::games::parse_num::<u32>(n).ok_or_else(|| {
+            format!(
+                "expected the number of spots, like sprouts:5, found {}",
+                Error::quote(n)
+            )
+        })?;
+        Sprouts::new(spots, crate::games::parse_play(rest)?)
+    }
+
+    /// Spots at the start.
+    pub fn spots(&self) -> u32 {
+        self.spots
+    }
+
+    /// Whether this is misère play.
+    pub fn misere(&self) -> bool {
+        self.misere
+    }
+
+    /// The canonical spec, `sprouts:N` or `sprouts:N:misere`.
+    pub fn spec(&self) -> String {
+        format!(
+            "sprouts:{}{}",
+            self.spots,
+            if self.misere { ":misere" } else { "" }
+        )
+    }
+
+    /// The start, `0*N`.
+    pub fn start(&self) -> Position {
+        Position::spots(self.spots)
+    }
+}
+
+/// One land in canonical form: its regions as bytes, each boundary's
+/// vertices (`ZERO`, `ONE`, `TWO`, the letter of rank i `LETTERS + i`,
+/// ranked by first appearance) followed by
+/// `BOUNDARY_END`, each region by `REGION_END`, the land by `LAND_END`. The
+/// byte order is the canonical order, so sorting lands by their bytes
+/// sorts them as the notation does, and equal lands have equal bytes.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Land(Box<[u8]>);
+
+/// Byte of a spot with 3 lives.
+pub(crate) const ZERO: u8 = 0;
+/// Byte of a spot with 2 lives.
+pub(crate) const ONE: u8 = 1;
+/// Byte of a spot with 1 life met once.
+pub(crate) const TWO: u8 = 2;
+/// Byte of the first letter: letters of both cases share the bytes from
+/// here, named in order of first appearance (a letter's case follows from
+/// where it is written: twice in one region, or once in each of two).
+pub(crate) const LETTERS: u8 = 3;
+/// Letters a land may hold: a letter has one life, so a land has at most
+/// as many letters as lives, and parsing bounds a land's lives by this.
+pub(crate) const MAX_LETTERS: usize = (BOUNDARY_END - LETTERS) as usize;
+/// End of a boundary.
+pub(crate) const BOUNDARY_END: u8 = 253;
+/// End of a region.
+pub(crate) const REGION_END: u8 = 254;
+/// End of a land.
+pub(crate) const LAND_END: u8 = 255;
+
+impl Land {
+    /// The canonical bytes (see [`Land`]).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// A land from bytes some [`Land::as_bytes`] gave, or `None` if they
+    /// are not a canonical land (read back from a file, say).
+    pub fn from_bytes(b: &[u8]) -> Option<Land> {
+        let land = Land(b.into());
+        // Decoding and re-encoding is the check: a canonical land is its
+        // own canonical form.
+        let again = rules::canonical_lands(rules::decode(&land)).ok()?;
+        (again.len() == 1 && again[0] == land).then_some(land)
+    }
+
+    /// Lives left in the land: the moves left are at most this minus one.
+    pub fn lives(&self) -> u32 {
+        let mut lives = 0;
+        for &b in self.0.iter() {
+            lives += match b {
+                ZERO => 6,
+                ONE => 4,
+                TWO => 2,
+                // A letter is met twice and has one life.
+                LETTERS..BOUNDARY_END => 1,
+                _ => 0,
+            };
+        }
+        lives / 2
+    }
+
+    /// Regions in the land.
+    pub fn regions(&self) -> usize {
+        self.0.iter().filter(|&&b| b == REGION_END).count()
+    }
+
+    /// Every child of the land (one per distinct result of a move), each
+    /// as its lands in canonical order (none when the move leaves no move
+    /// in this part of the position).
+    pub fn children(&self) -> Vec<Vec<Land>> {
+        rules::land_children(self)
+    }
+}
+
+impl fmt::Debug for Land {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Land({})", format_land(self))
+    }
+}
+
+impl fmt::Display for Land {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_land(self))
+    }
+}
+
+/// A position: its lands in canonical order, and a Nim heap (`*k`, 0 for
+/// none) beside them.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Position {
+    lands: Vec<Land>,
+    heap: u32,
+}
+
+impl Position {
+    /// The position of `lands` (in any order) and a heap of `heap`.
+    pub fn new(mut lands: Vec<Land>, heap: u32) -> Position {
+        lands.sort_unstable();
+        Position { lands, heap }
+    }
+
+    /// `n` spots and nothing else: `0*n` (the empty game for 0).
+    pub fn spots(n: u32) -> Position {
+        if n == 0 {
+            return Position::new(Vec::new(), 0);
+        }
+        let mut b = Vec::with_capacity(2 * n as usize + 2);
+        for _ in 0..n {
+            b.push(ZERO);
+            b.push(BOUNDARY_END);
+        }
+        b.push(REGION_END);
+        b.push(LAND_END);
+        Position::new(vec![Land(b.into())], 0)
+    }
+
+    /// Reads a position in Glop's notation (module doc), reduced and in
+    /// canonical form.
+    pub fn parse(s: &str) -> Result<Position, String> {
+        notation::parse_position(s)
+    }
+
+    /// The lands, in canonical order.
+    pub fn lands(&self) -> &[Land] {
+        &self.lands
+    }
+
+    /// The Nim heap beside the lands (0 for none).
+    pub fn heap(&self) -> u32 {
+        self.heap
+    }
+
+    /// Whether no move is left (no land and no heap).
+    pub fn is_over(&self) -> bool {
+        self.lands.is_empty() && self.heap == 0
+    }
+
+    /// Lives left in all the lands.
+    pub fn lives(&self) -> u32 {
+        self.lands.iter().map(Land::lives).sum()
+    }
+
+    /// Every child: a move in one land (its children replace it), or a
+    /// smaller heap. Distinct positions only, in canonical order.
+    pub fn children(&self) -> Vec<Position> {
+        let mut out = Vec::new();
+        for (i, land) in self.lands.iter().enumerate() {
+            for child in land.children() {
+                let mut lands: Vec<Land> = Vec::with_capacity(self.lands.len() + child.len());
+                lands.extend(self.lands[..i].iter().cloned());
+                lands.extend(self.lands[i + 1..].iter().cloned());
+                lands.extend(child);
+                out.push(Position::new(lands, self.heap));
+            }
+        }
+        for k in 0..self.heap {
+            out.push(Position::new(self.lands.clone(), k));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_position(self))
+    }
+}
+
+#[cfg(test)]
+mod tests;

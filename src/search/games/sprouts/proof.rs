@@ -1,0 +1,430 @@
+//! Sprouts proof databases: the facts a result rests on, re-proved from
+//! their children (Glop's "check computation").
+//!
+//! Normal play: each entry is a couple, one land and a heap (`L` or
+//! `L+*k`), that wins or loses. A loss of `L + *k` says the nimber of `L`
+//! is k; so a sum's value follows from the entries of its lands. A proof
+//! of a couple that wins is one child that loses; of one that loses, every
+//! child winning; a child, a sum of lands, is settled by the nimbers of all
+//! its lands but its largest (their losing couples) and the couple of its
+//! largest. [`normal_records`] collects, from what the engine proved, such
+//! a proof of the root and nothing more, choosing for each win the losing
+//! child that needs fewest new entries.
+//!
+//! Misère play: each entry is a whole position that wins or loses, and a
+//! proof is the tree of positions the same rules give.
+//!
+//! Re-proving ([`verify_normal`], [`verify_misere`]) takes the entries
+//! smallest first (children have fewer lives; a smaller heap comes first),
+//! checks each from its children with the rules and the entries already
+//! re-proved, and only then hands it to the engine; a child not settled so
+//! is searched by the engine, which knows nothing else. An entry that does
+//! not hold refuses the database.
+
+use super::misere::Misere;
+use super::normal::{Folded, Normal};
+use super::{key_of, SproutsSearch};
+use crate::games::sprouts::{Land, Position};
+use crate::search::proofdb::{CheckReport, Fact, Merged, Record, Records};
+use crate::search::Bounds;
+use crate::value::Value;
+use std::collections::{HashMap, HashSet};
+
+/// A record of `p`: its mover wins or loses.
+fn record(p: Position, wins: bool) -> Record<Position, u128> {
+    Record {
+        key: key_of(&p),
+        fact: Fact::Value(Bounds::exact(if wins { Value::Win } else { Value::Lose })),
+        pos: p,
+    }
+}
+
+/// The couples (land number, heap) a normal-play proof of `roots` rests on,
+/// with whether each wins, as records. Every root must be proved.
+pub fn normal_records(e: &Normal, roots: &[Position]) -> Records<SproutsSearch> {
+    let mut x = Extract {
+        e,
+        out: HashMap::new(),
+    };
+    for root in roots {
+        let ids: Vec<u32> = root.lands().iter().filter_map(|l| e.find(l)).collect();
+        if ids.len() == root.lands().len() {
+            x.sum(&ids, root.heap());
+        }
+    }
+    x.out
+        .into_iter()
+        .map(|((l, k), w)| record(Position::new(vec![e.info(l).land.clone()], k), w))
+        .collect()
+}
+
+struct Extract<'e, 'a> {
+    e: &'e Normal<'a>,
+    out: HashMap<(u32, u32), bool>,
+}
+
+impl Extract<'_, '_> {
+    /// Entries that settle the sum of `ids` and heap `k`: the losing couple
+    /// of each land but the largest, and the largest's couple.
+    fn sum(&mut self, ids: &[u32], k: u32) -> bool {
+        let mut order: Vec<u32> = ids.to_vec();
+        order.sort_by_key(|&i| (self.e.info(i).lives, i));
+        let Some(big) = order.pop() else {
+            return true;
+        };
+        let mut x = k;
+        for i in order {
+            let Some(n) = self.e.info(i).nimber else {
+                return false;
+            };
+            x ^= n;
+            self.couple(i, n);
+        }
+        if self.e.known(big, x).is_none() {
+            return false;
+        }
+        self.couple(big, x);
+        true
+    }
+
+    /// The entries of couple `l + *k` (proved) and of its proof.
+    fn couple(&mut self, l: u32, k: u32) {
+        let mut stack = vec![(l, k)];
+        while let Some((l, k)) = stack.pop() {
+            if self.out.contains_key(&(l, k)) {
+                continue;
+            }
+            let Some(wins) = self.e.known(l, k) else {
+                continue;
+            };
+            self.out.insert((l, k), wins);
+            let kids = self.kids(l);
+            if wins {
+                // The losing child that needs fewest new entries.
+                let mut best: Option<(usize, Vec<(u32, u32)>)> = None;
+                if let Some(n) = self.e.info(l).nimber.filter(|&n| n < k) {
+                    best = Some((self.new_count(&[(l, n)]), vec![(l, n)]));
+                }
+                for c in &kids {
+                    if let Some(need) = self.loss_needs(c, k) {
+                        let cost = self.new_count(&need);
+                        if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                            best = Some((cost, need));
+                        }
+                    }
+                }
+                if let Some((_, need)) = best {
+                    stack.extend(need);
+                }
+            } else {
+                stack.extend((0..k).map(|j| (l, j)));
+                for c in &kids {
+                    stack.extend(self.sum_needs(c, k));
+                }
+            }
+        }
+    }
+
+    fn kids(&self, l: u32) -> Vec<Vec<u32>> {
+        self.e
+            .info(l)
+            .land
+            .children()
+            .iter()
+            .map(|c| c.iter().filter_map(|land| self.e.find(land)).collect())
+            .collect()
+    }
+
+    fn new_count(&self, need: &[(u32, u32)]) -> usize {
+        need.iter().filter(|c| !self.out.contains_key(c)).count()
+    }
+
+    /// The couples that settle the sum `c + *k` (all known), or nothing if
+    /// it is not settled.
+    fn sum_needs(&self, c: &[u32], k: u32) -> Vec<(u32, u32)> {
+        let mut order: Vec<u32> = c.to_vec();
+        order.sort_by_key(|&i| (self.e.info(i).lives, i));
+        let Some(big) = order.pop() else {
+            return Vec::new();
+        };
+        let mut need = Vec::new();
+        let mut x = k;
+        for i in order {
+            match self.e.info(i).nimber {
+                Some(n) => {
+                    x ^= n;
+                    need.push((i, n));
+                }
+                None => return Vec::new(),
+            }
+        }
+        need.push((big, x));
+        need
+    }
+
+    /// The couples that show the sum `c + *k` loses, if it is known to.
+    fn loss_needs(&self, c: &[u32], k: u32) -> Option<Vec<(u32, u32)>> {
+        match self.e.fold(c, k) {
+            Folded::Heap(0) => Some(self.sum_needs(c, k)),
+            Folded::Couple(l2, k2) if self.e.known(l2, k2) == Some(false) => {
+                Some(self.sum_needs(c, k))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The positions a misère proof of `roots` rests on, as records.
+pub fn misere_records(e: &Misere, roots: &[Position]) -> Records<SproutsSearch> {
+    let mut out: HashMap<Position, bool> = HashMap::new();
+    let mut stack: Vec<Position> = roots.to_vec();
+    while let Some(p) = stack.pop() {
+        if p.is_over() || out.contains_key(&p) {
+            continue;
+        }
+        let Some(wins) = e.known(&p) else { continue };
+        out.insert(p.clone(), wins);
+        let kids = p.children();
+        if wins {
+            let pick = kids
+                .iter()
+                .filter(|c| e.known(c) == Some(false))
+                .min_by_key(|c| (!out.contains_key(*c), c.lives()));
+            stack.extend(pick.cloned());
+        } else {
+            stack.extend(kids);
+        }
+    }
+    out.into_iter().map(|(p, w)| record(p, w)).collect()
+}
+
+/// An entry's claim: whether its mover wins.
+fn claim(g: &SproutsSearch, db: &Merged<SproutsSearch>, i: usize) -> crate::Result<bool> {
+    let r = &db.records()[i];
+    match r.fact {
+        Fact::Value(b) if b.lo == b.hi && b.lo != 0 => Ok(b.lo > 0),
+        _ => Err(db.refuted(
+            g,
+            i,
+            "a value".into(),
+            "a Sprouts entry says win or lose".into(),
+        )),
+    }
+}
+
+/// Re-proves every normal-play entry and hands those that hold to the
+/// engine. `stop` ends the pass early (the rest unused).
+pub fn verify_normal(
+    g: &SproutsSearch,
+    db: &Merged<SproutsSearch>,
+    e: &mut Normal,
+    stop: &dyn Fn() -> bool,
+) -> crate::Result<CheckReport> {
+    let mut report = CheckReport::default();
+    let mut order: Vec<(u32, u32, usize)> = Vec::with_capacity(db.len());
+    for (i, r) in db.records().iter().enumerate() {
+        if r.pos.lands().len() != 1 {
+            return Err(db.refuted(
+                g,
+                i,
+                "an entry".into(),
+                "a normal-play Sprouts entry is one land and a heap".into(),
+            ));
+        }
+        order.push((r.pos.lands()[0].lives(), r.pos.heap(), i));
+    }
+    order.sort_unstable();
+    for (_, k, i) in order {
+        if stop() || e.stop_reason().is_some() {
+            break;
+        }
+        let wins = claim(g, db, i)?;
+        let land: Land = db.records()[i].pos.lands()[0].clone();
+        let l = e.id(&land);
+        let kids: Vec<Vec<u32>> = land
+            .children()
+            .iter()
+            .map(|c| c.iter().map(|x| e.id(x)).collect())
+            .collect();
+        let before = e.stats().nodes;
+        let refuted = |why: String| db.refuted(g, i, if wins { "win" } else { "loss" }.into(), why);
+        if let Some(w) = e.known(l, k) {
+            // Already settled by entries re-proved before it.
+            if w != wins {
+                return Err(refuted("the entries before it say otherwise".into()));
+            }
+        } else if wins {
+            // A child that loses: the rules or an entry first, then search.
+            let settled = (0..k).any(|j| e.known(l, j) == Some(false))
+                || kids.iter().any(|c| match e.fold(c, k) {
+                    Folded::Heap(x) => x == 0,
+                    Folded::Couple(l2, k2) => e.known(l2, k2) == Some(false),
+                    Folded::Sum(..) => false,
+                });
+            if !settled {
+                let mut found = false;
+                for j in 0..k {
+                    match e.couple_wins(l, j) {
+                        Some(false) => {
+                            found = true;
+                            break;
+                        }
+                        Some(true) => {}
+                        None => return Ok(unchecked(report, db)),
+                    }
+                }
+                if !found {
+                    for c in &kids {
+                        match e.sum_wins(c, k) {
+                            Some(false) => {
+                                found = true;
+                                break;
+                            }
+                            Some(true) => {}
+                            None => return Ok(unchecked(report, db)),
+                        }
+                    }
+                }
+                if !found {
+                    return Err(refuted("no move achieves it".into()));
+                }
+            }
+        } else {
+            for j in 0..k {
+                match e.couple_wins(l, j) {
+                    Some(true) => {}
+                    Some(false) => {
+                        return Err(refuted(format!(
+                            "taking the heap to {j} leaves a loss (the land's nimber is {j})"
+                        )))
+                    }
+                    None => return Ok(unchecked(report, db)),
+                }
+            }
+            for c in &kids {
+                match e.sum_wins(c, k) {
+                    Some(true) => {}
+                    Some(false) => {
+                        let child =
+                            Position::new(c.iter().map(|&x| e.info(x).land.clone()).collect(), k);
+                        return Err(refuted(format!("the move to {child} leaves a loss")));
+                    }
+                    None => return Ok(unchecked(report, db)),
+                }
+            }
+        }
+        report.searched += e.stats().nodes - before;
+        if wins {
+            e.add_win(&land, k);
+        } else {
+            e.add_loss(&land, k);
+        }
+        report.checked += 1;
+    }
+    Ok(unchecked(report, db))
+}
+
+/// The report with the entries not re-proved counted.
+fn unchecked(mut report: CheckReport, db: &Merged<SproutsSearch>) -> CheckReport {
+    report.unchecked = db.len() as u64 - report.checked;
+    report
+}
+
+/// Re-proves every misère entry and hands those that hold to the engine.
+pub fn verify_misere(
+    g: &SproutsSearch,
+    db: &Merged<SproutsSearch>,
+    e: &mut Misere,
+    stop: &dyn Fn() -> bool,
+) -> crate::Result<CheckReport> {
+    let mut report = CheckReport::default();
+    let mut order: Vec<(u32, u32, usize)> = db
+        .records()
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.pos.lives(), r.pos.heap(), i))
+        .collect();
+    order.sort_unstable();
+    for (_, _, i) in order {
+        if stop() || e.stop_reason().is_some() {
+            break;
+        }
+        let wins = claim(g, db, i)?;
+        let p = db.records()[i].pos.clone();
+        let refuted = |why: String| db.refuted(g, i, if wins { "win" } else { "loss" }.into(), why);
+        if p.is_over() {
+            if !wins {
+                return Err(refuted("no move is left: its mover wins".into()));
+            }
+            report.checked += 1;
+            continue;
+        }
+        let before = e.stats().nodes;
+        let kids = p.children();
+        if wins {
+            if !kids.iter().any(|c| e.known(c) == Some(false)) {
+                let mut found = false;
+                for c in &kids {
+                    match e.wins(c) {
+                        Some(false) => {
+                            found = true;
+                            break;
+                        }
+                        Some(true) => {}
+                        None => return Ok(unchecked(report, db)),
+                    }
+                }
+                if !found {
+                    return Err(refuted("no move achieves it".into()));
+                }
+            }
+        } else {
+            for c in &kids {
+                match e.wins(c) {
+                    Some(true) => {}
+                    Some(false) => return Err(refuted(format!("the move to {c} leaves a loss"))),
+                    None => return Ok(unchecked(report, db)),
+                }
+            }
+        }
+        report.searched += e.stats().nodes - before;
+        e.add(p, wins);
+        report.checked += 1;
+    }
+    Ok(unchecked(report, db))
+}
+
+/// Hands every normal-play entry to the engine unchecked (`--trust-load`).
+pub fn trust_normal(db: &Merged<SproutsSearch>, e: &mut Normal) -> CheckReport {
+    let mut seen = HashSet::new();
+    for r in db.records() {
+        if let (Fact::Value(b), [land]) = (r.fact, r.pos.lands()) {
+            if seen.insert(r.key) {
+                if b.lo > 0 {
+                    e.add_win(land, r.pos.heap());
+                } else if b.hi < 0 {
+                    e.add_loss(land, r.pos.heap());
+                }
+            }
+        }
+    }
+    CheckReport {
+        trusted: db.len() as u64,
+        ..CheckReport::default()
+    }
+}
+
+/// Hands every misère entry to the engine unchecked (`--trust-load`).
+pub fn trust_misere(db: &Merged<SproutsSearch>, e: &mut Misere) -> CheckReport {
+    for r in db.records() {
+        if let Fact::Value(b) = r.fact {
+            if b.lo == b.hi && b.lo != 0 {
+                e.add(r.pos.clone(), b.lo > 0);
+            }
+        }
+    }
+    CheckReport {
+        trusted: db.len() as u64,
+        ..CheckReport::default()
+    }
+}

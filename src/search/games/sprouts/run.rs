@@ -1,0 +1,300 @@
+//! `retrograde search sprouts:...`: the run of [`crate::search::run`] with
+//! Sprouts' own engines. The options mean what they mean for every game
+//! (memory, limits, openings, proof databases), and `moves` lists the
+//! position's children with their values (Glop's Children tab). Tables do
+//! not apply: Sprouts has none.
+
+use super::misere::Misere;
+use super::normal::{self, Folded, Normal};
+use super::proof;
+use super::SproutsSearch;
+use crate::error::{Error, Result};
+use crate::games::sprouts::Position;
+use crate::search::proofdb::{self, Fact, Kind};
+use crate::search::run::{
+    openings, prepare, save, save_target, Answer, CheckOutcome, Counters, Loaded, Notice, Observer,
+    SearchOptions, SearchReport, Searched,
+};
+use crate::search::{Bounds, SearchGame, Stop};
+use crate::value::Value;
+use std::path::Path;
+use std::time::Instant;
+
+/// Either engine.
+enum Engine<'a> {
+    Normal(Normal<'a>),
+    Misere(Misere<'a>),
+}
+
+impl Engine<'_> {
+    fn stats(&self) -> crate::search::dfpn::Stats {
+        match self {
+            Engine::Normal(e) => e.stats(),
+            Engine::Misere(e) => e.stats(),
+        }
+    }
+
+    fn stop_reason(&self) -> Option<Stop> {
+        match self {
+            Engine::Normal(e) => e.stop_reason(),
+            Engine::Misere(e) => e.stop_reason(),
+        }
+    }
+
+    /// Whether the mover wins `p`, proving it if need be.
+    fn wins(&mut self, p: &Position) -> Option<bool> {
+        match self {
+            Engine::Normal(e) => e.wins(p),
+            Engine::Misere(e) => e.wins(p),
+        }
+    }
+
+    /// Whether the mover wins `p`, if already proved (no search).
+    fn known(&mut self, p: &Position) -> Option<bool> {
+        match self {
+            Engine::Normal(e) => {
+                let ids: Vec<u32> = p.lands().iter().map(|l| e.id(l)).collect();
+                match e.fold(&ids, p.heap()) {
+                    Folded::Heap(x) => Some(x != 0),
+                    Folded::Couple(l, k) => e.known(l, k),
+                    Folded::Sum(..) => None,
+                }
+            }
+            Engine::Misere(e) => e.known(p),
+        }
+    }
+}
+
+/// The engine for `g` with the run's limits.
+fn engine<'a>(
+    g: &SproutsSearch,
+    o: &crate::search::dfpn::Options,
+    observer: &'a dyn Observer,
+) -> Engine<'a> {
+    let opts = normal::Options {
+        memory: o.memory,
+        epsilon: o.epsilon,
+        node_limit: o.node_limit,
+        time_limit: o.time_limit,
+        cancel: o.cancel.clone(),
+    };
+    if g.misere() {
+        Engine::Misere(Misere::new(&opts).with_progress(move |s| observer.values(s)))
+    } else {
+        Engine::Normal(Normal::new(&opts).with_progress(move |s| observer.values(s)))
+    }
+}
+
+/// Runs a search of Sprouts as `options` say (see [`crate::search::run::run`]).
+pub fn run(
+    g: &SproutsSearch,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<SearchReport> {
+    no_tables(options)?;
+    if options.moves && options.openings.is_some() {
+        return Err(Error::SearchOption {
+            option: "--moves",
+            given: String::new(),
+            rule: "lists one position's children: it does not go with --openings".into(),
+        });
+    }
+    let (root, o) = prepare(g, options)?;
+    let target = save_target(options, observer)?;
+    observer.started();
+    let mut roots = vec![root.clone()];
+    if options.moves {
+        roots.extend(root.children());
+    } else if let Some(k) = options.openings {
+        match openings(g, &root, k, &options.cancel)? {
+            Some(r) => roots = r,
+            None => {
+                return Ok(SearchReport {
+                    engine: None,
+                    game: g.spec(),
+                    kind: Kind::Values,
+                    openings: true,
+                    results: Vec::new(),
+                    proven: false,
+                    stopped: Some(Stop::Requested),
+                    counters: Counters::Values(Default::default()),
+                    elapsed: Default::default(),
+                    memory: o.memory,
+                    loaded: None,
+                    saved: None,
+                })
+            }
+        }
+    }
+    let mut e = engine(g, &o, observer);
+    let loaded = load(g, options, &o, &mut e, observer)?;
+    let started = Instant::now();
+    let mut results = Vec::new();
+    for p in &roots {
+        let t = Instant::now();
+        let before = e.stats().nodes;
+        let answer = match &mut e {
+            Engine::Normal(n) if options.nimber => Answer::Nimber(n.nimber(p)),
+            _ => {
+                let bounds = match e.wins(p) {
+                    Some(true) => Bounds::exact(Value::Win),
+                    Some(false) => Bounds::exact(Value::Lose),
+                    None => Bounds::UNKNOWN,
+                };
+                let best_move = if bounds.value() == Some(Value::Win) {
+                    p.children()
+                        .into_iter()
+                        .find(|c| e.known(c) == Some(false))
+                        .map(|c| c.to_string())
+                } else {
+                    None
+                };
+                Answer::Value { bounds, best_move }
+            }
+        };
+        results.push(Searched {
+            position: p.to_string(),
+            answer,
+            nodes: e.stats().nodes - before,
+            elapsed: t.elapsed(),
+        });
+        if e.stop_reason().is_some() {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    let proven = results.len() == roots.len() && results.iter().all(|r| r.value().is_some());
+    let mut report = SearchReport {
+        engine: None,
+        game: g.spec(),
+        kind: Kind::Values,
+        openings: options.openings.is_some() || options.moves,
+        results,
+        proven,
+        stopped: e.stop_reason().filter(|_| !proven),
+        counters: Counters::Values(e.stats()),
+        elapsed,
+        memory: o.memory,
+        loaded,
+        saved: None,
+    };
+    observer.proven(&report);
+    report.saved = target.map(|t| {
+        // The proof of every root proved (its children's too, with --moves).
+        let proved: Vec<Position> = roots
+            .iter()
+            .zip(&report.results)
+            .filter(|(_, r)| r.value().is_some())
+            .map(|(p, _)| p.clone())
+            .collect();
+        let records = match &e {
+            Engine::Normal(n) => proof::normal_records(n, &proved),
+            Engine::Misere(m) => proof::misere_records(m, &proved),
+        };
+        save(g, t, Kind::Values, records.into_iter(), observer)
+    });
+    Ok(report)
+}
+
+/// `--tablebase` is refused: Sprouts has no table.
+fn no_tables(options: &SearchOptions) -> Result<()> {
+    match options.tablebases.first() {
+        Some(path) => Err(Error::LeafTable {
+            path: path.clone(),
+            reason: "Sprouts has no tables: its positions are searched".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `load`: reads, merges and re-proves (or trusts) the databases.
+fn load(
+    g: &SproutsSearch,
+    options: &SearchOptions,
+    o: &crate::search::dfpn::Options,
+    e: &mut Engine,
+    observer: &dyn Observer,
+) -> Result<Option<Loaded>> {
+    if options.load.is_empty() {
+        return Ok(None);
+    }
+    let started = Instant::now();
+    let (_, db) = proofdb::read(g, &options.load, Some(Kind::Values), o.memory)?;
+    let deadline = o.time_limit.map(|t| started + t);
+    let cancel = o.cancel.clone();
+    let stop = move || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
+    let report = match (e, options.trust_load) {
+        (Engine::Normal(n), true) => proof::trust_normal(&db, n),
+        (Engine::Misere(m), true) => proof::trust_misere(&db, m),
+        (Engine::Normal(n), false) => proof::verify_normal(g, &db, n, &stop)?,
+        (Engine::Misere(m), false) => proof::verify_misere(g, &db, m, &stop)?,
+    };
+    if report.trusted > 0 {
+        observer.notice(&Notice::Trusted(report.trusted));
+    }
+    Ok(Some(Loaded {
+        report,
+        elapsed: started.elapsed(),
+    }))
+}
+
+/// Re-proves every entry of `database` and says what it gives the
+/// position (see [`crate::search::run::check`]).
+pub fn check(
+    g: &SproutsSearch,
+    database: &Path,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<CheckOutcome> {
+    no_tables(options)?;
+    if !options.load.is_empty() || options.save.is_some() || options.openings.is_some() {
+        return Err(Error::SearchOption {
+            option: "--check",
+            given: Error::quote_path(database),
+            rule: "re-proves one database: it does not load, save or list openings".into(),
+        });
+    }
+    let (root, o) = prepare(g, options)?;
+    observer.started();
+    let (kind, db) = proofdb::read(
+        g,
+        std::slice::from_ref(&database.to_path_buf()),
+        None,
+        o.memory,
+    )?;
+    if kind != Kind::Values {
+        return Err(Error::ProofDatabase {
+            path: database.to_path_buf(),
+            fault: crate::error::ProofFault::OtherKind {
+                found: kind.name(),
+                expected: Kind::Values.name(),
+            },
+        });
+    }
+    let started = Instant::now();
+    let mut e = engine(g, &o, observer);
+    let cancel = o.cancel.clone();
+    let stop = move || cancel.is_cancelled();
+    let report = match &mut e {
+        Engine::Normal(n) => proof::verify_normal(g, &db, n, &stop)?,
+        Engine::Misere(m) => proof::verify_misere(g, &db, m, &stop)?,
+    };
+    let stopped = (report.unchecked > 0).then(|| e.stop_reason().unwrap_or(Stop::Requested));
+    // The position's entry, or what the entries re-proved give it.
+    let entry = db.fact(&g.key(&root)).or_else(|| {
+        e.known(&root)
+            .map(|w| Fact::Value(Bounds::exact(if w { Value::Win } else { Value::Lose })))
+    });
+    Ok(CheckOutcome {
+        game: g.spec(),
+        position: root.to_string(),
+        kind,
+        report,
+        entries: db.len() as u64,
+        entry,
+        stopped,
+        deepest: e.stats().deepest,
+        memory: o.memory,
+        elapsed: started.elapsed(),
+    })
+}
