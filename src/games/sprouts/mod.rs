@@ -91,7 +91,10 @@ impl Sprouts {
         Ok(Sprouts { spots, misere })
     }
 
-    /// What `sprouts:PARAMS` describes: `N` or `N:misere`.
+    /// What `sprouts:PARAMS` describes: `N` or `N:misere`. Only the
+    /// search calls it (Sprouts has no table), and the reader-only build
+    /// has no search.
+    #[cfg_attr(not(feature = "solve"), allow(dead_code))]
     pub(crate) fn describe(params: &str) -> Result<Sprouts, String> {
         let (n, rest) = match params.split_once(':') {
             Some((n, r)) => (n, Some(r)),
