@@ -1,0 +1,54 @@
+#!/bin/bash
+# The Sogo 4 campaign (docs/campaigns/sogo4.md): rounds of
+#   retrograde search sogo:4 OPENING --load sogo4-N.proof --save sogo4-(N+1).proof
+# each proving one first move for SLICE seconds, the three first moves up to
+# symmetry (corner a1, edge b1, centre b2) in turn, each round starting from
+# every position the rounds before proved (re-proven on loading) and saving
+# every SAVE_EVERY seconds. Resumable at any time: run this script again
+# (after a kill, a crash, or with a newer binary in BIN); it takes the newest
+# whole database and the next opening in turn.
+#
+# Environment: DIR (default ./sogo4-campaign), BIN (default: retrograde on
+# PATH, else this checkout's target/release/retrograde), SLICE, SAVE_EVERY,
+# MEMORY (the search's --memory). Run it detached and at low priority, e.g.
+#   setsid nohup tools/sogo-campaign.sh > /dev/null 2>&1 &
+set -u
+DIR=${DIR:-$PWD/sogo4-campaign}
+BIN=${BIN:-$(command -v retrograde || echo "$(dirname "$0")/../target/release/retrograde")}
+SLICE=${SLICE:-7200}
+SAVE_EVERY=${SAVE_EVERY:-600}
+MEMORY=${MEMORY:-3G}
+OPENINGS=(a1 b1 b2)
+# Resolved before the cd below, so a relative BIN names the same file.
+BIN=$(realpath "$BIN") || exit 1
+mkdir -p "$DIR" && cd "$DIR" || exit 1
+# Low priority for the whole session, not only against this session's own
+# processes: with the kernel's autogroups, a session (setsid) is scheduled
+# as one group beside every other, whatever its processes' nice.
+echo 19 > /proc/self/autogroup 2>/dev/null
+while true; do
+    # `touch STOP` ends the campaign after the round under way (SIGTERM to
+    # the search ends that round at once: it saves what it proved).
+    if [ -e STOP ]; then echo "$(date -Is) stopped (STOP)" >> campaign.log; exit 0; fi
+    # The newest database a run finished or saved periodically (each save
+    # is renamed into place whole, so any sogo4-N.proof present is whole).
+    last=$(ls sogo4-*.proof 2>/dev/null | sed -n 's/^sogo4-\([0-9]*\)\.proof$/\1/p' | sort -n | tail -1)
+    if [ -z "$last" ]; then next=1; load=(); else next=$((last + 1)); load=(--load "sogo4-$last.proof"); fi
+    # The next opening in turn not yet proven (proven.txt: one per line).
+    opening=
+    for i in 0 1 2; do
+        o=${OPENINGS[$(( (next - 1 + i) % 3 ))]}
+        if ! grep -qx "$o" proven.txt 2>/dev/null; then opening=$o; break; fi
+    done
+    if [ -z "$opening" ]; then echo "$(date -Is) every opening proven" >> campaign.log; exit 0; fi
+    echo "$(date -Is) round $next: opening $opening, ${load[*]:-nothing loaded}" >> campaign.log
+    nice -n 19 "$BIN" search sogo:4 "$opening" --memory "$MEMORY" --time "$SLICE" \
+        --save-every "$SAVE_EVERY" --save "sogo4-$next.proof" "${load[@]}" --json \
+        > "sogo4-$next.json" 2> "sogo4-$next.log"
+    code=$?
+    echo "$(date -Is) round $next: exit $code" >> campaign.log
+    if [ "$code" = 0 ]; then echo "$opening" >> proven.txt; fi
+    # 0 proven, 3 stopped by --time: go on; anything else (a kill, an
+    # error) ends the campaign until this script is run again.
+    if [ "$code" != 0 ] && [ "$code" != 3 ]; then exit "$code"; fi
+done
