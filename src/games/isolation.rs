@@ -172,16 +172,17 @@ fn for_each_extension(board: u32, m: u32, base: u64, f: &mut impl FnMut(u64)) {
         let h = 3 - k;
         above[h] = above[h + 1].wrapping_add(COLEX8[h + 1][c[h + 1] + 1][b[h + 1] as usize]);
     }
+    // Per byte, its table row and everything else a child adds, taken once
+    // per board: each child is then one lookup and one add.
+    let row: [&[u32; 256]; 4] = std::array::from_fn(|k| &COLEX8[k][c[k]]);
+    let add: [u64; 4] = std::array::from_fn(|k| base + u64::from(below[k].wrapping_add(above[k])));
     let mut free = !board & ((1u32 << m) - 1);
     while free != 0 {
         let j = free.trailing_zeros();
         free &= free - 1;
-        let k = (j / 8) as usize;
-        let byte = b[k] as usize | 1 << (j % 8);
-        let r = below[k]
-            .wrapping_add(COLEX8[k][c[k]][byte])
-            .wrapping_add(above[k]);
-        f(base + u64::from(r));
+        let k = (j / 8) as usize & 3;
+        let byte = b[k] | 1 << (j % 8);
+        f(add[k] + u64::from(row[k][byte as usize]));
     }
 }
 
@@ -224,16 +225,18 @@ const DELTA_COLS: u32 = 7;
 struct StepDeltas {
     /// Set-bit counts per window place: m + 1 for m board bits.
     counts: usize,
-    /// Moves up and down, each indexed `((lo · counts + c0) << C) | bits`,
-    /// the change as a wrapping `u32`.
-    table: [Vec<u32>; 2],
+    /// Moves up, then down, each indexed `((lo · counts + c0) << C) |
+    /// bits`, the change as a wrapping `u32`: one table, so that a step's
+    /// row is one offset.
+    table: Vec<u32>,
 }
 
 impl StepDeltas {
     fn new(m: u32, cols: u32) -> StepDeltas {
         let counts = m as usize + 1;
         let patterns = 1usize << cols;
-        let mut table = [vec![0u32; counts * counts * patterns], vec![0u32; counts * counts * patterns]];
+        let half = counts * counts * patterns;
+        let mut table = vec![0u32; 2 * half];
         for lo in 0..counts {
             for c0 in 0..counts {
                 for bits in 0..patterns {
@@ -251,8 +254,8 @@ impl StepDeltas {
                         i += 1;
                     }
                     let at = ((lo * counts + c0) << cols) | bits;
-                    table[0][at] = up;
-                    table[1][at] = down;
+                    table[at] = up;
+                    table[half + at] = down;
                 }
             }
         }
@@ -262,7 +265,7 @@ impl StepDeltas {
 
 impl std::fmt::Debug for StepDeltas {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "StepDeltas({} entries)", 2 * self.table[0].len())
+        write!(f, "StepDeltas({} entries)", self.table.len())
     }
 }
 
@@ -280,8 +283,7 @@ struct Step {
     /// The byte holding place `lo`, and the mask of the bits below `lo` in it.
     byte: usize,
     below: u32,
-    /// The table (0 up, 1 down) and its row for `lo`.
-    dir: usize,
+    /// The row of [`StepDeltas::table`] for this direction and `lo`.
     row: usize,
     /// Where the vacated square joins the new layout (ranking from scratch).
     from_bit: u32,
@@ -992,12 +994,13 @@ impl Game for Isolation {
         let bits = self.board_bits();
         let k = bits - tier;
         let next = self.unit_base(k + 1, unit);
-        let mut buf = [0u64; MAX_SQUARES as usize];
+        // 32 slots for at most 28 completions: the index mask cannot miss.
+        let mut buf = [0u64; 32];
         let mut index = self.unit_base(k, unit);
         walk_boards(k, bits, |board| {
             let mut n = 0;
             for_each_extension(board, bits, next, &mut |c| {
-                buf[n] = c;
+                buf[n & 31] = c;
                 n += 1;
             });
             f(index, &buf[..n]);
@@ -1039,7 +1042,7 @@ impl Game for Isolation {
             targets &= targets - 1;
             let to_bit = t - u32::from(t > s) - u32::from(t > o);
             let s_bit = s - u32::from(s > o);
-            let (lo, hi, dir) = if t > s {
+            let (lo, hi, down) = if t > s {
                 (s_bit, to_bit, 0)
             } else {
                 (to_bit + 1, s_bit, 1)
@@ -1054,10 +1057,10 @@ impl Game for Isolation {
                 to_bit,
                 lo,
                 window: (1 << (hi - lo)) - 1,
-                byte: (lo / 8) as usize,
+                byte: (lo / 8) as usize & 3,
                 below: (1 << (lo % 8)) - 1,
-                dir,
-                row: (lo as usize * counts) << self.cols,
+                row: deltas.map_or(0, |d| down * d.table.len() / 2)
+                    + ((lo as usize * counts) << self.cols),
                 from_bit: s - u32::from(s > t) - u32::from(s > o),
             };
             ns += 1;
@@ -1077,18 +1080,19 @@ impl Game for Isolation {
                     let c3 = c2 + u32::from(POP8[b[2] as usize]);
                     let below = [0, c1, c2, c3];
                     for st in steps {
-                        let c0 = below[st.byte]
-                            + u32::from(POP8[(u32::from(b[st.byte]) & st.below) as usize]);
+                        let byte = st.byte & 3;
+                        let c0 =
+                            below[byte] + u32::from(POP8[(u32::from(b[byte]) & st.below) as usize]);
                         let window = (board >> st.lo) & st.window;
                         let at = st.row + ((c0 as usize) << self.cols) + window as usize;
-                        buf[n] = st.base + u64::from(rank.wrapping_add(d.table[st.dir][at]));
+                        buf[n & 7] = st.base + u64::from(rank.wrapping_add(d.table[at]));
                         n += ((board >> st.to_bit) & 1 ^ 1) as usize;
                     }
                 }
                 None => {
                     for st in steps {
                         let moved = insert_zero(squeeze(board, st.to_bit), st.from_bit);
-                        buf[n] = st.base + u64::from(colex(moved));
+                        buf[n & 7] = st.base + u64::from(colex(moved));
                         n += ((board >> st.to_bit) & 1 ^ 1) as usize;
                     }
                 }
@@ -1408,10 +1412,21 @@ mod tests {
             g.for_each_unit_intermediates(t, u, |i, v, c| got.push((i, v, c.to_vec())));
             assert_eq!(got, want, "{} tier {t} unit {u}", g.spec());
             let run = g.unit_range(t, u).unwrap();
-            assert_eq!(want.iter().map(|w| w.0).collect::<Vec<_>>(), run.collect::<Vec<_>>());
+            assert_eq!(
+                want.iter().map(|w| w.0).collect::<Vec<_>>(),
+                run.collect::<Vec<_>>()
+            );
             want.len()
         };
-        for spec in ["3x3", "3x4", "4x3", "4x4", "3x3:misere", "2x8", "2x3:a=0,b=5"] {
+        for spec in [
+            "3x3",
+            "3x4",
+            "4x3",
+            "4x4",
+            "3x3:misere",
+            "2x8",
+            "2x3:a=0,b=5",
+        ] {
             let plain = Isolation::from_params(spec).unwrap();
             for g in [plain.clone(), plain.folded().unwrap()] {
                 let mut n = 0;

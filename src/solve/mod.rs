@@ -844,11 +844,13 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
                 best
             }
         };
-        out.extend_from_slice(&cell.to_le_bytes()[..w]);
         if w == 1 {
+            // A push, not a one-byte copy of unknown length (a call).
+            out.push(cell as u8);
             by_cell[cell as usize & 0xff] += 1;
             return;
         }
+        out.extend_from_slice(&cell.to_le_bytes()[..w]);
         tally_cell(&mut tally, codec, cell, 1);
     });
     for (cell, &n) in by_cell.iter().enumerate().filter(|(_, &n)| n > 0) {
