@@ -18,10 +18,13 @@
 #   RETROGRADE  our binary (default: target/release/retrograde, built first)
 #   NICE        niceness for both programs (default 0; use 10 on a shared box)
 #
-# Prints a markdown table: run, peer wall s, ours wall s, ratio (peer/ours),
-# the load average before each pair, and the medians. Wall times come from
-# bash's own clock around each process (the whole process: ours solves,
-# writes and syncs its file; the peer solves and writes its database).
+# Prints a markdown table: run, the load average before each pair, peer and
+# ours wall s and CPU s (user + system), the ratios (peer/ours), and the
+# medians. Wall times come from bash's own clock around each process (the
+# whole process: ours solves, writes and syncs its file; the peer solves and
+# writes its database); CPU times from GNU time when /usr/bin/time exists.
+# The peer runs on one thread, ours on every core: on a loaded machine the
+# wall ratio depends on the load, the CPU ratio much less.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -68,37 +71,56 @@ nice_n=${NICE:-0}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/peer-compare.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-# Seconds (3 decimals) of one command run in directory $1.
+# "WALL CPU" seconds of one command run in directory $1 (CPU "-" without
+# GNU time).
 timed() {
     local d=$1
     shift
-    local t0 t1
+    local t0 t1 cpu=-
     t0=$(date +%s.%N)
-    (cd "$d" && nice -n "$nice_n" "$@") >"$d/out" 2>"$d/err"
+    if [[ -x /usr/bin/time ]]; then
+        (cd "$d" && /usr/bin/time -o "$d/time" -f "%U %S" nice -n "$nice_n" "$@") >"$d/out" 2>"$d/err"
+        cpu=$(awk '{printf "%.2f", $1 + $2}' "$d/time")
+    else
+        (cd "$d" && nice -n "$nice_n" "$@") >"$d/out" 2>"$d/err"
+    fi
     t1=$(date +%s.%N)
-    echo "$t0 $t1" | awk '{printf "%.3f", $2 - $1}'
+    echo "$t0 $t1 $cpu" | awk '{printf "%.3f %s\n", $2 - $1, $3}'
+}
+
+# a / b to one decimal, or "-".
+ratio() {
+    echo "$1 $2" | awk '{ if ($1 == "-" || $2 == "-" || $2 == 0) print "-"; else printf "%.1f×", $1 / $2 }'
 }
 
 n=$((rows * cols))
 want=$((n * n * (1 << n)))
 peers=()
 oursl=()
-echo "| run | load (1 min) | peer s | ours s | peer / ours |"
-echo "|---:|---:|---:|---:|---:|"
+peerc=()
+oursc=()
+echo "| run | load (1 min) | peer wall s | ours wall s | wall ratio | peer CPU s | ours CPU s | CPU ratio |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
 for ((i = 1; i <= runs; i++)); do
     load=$(cut -d' ' -f1 /proc/loadavg)
     rm -rf "$dir/peer" "$dir/ours"
     mkdir "$dir/peer" "$dir/ours"
-    p=$(timed "$dir/peer" "$peer")
+    read -r p pc < <(timed "$dir/peer" "$peer")
     if ! grep -q "TOTAL_POSITION=$want\$" "$dir/peer/err"; then
         echo "error: the peer was not built for ${rows}x$cols (want TOTAL_POSITION=$want):" >&2
         head -n 3 "$dir/peer/err" >&2
         exit 1
     fi
-    o=$(timed "$dir/ours" "$ours" solve "isolation:$board" "${opts[@]}" -o "$dir/ours/t.rtb")
+    if ! read -r o oc < <(timed "$dir/ours" "$ours" solve "isolation:$board" "${opts[@]}" -o "$dir/ours/t.rtb"); then
+        echo "error: our solve failed:" >&2
+        cat "$dir/ours/err" >&2
+        exit 1
+    fi
     peers+=("$p")
     oursl+=("$o")
-    echo "| $i | $load | $p | $o | $(echo "$p $o" | awk '{printf "%.1f", $1 / $2}')× |"
+    peerc+=("$pc")
+    oursc+=("$oc")
+    echo "| $i | $load | $p | $o | $(ratio "$p" "$o") | $pc | $oc | $(ratio "$pc" "$oc") |"
 done
 
 median() {
@@ -106,7 +128,9 @@ median() {
 }
 mp=$(median "${peers[@]}")
 mo=$(median "${oursl[@]}")
-echo "| median | | $mp | $mo | $(echo "$mp $mo" | awk '{printf "%.1f", $1 / $2}')× |"
+mpc=$(median "${peerc[@]}")
+moc=$(median "${oursc[@]}")
+echo "| median | | $mp | $mo | $(ratio "$mp" "$mo") | $mpc | $moc | $(ratio "$mpc" "$moc") |"
 echo
 echo "ours: $(head -n 1 "$dir/ours/out")"
 echo "peer: $(grep -h "Start position" "$dir/peer"/log_* 2>/dev/null || echo '(no log)')"

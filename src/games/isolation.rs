@@ -241,8 +241,8 @@ impl StepDeltas {
             for c0 in 0..counts {
                 for bits in 0..patterns {
                     let (mut up, mut down) = (0u32, 0u32);
-                    let mut i = c0;
-                    for s in (0..cols as usize).filter(|&s| bits & 1 << s != 0) {
+                    let set = (0..cols as usize).filter(|&s| bits & 1 << s != 0);
+                    for (i, s) in (c0..).zip(set) {
                         // The bit at place p is set bit number i + 1.
                         let p = lo + s;
                         if p < 32 && i < 32 {
@@ -251,7 +251,6 @@ impl StepDeltas {
                         if (1..=32).contains(&p) && i < 32 {
                             down = down.wrapping_sub(BINOM[p - 1][i]);
                         }
-                        i += 1;
                     }
                     let at = ((lo * counts + c0) << cols) | bits;
                     table[at] = up;
