@@ -247,6 +247,44 @@ pub trait Game: Clone + Send + Sync + Sized {
     #[inline]
     fn for_each_completion(&self, _index: u64, _x: &Self::Position, _f: impl FnMut(u64)) {}
 
+    /// Compound games, a whole unit at once: calls `f(index, completions)`
+    /// for every intermediate state of work unit `unit` of `tier`, in
+    /// [`Game::for_each_in_unit`]'s order, with the indices
+    /// [`Game::for_each_completion`] yields for it. The default is those two
+    /// methods; a game may walk its index without decoding positions (the
+    /// solver's hot loop).
+    fn for_each_unit_completions(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &[u64])) {
+        let mut buf = Vec::new();
+        self.for_each_in_unit(tier, unit, |index, x| {
+            buf.clear();
+            self.for_each_completion(index, x, |c| buf.push(c));
+            f(index, &buf);
+        });
+    }
+
+    /// Compound games, a whole unit at once: calls `f(index, primitive,
+    /// intermediates)` for every position of work unit `unit` of `tier`, in
+    /// [`Game::for_each_in_unit`]'s order: its [`Game::primitive`] value,
+    /// and when that is `None`, the indices [`Game::for_each_intermediate`]
+    /// yields for it, in that order. The default is those methods; a game
+    /// may walk its index without decoding positions.
+    fn for_each_unit_intermediates(
+        &self,
+        tier: u32,
+        unit: u64,
+        f: impl FnMut(u64, Option<Value>, &[u64]),
+    ) {
+        unit_intermediates_by_position(self, tier, unit, f)
+    }
+
+    /// The indices of work unit `unit` of `tier` when they are exactly one
+    /// run, which [`Game::for_each_in_unit`] visits in increasing order (so
+    /// the solver can write a unit's cells without enumerating it again).
+    /// `None` (the default): no such promise.
+    fn unit_range(&self, _tier: u32, _unit: u64) -> Option<std::ops::Range<u64>> {
+        None
+    }
+
     /// Compound games: the number of groups of work units a tier splits into,
     /// such that a position's intermediates lie in its own group's units.
     /// Groups are solved one after another, which bounds the scratch memory
@@ -307,6 +345,26 @@ pub trait Game: Clone + Send + Sync + Sized {
 
     /// Writes a move in the game's notation.
     fn format_move(&self, m: &Self::Move) -> String;
+}
+
+/// [`Game::for_each_unit_intermediates`] through the unit's positions: the
+/// trait's default, and what a game's own walk falls back to where it has
+/// no faster one (Isolation's folded index).
+pub(crate) fn unit_intermediates_by_position<G: Game>(
+    game: &G,
+    tier: u32,
+    unit: u64,
+    mut f: impl FnMut(u64, Option<Value>, &[u64]),
+) {
+    let mut buf = Vec::new();
+    game.for_each_in_unit(tier, unit, |index, p| {
+        buf.clear();
+        let primitive = game.primitive(p);
+        if primitive.is_none() {
+            game.for_each_intermediate(p, |i| buf.push(i));
+        }
+        f(index, primitive, &buf);
+    });
 }
 
 /// Conformance checks for game authors: walk every index of a small

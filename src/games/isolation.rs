@@ -34,7 +34,7 @@ use crate::games::bits::{insert_zero, next_combination};
 use crate::games::board::{BoardView, CellState, Shape, View};
 use crate::games::symmetry::BoardSymmetries;
 use crate::value::Value;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Largest board: 30 squares keeps masks in a `u32` (the board bits, n−2 ≤
 /// 28, and every colex rank, below C(28, 14), too) and the index in a `u64`
@@ -172,17 +172,120 @@ fn for_each_extension(board: u32, m: u32, base: u64, f: &mut impl FnMut(u64)) {
         let h = 3 - k;
         above[h] = above[h + 1].wrapping_add(COLEX8[h + 1][c[h + 1] + 1][b[h + 1] as usize]);
     }
+    // Per byte, its table row and everything else a child adds, taken once
+    // per board: each child is then one lookup and one add.
+    let row: [&[u32; 256]; 4] = std::array::from_fn(|k| &COLEX8[k][c[k]]);
+    let add: [u64; 4] = std::array::from_fn(|k| base + u64::from(below[k].wrapping_add(above[k])));
     let mut free = !board & ((1u32 << m) - 1);
     while free != 0 {
         let j = free.trailing_zeros();
         free &= free - 1;
-        let k = (j / 8) as usize;
-        let byte = b[k] as usize | 1 << (j % 8);
-        let r = below[k]
-            .wrapping_add(COLEX8[k][c[k]][byte])
-            .wrapping_add(above[k]);
-        f(base + u64::from(r));
+        let k = (j / 8) as usize & 3;
+        let byte = b[k] | 1 << (j % 8);
+        f(add[k] + u64::from(row[k][byte as usize]));
     }
+}
+
+/// Calls `f` with every set of `k` board bits below bit `m`, in colex order
+/// (increasing numeric order), which is their order in a pair's block.
+#[inline(always)]
+fn walk_boards(k: u32, m: u32, mut f: impl FnMut(u32)) {
+    let limit = 1u64 << m;
+    let mut board: u64 = (1u64 << k) - 1;
+    loop {
+        f(board as u32);
+        if board == 0 {
+            break;
+        }
+        board = next_combination(board);
+        if board >= limit {
+            break;
+        }
+    }
+}
+
+/// Widest board whose steps rank by [`StepDeltas`]: a window of C bits
+/// takes 2^C patterns per table row. Wider boards (2×15, 3×10, ...) rank each
+/// intermediate from scratch.
+const DELTA_COLS: u32 = 7;
+
+/// How a step changes a board's colex rank, for ranking a position's
+/// intermediates from its own rank instead of from scratch.
+///
+/// A step of the mover's piece from s to t keeps the removed squares. In the
+/// layout of the new pair (pieces on t and the other's square) the board
+/// bits of the squares strictly between s and t move one place up (t > s)
+/// or down (t < s), keeping their order among the set bits; every other bit
+/// keeps its place (t's bit, which leaves the layout, and s's, which joins
+/// it, are both clear). A bit at place p that is the i-th set bit
+/// contributes C(p, i) to the rank, so the move changes the rank by C(p, i−1)
+/// up, −C(p−1, i−1) down. The window is at most C bits (a diagonal step
+/// spans C squares), so the change is a function of the window's lowest
+/// place `lo`, the set bits below it `c0` and its bits: one table entry.
+struct StepDeltas {
+    /// Set-bit counts per window place: m + 1 for m board bits.
+    counts: usize,
+    /// Moves up, then down, each indexed `((lo · counts + c0) << C) |
+    /// bits`, the change as a wrapping `u32`: one table, so that a step's
+    /// row is one offset.
+    table: Vec<u32>,
+}
+
+impl StepDeltas {
+    fn new(m: u32, cols: u32) -> StepDeltas {
+        let counts = m as usize + 1;
+        let patterns = 1usize << cols;
+        let half = counts * counts * patterns;
+        let mut table = vec![0u32; 2 * half];
+        for lo in 0..counts {
+            for c0 in 0..counts {
+                for bits in 0..patterns {
+                    let (mut up, mut down) = (0u32, 0u32);
+                    let set = (0..cols as usize).filter(|&s| bits & 1 << s != 0);
+                    for (i, s) in (c0..).zip(set) {
+                        // The bit at place p is set bit number i + 1.
+                        let p = lo + s;
+                        if p < 32 && i < 32 {
+                            up = up.wrapping_add(BINOM[p][i]);
+                        }
+                        if (1..=32).contains(&p) && i < 32 {
+                            down = down.wrapping_sub(BINOM[p - 1][i]);
+                        }
+                    }
+                    let at = ((lo * counts + c0) << cols) | bits;
+                    table[at] = up;
+                    table[half + at] = down;
+                }
+            }
+        }
+        StepDeltas { counts, table }
+    }
+}
+
+impl std::fmt::Debug for StepDeltas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StepDeltas({} entries)", self.table.len())
+    }
+}
+
+/// One step of the mover's piece, as the solver's walk over a unit's boards
+/// sees it (plain index).
+#[derive(Clone, Copy, Default)]
+struct Step {
+    /// First index of the new pair's boards in this block.
+    base: u64,
+    /// The board bit of the square stepped to, in the parent's layout.
+    to_bit: u32,
+    /// The window's lowest place, and its width as a mask.
+    lo: u32,
+    window: u32,
+    /// The byte holding place `lo`, and the mask of the bits below `lo` in it.
+    byte: usize,
+    below: u32,
+    /// The row of [`StepDeltas::table`] for this direction and `lo`.
+    row: usize,
+    /// Where the vacated square joins the new layout (ranking from scratch).
+    from_bit: u32,
 }
 
 /// Isolation with given board size and start squares.
@@ -201,6 +304,8 @@ pub struct Isolation {
     folding: Option<Arc<Folding>>,
     /// Misère play: the player who cannot step wins.
     misere: bool,
+    /// The solver's step ranks, built on first use (see [`StepDeltas`]).
+    deltas: Arc<OnceLock<StepDeltas>>,
 }
 
 impl PartialEq for Isolation {
@@ -566,6 +671,7 @@ impl Isolation {
             cum,
             folding: None,
             misere: false,
+            deltas: Arc::new(OnceLock::new()),
         })
     }
 
@@ -876,6 +982,141 @@ impl Game for Isolation {
         for_each_extension(board, bits, self.unit_base(k + 1, pair), &mut f);
     }
 
+    /// A unit is one pair's boards of one block: they are walked in colex
+    /// order as they lie in the index, with no position decoded, and each
+    /// one's completions are its extensions in the same pair's next block.
+    #[inline]
+    fn for_each_unit_completions(&self, tier: u32, unit: u64, mut f: impl FnMut(u64, &[u64])) {
+        if tier >= self.tier_count() || unit >= self.blocks() {
+            return;
+        }
+        let bits = self.board_bits();
+        let k = bits - tier;
+        let next = self.unit_base(k + 1, unit);
+        // 32 slots for at most 28 completions: the index mask cannot miss.
+        let mut buf = [0u64; 32];
+        let mut index = self.unit_base(k, unit);
+        walk_boards(k, bits, |board| {
+            let mut n = 0;
+            for_each_extension(board, bits, next, &mut |c| {
+                buf[n & 31] = c;
+                n += 1;
+            });
+            f(index, &buf[..n]);
+            index += 1;
+        });
+    }
+
+    /// Plain index: the pair is fixed in a unit, so each step's new pair,
+    /// its block and its window are worked out once per unit, and each
+    /// intermediate's index is the new pair's base plus the parent's own
+    /// rank (its place in the walk) plus a [`StepDeltas`] entry. Every step
+    /// is ranked, legal or not, and the legal ones kept by the count: no
+    /// branch on which squares are present. The folded index maps each
+    /// intermediate by a symmetry, and goes through the positions.
+    #[inline]
+    fn for_each_unit_intermediates(
+        &self,
+        tier: u32,
+        unit: u64,
+        mut f: impl FnMut(u64, Option<Value>, &[u64]),
+    ) {
+        if self.folding.is_some() || tier >= self.tier_count() || unit >= self.blocks() {
+            crate::game::unit_intermediates_by_position(self, tier, unit, f);
+            return;
+        }
+        let bits = self.board_bits();
+        let k = bits - tier;
+        let deltas = (self.cols <= DELTA_COLS)
+            .then(|| self.deltas.get_or_init(|| StepDeltas::new(bits, self.cols)));
+        let counts = deltas.map_or(0, |d| d.counts);
+        let mover = (k & 1) as usize;
+        let pieces = self.block_pieces(unit as u32);
+        let (s, o) = (pieces[mover], pieces[1 - mover]);
+        let mut steps = [Step::default(); 8];
+        let mut ns = 0;
+        let mut targets = self.neighbours[s as usize] & !(1 << o);
+        while targets != 0 {
+            let t = targets.trailing_zeros();
+            targets &= targets - 1;
+            let to_bit = t - u32::from(t > s) - u32::from(t > o);
+            let s_bit = s - u32::from(s > o);
+            let (lo, hi, down) = if t > s {
+                (s_bit, to_bit, 0)
+            } else {
+                (to_bit + 1, s_bit, 1)
+            };
+            let pair = if mover == 0 {
+                self.block(t, o)
+            } else {
+                self.block(o, t)
+            };
+            steps[ns] = Step {
+                base: self.unit_base(k, pair),
+                to_bit,
+                lo,
+                window: (1 << (hi - lo)) - 1,
+                byte: (lo / 8) as usize & 3,
+                below: (1 << (lo % 8)) - 1,
+                row: deltas.map_or(0, |d| down * d.table.len() / 2)
+                    + ((lo as usize * counts) << self.cols),
+                from_bit: s - u32::from(s > t) - u32::from(s > o),
+            };
+            ns += 1;
+        }
+        let steps = &steps[..ns];
+        let primitive = if self.misere { Value::Win } else { Value::Lose };
+        let start = self.unit_base(k, unit);
+        let mut rank = 0u32;
+        let mut buf = [0u64; 8];
+        walk_boards(k, bits, |board| {
+            let mut n = 0;
+            match deltas {
+                Some(d) => {
+                    let b = board.to_le_bytes();
+                    let c1 = u32::from(POP8[b[0] as usize]);
+                    let c2 = c1 + u32::from(POP8[b[1] as usize]);
+                    let c3 = c2 + u32::from(POP8[b[2] as usize]);
+                    let below = [0, c1, c2, c3];
+                    for st in steps {
+                        let byte = st.byte & 3;
+                        let c0 =
+                            below[byte] + u32::from(POP8[(u32::from(b[byte]) & st.below) as usize]);
+                        let window = (board >> st.lo) & st.window;
+                        let at = st.row + ((c0 as usize) << self.cols) + window as usize;
+                        buf[n & 7] = st.base + u64::from(rank.wrapping_add(d.table[at]));
+                        n += ((board >> st.to_bit) & 1 ^ 1) as usize;
+                    }
+                }
+                None => {
+                    for st in steps {
+                        let moved = insert_zero(squeeze(board, st.to_bit), st.from_bit);
+                        buf[n & 7] = st.base + u64::from(colex(moved));
+                        n += ((board >> st.to_bit) & 1 ^ 1) as usize;
+                    }
+                }
+            }
+            let index = start + u64::from(rank);
+            if n == 0 {
+                f(index, Some(primitive), &[]);
+            } else {
+                f(index, None, &buf[..n]);
+            }
+            rank += 1;
+        });
+    }
+
+    /// A unit is one pair's boards of one block, in index order.
+    fn unit_range(&self, tier: u32, unit: u64) -> Option<std::ops::Range<u64>> {
+        if tier >= self.tier_count() || unit >= self.blocks() {
+            return None;
+        }
+        let bits = self.board_bits();
+        let k = bits - tier;
+        let start = self.unit_base(k, unit);
+        Some(start..start + u64::from(BINOM[bits as usize][k as usize]))
+    }
+
     /// A position's intermediates keep the non-mover's square, so the units
     /// sharing it form a closed group. Folding maps that square within its
     /// orbit under the board's symmetries, so folded groups are the orbits
@@ -1140,6 +1381,77 @@ mod tests {
                         _ => 3,
                     };
                     assert_eq!(g.tier_groups(0), want, "{}", g.spec());
+                }
+            }
+        }
+    }
+
+    /// The unit walks the solver uses (completions, intermediates, runs)
+    /// against the position-by-position definitions, index by index and in
+    /// the same order: every unit of small boards, plain, folded and misère,
+    /// the step tables (up to 7 columns) and ranking from scratch (2×8), and
+    /// some units of every tier of 5×5 and 5×6.
+    #[test]
+    fn unit_walks_agree_with_positions() {
+        let check = |g: &Isolation, t: u32, u: u64| {
+            let mut want = Vec::new();
+            g.for_each_in_unit(t, u, |i, p| {
+                let mut c = Vec::new();
+                g.for_each_completion(i, p, |x| c.push(x));
+                want.push((i, c));
+            });
+            let mut got = Vec::new();
+            g.for_each_unit_completions(t, u, |i, c| got.push((i, c.to_vec())));
+            assert_eq!(got, want, "{} tier {t} unit {u}", g.spec());
+            let mut want = Vec::new();
+            crate::game::unit_intermediates_by_position(g, t, u, |i, v, c| {
+                want.push((i, v, c.to_vec()))
+            });
+            let mut got = Vec::new();
+            g.for_each_unit_intermediates(t, u, |i, v, c| got.push((i, v, c.to_vec())));
+            assert_eq!(got, want, "{} tier {t} unit {u}", g.spec());
+            let run = g.unit_range(t, u).unwrap();
+            assert_eq!(
+                want.iter().map(|w| w.0).collect::<Vec<_>>(),
+                run.collect::<Vec<_>>()
+            );
+            want.len()
+        };
+        for spec in [
+            "3x3",
+            "3x4",
+            "4x3",
+            "4x4",
+            "3x3:misere",
+            "2x8",
+            "2x3:a=0,b=5",
+        ] {
+            let plain = Isolation::from_params(spec).unwrap();
+            for g in [plain.clone(), plain.folded().unwrap()] {
+                let mut n = 0;
+                for t in 0..g.tier_count() {
+                    for u in 0..g.tier_units(t) {
+                        n += check(&g, t, u);
+                    }
+                }
+                assert_eq!(n as u64, g.size(), "{}", g.spec());
+            }
+        }
+        for (r, c) in [(5, 5), (5, 6), (6, 5), (4, 7)] {
+            let g = Isolation::new(r, c).unwrap();
+            // The extreme tiers whole, the middle ones by a few units.
+            for t in 0..g.tier_count() {
+                let k = g.board_bits() - t;
+                let units: Vec<u64> = if BINOM[g.board_bits() as usize][k as usize] <= 30 {
+                    (0..g.tier_units(t)).collect()
+                } else {
+                    vec![0, 7, g.tier_units(t) / 2, g.tier_units(t) - 1]
+                };
+                if BINOM[g.board_bits() as usize][k as usize] > 200_000 {
+                    continue;
+                }
+                for u in units {
+                    check(&g, t, u);
                 }
             }
         }

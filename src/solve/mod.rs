@@ -565,6 +565,84 @@ impl Children {
     }
 }
 
+/// What a parent's value is worth to its mover when it is `value` in
+/// `r`: [`as_mover_key`]'s order, for values not (yet) in a cell.
+fn outcome_key(value: Value, r: u32) -> (u32, i64) {
+    let r = i64::from(r);
+    match value {
+        Value::Win => (4, -r),
+        Value::Tie => (3, -r),
+        Value::Draw => (2, 0),
+        Value::Lose => (1, r),
+    }
+}
+
+/// The choices of the compound path as table lookups, for one-byte value
+/// cells (every game whose remoteness fits 63: Isolation, Connect, m,n,k,
+/// ...). Every valid cell gets a rank, so that the best of several cells is
+/// the one of highest rank: a `max` per cell read instead of a branch on its
+/// value code, which the branch predictor cannot guess (a child's value is
+/// as good as random). Rank 0 is "no value" (unsolved, or a code-00 cell
+/// other than a draw), below every other.
+pub(crate) struct ByteOrder {
+    /// A child's cell → the rank of what it makes its parent (the parent's
+    /// value negated, remoteness + 1), in [`outcome_key`]'s order.
+    child: [u8; 256],
+    /// That rank → the parent's cell; 0 where the remoteness overflows.
+    parent: [u8; 256],
+    /// A cell → its rank as its own mover's outcome ([`as_mover_key`]).
+    own: [u8; 256],
+    /// That rank → the cell.
+    own_cell: [u8; 256],
+}
+
+impl ByteOrder {
+    /// The tables of the one-byte value codec, built once; `None` for any
+    /// other codec (which takes the branching path).
+    pub(crate) fn of(codec: CellCodec) -> Option<&'static ByteOrder> {
+        static ORDER: std::sync::OnceLock<ByteOrder> = std::sync::OnceLock::new();
+        (codec == CellCodec::new(1)).then(|| ORDER.get_or_init(|| ByteOrder::new(codec)))
+    }
+
+    fn new(codec: CellCodec) -> ByteOrder {
+        let valid: Vec<u32> = (0..256).filter(|&c| codec.decode(c).is_some()).collect();
+        let mut t = ByteOrder {
+            child: [0; 256],
+            parent: [0; 256],
+            own: [0; 256],
+            own_cell: [0; 256],
+        };
+        let mut own = valid.clone();
+        own.sort_by_key(|&c| as_mover_key(codec, c));
+        for (rank, &c) in own.iter().enumerate() {
+            t.own[c as usize] = rank as u8 + 1;
+            t.own_cell[rank + 1] = c as u8;
+        }
+        // What each child makes its parent: the negated value, one move more.
+        let parent_of = |c: u32| {
+            let o = codec.decode(c).expect("a valid cell");
+            let r = o.remoteness.map_or(0, |r| r + 1);
+            let v = match o.value {
+                Value::Win => Value::Lose,
+                Value::Lose => Value::Win,
+                v => v,
+            };
+            (v, r)
+        };
+        let mut kids = valid;
+        kids.sort_by_key(|&c| {
+            let (v, r) = parent_of(c);
+            outcome_key(v, r)
+        });
+        for (rank, &c) in kids.iter().enumerate() {
+            let (v, r) = parent_of(c);
+            t.child[c as usize] = rank as u8 + 1;
+            t.parent[rank + 1] = codec.encode(v, r).unwrap_or(0) as u8;
+        }
+        t
+    }
+}
+
 /// One group of a tier of a compound game, in three parallel phases:
 /// (A) each intermediate state's cell (a tier-`tier` slot, still empty)
 /// receives the value its completions give the mover; (B) each position
@@ -594,6 +672,12 @@ fn compound_group<G: Game, T: Table + ?Sized>(
         .zip(&units)
         .for_each(|((out, _), &unit)| {
             let mut next = out.chunks_exact(w);
+            if let Some(run) = game.unit_range(tier, unit) {
+                for (index, c) in run.zip(next) {
+                    cells.put(index, unpack_cell(c));
+                }
+                return;
+            }
             game.for_each_in_unit(tier, unit, |index, _| {
                 if let Some(c) = next.next() {
                     cells.put(index, unpack_cell(c));
@@ -613,6 +697,12 @@ fn overflow(codec: CellCodec, r: u32) -> Error {
     }
 }
 
+/// A position's text for an error message, from its index.
+fn describe<G: Game>(game: &G, index: u64) -> String {
+    game.decode(index)
+        .map_or_else(|| format!("#{index}"), |p| game.format_position(&p))
+}
+
 /// Phase A of a compound tier for one unit; returns the completions read.
 pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
     game: &G,
@@ -623,27 +713,58 @@ pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
 ) -> Result<u64> {
     let mut failure = None;
     let mut lookups = 0u64;
-    game.for_each_in_unit(tier, unit, |index, x| {
-        if failure.is_some() {
-            return;
-        }
+    // The intermediate's cell the branching way, with its errors: every
+    // codec's path, and the one-byte path's wherever its tables see no
+    // value or an overflow.
+    let summarise = |index: u64, kids: &[u64]| -> Result<()> {
         let mut acc = Children::default();
-        game.for_each_completion(index, x, |c| acc.add(codec, cells.get(c), c));
-        lookups += u64::from(acc.children);
-        match acc.value() {
-            Ok(None) => {}
-            Ok(Some((v, r))) => match codec.encode(v, r) {
-                Some(c) => cells.put(index, c),
-                None => failure = Some(overflow(codec, r)),
-            },
-            Err(child) => {
-                failure = Some(Error::GameInvariant(format!(
-                    "intermediate {} (index {index}, tier {tier}) has completion {child} that was not solved first",
-                    game.format_position(x)
-                )))
-            }
+        for &c in kids {
+            acc.add(codec, cells.get(c), c);
         }
-    });
+        match acc.value() {
+            Ok(None) => Ok(()),
+            Ok(Some((v, r))) => match codec.encode(v, r) {
+                Some(c) => {
+                    cells.put(index, c);
+                    Ok(())
+                }
+                None => Err(overflow(codec, r)),
+            },
+            Err(child) => Err(Error::GameInvariant(format!(
+                "intermediate {} (index {index}, tier {tier}) has completion {child} that was not solved first",
+                describe(game, index)
+            ))),
+        }
+    };
+    match ByteOrder::of(codec) {
+        Some(order) => game.for_each_unit_completions(tier, unit, |index, kids| {
+            if failure.is_some() {
+                return;
+            }
+            lookups += kids.len() as u64;
+            let (mut best, mut worst) = (0u8, u8::MAX);
+            for &c in kids {
+                let rank = order.child[cells.get(c) as usize & 0xff];
+                best = best.max(rank);
+                worst = worst.min(rank);
+            }
+            let cell = order.parent[usize::from(best)];
+            if worst != 0 && cell != 0 {
+                cells.put(index, u32::from(cell));
+            } else if let Err(e) = summarise(index, kids) {
+                failure = Some(e);
+            }
+        }),
+        None => game.for_each_unit_completions(tier, unit, |index, kids| {
+            if failure.is_some() {
+                return;
+            }
+            lookups += kids.len() as u64;
+            if let Err(e) = summarise(index, kids) {
+                failure = Some(e);
+            }
+        }),
+    }
     failure.map_or(Ok(lookups), Err)
 }
 
@@ -668,55 +789,89 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
 ) -> Result<(Vec<u8>, Tally)> {
     let w = usize::from(codec.width());
     let mut out: Vec<u8> = Vec::new();
+    if let Some(run) = game.unit_range(tier, unit) {
+        out.reserve_exact((run.end - run.start) as usize * w);
+    }
     let mut tally = Tally::default();
     let mut failure = None;
-    game.for_each_in_unit(tier, unit, |_, p| {
+    let order = ByteOrder::of(codec);
+    // Positions counted by cell, folded into the tally at the end: no
+    // branch on each position's value.
+    let mut by_cell = [0u64; 256];
+    game.for_each_unit_intermediates(tier, unit, |index, primitive, inter| {
         if failure.is_some() {
             return;
         }
-        let (value, r) = match game.primitive(p) {
-            Some(v) => (v, 0),
-            None => {
-                let mut best = 0u32;
-                let mut best_key = (0u32, 0i64);
-                game.for_each_intermediate(p, |i| {
-                    tally.lookups += 1;
-                    let c = cells.get(i);
-                    let key = as_mover_key(codec, c);
-                    if key > best_key {
-                        best_key = key;
-                        best = c;
-                    }
-                });
-                match codec.decode(best) {
-                    Some(o) => (o.value, o.remoteness.unwrap_or(0)),
-                    None => {
-                        failure = Some(Error::GameInvariant(format!(
-                            "position {} has no moves but is not game over",
-                            game.format_position(p)
-                        )));
-                        return;
-                    }
+        let cell = match primitive {
+            Some(v) => match codec.encode(v, 0) {
+                Some(c) => c,
+                None => {
+                    failure = Some(overflow(codec, 0));
+                    return;
                 }
+            },
+            None => {
+                tally.lookups += inter.len() as u64;
+                let best = match order {
+                    Some(order) => {
+                        let mut best = 0u8;
+                        for &i in inter {
+                            best = best.max(order.own[cells.get(i) as usize & 0xff]);
+                        }
+                        u32::from(order.own_cell[usize::from(best)])
+                    }
+                    None => {
+                        let mut best = 0u32;
+                        let mut best_key = (0u32, 0i64);
+                        for &i in inter {
+                            let c = cells.get(i);
+                            let key = as_mover_key(codec, c);
+                            if key > best_key {
+                                best_key = key;
+                                best = c;
+                            }
+                        }
+                        best
+                    }
+                };
+                if codec.decode(best).is_none() {
+                    failure = Some(Error::GameInvariant(format!(
+                        "position {} has no moves but is not game over",
+                        describe(game, index)
+                    )));
+                    return;
+                }
+                best
             }
         };
-        match codec.encode(value, r) {
-            Some(c) => out.extend_from_slice(&c.to_le_bytes()[..w]),
-            None => {
-                failure = Some(overflow(codec, r));
-                return;
-            }
+        if w == 1 {
+            // A push, not a one-byte copy of unknown length (a call).
+            out.push(cell as u8);
+            by_cell[cell as usize & 0xff] += 1;
+            return;
         }
-        tally.positions += 1;
-        tally.counts[value.ordinal()] += 1;
-        if value != Value::Draw {
-            let m = &mut tally.max_remoteness[value.ordinal()];
-            *m = (*m).max(r);
-        }
+        out.extend_from_slice(&cell.to_le_bytes()[..w]);
+        tally_cell(&mut tally, codec, cell, 1);
     });
+    for (cell, &n) in by_cell.iter().enumerate().filter(|(_, &n)| n > 0) {
+        tally_cell(&mut tally, codec, cell as u32, n);
+    }
     // Growth by doubling leaves up to half the buffer spare.
     out.shrink_to_fit();
     failure.map_or(Ok((out, tally)), Err)
+}
+
+/// Counts `n` positions whose cell is `cell` (a value) into `tally`.
+fn tally_cell(tally: &mut Tally, codec: CellCodec, cell: u32, n: u64) {
+    let Some(o) = codec.decode(cell) else {
+        return;
+    };
+    tally.positions += n;
+    tally.counts[o.value.ordinal()] += n;
+    if let Some(r) = o.remoteness {
+        let m = &mut tally.max_remoteness[o.value.ordinal()];
+        *m = (*m).max(r);
+    }
 }
 
 /// Solves one work unit of a nimber table: each position's nimber is the
