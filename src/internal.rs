@@ -59,7 +59,9 @@ pub mod solve {
 pub mod search {
     pub use crate::search::dfpn::Dfpn;
     pub use crate::search::games::columns::{Columns, ColumnsPos};
+    pub use crate::search::couples::{Couples, Lands, Options as CouplesOptions};
     pub use crate::search::games::cram::{CramNimberLeaves, CramSearch};
+    pub use crate::search::games::cram_couples::CramLands;
     pub use crate::search::games::isolation::{IsolationSearch, IsolationSearchPos};
     pub use crate::search::games::occupy::{Occupy, OccupyPos};
     pub use crate::search::games::table::TableRules;
