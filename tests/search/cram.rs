@@ -504,12 +504,18 @@ fn keys_turn_back_into_positions() {
 /// positions, as in a search).
 #[test]
 fn couples_agree_with_the_nimber_tables() {
-    use retrograde::internal::search::{CouplesOptions, Couples, CramLands};
+    use retrograde::internal::search::{Couples, CouplesOptions, CramLands};
     let dir = tempfile::tempdir().unwrap();
     let t33 = solve_nimbers(dir.path(), 3, 3, false, TableKind::Nimber);
     let leaves = CramNimberLeaves::open(&[t33]).unwrap();
     let mut rng = Rng(0x5eed_c0de);
-    for (r, c, every) in [(3, 4, true), (4, 4, true), (2, 7, true), (1, 13, true), (4, 5, false)] {
+    for (r, c, every) in [
+        (3, 4, true),
+        (4, 4, true),
+        (2, 7, true),
+        (1, 13, true),
+        (4, 5, false),
+    ] {
         let path = solve_nimbers(dir.path(), r, c, false, TableKind::Nimber);
         let tb = retrograde::Tablebase::open(&path).unwrap();
         let g = cram(&format!("cram:{r}x{c}"));
@@ -574,7 +580,11 @@ fn the_couples_engine_runs_as_the_search_does() {
             ..base.clone()
         };
         let r = run(&game, &nimber, &Quiet).unwrap();
-        assert_eq!(r.results[0].answer, retrograde::search::run::Answer::Nimber(Some(want)), "{spec}");
+        assert_eq!(
+            r.results[0].answer,
+            retrograde::search::run::Answer::Nimber(Some(want)),
+            "{spec}"
+        );
         assert_eq!(r.engine, Some(Engine::Couples));
         let leaves = SearchOptions {
             tablebases: vec![t34.clone()],
@@ -582,7 +592,11 @@ fn the_couples_engine_runs_as_the_search_does() {
             ..nimber.clone()
         };
         let r = run(&game, &leaves, &Quiet).unwrap();
-        assert_eq!(r.results[0].answer, retrograde::search::run::Answer::Nimber(Some(want)), "{spec}");
+        assert_eq!(
+            r.results[0].answer,
+            retrograde::search::run::Answer::Nimber(Some(want)),
+            "{spec}"
+        );
         assert!(r.saved.as_ref().unwrap().as_ref().unwrap().entries > 0);
         // The saved regions, re-proved, answer the next run.
         let loaded = SearchOptions {
@@ -590,13 +604,28 @@ fn the_couples_engine_runs_as_the_search_does() {
             ..nimber.clone()
         };
         let r = run(&game, &loaded, &Quiet).unwrap();
-        assert_eq!(r.results[0].answer, retrograde::search::run::Answer::Nimber(Some(want)), "{spec}");
+        assert_eq!(
+            r.results[0].answer,
+            retrograde::search::run::Answer::Nimber(Some(want)),
+            "{spec}"
+        );
         assert!(r.loaded.as_ref().unwrap().report.checked > 0);
-        assert!(r.counters.nodes() < 5, "{spec}: {} nodes", r.counters.nodes());
+        assert!(
+            r.counters.nodes() < 5,
+            "{spec}: {} nodes",
+            r.counters.nodes()
+        );
         let r = run(&game, &base, &Quiet).unwrap();
-        assert_eq!(r.results[0].value(), Some(if want == 0 { Value::Lose } else { Value::Win }), "{spec}");
+        assert_eq!(
+            r.results[0].value(),
+            Some(if want == 0 { Value::Lose } else { Value::Win }),
+            "{spec}"
+        );
         // A winning move leads to a loss: the reference says so.
-        if let retrograde::search::run::Answer::Value { best_move: Some(m), .. } = &r.results[0].answer {
+        if let retrograde::search::run::Answer::Value {
+            best_move: Some(m), ..
+        } = &r.results[0].answer
+        {
             let child = g
                 .moves(&0)
                 .into_iter()
@@ -614,5 +643,8 @@ fn the_couples_engine_runs_as_the_search_does() {
         engine: Engine::Couples,
         ..SearchOptions::default()
     };
-    assert!(run(&misere, &o, &Quiet).unwrap_err().to_string().contains("misère"));
+    assert!(run(&misere, &o, &Quiet)
+        .unwrap_err()
+        .to_string()
+        .contains("misère"));
 }

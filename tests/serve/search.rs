@@ -5,10 +5,11 @@
 //! misère with values; a request's budget leaves what it did not reach
 //! unknown.
 
-use super::{query, Server};
+use super::api::reachable;
+use super::Server;
 use crate::common;
 use serde_json::Value as Json;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 
 /// `retrograde search SPEC POSITION --moves --json` (and `--nimber` for
 /// normal play).
@@ -20,27 +21,6 @@ fn search_cli(spec: &str, position: &str, nimber: bool) -> Json {
     let out = common::run(&args);
     assert!(out.status.success(), "{args:?}: {out:?}");
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Positions reached from the start through the API's moves, breadth first:
-/// at most `cap`.
-fn reachable(server: &Server, id: &str, cap: usize) -> Vec<Json> {
-    let start = server.json(&format!("/api/tables/{id}/position"));
-    let mut seen = HashSet::from([start["position"].as_str().unwrap().to_string()]);
-    let mut queue = VecDeque::from([start]);
-    let mut out = Vec::new();
-    while let Some(p) = queue.pop_front() {
-        for m in p["moves"].as_array().unwrap() {
-            let next = m["position"].as_str().unwrap();
-            if out.len() + queue.len() < cap && seen.insert(next.to_string()) {
-                queue.push_back(
-                    server.json(&format!("/api/tables/{id}/position?p={}", query(next))),
-                );
-            }
-        }
-        out.push(p);
-    }
-    out
 }
 
 /// The move's value for the mover, from the child's for its own mover.
@@ -161,6 +141,9 @@ fn a_request_stops_at_its_budget_and_says_what_is_unknown() {
         err.contains("--search 'cram:3x3'") && err.contains("Sprouts"),
         "{err}"
     );
-    let out = common::run_in(dir.path(), &["serve", "--search", "sprouts:3", "--search-time", "0"]);
+    let out = common::run_in(
+        dir.path(),
+        &["serve", "--search", "sprouts:3", "--search-time", "0"],
+    );
     assert!(!out.status.success());
 }

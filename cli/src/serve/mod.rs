@@ -447,9 +447,7 @@ pub fn start(options: Options) -> Result<()> {
         budget,
     } = options;
     let loopback = addr.ip().is_loopback();
-    let explorer = Arc::new(Explorer::open(
-        &files, &searches, budget, verify, loopback,
-    )?);
+    let explorer = Arc::new(Explorer::open(&files, &searches, budget, verify, loopback)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         // Probes run on the blocking pool; bounded, so a burst of requests

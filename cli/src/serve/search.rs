@@ -95,11 +95,7 @@ impl SearchSource {
     /// same members, with `"unknown"` where the budget ran out, and
     /// `search` saying what the search did.
     pub fn position(&self, id: &str, text: Option<&str>) -> Reply {
-        let report = match run::run(
-            &self.game,
-            &self.options(text, self.budget.nodes),
-            &Quiet,
-        ) {
+        let report = match run::run(&self.game, &self.options(text, self.budget.nodes), &Quiet) {
             Ok(r) => r,
             Err(e @ Error::BadPosition { .. }) => return Reply::error(400, e),
             Err(e) => return Reply::error(500, format!("search {id}: {e}")),

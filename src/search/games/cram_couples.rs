@@ -94,7 +94,11 @@ impl Lands for CramLands<'_> {
 
 /// Runs a search of normal-play Cram by couples, as `options` say (see
 /// [`crate::search::run::run`]).
-pub fn run(g: &CramSearch, options: &SearchOptions, observer: &dyn Observer) -> Result<SearchReport> {
+pub fn run(
+    g: &CramSearch,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<SearchReport> {
     if g.misere() {
         return Err(refused(
             "sums normal-play Cram's regions; misère Cram is not a sum (use --engine dfpn)",
@@ -122,9 +126,8 @@ pub fn run(g: &CramSearch, options: &SearchOptions, observer: &dyn Observer) -> 
         time_limit: o.time_limit,
         cancel: o.cancel.clone(),
     };
-    let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts).with_progress(
-        move |s| observer.values(s),
-    );
+    let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
+        .with_progress(move |s| observer.values(s));
     let loaded = load(g, options, &o, &mut e, observer)?;
     let started = Instant::now();
     let lands = CramLands::lands_of(g, root);
@@ -141,10 +144,7 @@ pub fn run(g: &CramSearch, options: &SearchOptions, observer: &dyn Observer) -> 
         let best_move = (wins == Some(true))
             .then(|| {
                 g.moves(&root).into_iter().find_map(|(m, c)| {
-                    let ids: Vec<u32> = CramLands::lands_of(g, c)
-                        .iter()
-                        .map(|l| e.id(l))
-                        .collect();
+                    let ids: Vec<u32> = CramLands::lands_of(g, c).iter().map(|l| e.id(l)).collect();
                     let loses = match e.fold(&ids, 0) {
                         Folded::Heap(x) => x == 0,
                         Folded::Couple(l, k) => e.known(l, k) == Some(false),
