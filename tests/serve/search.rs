@@ -6,7 +6,7 @@
 //! unknown.
 
 use super::api::reachable;
-use super::Server;
+use super::{query, Server};
 use crate::common;
 use serde_json::Value as Json;
 use std::collections::HashMap;
@@ -58,8 +58,16 @@ fn sprouts_positions_answer_what_search_moves_says() {
         ("sprouts-3", "sprouts:3", true),
         ("sprouts-3-misere", "sprouts:3:misere", false),
     ] {
-        let positions = reachable(&server, id, 60);
+        let mut positions = reachable(&server, id, 60);
         assert!(positions.len() >= 20, "{id}: {}", positions.len());
+        // And one game to its end through the API, taking the last move
+        // each time, so that a finished game is met too.
+        let mut p = positions[0].clone();
+        while let Some(m) = p["moves"].as_array().unwrap().last() {
+            let next = m["position"].as_str().unwrap();
+            p = server.json(&format!("/api/tables/{id}/position?p={}", query(next)));
+            positions.push(p.clone());
+        }
         let mut over = 0;
         for p in &positions {
             let text = p["position"].as_str().unwrap();
