@@ -57,9 +57,11 @@ pub mod solve {
 /// The search's engines and representations, for the tests and benches.
 #[cfg(feature = "solve")]
 pub mod search {
+    pub use crate::search::couples::{Couples, Lands, Options as CouplesOptions};
     pub use crate::search::dfpn::Dfpn;
     pub use crate::search::games::columns::{Columns, ColumnsPos};
     pub use crate::search::games::cram::{CramNimberLeaves, CramSearch};
+    pub use crate::search::games::cram_couples::CramLands;
     pub use crate::search::games::isolation::{IsolationSearch, IsolationSearchPos};
     pub use crate::search::games::occupy::{Occupy, OccupyPos};
     pub use crate::search::games::table::TableRules;

@@ -122,6 +122,9 @@ impl SearchReport {
                 if self.engine == Some(Engine::AlphaBeta) {
                     writeln!(f, "engine      alphabeta")?;
                 }
+                if self.engine == Some(Engine::Couples) {
+                    writeln!(f, "engine      couples (nodes are couples region + *k)")?;
+                }
                 if !options.tablebases.is_empty() {
                     writeln!(
                         f,
@@ -130,6 +133,13 @@ impl SearchReport {
                     )?;
                 }
             }
+            Counters::Nimbers(stats) if self.engine == Some(Engine::Couples) => writeln!(
+                f,
+                "couples     {} searched (region + *k), {} regions of known nimber, {} from tables, in {seconds:.2} s",
+                thousands(stats.nodes),
+                thousands(stats.memo),
+                thousands(stats.leaf_hits),
+            )?,
             Counters::Nimbers(stats) => writeln!(
                 f,
                 "components  {} searched, {} in memo, {} from tables, in {seconds:.2} s",

@@ -146,6 +146,9 @@ pub enum Engine {
     /// Alpha-beta with null-window probes, on every thread
     /// ([`super::alphabeta`]).
     AlphaBeta,
+    /// Lemoine and Viennot's couples `G + *k` over a sum's components
+    /// (`super::couples`): normal-play Cram, values and nimbers.
+    Couples,
 }
 
 impl Engine {
@@ -155,6 +158,7 @@ impl Engine {
             Engine::Auto => "auto",
             Engine::Dfpn => "dfpn",
             Engine::AlphaBeta => "alphabeta",
+            Engine::Couples => "couples",
         }
     }
 }
@@ -383,6 +387,17 @@ pub fn run(
     // Sprouts has engines of its own (sums of lands, canonical forms).
     if let AnySearch::Sprouts(g) = game {
         return super::games::sprouts::run::run(g, options, observer);
+    }
+    if options.engine == Engine::Couples {
+        return match game {
+            AnySearch::Cram(g) => super::games::cram_couples::run(g, options, observer),
+            _ => Err(Error::SearchOption {
+                option: "--engine",
+                given: "couples".into(),
+                rule: "sums normal-play Cram's regions (Sprouts' normal play always uses couples)"
+                    .into(),
+            }),
+        };
     }
     if options.moves {
         return Err(Error::SearchOption {

@@ -496,3 +496,155 @@ fn keys_turn_back_into_positions() {
     assert_eq!(leaves.nimber_of(&g, &p), leaves.nimber(&g, &p));
     assert_eq!(leaves.nimber_of(&cram("cram:6x6:misere"), &p), None);
 }
+
+/// Lemoine and Viennot's couples over Cram's regions against the nimber
+/// tables: every position of small boards (every mask, reachable or not),
+/// a sample of 4×5's; nimbers and outcomes, with and without the tables
+/// as leaves, one engine per board (so regions met before answer later
+/// positions, as in a search).
+#[test]
+fn couples_agree_with_the_nimber_tables() {
+    use retrograde::internal::search::{Couples, CouplesOptions, CramLands};
+    let dir = tempfile::tempdir().unwrap();
+    let t33 = solve_nimbers(dir.path(), 3, 3, false, TableKind::Nimber);
+    let leaves = CramNimberLeaves::open(&[t33]).unwrap();
+    let mut rng = Rng(0x5eed_c0de);
+    for (r, c, every) in [
+        (3, 4, true),
+        (4, 4, true),
+        (2, 7, true),
+        (1, 13, true),
+        (4, 5, false),
+    ] {
+        let path = solve_nimbers(dir.path(), r, c, false, TableKind::Nimber);
+        let tb = retrograde::Tablebase::open(&path).unwrap();
+        let g = cram(&format!("cram:{r}x{c}"));
+        let n = r * c;
+        let masks: Vec<u64> = match every {
+            true => (0..1u64 << n).collect(),
+            false => (0..4000).map(|_| rng.next() & ((1u64 << n) - 1)).collect(),
+        };
+        for with_leaves in [false, true] {
+            let lands = CramLands::new(with_leaves.then_some(&leaves));
+            let mut e = Couples::with_lands(lands, &CouplesOptions::default());
+            let mut wins = 0;
+            for (i, &p) in masks.iter().enumerate() {
+                let Some(want) = tb.nimber_index(p).unwrap() else {
+                    continue;
+                };
+                let regions = CramLands::lands_of(&g, p);
+                // Outcomes first (on alternate positions), before any
+                // nimber of the position's regions is asked for.
+                if i % 2 == 0 {
+                    let w = e.wins_sum(&regions, 0).unwrap();
+                    assert_eq!(w, want != 0, "{r}x{c} {}", g.format_position(&p));
+                    wins += usize::from(w);
+                }
+                assert_eq!(
+                    e.nimber_sum(&regions, 0),
+                    Some(want),
+                    "{r}x{c} {}",
+                    g.format_position(&p)
+                );
+                // G + *k loses exactly when k is G's nimber.
+                assert_eq!(e.wins_sum(&regions, want), Some(false));
+                assert_eq!(e.wins_sum(&regions, want ^ 1), Some(true));
+            }
+            assert!(wins > 0, "{r}x{c}: the comparison is not of constants");
+            assert_eq!(e.stats().leaf_hits > 0, with_leaves && r * c > 9);
+        }
+    }
+}
+
+/// `search cram:RxC --engine couples`, nimbers and values, through the
+/// library's run: the table's and the component search's answers, the
+/// tables as leaves, a proof database saved and loaded.
+#[test]
+fn the_couples_engine_runs_as_the_search_does() {
+    use retrograde::search::run::{run, Engine, Quiet, SearchOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let t34 = solve_nimbers(dir.path(), 3, 4, false, TableKind::Nimber);
+    let db = dir.path().join("regions.rdb");
+    for spec in ["cram:4x5", "cram:5x5", "cram:3x7"] {
+        let game = AnySearch::parse(spec).unwrap();
+        let g = cram(spec);
+        let mut plain = retrograde::search::nimber::NimberSearch::new(&g, 1 << 28);
+        let want = plain.nimber(&0).unwrap();
+        let base = SearchOptions {
+            engine: Engine::Couples,
+            memory: Some(1 << 28),
+            ..SearchOptions::default()
+        };
+        let nimber = SearchOptions {
+            nimber: true,
+            ..base.clone()
+        };
+        let r = run(&game, &nimber, &Quiet).unwrap();
+        assert_eq!(
+            r.results[0].answer,
+            retrograde::search::run::Answer::Nimber(Some(want)),
+            "{spec}"
+        );
+        assert_eq!(r.engine, Some(Engine::Couples));
+        let leaves = SearchOptions {
+            tablebases: vec![t34.clone()],
+            save: Some(db.clone()),
+            ..nimber.clone()
+        };
+        let r = run(&game, &leaves, &Quiet).unwrap();
+        assert_eq!(
+            r.results[0].answer,
+            retrograde::search::run::Answer::Nimber(Some(want)),
+            "{spec}"
+        );
+        assert!(r.saved.as_ref().unwrap().as_ref().unwrap().entries > 0);
+        // The saved regions, re-proved, answer the next run.
+        let loaded = SearchOptions {
+            load: vec![db.clone()],
+            ..nimber.clone()
+        };
+        let r = run(&game, &loaded, &Quiet).unwrap();
+        assert_eq!(
+            r.results[0].answer,
+            retrograde::search::run::Answer::Nimber(Some(want)),
+            "{spec}"
+        );
+        assert!(r.loaded.as_ref().unwrap().report.checked > 0);
+        assert!(
+            r.counters.nodes() < 5,
+            "{spec}: {} nodes",
+            r.counters.nodes()
+        );
+        let r = run(&game, &base, &Quiet).unwrap();
+        assert_eq!(
+            r.results[0].value(),
+            Some(if want == 0 { Value::Lose } else { Value::Win }),
+            "{spec}"
+        );
+        // A winning move leads to a loss: the reference says so.
+        if let retrograde::search::run::Answer::Value {
+            best_move: Some(m), ..
+        } = &r.results[0].answer
+        {
+            let child = g
+                .moves(&0)
+                .into_iter()
+                .find(|(mv, _)| &g.format_move(mv) == m)
+                .unwrap()
+                .1;
+            assert_eq!(plain.nimber(&child), Some(0), "{spec} {m}");
+        } else {
+            assert_eq!(want, 0, "{spec}: a win with no winning move");
+        }
+    }
+    // Misère Cram is not a sum.
+    let misere = AnySearch::parse("cram:3x4:misere").unwrap();
+    let o = SearchOptions {
+        engine: Engine::Couples,
+        ..SearchOptions::default()
+    };
+    assert!(run(&misere, &o, &Quiet)
+        .unwrap_err()
+        .to_string()
+        .contains("misère"));
+}

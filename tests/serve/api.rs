@@ -31,7 +31,7 @@ const FAMILIES: [(&str, &str); 13] = [
 
 /// Positions reached from the start, breadth first, through the API's own
 /// moves: at most `cap`.
-fn reachable(server: &Server, id: &str, cap: usize) -> Vec<Json> {
+pub fn reachable(server: &Server, id: &str, cap: usize) -> Vec<Json> {
     let mut seen = HashSet::new();
     let mut queue = VecDeque::new();
     let mut out = Vec::new();

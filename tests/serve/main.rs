@@ -12,6 +12,7 @@ mod docs;
 mod hostile;
 mod limits;
 mod load;
+mod search;
 
 use serde_json::Value as Json;
 use std::io::{BufRead, BufReader, Read};

@@ -109,7 +109,9 @@ pub struct Args {
     /// probes, on every thread), dfpn (proof-number search), or auto:
     /// alpha-beta for the gravity boards (connect, sogo up to 3), where it is
     /// fastest, df-pn elsewhere and whenever --epsilon or --save-every is
-    /// given. Both take --threads and --memory.
+    /// given. Both take --threads and --memory. couples (normal-play Cram,
+    /// values and --nimber): Lemoine and Viennot's method, proving only the
+    /// couples region + *k a sum needs; one thread.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     engine: EngineArg,
     /// No progress lines on stderr.
@@ -123,6 +125,7 @@ enum EngineArg {
     Auto,
     Dfpn,
     Alphabeta,
+    Couples,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -161,6 +164,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             EngineArg::Auto => run::Engine::Auto,
             EngineArg::Dfpn => run::Engine::Dfpn,
             EngineArg::Alphabeta => run::Engine::AlphaBeta,
+            EngineArg::Couples => run::Engine::Couples,
         },
         moves: args.moves,
     };

@@ -9,8 +9,22 @@ use std::process::ExitCode;
 /// Serve the explorer page and the JSON API for tablebases.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Tablebase files (default: every *.rtb in tablebases/).
+    /// Tablebase files (default: every *.rtb in tablebases/, unless
+    /// --search is given).
     files: Vec<PathBuf>,
+    /// Also serve a game that has no table, e.g. sprouts:5 or
+    /// sprouts:4:misere: each position and its children are searched when
+    /// asked for, within --search-time and --search-nodes; what the budget
+    /// does not reach is shown as unknown.
+    #[arg(long = "search", value_name = "SPEC")]
+    searches: Vec<String>,
+    /// Seconds of search per request to a --search game.
+    #[arg(long, default_value_t = 2.0, value_name = "SECS")]
+    search_time: f64,
+    /// Nodes of search per request to a --search game (default: no limit
+    /// but the time).
+    #[arg(long, value_name = "N")]
+    search_nodes: Option<u64>,
     /// Address to listen on. The default is loopback only; another address
     /// lets anyone who can reach it read the tables.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
@@ -69,7 +83,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.max_connections == Some(0) {
         bail!("--max-connections must be at least 1");
     }
-    let files = files_to_serve(args.files)?;
+    if !(args.search_time > 0.0 && args.search_time <= 3600.0) {
+        bail!(
+            "--search-time {} is not a number of seconds from more than 0 to 3600",
+            args.search_time
+        );
+    }
+    if args.search_nodes == Some(0) {
+        bail!("--search-nodes must be at least 1");
+    }
+    let files = match (args.files.is_empty(), args.searches.is_empty()) {
+        // Only searched games asked for: no tables.
+        (true, false) => Vec::new(),
+        _ => files_to_serve(args.files)?,
+    };
     serve::start(Options {
         addr,
         threads,
@@ -78,6 +105,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         idle_timeout: idle,
         max_connections: args.max_connections,
         files,
+        searches: args.searches,
+        budget: serve::Budget {
+            time: std::time::Duration::from_secs_f64(args.search_time),
+            nodes: args.search_nodes,
+        },
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,6 +9,7 @@
 mod board;
 mod conn;
 mod host;
+mod search;
 
 use crate::cmd::open::named;
 use crate::cmd::output::{header_json, position_json};
@@ -19,6 +20,9 @@ use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+pub use search::Budget;
+use search::SearchSource;
 
 /// Connections served at once unless `--max-connections` says otherwise.
 const DEFAULT_CONNECTIONS: usize = 1024;
@@ -52,10 +56,18 @@ const ASSETS: [(&str, &str, &str); 4] = [
     ),
 ];
 
-/// One table being served.
+/// What answers a served game's positions.
+enum Source {
+    /// A table.
+    Table(Tablebase),
+    /// The search, for a game with no table (`--search`).
+    Search(SearchSource),
+}
+
+/// One table (or searched game) being served.
 struct Served {
     id: String,
-    tb: Tablebase,
+    source: Source,
     /// Its entry in `/api/tables`.
     summary: Json,
     /// `retrograde info --json` of its header.
@@ -98,8 +110,15 @@ pub struct Explorer {
 
 impl Explorer {
     /// Opens every file (positioned reads: a file replaced or truncated
-    /// while served gives errors, never a crash).
-    pub fn open(files: &[PathBuf], verify: bool, loopback_only: bool) -> Result<Explorer> {
+    /// while served gives errors, never a crash), then the searched games
+    /// `searches` (specs), each request's search bounded by `budget`.
+    pub fn open(
+        files: &[PathBuf],
+        searches: &[String],
+        budget: Budget,
+        verify: bool,
+        loopback_only: bool,
+    ) -> Result<Explorer> {
         let mut tables: Vec<Served> = Vec::new();
         for file in files {
             let tb = named(file, Tablebase::open(file))?;
@@ -109,12 +128,7 @@ impl Explorer {
             let stem = file
                 .file_stem()
                 .map_or("table".into(), |s| s.to_string_lossy().into_owned());
-            let mut id = stem.clone();
-            let mut k = 2;
-            while tables.iter().any(|t| t.id == id) {
-                id = format!("{stem}-{k}");
-                k += 1;
-            }
+            let id = unique_id(&tables, &stem);
             let start = named(file, tb.probe_text(None, false))?;
             let spec = tb.header().spec.clone();
             let family = spec.split(':').next().unwrap_or_default().to_string();
@@ -145,7 +159,42 @@ impl Explorer {
             info["file"] = summary["file"].clone();
             tables.push(Served {
                 id,
-                tb,
+                source: Source::Table(tb),
+                summary,
+                info,
+            });
+        }
+        for spec in searches {
+            let (source, start) = SearchSource::open(spec, budget)?;
+            let game = source.spec();
+            let id = unique_id(&tables, &game.replace(':', "-"));
+            let family = game.split(':').next().unwrap_or_default().to_string();
+            let notation = retrograde::games::GAMES
+                .iter()
+                .chain(retrograde::games::SEARCH_GAMES)
+                .find(|g| g.name == family)
+                .map_or("", |g| g.notation);
+            let summary = json!({
+                "id": id,
+                "file": null,
+                "game": game,
+                "family": family,
+                "table": "search",
+                "entries": null,
+                "start": start,
+                "impartial": source.impartial(),
+                "players": null,
+                "notation": notation,
+            });
+            let info = json!({
+                "file": null,
+                "game": game,
+                "table": "search",
+                "budget": source.budget_json(),
+            });
+            tables.push(Served {
+                id,
+                source: Source::Search(source),
                 summary,
                 info,
             });
@@ -290,6 +339,17 @@ impl Explorer {
     }
 }
 
+/// `stem`, or `stem-2`, `stem-3`... if a served table has that id.
+fn unique_id(tables: &[Served], stem: &str) -> String {
+    let mut id = stem.to_string();
+    let mut k = 2;
+    while tables.iter().any(|t| t.id == id) {
+        id = format!("{stem}-{k}");
+        k += 1;
+    }
+    id
+}
+
 /// The `p` parameter: `None` when absent (the start).
 fn position_param(query: &str) -> Result<Option<String>, Reply> {
     let mut p = None;
@@ -312,7 +372,11 @@ fn position_param(query: &str) -> Result<Option<String>, Reply> {
 
 /// A position's value, moves and board.
 fn position(t: &Served, text: Option<&str>) -> Reply {
-    let p = match t.tb.probe_text(text, true) {
+    let tb = match &t.source {
+        Source::Table(tb) => tb,
+        Source::Search(s) => return s.position(&t.id, text),
+    };
+    let p = match tb.probe_text(text, true) {
         Ok(p) => p,
         Err(e @ Error::BadPosition { .. }) => return Reply::error(400, e),
         // The file changed under the server, or its data is damaged: the
@@ -322,7 +386,7 @@ fn position(t: &Served, text: Option<&str>) -> Reply {
     };
     // The game's own board of the position it just printed: `None` only
     // if the game could not read its own text back.
-    let board = t.tb.game().view(&p.position).ok();
+    let board = tb.game().view(&p.position).ok();
     let mut j = position_json(&p);
     j["table"] = json!(t.id);
     j["moves"] = Json::Array(
@@ -363,6 +427,10 @@ pub struct Options {
     pub max_connections: Option<usize>,
     /// The tables.
     pub files: Vec<PathBuf>,
+    /// Games with no table, served by search (specs).
+    pub searches: Vec<String>,
+    /// Each search request's budget.
+    pub budget: Budget,
 }
 
 /// Opens the tables and serves them until the process is stopped.
@@ -375,9 +443,11 @@ pub fn start(options: Options) -> Result<()> {
         idle_timeout: idle,
         max_connections,
         files,
+        searches,
+        budget,
     } = options;
     let loopback = addr.ip().is_loopback();
-    let explorer = Arc::new(Explorer::open(&files, verify, loopback)?);
+    let explorer = Arc::new(Explorer::open(&files, &searches, budget, verify, loopback)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         // Probes run on the blocking pool; bounded, so a burst of requests

@@ -124,6 +124,11 @@ impl CramSearch {
         self.misere
     }
 
+    /// Every square covered: the position with no move.
+    pub fn full(&self) -> u64 {
+        self.full
+    }
+
     /// Squares `s` with `s` and `s + 1` both empty.
     #[inline(always)]
     fn horizontal(&self, p: u64) -> u64 {

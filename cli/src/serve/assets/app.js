@@ -4,7 +4,7 @@
 'use strict';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const COLORS = { win: '#2e9d4a', lose: '#8b1a1a', tie: '#e0b400', draw: '#e0b400' };
+const COLORS = { win: '#2e9d4a', lose: '#8b1a1a', tie: '#e0b400', draw: '#e0b400', unknown: '#8a8a8a' };
 const COMPUTER_DELAY_MS = 400;
 // Height of the strip at the bottom of a square that holds its number.
 const LABEL_STRIP = 17;
@@ -94,6 +94,12 @@ function moveValueText(m) {
 
 const present = (x) => x !== null && x !== undefined;
 
+// Whether the table's positions carry nimbers: a nimber table, or an impartial game served by
+// search (Sprouts: nimbers by Lemoine and Viennot's sums).
+function hasNimbers(t) {
+  return t.table === 'nimber' || (t.table === 'search' && t.impartial);
+}
+
 // What a board marker says of the best move through its square: the nimber of the position
 // the move leads to in a nimber table (there is no remoteness there; a winning move leads to
 // *0), else the remoteness, else "D" for a draw (a loopy game's position that never ends).
@@ -181,9 +187,10 @@ async function selectTable(id, positionText) {
   const t = state.tables.find((x) => x.id === id);
   state.table = t;
   $('table').value = id;
-  $('game').textContent = `${t.game}${t.table === 'nimber' ? ' (nimbers)' : ''}`;
+  const kind = t.table === 'nimber' ? ' (nimbers)' : t.table === 'search' ? ' (searched, no table)' : '';
+  $('game').textContent = `${t.game}${kind}`;
   $('notation').textContent = `Notation: ${t.notation}`;
-  $('nimber-legend').hidden = t.table !== 'nimber';
+  $('nimber-legend').hidden = !hasNimbers(t);
   state.history = [];
   state.cursor = 0;
   renderTableInfo(id);
@@ -264,6 +271,18 @@ async function renderTableInfo(id) {
     return;
   }
   if (!state.table || state.table.id !== id) return; // another table was chosen meanwhile
+  if (info.table === 'search') {
+    // No table: each position is searched when shown, within a budget.
+    const b = info.budget;
+    const nodes = present(b.nodes) ? ` or ${b.nodes.toLocaleString('en-US')} nodes` : '';
+    box.replaceChildren(
+      el('dt', { text: 'Game' }),
+      el('dd', { 'data-field': 'Game' }, info.game),
+      el('dt', { text: 'Values' }),
+      el('dd', { 'data-field': 'Values' }, `searched for each position shown, at most ${b.seconds} s${nodes}; unknown where that was not enough`)
+    );
+    return;
+  }
   const n = (x) => x.toLocaleString('en-US');
   const c = info.counts;
   const positions = info.entries - c.non_positions;
@@ -339,7 +358,7 @@ function begins(m, sel, anyOrder) {
 // Moves still possible given the cells clicked so far.
 function candidates() {
   const d = current();
-  if (!d) return [];
+  if (!d || !d.board) return [];
   const s = state.selection;
   return d.moves.filter((m) => m.steps.length > s.length && begins(m, s, d.board.steps_any_order));
 }
@@ -436,7 +455,7 @@ function renderStatus(d) {
     : '';
   $('hint').textContent = d.primitive
     ? 'Game over.'
-    : selected || (d.board.layout === 'pile' ? 'Choose how many to take.' : 'Click a marked square to move.');
+    : selected || (!d.board ? 'Choose a move from the list.' : d.board.layout === 'pile' ? 'Choose how many to take.' : 'Click a marked square to move.');
 }
 
 function renderMoves(d) {
@@ -481,7 +500,7 @@ function renderMoves(d) {
   list.replaceChildren(...items);
 
   const pile = $('pile-moves');
-  if (d.board.layout === 'pile') {
+  if (d.board && d.board.layout === 'pile') {
     pile.hidden = false;
     const byAmount = [...d.moves].sort((a, b) => Number(a.move) - Number(b.move));
     pile.replaceChildren(
@@ -569,6 +588,12 @@ function renderBoard(d) {
   const host = $('board');
   if (!d) return;
   const b = d.board;
+  if (!b) {
+    // A game with no board drawing (Sprouts): the position in its notation, one land a line.
+    state.geom = null;
+    host.replaceChildren(renderNotation(d));
+    return;
+  }
   if (b.layout === 'pile') {
     state.geom = null;
     host.replaceChildren(renderPile(d));
@@ -774,6 +799,19 @@ function drawPreview(m, g) {
   return grp;
 }
 
+function renderNotation(d) {
+  const lands = d.position.split('+');
+  return el(
+    'div',
+    { class: 'notation-board', 'data-position': d.position, role: 'img', 'aria-label': `Position: ${d.position}` },
+    el('p', { class: 'notation-note', text: lands.length > 1 ? `${lands.length} lands, played independently:` : 'One land:' }),
+    ...lands.map((l) => el('code', { class: 'land', text: l })),
+    d.search && !d.search.proven
+      ? el('p', { class: 'notation-note', 'data-search': 'unproven', text: `The search stopped (${d.search.stopped || 'limit'}) after ${d.search.nodes.toLocaleString('en-US')} nodes: what it did not reach is unknown.` })
+      : null
+  );
+}
+
 function renderPile(d) {
   const n = d.board.pile;
   const chips = Math.min(n, 40);
@@ -824,7 +862,7 @@ function renderChart() {
   root.append(svg('text', { x: mid, y: 14, 'text-anchor': 'middle', class: 'axis-title', text: '|' }));
   root.append(svg('text', { x: 6, y: top - 8, class: 'axis-title', text: 'ply ↓' }));
   // A nimber table has no remoteness: its points stand at one distance, on the winner's side.
-  const nimbers = state.table.table === 'nimber';
+  const nimbers = hasNimbers(state.table);
   // Remoteness ticks on both sides of the centre line (the game's end).
   const step = maxR <= 12 ? 1 : maxR <= 30 ? 5 : 10;
   for (let r = 0; r <= (nimbers ? 0 : maxR); r += step) {
@@ -841,7 +879,8 @@ function renderChart() {
     const y = top + ply * rowH + rowH / 2;
     const mover = moverAt(ply);
     let xs;
-    if (nimbers && !d.primitive) xs = [mid + ((d.value === 'win' ? mover : 1 - mover) === 0 ? -1 : 1) * half / 2];
+    if (d.value === 'unknown') xs = [mid];
+    else if (nimbers && !d.primitive) xs = [mid + ((d.value === 'win' ? mover : 1 - mover) === 0 ? -1 : 1) * half / 2];
     else if (d.value === 'draw' || d.remoteness === null) xs = [mid];
     else if (d.value === 'tie') xs = [mid - d.remoteness * unit, mid + d.remoteness * unit];
     else {

@@ -68,7 +68,7 @@ impl Extract<'_, '_> {
     /// of each land but the largest, and the largest's couple.
     fn sum(&mut self, ids: &[u32], k: u32) -> bool {
         let mut order: Vec<u32> = ids.to_vec();
-        order.sort_by_key(|&i| (self.e.info(i).lives, i));
+        order.sort_by_key(|&i| (self.e.info(i).size, i));
         let Some(big) = order.pop() else {
             return true;
         };
@@ -143,7 +143,7 @@ impl Extract<'_, '_> {
     /// it is not settled.
     fn sum_needs(&self, c: &[u32], k: u32) -> Vec<(u32, u32)> {
         let mut order: Vec<u32> = c.to_vec();
-        order.sort_by_key(|&i| (self.e.info(i).lives, i));
+        order.sort_by_key(|&i| (self.e.info(i).size, i));
         let Some(big) = order.pop() else {
             return Vec::new();
         };

@@ -1,0 +1,267 @@
+//! Cram by Lemoine and Viennot's method (`retrograde search cram:RxC
+//! --engine couples`): a position is the sum of its regions, and the couples
+//! engine ([`crate::search::couples`]) proves only the couples `R + *k` an
+//! outcome (or a nimber) needs, rather than every region's whole nimber as
+//! the component search does.
+//!
+//! A land is a region's key ([`CramSearch::region_key`]: the live squares
+//! in their bounding box, least over the 8 symmetries), which holds the
+//! region whole: its children are found on a board of the box's size, so a
+//! region met on any board, anywhere, in any orientation, is one land.
+//! Nimber tables answer the regions that fit them. What the search proves
+//! is kept as the component search keeps it: a proof database of region
+//! nimbers (`--save`, `--load`, `--check`, `proofdb merge`), so the regions
+//! proved in one run are leaves of the next.
+
+use super::cram::{CramNimberLeaves, CramSearch};
+use crate::error::{Error, Result};
+use crate::search::couples::{Couples, Folded, Lands, Options};
+use crate::search::nimber::NimberStats;
+use crate::search::proofdb::{self, Fact, Kind, Record};
+use crate::search::run::{
+    prepare, save, save_target, Answer, Counters, Engine, Loaded, Notice, Observer, SearchOptions,
+    SearchReport, Searched,
+};
+use crate::search::{Bounds, SearchGame};
+use crate::value::Value;
+use std::time::Instant;
+
+/// Cram's regions as lands: keys, with a board for every bounding box.
+pub struct CramLands<'a> {
+    /// `boards[h * 65 + w]`: the h×w board, for h·w ≤ 64.
+    boards: Vec<Option<CramSearch>>,
+    leaves: Option<&'a CramNimberLeaves>,
+}
+
+impl<'a> CramLands<'a> {
+    /// Every board of at most 64 squares, and the nimber tables, if any.
+    pub fn new(leaves: Option<&'a CramNimberLeaves>) -> CramLands<'a> {
+        let mut boards = vec![None; 65 * 65];
+        for h in 1..=64u32 {
+            for w in 1..=64 / h {
+                boards[(h * 65 + w) as usize] = CramSearch::new(h, w, false).ok();
+            }
+        }
+        CramLands { boards, leaves }
+    }
+
+    /// The region of `key` on the board of its bounding box, as a position
+    /// of that board.
+    fn placed(&self, key: u128) -> (&CramSearch, u64) {
+        let h = (key >> 72) as u32;
+        let w = ((key >> 64) & 0xff) as u32;
+        let b = self.boards[(h * 65 + w) as usize]
+            .as_ref()
+            .expect("a region key's box has at most 64 squares");
+        (b, b.full() & !(key as u64))
+    }
+
+    /// The regions of a position of `g`, as lands.
+    pub fn lands_of(g: &CramSearch, p: u64) -> Vec<u128> {
+        g.components(&p).iter().map(|c| g.key(c)).collect()
+    }
+}
+
+impl Lands for CramLands<'_> {
+    type Land = u128;
+
+    /// Its live squares.
+    fn size(&self, land: &u128) -> u32 {
+        (*land as u64).count_ones()
+    }
+
+    /// Each distinct sum of regions a domino leaves, in the search's move
+    /// order (fewest replies first).
+    fn children(&self, land: &u128) -> Vec<Vec<u128>> {
+        let (b, p) = self.placed(*land);
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for (_, c) in b.moves(&p) {
+            let mut lands = CramLands::lands_of(b, c);
+            lands.sort_unstable();
+            if seen.insert(lands.clone()) {
+                out.push(lands);
+            }
+        }
+        out
+    }
+
+    fn leaf(&self, land: &u128) -> Option<u32> {
+        let (b, p) = self.placed(*land);
+        self.leaves?.nimber(b, &p)
+    }
+}
+
+/// Runs a search of normal-play Cram by couples, as `options` say (see
+/// [`crate::search::run::run`]).
+pub fn run(
+    g: &CramSearch,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+) -> Result<SearchReport> {
+    if g.misere() {
+        return Err(refused(
+            "sums normal-play Cram's regions; misère Cram is not a sum (use --engine dfpn)",
+        ));
+    }
+    if options.openings.is_some() {
+        return Err(refused("proves one position: it does not list --openings"));
+    }
+    if !options.nimber && (options.save.is_some() || !options.load.is_empty()) {
+        return Err(refused(
+            "keeps region nimbers: --save and --load go with --nimber",
+        ));
+    }
+    let (root, o) = prepare(g, options)?;
+    let leaves = match options.tablebases.is_empty() {
+        true => None,
+        false => Some(CramNimberLeaves::open(&options.tablebases)?),
+    };
+    let target = save_target(options, observer)?;
+    observer.started();
+    let opts = Options {
+        memory: o.memory,
+        epsilon: o.epsilon,
+        node_limit: o.node_limit,
+        time_limit: o.time_limit,
+        cancel: o.cancel.clone(),
+    };
+    let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
+        .with_progress(move |s| observer.values(s));
+    let loaded = load(g, options, &o, &mut e, observer)?;
+    let started = Instant::now();
+    let lands = CramLands::lands_of(g, root);
+    let answer = if options.nimber {
+        Answer::Nimber(e.nimber_sum(&lands, 0))
+    } else {
+        let wins = e.wins_sum(&lands, 0);
+        let bounds = match wins {
+            Some(true) => Bounds::exact(Value::Win),
+            Some(false) => Bounds::exact(Value::Lose),
+            None => Bounds::UNKNOWN,
+        };
+        // A winning move: a child whose sum is proved to lose.
+        let best_move = (wins == Some(true))
+            .then(|| {
+                g.moves(&root).into_iter().find_map(|(m, c)| {
+                    let ids: Vec<u32> = CramLands::lands_of(g, c).iter().map(|l| e.id(l)).collect();
+                    let loses = match e.fold(&ids, 0) {
+                        Folded::Heap(x) => x == 0,
+                        Folded::Couple(l, k) => e.known(l, k) == Some(false),
+                        Folded::Sum(..) => false,
+                    };
+                    loses.then(|| g.format_move(&m))
+                })
+            })
+            .flatten();
+        Answer::Value { bounds, best_move }
+    };
+    let stats = e.stats();
+    let elapsed = started.elapsed();
+    let result = Searched {
+        position: g.format_position(&root),
+        answer,
+        nodes: stats.nodes,
+        elapsed,
+    };
+    let proven = result.value().is_some();
+    let counters = if options.nimber {
+        Counters::Nimbers(NimberStats {
+            nodes: stats.nodes,
+            leaf_hits: stats.leaf_hits,
+            memo: e.nimbers_known() as u64,
+            elapsed,
+            deepest: stats.deepest,
+        })
+    } else {
+        Counters::Values(stats)
+    };
+    let mut report = SearchReport {
+        engine: Some(Engine::Couples),
+        game: g.spec(),
+        kind: if options.nimber {
+            Kind::Nimbers
+        } else {
+            Kind::Values
+        },
+        openings: false,
+        results: vec![result],
+        proven,
+        stopped: e.stop_reason().filter(|_| !proven),
+        counters,
+        elapsed,
+        memory: o.memory,
+        loaded,
+        saved: None,
+    };
+    observer.proven(&report);
+    report.saved = target.map(|t| save(g, t, Kind::Nimbers, records(g, &e).into_iter(), observer));
+    Ok(report)
+}
+
+fn refused(rule: &str) -> Error {
+    Error::SearchOption {
+        option: "--engine",
+        given: "couples".into(),
+        rule: rule.into(),
+    }
+}
+
+/// Every region whose nimber is known, as a position of `g` (a region of
+/// `g` fits it in some orientation), for a proof database of nimbers:
+/// regions from the tables too, so the database stands without them.
+fn records(g: &CramSearch, e: &Couples<CramLands>) -> Vec<Record<u64, u128>> {
+    e.lands()
+        .iter()
+        .filter_map(|info| {
+            let n = info.nimber?;
+            let pos = g.position_of_key(&info.land)?;
+            Some(Record {
+                key: info.land,
+                fact: Fact::Nimber(n),
+                pos,
+            })
+        })
+        .collect()
+}
+
+/// `--load`: the databases' region nimbers, re-proved by the component
+/// search from their children (or trusted), handed to the engine.
+fn load(
+    g: &CramSearch,
+    options: &SearchOptions,
+    o: &crate::search::dfpn::Options,
+    e: &mut Couples<CramLands>,
+    observer: &dyn Observer,
+) -> Result<Option<Loaded>> {
+    if options.load.is_empty() {
+        return Ok(None);
+    }
+    let started = Instant::now();
+    let (_, db) = proofdb::read(g, &options.load, Some(Kind::Nimbers), o.memory)?;
+    let report = if options.trust_load {
+        let mut search = crate::search::nimber::NimberSearch::new(g, o.memory);
+        let r = proofdb::trust_nimbers(&db, &mut search);
+        if r.trusted > 0 {
+            observer.notice(&Notice::Trusted(r.trusted));
+        }
+        for (k, n, _) in search.known() {
+            e.add_loss(k, n);
+        }
+        r
+    } else {
+        let deadline = o.time_limit.map(|t| started + t);
+        let cancel = o.cancel.clone();
+        let stop = move || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
+        let mut search = crate::search::nimber::NimberSearch::new(g, o.memory);
+        let r = proofdb::verify_nimbers(g, &db, &mut search, &stop)?;
+        for (k, n, _) in search.known() {
+            e.add_loss(k, n);
+        }
+        r
+    };
+    Ok(Some(Loaded {
+        report,
+        elapsed: started.elapsed(),
+    }))
+}
