@@ -43,9 +43,9 @@ pub fn solve(args: Args) -> Result<ExitCode> {
     let (job, lock) = match job {
         // Rank 0 speaks for a failure every rank shares (bad arguments);
         // another rank only for its own.
-        Err(e) if rank == 0 || flags[0] == 1 => return Err(e),
-        Err(_) => return Ok(ExitCode::FAILURE),
-        Ok(_) if flags.contains(&0) => return Ok(ExitCode::FAILURE),
+        Err(e) if rank == 0 || flags[0] == 1 => return Ok(fail(&world, Some(e))),
+        Err(_) => return Ok(fail(&world, None)),
+        Ok(_) if flags.contains(&0) => return Ok(fail(&world, None)),
         Ok(j) => j,
     };
     if dry {
@@ -67,14 +67,15 @@ pub fn solve(args: Args) -> Result<ExitCode> {
         b.finish();
     }
     match report {
-        Err(retrograde::Error::PeerFailed { .. }) => Ok(ExitCode::FAILURE),
-        Err(e) => Err(e).with_context(|| {
-            format!(
+        Err(retrograde::Error::PeerFailed { .. }) => Ok(fail(&world, None)),
+        Err(e) => {
+            let e = anyhow::Error::from(e).context(format!(
                 "solving {} (rank {rank} of {})",
                 job.game.spec(),
                 world.size()
-            )
-        }),
+            ));
+            Ok(fail(&world, Some(e)))
+        }
         Ok(None) => Ok(ExitCode::SUCCESS),
         Ok(Some(report)) => {
             println!(
@@ -92,6 +93,19 @@ pub fn solve(args: Args) -> Result<ExitCode> {
             )
         }
     }
+}
+
+/// Ends this rank after a failure every rank has learnt of: the rank that
+/// speaks for it prints its error, then all ranks meet before any exits.
+/// Without the meeting a silent rank's non-zero exit makes `mpirun` kill
+/// the job before the speaking rank has printed, and the user sees no
+/// reason at all.
+fn fail(world: &mpi::topology::SimpleCommunicator, error: Option<anyhow::Error>) -> ExitCode {
+    if let Some(e) = error {
+        eprintln!("retrograde: error: {e:#}");
+    }
+    world.barrier();
+    ExitCode::FAILURE
 }
 
 /// `--dry-run --mpi`: what each of `ranks` ranks needs, and the data the
