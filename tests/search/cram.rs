@@ -556,6 +556,62 @@ fn couples_agree_with_the_nimber_tables() {
     }
 }
 
+/// The couples engine within a small memory: its lands fill their share
+/// and half are forgotten again and again (the search's own lands kept),
+/// and every answer still agrees with the tables; the lands it keeps stay
+/// under the share while an unbounded engine keeps every land it met.
+#[test]
+fn couples_within_a_small_memory_agree_with_the_tables() {
+    use retrograde::internal::search::{Couples, CouplesOptions, CramLands};
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0xb0_07ed);
+    for (r, c) in [(4, 4), (4, 5), (3, 7)] {
+        let path = solve_nimbers(dir.path(), r, c, false, TableKind::Nimber);
+        let tb = retrograde::Tablebase::open(&path).unwrap();
+        let g = cram(&format!("cram:{r}x{c}"));
+        let n = r * c;
+        let mut masks: Vec<u64> = vec![0];
+        masks.extend((0..600).map(|_| rng.next() & rng.next() & ((1u64 << n) - 1)));
+        // 64 KiB: a share of 1,792 lands (4x5's empty board alone meets
+        // tens of thousands).
+        let small = CouplesOptions {
+            memory: 1 << 16,
+            ..CouplesOptions::default()
+        };
+        let mut e = Couples::with_lands(CramLands::new(None), &small);
+        let mut big = Couples::with_lands(CramLands::new(None), &CouplesOptions::default());
+        let mut most = 0;
+        for (i, &p) in masks.iter().enumerate() {
+            let Some(want) = tb.nimber_index(p).unwrap() else {
+                continue;
+            };
+            let regions = CramLands::lands_of(&g, p);
+            let shown = g.format_position(&p);
+            if i % 2 == 0 {
+                assert_eq!(e.wins_sum(&regions, 0), Some(want != 0), "{r}x{c} {shown}");
+            }
+            assert_eq!(e.nimber_sum(&regions, 0), Some(want), "{r}x{c} {shown}");
+            assert_eq!(e.wins_sum(&regions, want), Some(false), "{r}x{c} {shown}");
+            assert_eq!(
+                e.wins_sum(&regions, want ^ 1),
+                Some(true),
+                "{r}x{c} {shown}"
+            );
+            assert_eq!(big.nimber_sum(&regions, 0), Some(want), "{r}x{c} {shown}");
+            most = most.max(e.lands_known());
+        }
+        if (r, c) != (4, 4) {
+            assert!(e.evicted() > 0, "{r}x{c}: nothing was forgotten");
+            assert!(most < 4096, "{r}x{c}: {most} lands kept");
+            assert!(
+                big.lands_known() > 4 * most,
+                "{r}x{c}: {} lands unbounded against {most}",
+                big.lands_known()
+            );
+        }
+    }
+}
+
 /// `search cram:RxC --engine couples`, nimbers and values, through the
 /// library's run: the table's and the component search's answers, the
 /// tables as leaves, a proof database saved and loaded.

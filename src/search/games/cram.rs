@@ -184,6 +184,23 @@ impl CramSearch {
         out
     }
 
+    /// The region keys of the regions of `live` squares, appended to
+    /// `out` (no allocation of their own: the couples engine's children).
+    pub(crate) fn region_keys_into(&self, mut live: u64, out: &mut Vec<u128>) {
+        while live != 0 {
+            let mut x = live & live.wrapping_neg();
+            loop {
+                let y = x | (self.neighbours(x) & live);
+                if y == x {
+                    break;
+                }
+                x = y;
+            }
+            out.push(self.region_key(x));
+            live &= !x;
+        }
+    }
+
     /// The region key of a set of live squares: `(h, w, grid)` of the
     /// bounding box, least over its 8 symmetries, as
     /// `h << 72 | w << 64 | rows packed row-major` (row i in bits
@@ -377,6 +394,9 @@ impl SearchGame for CramSearch {
     }
 }
 
+/// Leaf answers cached at most by [`CramNimberLeaves`].
+const LEAF_CACHE_CAP: usize = 1 << 20;
+
 /// Cram nimber tables (`retrograde solve cram:RxC --nimbers`) answering
 /// the regions of a bigger board that fit their rectangle, in any
 /// placement, rotated or reflected: the region's bounding box is put at the
@@ -476,6 +496,11 @@ impl CramNimberLeaves {
             // The table game's index is its covered-squares mask.
             if let Ok(Some(n)) = tb.nimber_index(full & !region) {
                 if let Ok(mut cache) = self.cache.lock() {
+                    // Bounded (about 48 MiB): past it the cache starts
+                    // again, as the table still answers, only slower.
+                    if cache.len() >= LEAF_CACHE_CAP {
+                        *cache = HashMap::new();
+                    }
                     cache.insert(key, n);
                 }
                 return Some(n);

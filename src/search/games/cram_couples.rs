@@ -15,7 +15,7 @@
 
 use super::cram::{CramNimberLeaves, CramSearch};
 use crate::error::{Error, Result};
-use crate::search::couples::{Couples, Folded, Lands, Options};
+use crate::search::couples::{Couples, FastBuild, FastHasher, Folded, Lands, Options};
 use crate::search::nimber::NimberStats;
 use crate::search::proofdb::{self, Fact, Kind, Record};
 use crate::search::run::{
@@ -24,6 +24,7 @@ use crate::search::run::{
 };
 use crate::search::{Bounds, SearchGame};
 use crate::value::Value;
+use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 /// Cram's regions as lands: keys, with a board for every bounding box.
@@ -74,7 +75,7 @@ impl Lands for CramLands<'_> {
     /// order (fewest replies first).
     fn children(&self, land: &u128) -> Vec<Vec<u128>> {
         let (b, p) = self.placed(*land);
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: std::collections::HashSet<Vec<u128>, FastBuild> = Default::default();
         let mut out = Vec::new();
         for (_, c) in b.moves(&p) {
             let mut lands = CramLands::lands_of(b, c);
@@ -84,6 +85,34 @@ impl Lands for CramLands<'_> {
             }
         }
         out
+    }
+
+    /// As [`CramLands::children`], with no allocation per child: each
+    /// child's region keys are written in place, sorted, and dropped again
+    /// if an earlier move left the same regions.
+    fn children_into(&self, land: &u128, lands: &mut Vec<u128>, ends: &mut Vec<u32>) {
+        let (b, p) = self.placed(*land);
+        // Each child kept: a fingerprint, to find repeats at a glance, and
+        // where its lands are.
+        let mut kept: Vec<(u64, usize, usize)> = Vec::new();
+        for (_, c) in b.moves(&p) {
+            let start = lands.len();
+            b.region_keys_into(b.live(c), lands);
+            lands[start..].sort_unstable();
+            let mut h = FastHasher::default();
+            lands[start..].hash(&mut h);
+            let print = h.finish();
+            let end = lands.len();
+            let repeat = kept
+                .iter()
+                .any(|&(q, from, to)| q == print && lands[from..to] == lands[start..end]);
+            if repeat {
+                lands.truncate(start);
+            } else {
+                kept.push((print, start, end));
+                ends.push(end as u32);
+            }
+        }
     }
 
     fn leaf(&self, land: &u128) -> Option<u32> {
@@ -212,7 +241,6 @@ fn refused(rule: &str) -> Error {
 /// regions from the tables too, so the database stands without them.
 fn records(g: &CramSearch, e: &Couples<CramLands>) -> Vec<Record<u64, u128>> {
     e.lands()
-        .iter()
         .filter_map(|info| {
             let n = info.nimber?;
             let pos = g.position_of_key(&info.land)?;
