@@ -5,6 +5,9 @@
 //! * `dfpn/connect:5x4`, `dfpn/mnk:4x4x4`, `dfpn/qango6`: df-pn from the
 //!   empty board with a 64 MiB table (ties take two proofs).
 //! * `nimber/cram:4x6`: the nimber by component sums.
+//! * `couples/cram:4x6`, `couples/cram:5x6`: the nimber by Lemoine and
+//!   Viennot's couples (`--engine couples`), with 256 MiB; `couples/cram:5x6
+//!   4 MiB` within 4 MiB, where the engine forgets lands again and again.
 //! * `start-up/connect:6x4 34432156`: an easy middle-game position (a tie,
 //!   about 18,000 nodes) with the default 1 GiB cap: the table's first
 //!   allocation is part of the time (it used to be the whole 1 GiB).
@@ -55,6 +58,33 @@ fn nimber(c: &mut Criterion) {
     group.finish();
 }
 
+fn couples(c: &mut Criterion) {
+    use retrograde::internal::search::{Couples, CouplesOptions, CramLands, CramSearch};
+    let mut group = c.benchmark_group("couples");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    for (name, r, c, memory) in [
+        ("cram:4x6", 4, 6, 256 << 20),
+        ("cram:5x6", 5, 6, 256 << 20),
+        ("cram:5x6 4 MiB", 5, 6, 4 << 20),
+    ] {
+        let g = CramSearch::new(r, c, false).unwrap();
+        let lands = CramLands::lands_of(&g, g.start());
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let options = CouplesOptions {
+                    memory,
+                    ..CouplesOptions::default()
+                };
+                let mut e = Couples::with_lands(CramLands::new(None), &options);
+                black_box(e.nimber_sum(&lands, 0).expect("proven"))
+            })
+        });
+    }
+    group.finish();
+}
+
 fn start_up(c: &mut Criterion) {
     let mut group = c.benchmark_group("start-up");
     group.sample_size(20);
@@ -90,5 +120,5 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dfpn, nimber, start_up, threads);
+criterion_group!(benches, dfpn, nimber, couples, start_up, threads);
 criterion_main!(benches);

@@ -493,8 +493,7 @@ impl<'a, L: Lands> Couples<'a, L> {
             kept += hist[cut];
         }
         self.ids.clear();
-        for i in 0..self.lands.len() {
-            let info = &mut self.lands[i];
+        for (i, info) in self.lands.iter_mut().enumerate() {
             if !info.live {
                 continue;
             }
