@@ -865,13 +865,15 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
             },
             None => {
                 tally.lookups += inter.len() as u64;
+                // The best intermediate's cell, `None` when it has no value.
                 let best = match order {
                     Some(order) => {
                         let mut best = 0u8;
                         for &i in inter {
                             best = best.max(order.own[cells.get(i) as usize & 0xff]);
                         }
-                        u32::from(order.own_cell[usize::from(best)])
+                        // Rank 0 is no value; every other rank is a cell's.
+                        (best != 0).then_some(u32::from(order.own_cell[usize::from(best)]))
                     }
                     None => {
                         let mut best = 0u32;
@@ -884,16 +886,16 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
                                 best = c;
                             }
                         }
-                        best
+                        codec.decode(best).map(|_| best)
                     }
                 };
-                if codec.decode(best).is_none() {
+                let Some(best) = best else {
                     failure = Some(Error::GameInvariant(format!(
                         "position {} has no moves but is not game over",
                         describe(game, index)
                     )));
                     return;
-                }
+                };
                 best
             }
         };
