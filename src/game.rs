@@ -262,6 +262,20 @@ pub trait Game: Clone + Send + Sync + Sized {
         });
     }
 
+    /// Compound games whose units are subset lattices: `Some` when the
+    /// intermediates of work unit `unit` of `tier` are its whole
+    /// [`Game::unit_range`], the index `first + colex(B)` naming the
+    /// intermediate of the `removed`-subset B of `bits` bits, and its
+    /// completions are exactly `completions + colex(B ∪ {j})` for the bits
+    /// j < `bits` not in B ([`Game::for_each_unit_completions`] in other
+    /// words; colex(B) = Σ_i C(s_i, i) over B's bits s_1 < s_2 < … , i from
+    /// 1). The solver then takes every intermediate's best completion in
+    /// contiguous slices instead of one completion at a time. `None` (the
+    /// default): no such promise.
+    fn unit_extensions(&self, _tier: u32, _unit: u64) -> Option<SubsetExtensions> {
+        None
+    }
+
     /// Compound games, a whole unit at once: calls `f(index, primitive,
     /// intermediates)` for every position of work unit `unit` of `tier`, in
     /// [`Game::for_each_in_unit`]'s order: its [`Game::primitive`] value,
@@ -345,6 +359,21 @@ pub trait Game: Clone + Send + Sync + Sized {
 
     /// Writes a move in the game's notation.
     fn format_move(&self, m: &Self::Move) -> String;
+}
+
+/// A unit of a compound game as a subset lattice: see
+/// [`Game::unit_extensions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubsetExtensions {
+    /// The bits the subsets are drawn from (at most 63).
+    pub bits: u32,
+    /// The size of the intermediates' subsets.
+    pub removed: u32,
+    /// The index of the intermediate of colex rank 0.
+    pub first: u64,
+    /// The index of the completion of colex rank 0 (a `removed + 1`-subset);
+    /// unused when `removed == bits`.
+    pub completions: u64,
 }
 
 /// [`Game::for_each_unit_intermediates`] through the unit's positions: the

@@ -78,7 +78,7 @@ pub use crate::error::{CheckpointFault, Error, ProofFault, Result};
 pub use crate::format::Header;
 pub use crate::format::{CellCodec, TableKind};
 pub use crate::game::testing;
-pub use crate::game::{Game, SCAN_CHUNK};
+pub use crate::game::{Game, SubsetExtensions, SCAN_CHUNK};
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
 pub use crate::reader::raw;

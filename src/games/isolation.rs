@@ -29,7 +29,7 @@
 //! symmetry first. (Schemes 1 and 2, retired, put the board bits lowest,
 //! so tiers interleaved.)
 
-use crate::game::Game;
+use crate::game::{Game, SubsetExtensions};
 use crate::games::bits::{insert_zero, next_combination};
 use crate::games::board::{BoardView, CellState, Shape, View};
 use crate::games::symmetry::BoardSymmetries;
@@ -1007,6 +1007,27 @@ impl Game for Isolation {
         });
     }
 
+    /// A unit is one pair's boards of one block in colex order, and a
+    /// board's completions are its extensions in the same pair's next block
+    /// (as in [`Game::for_each_unit_completions`], folded or not).
+    fn unit_extensions(&self, tier: u32, unit: u64) -> Option<SubsetExtensions> {
+        if tier >= self.tier_count() || unit >= self.blocks() {
+            return None;
+        }
+        let bits = self.board_bits();
+        let k = bits - tier;
+        Some(SubsetExtensions {
+            bits,
+            removed: k,
+            first: self.unit_base(k, unit),
+            completions: if k < bits {
+                self.unit_base(k + 1, unit)
+            } else {
+                0
+            },
+        })
+    }
+
     /// Plain index: the pair is fixed in a unit, so each step's new pair,
     /// its block and its window are worked out once per unit, and each
     /// intermediate's index is the new pair's base plus the parent's own
@@ -1403,6 +1424,17 @@ mod tests {
             let mut got = Vec::new();
             g.for_each_unit_completions(t, u, |i, c| got.push((i, c.to_vec())));
             assert_eq!(got, want, "{} tier {t} unit {u}", g.spec());
+            // The same completions from the subset lattice's description.
+            let e = g.unit_extensions(t, u).unwrap();
+            let mut lattice = Vec::new();
+            let mut i = e.first;
+            walk_boards(e.removed, e.bits, |b| {
+                let kids = (0..e.bits).filter(|&j| b & 1 << j == 0);
+                let kids = kids.map(|j| e.completions + u64::from(colex(b | 1 << j)));
+                lattice.push((i, kids.collect::<Vec<_>>()));
+                i += 1;
+            });
+            assert_eq!(lattice, want, "{} tier {t} unit {u}", g.spec());
             let mut want = Vec::new();
             crate::game::unit_intermediates_by_position(g, t, u, |i, v, c| {
                 want.push((i, v, c.to_vec()))

@@ -25,6 +25,7 @@
 
 pub(crate) mod checkpoint;
 pub(crate) mod estimate;
+mod extensions;
 pub(crate) mod file;
 mod loopy;
 pub(crate) mod output;
@@ -42,7 +43,7 @@ pub(crate) use stream::{plan, PROCESS_MEMORY};
 
 use crate::error::{Error, Result};
 use crate::format::{CellCodec, Summary, TableKind, CELL_DRAW, CELL_NONE};
-use crate::game::Game;
+use crate::game::{Game, SubsetExtensions};
 use crate::value::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
@@ -673,6 +674,13 @@ fn compound_group<G: Game, T: Table + ?Sized>(
         .for_each(|((out, _), &unit)| {
             let mut next = out.chunks_exact(w);
             if let Some(run) = game.unit_range(tier, unit) {
+                if w == 1 {
+                    // A byte per cell, not a copy of unknown length (a call).
+                    for (index, &c) in run.zip(out) {
+                        cells.put(index, u32::from(c));
+                    }
+                    return;
+                }
                 for (index, c) in run.zip(next) {
                     cells.put(index, unpack_cell(c));
                 }
@@ -736,6 +744,12 @@ pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
             ))),
         }
     };
+    if let Some(order) = ByteOrder::of(codec) {
+        let lattice = game.unit_extensions(tier, unit);
+        if let Some(n) = lattice.and_then(|e| summarise_lattice(cells, order, e)) {
+            return Ok(n);
+        }
+    }
     match ByteOrder::of(codec) {
         Some(order) => game.for_each_unit_completions(tier, unit, |index, kids| {
             if failure.is_some() {
@@ -766,6 +780,45 @@ pub(crate) fn summarise_intermediates<G: Game, T: Table + ?Sized>(
         }),
     }
     failure.map_or(Ok(lookups), Err)
+}
+
+/// Phase A of a unit whose intermediates form a subset lattice
+/// ([`Game::unit_extensions`]), for one-byte value cells: each completion's
+/// cell is read once and ranked, and every intermediate's best is taken in
+/// slices ([`extensions`]). Returns the completions compared (the same
+/// count as the walk's), or `None` where a completion has no value or a
+/// remoteness overflows: the caller's walk then reports which.
+fn summarise_lattice<T: Table + ?Sized>(
+    cells: &T,
+    order: &ByteOrder,
+    e: SubsetExtensions,
+) -> Option<u64> {
+    if e.removed >= e.bits {
+        // Nothing left to remove: no completions, no value.
+        return Some(0);
+    }
+    let n = extensions::binomial(e.bits, e.removed);
+    let kids = extensions::binomial(e.bits, e.removed + 1);
+    let mut ranks = Vec::with_capacity(kids as usize);
+    let mut worst = u8::MAX;
+    for i in 0..kids {
+        let r = order.child[cells.get(e.completions + i) as usize & 0xff];
+        worst = worst.min(r);
+        ranks.push(r);
+    }
+    if worst == 0 {
+        return None;
+    }
+    let mut best = vec![0u8; n as usize];
+    extensions::max_over_extensions(e.bits, e.removed, &mut best, &ranks);
+    // Every intermediate has a completion, so every best is a rank ≥ 1.
+    let mut low = u8::MAX;
+    for (index, &b) in (e.first..).zip(&best) {
+        let cell = order.parent[usize::from(b)];
+        low = low.min(cell);
+        cells.put(index, u32::from(cell));
+    }
+    (low != 0).then_some(n * u64::from(e.bits - e.removed))
 }
 
 /// A cell of `c.len()` little-endian bytes.
@@ -812,13 +865,15 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
             },
             None => {
                 tally.lookups += inter.len() as u64;
+                // The best intermediate's cell, `None` when it has no value.
                 let best = match order {
                     Some(order) => {
                         let mut best = 0u8;
                         for &i in inter {
                             best = best.max(order.own[cells.get(i) as usize & 0xff]);
                         }
-                        u32::from(order.own_cell[usize::from(best)])
+                        // Rank 0 is no value; every other rank is a cell's.
+                        (best != 0).then_some(u32::from(order.own_cell[usize::from(best)]))
                     }
                     None => {
                         let mut best = 0u32;
@@ -831,16 +886,16 @@ pub(crate) fn best_intermediates<G: Game, T: Table + ?Sized>(
                                 best = c;
                             }
                         }
-                        best
+                        codec.decode(best).map(|_| best)
                     }
                 };
-                if codec.decode(best).is_none() {
+                let Some(best) = best else {
                     failure = Some(Error::GameInvariant(format!(
                         "position {} has no moves but is not game over",
                         describe(game, index)
                     )));
                     return;
-                }
+                };
                 best
             }
         };

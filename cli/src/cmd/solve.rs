@@ -48,7 +48,9 @@ pub struct Args {
     #[arg(long, conflicts_with = "memory")]
     stream: bool,
     /// Checkpoint completed tiers to FILE.ckpt at most this often, in
-    /// seconds (0: after every tier); a rerun resumes from it.
+    /// seconds (0: after every tier); a rerun resumes from it. Unless 0, the
+    /// first checkpoint waits for 10 s of solving (or this interval, if
+    /// longer): shorter solves are quicker to run again.
     #[arg(long, value_name = "SECS", default_value_t = 1.0)]
     checkpoint_every: f64,
     /// Write no checkpoint.
