@@ -1,0 +1,336 @@
+//! Threat knowledge: wins by continuous forcing threats, found by a small
+//! search of forced lines and handed to df-pn as the value of a position
+//! (`SearchGame::decided`), so that df-pn neither expands a won position
+//! nor the replies of a defender that do nothing against a threat.
+//!
+//! **Which method, and why.** The search is "victory by continuous fours"
+//! (VCF), Allis's threat sequences restricted to threats that force the
+//! very next reply: the λ¹ level of Thomsen's λ-search. At each step the
+//! attacker makes a *four* (an open pattern one square short of complete:
+//! it owns all but one square, the defender none), so the defender must
+//! take that square. Every defender move is forced, and that is what makes
+//! the proof simple and sound (below); Allis's wider threats (Go-Moku's
+//! threes) leave the defender several replies, which dependency-based
+//! search must then prove one by one. Those wider threats are not lost
+//! here: they are what df-pn itself searches, with the help of the *null
+//! move* test below — a position where the attacker would have a VCF if it
+//! could move again is one where the defender must answer it, and every
+//! reply that does not touch the threat is proven lost without search.
+//! That is λ² (threats of threats) with df-pn choosing among the answers.
+//! On Qubic the forcing threats are exactly the fours (a line of two
+//! forces nothing), so VCF is Allis's threat-space search for that game.
+//!
+//! **Soundness.** The attacker `a` is to move.
+//! 1. If `a` has a four, it completes it and wins.
+//! 2. If the defender `d` has two fours (two squares that complete one),
+//!    `a` cannot stop both: the line fails. If `d` has one, `a` must take
+//!    that square (its only move that does not lose at once), and the line
+//!    goes on only if that move makes a four of `a`'s.
+//! 3. Otherwise `a` may take any square that makes a four. After it, `d`
+//!    has no four (it had none, or the one it had was just taken: a four
+//!    of `d`'s elsewhere would have been a second one in step 2), so `d`
+//!    cannot win at once; if `a` now has fours on two squares, `d` blocks
+//!    at most one and `a` completes the other; with one, every move of `d`
+//!    but taking it lets `a` complete it, so `d`'s move is forced, and the
+//!    search goes on from step 1 after it. `d`'s forced move may make a
+//!    four of `d`'s: step 2 then makes `a` answer it.
+//! Each step's claims are checked on the board, not assumed (a four of
+//! `d`'s after `a`'s move, impossible by the argument, fails the line), so
+//! a line found is a proof that `a` wins: `d` never has a choice that
+//! does not lose at once. Under `:misere` completing a pattern loses and
+//! none of this holds: the game then asks for nothing. With gravity a four
+//! forces only when its square can be played; the game asks for nothing
+//! with gravity either (a four under an empty cell is Connect-Four's
+//! long-term threat, another kind of knowledge).
+//!
+//! **The null move.** At a node whose mover `m` has no four to play or to
+//! answer, the search also asks whether the opponent `o` would win by VCF
+//! if it were to move. If so, `m`'s move must do something about it. A
+//! move of `m` on square `s` leaves `o`'s line intact when `s` is outside
+//! every pattern the line relies on: `s` is none of the line's squares, no
+//! pattern through `s` is one of `o`'s fours along the line, and no
+//! pattern through `s` can become a four of `m`'s during the line (one open
+//! for `m` that already holds all but two of its squares, or holding a
+//! square `m` is forced to take). Then every count the line reads is the
+//! same after `s` as before, so the line is a proof in that child too: the
+//! child is a win for `o` without search ([`Affected`]). The other
+//! children replay the line on their own board, which proves them when it
+//! still holds; the rest are the defender's real answers, left to df-pn.
+//!
+//! A search is bounded by a budget of nodes and by a small table of the
+//! positions it failed from (a hit only prunes: it can hide a win, never
+//! make one).
+
+use super::board::{first, two_or_more, Board, Lines};
+use super::{and, bit, for_each, has, is_zero, or, Bits};
+
+/// A threat search: its budget and its table of failed positions.
+pub(super) struct Vcf {
+    /// Nodes each search may visit, and those the current one has left.
+    full: u32,
+    budget: u32,
+    /// Hashes of positions the search failed from, each mixed with `salt`
+    /// so that a table left by an earlier search needs no clearing (an
+    /// entry of another search matches only by a 2⁻⁶⁴ accident, and a
+    /// match only prunes).
+    failed: Vec<u64>,
+    salt: u64,
+    /// The attacker's moves of the line found, last first while searching.
+    line: Vec<u16>,
+}
+
+/// Slots of the table of failed positions (a power of two).
+const FAILED_SLOTS: usize = 1 << 10;
+
+thread_local! {
+    /// The table of failed positions and the last salt, kept per thread:
+    /// clearing 8 KiB for each of a node's searches cost more than the
+    /// searches.
+    static FAILED: std::cell::RefCell<(Vec<u64>, u64)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+}
+
+impl Vcf {
+    /// A searcher whose searches visit at most `budget` nodes each.
+    pub fn new(budget: u32) -> Vcf {
+        let (mut failed, salt) = FAILED
+            .try_with(|f| {
+                let mut f = f.borrow_mut();
+                f.1 = f.1.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                (std::mem::take(&mut f.0), f.1)
+            })
+            .unwrap_or_default();
+        if failed.len() != FAILED_SLOTS {
+            failed = vec![0; FAILED_SLOTS];
+        }
+        Vcf {
+            full: budget,
+            budget,
+            failed,
+            salt,
+            line: Vec::new(),
+        }
+    }
+
+    /// The attacker's moves of the line found by the last successful
+    /// [`Vcf::search`], in order (empty when it already had a four).
+    pub fn line(&self) -> &[u16] {
+        &self.line
+    }
+
+    /// Whether `a`, to move on `board`, wins by continuous fours (within
+    /// the budget). `board` is left as it was.
+    pub fn search<const W: usize>(
+        &mut self,
+        lines: &Lines<W>,
+        board: &mut Board<W>,
+        a: usize,
+    ) -> bool {
+        self.line.clear();
+        self.budget = self.full;
+        self.salt = crate::search::mix64(self.salt);
+        let won = self.step(lines, board, a);
+        self.line.reverse();
+        won
+    }
+
+    fn step<const W: usize>(&mut self, lines: &Lines<W>, board: &mut Board<W>, a: usize) -> bool {
+        let d = 1 - a;
+        if !is_zero(&board.four[a]) {
+            return true;
+        }
+        let theirs = board.four[d];
+        let candidates = if is_zero(&theirs) {
+            board.three[a]
+        } else if two_or_more(&theirs) {
+            return false;
+        } else {
+            and(&theirs, &board.three[a])
+        };
+        if is_zero(&candidates) || self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        let h = position_hash(&board.stones) ^ self.salt;
+        let slot = h as usize & (FAILED_SLOTS - 1);
+        if self.failed[slot] == h {
+            return false;
+        }
+        let mut won = false;
+        for_each_until(&candidates, |m| {
+            board.place(lines, a, m);
+            let fours = board.four[a];
+            if !is_zero(&board.four[d]) || is_zero(&fours) {
+                // Not possible by the argument above; a guard, not a case.
+                board.lift(lines, a, m);
+                return false;
+            }
+            if two_or_more(&fours) {
+                board.lift(lines, a, m);
+                self.line.push(m as u16);
+                won = true;
+                return true;
+            }
+            let t = first(&fours);
+            board.place(lines, d, t);
+            let ok = self.step(lines, board, a);
+            board.lift(lines, d, t);
+            board.lift(lines, a, m);
+            if ok {
+                self.line.push(m as u16);
+                won = true;
+            }
+            ok
+        });
+        if !won {
+            self.failed[slot] = h;
+        }
+        won
+    }
+}
+
+impl Drop for Vcf {
+    fn drop(&mut self) {
+        let failed = std::mem::take(&mut self.failed);
+        let _ = FAILED.try_with(|f| f.borrow_mut().0 = failed);
+    }
+}
+
+/// Whether the line `line` (the attacker's moves) still wins for `a`, to
+/// move on `board`: every step checked as the search checks it. `board`
+/// is left as it was.
+pub(super) fn replay<const W: usize>(
+    lines: &Lines<W>,
+    board: &mut Board<W>,
+    a: usize,
+    line: &[u16],
+) -> bool {
+    let d = 1 - a;
+    let mut placed: Vec<(usize, usize)> = Vec::with_capacity(2 * line.len());
+    let mut won = false;
+    let mut j = 0;
+    loop {
+        if !is_zero(&board.four[a]) {
+            won = true;
+            break;
+        }
+        let theirs = board.four[d];
+        if j == line.len() || two_or_more(&theirs) {
+            break;
+        }
+        let m = line[j] as usize;
+        j += 1;
+        if !has(&board.three[a], m) || (!is_zero(&theirs) && !has(&theirs, m)) {
+            break;
+        }
+        board.place(lines, a, m);
+        placed.push((a, m));
+        let fours = board.four[a];
+        if !is_zero(&board.four[d]) || is_zero(&fours) {
+            break;
+        }
+        if two_or_more(&fours) {
+            won = true;
+            break;
+        }
+        let t = first(&fours);
+        board.place(lines, d, t);
+        placed.push((d, t));
+    }
+    while let Some((c, s)) = placed.pop() {
+        board.lift(lines, c, s);
+    }
+    won
+}
+
+/// The squares where a move of the defender `d` may disturb the line of
+/// `a` found on `board` (see the module doc): the line's squares, the
+/// patterns that are `a`'s fours along it, and the patterns open for `d`
+/// that could become `d`'s fours during it. A move of `d` anywhere else
+/// leaves the line a proof.
+pub(super) fn affected<const W: usize>(
+    lines: &Lines<W>,
+    board: &mut Board<W>,
+    a: usize,
+    line: &[u16],
+) -> Bits<W> {
+    let d = 1 - a;
+    let mut out = [0u64; W];
+    // `a`'s fours before the line (it wins at once: no moves).
+    for_each(&board.four[a], |f| {
+        out = or(&out, &fours_through(lines, board, a, f))
+    });
+    let mut placed: Vec<(usize, usize)> = Vec::with_capacity(2 * line.len());
+    let mut replies = [0u64; W];
+    for &m in line {
+        let m = m as usize;
+        board.place(lines, a, m);
+        placed.push((a, m));
+        out = or(&out, &fours_through(lines, board, a, m));
+        let fours = board.four[a];
+        if two_or_more(&fours) || is_zero(&fours) {
+            break;
+        }
+        let t = first(&fours);
+        board.place(lines, d, t);
+        placed.push((d, t));
+        replies = or(&replies, &bit(t));
+        out = or(&out, &bit(t));
+    }
+    while let Some((c, s)) = placed.pop() {
+        out = or(&out, &bit(s));
+        board.lift(lines, c, s);
+    }
+    for (i, p) in lines.patterns.iter().enumerate() {
+        let n = board.count[i];
+        if n[a] == 0 && (n[d] + 2 >= lines.size[i] || !is_zero(&and(p, &replies))) {
+            out = or(&out, p);
+        }
+    }
+    out
+}
+
+/// The patterns through `s` that are fours of `a` (all of `a`'s but one
+/// square, none of the other's), as one set of squares.
+fn fours_through<const W: usize>(
+    lines: &Lines<W>,
+    board: &Board<W>,
+    a: usize,
+    s: usize,
+) -> Bits<W> {
+    let mut out = [0u64; W];
+    for &i in lines.through(s) {
+        let i = i as usize;
+        let n = board.count[i];
+        if n[1 - a] == 0 && n[a] + 1 == lines.size[i] {
+            out = or(&out, &lines.patterns[i]);
+        }
+    }
+    out
+}
+
+/// Calls `f` on each square of `b` in increasing order until it returns
+/// `true`.
+#[inline(always)]
+fn for_each_until<const W: usize>(b: &Bits<W>, mut f: impl FnMut(usize) -> bool) {
+    for (i, &w) in b.iter().enumerate() {
+        let mut w = w;
+        while w != 0 {
+            if f(i * 64 + w.trailing_zeros() as usize) {
+                return;
+            }
+            w &= w - 1;
+        }
+    }
+}
+
+/// A well-mixed hash of both players' squares.
+#[inline]
+fn position_hash<const W: usize>(stones: &[Bits<W>; 2]) -> u64 {
+    let mut h = 0x243f_6a88_85a3_08d3u64;
+    for set in stones {
+        for &w in set {
+            h = crate::search::mix64(h ^ w);
+        }
+    }
+    h
+}
