@@ -8,17 +8,44 @@
 //! Computing it from scratch maps the position through every symmetry (48
 //! for Qubic). A node's children differ from it by one piece, so the
 //! expansion maps the node once ([`NodeImages`]: each image of x's and of
-//! o's squares, and the symmetries sorted by the image of x's squares) and
-//! each child's key follows from a few of them ([`NodeImages::child`]):
+//! o's squares) and each child's key follows from a few of them
+//! ([`NodeImages::child`]):
 //!
 //! - o moves: x's images do not change, so only the symmetries giving the
 //!   least image of x's squares (usually one) can give the least child.
-//! - x moves: each image of x's squares gains one square, and so grows; in
-//!   the sorted order, once an image of x's squares (before the move) is
-//!   no smaller than the best child's so far, neither it nor any later one
-//!   can give a smaller child, and the scan stops.
+//! - x moves: each image of x's squares gains the image of the square
+//!   taken. A bitboard's order is decided first by its most significant
+//!   square, and an image's most significant square after the move is the
+//!   more significant of its own before the move and the new square's
+//!   image. With each square's *rank* (its significance), the least child
+//!   comes from the symmetries `g` for which `max(top(x_g), rank(g(s)))` is
+//!   least: the smallest `L` for which some `g` has both `top(x_g) ≤ L`
+//!   (a set of symmetries the node computes once per `L`) and
+//!   `rank(g(s)) ≤ L` (a set the board computes once per square and `L`).
+//!   With at most 64 symmetries each set is one word, so a child's
+//!   candidates are an AND of two words (rarely a few), and only those
+//!   candidates' images are compared whole.
 
 use super::{or, Bits};
+
+/// The significance of square `s` in the order of bitboards of `W` words
+/// (word 0 first, each word's high bit first): 0 least significant.
+#[inline(always)]
+fn rank<const W: usize>(s: usize) -> u8 {
+    ((W - 1 - s / 64) * 64 + s % 64) as u8
+}
+
+/// The rank of a bitboard's most significant square (0 for no square: an
+/// empty image gains its first square, whose rank is then the maximum).
+#[inline(always)]
+fn top<const W: usize>(b: &Bits<W>) -> u8 {
+    for (w, &word) in b.iter().enumerate() {
+        if word != 0 {
+            return ((W - 1 - w) * 64 + 63 - word.leading_zeros() as usize) as u8;
+        }
+    }
+    0
+}
 
 /// The symmetries of a board as bit tables.
 pub(super) struct Symmetries<const W: usize> {
@@ -27,24 +54,67 @@ pub(super) struct Symmetries<const W: usize> {
     /// `image[s · count + g]`: square `s`'s image under symmetry `g`, as a
     /// bitboard.
     image: Vec<Bits<W>>,
+    /// `rank[s · count + g]`: the [`rank`] of that image.
+    rank: Vec<u8>,
+    /// At most 64 symmetries: `reach[s · 64W + L]` holds bit `g` when the
+    /// image of square `s` under `g` has rank at most `L`; `low[s]` is the
+    /// least rank of square `s`'s images. Empty past 64 symmetries.
+    reach: Vec<u64>,
+    low: Vec<u8>,
 }
 
 impl<const W: usize> Symmetries<W> {
+    /// Ranks of a board of `W` words.
+    const RANKS: usize = 64 * W;
+
     pub fn new(perms: &[Vec<u16>], squares: usize) -> Symmetries<W> {
         let count = perms.len();
         let mut image = vec![[0u64; W]; squares * count];
+        let mut rank = vec![0u8; squares * count];
         for (g, p) in perms.iter().enumerate() {
             for s in 0..squares {
                 image[s * count + g] = super::bit(p[s] as usize);
+                rank[s * count + g] = self::rank::<W>(p[s] as usize);
             }
         }
-        Symmetries { count, image }
+        let (mut reach, mut low) = (Vec::new(), Vec::new());
+        if count <= 64 {
+            reach = vec![0u64; squares * Self::RANKS];
+            low = vec![u8::MAX; squares];
+            for s in 0..squares {
+                for g in 0..count {
+                    let r = rank[s * count + g];
+                    low[s] = low[s].min(r);
+                    for l in r as usize..Self::RANKS {
+                        reach[s * Self::RANKS + l] |= 1 << g;
+                    }
+                }
+            }
+        }
+        Symmetries {
+            count,
+            image,
+            rank,
+            reach,
+            low,
+        }
     }
 
     /// Square `s`'s images, one per symmetry.
     #[inline(always)]
     fn of(&self, s: usize) -> &[Bits<W>] {
         &self.image[s * self.count..(s + 1) * self.count]
+    }
+
+    /// Every image of one player's squares.
+    fn map_all(&self, set: &Bits<W>) -> Vec<Bits<W>> {
+        let mut out = vec![[0u64; W]; self.count];
+        super::for_each(set, |s| {
+            for (o, b) in out.iter_mut().zip(self.of(s)) {
+                *o = or(o, b);
+            }
+        });
+        out
     }
 
     /// The image of one player's squares under symmetry `g`.
@@ -57,95 +127,230 @@ impl<const W: usize> Symmetries<W> {
 
     /// The canonical key of a position, from scratch.
     pub fn canonical(&self, stones: &[Bits<W>; 2]) -> [Bits<W>; 2] {
-        let node = NodeImages::new(self, stones);
-        [node.x[node.order[0] as usize], node.least_o]
+        let node = NodeImages::new(self, stones, 1);
+        [node.least_x, node.least_o]
     }
 }
 
 /// A node's images under every symmetry, for its children's keys: every
-/// image of x's squares, and of o's only those the keys need (o's images
-/// decide only between equal images of x's squares).
+/// image of x's squares, and of o's those the keys need (o's images decide
+/// only between equal images of x's squares).
 pub(super) struct NodeImages<const W: usize> {
-    /// Per symmetry, the image of x's squares.
+    /// Per symmetry, the image of x's squares and of o's (the latter when
+    /// x is to move).
     x: Vec<Bits<W>>,
-    /// The symmetries in increasing order of `x`'s image.
-    order: Vec<u16>,
-    /// The symmetries giving the least image of x's squares (a prefix of
-    /// `order`), with their images of o's squares.
+    o: Vec<Bits<W>>,
+    /// When x is to move: per symmetry, the rank of the most significant
+    /// square of its image of x's squares, and the least of them.
+    top: Vec<u8>,
+    least_top: u8,
+    /// With at most 64 symmetries: `below[L]` holds bit `g` when that rank
+    /// is at most `L`.
+    below: Vec<u64>,
+    /// The least image of x's squares, and the symmetries giving it with
+    /// their images of o's squares.
+    least_x: Bits<W>,
     least: Vec<(u16, Bits<W>)>,
     /// The least of those images of o's squares: the node's key is
-    /// `(x[order[0]], least_o)`.
+    /// `(least_x, least_o)`.
     least_o: Bits<W>,
-    /// o's squares.
-    o: Bits<W>,
 }
 
 impl<const W: usize> NodeImages<W> {
-    pub fn new(sym: &Symmetries<W>, stones: &[Bits<W>; 2]) -> NodeImages<W> {
-        let mut x = vec![[0u64; W]; sym.count];
-        super::for_each(&stones[0], |s| {
-            for (o, b) in x.iter_mut().zip(sym.of(s)) {
-                *o = or(o, b);
-            }
-        });
-        let mut order: Vec<u16> = (0..sym.count as u16).collect();
-        order.sort_unstable_by_key(|&g| x[g as usize]);
-        let x0 = x[order[0] as usize];
-        let least: Vec<(u16, Bits<W>)> = order
+    /// The images of a node whose player to move is `mover` (0 x, 1 o).
+    pub fn new(sym: &Symmetries<W>, stones: &[Bits<W>; 2], mover: usize) -> NodeImages<W> {
+        let x = sym.map_all(&stones[0]);
+        let least_x = x.iter().copied().min().expect("the identity");
+        let least: Vec<(u16, Bits<W>)> = x
             .iter()
-            .take_while(|&&g| x[g as usize] == x0)
-            .map(|&g| (g, sym.map_one(&stones[1], g as usize)))
+            .enumerate()
+            .filter(|(_, xg)| **xg == least_x)
+            .map(|(g, _)| (g as u16, sym.map_one(&stones[1], g)))
             .collect();
         let least_o = least.iter().map(|l| l.1).min().expect("the identity");
-        NodeImages {
+        let mut node = NodeImages {
             x,
-            order,
+            o: Vec::new(),
+            top: Vec::new(),
+            least_top: 0,
+            below: Vec::new(),
+            least_x,
             least,
             least_o,
-            o: stones[1],
+        };
+        if mover == 0 {
+            node.o = sym.map_all(&stones[1]);
+            node.top = node.x.iter().map(top::<W>).collect();
+            node.least_top = node.top.iter().copied().min().expect("the identity");
+            if sym.count <= 64 {
+                node.below = vec![0u64; Symmetries::<W>::RANKS];
+                for (g, &t) in node.top.iter().enumerate() {
+                    node.below[t as usize] |= 1 << g;
+                }
+                for l in 1..node.below.len() {
+                    node.below[l] |= node.below[l - 1];
+                }
+            }
         }
+        node
     }
 
-    /// The key of the child where `mover` (0 x, 1 o) takes the empty
-    /// square `s`.
+    /// The key of the child where `mover` (the node's: 0 x, 1 o) takes
+    /// the empty square `s`.
     #[inline]
     pub fn child(&self, sym: &Symmetries<W>, mover: usize, s: usize) -> [Bits<W>; 2] {
         let images = sym.of(s);
         if mover == 1 {
             // x's images are the node's: only the symmetries giving the
             // least of them can give the least child.
-            let x = self.x[self.order[0] as usize];
             let mut o = [u64::MAX; W];
             for &(g, og) in &self.least {
                 o = o.min(or(&og, &images[g as usize]));
             }
-            [x, o]
-        } else {
-            let first = self.order[0] as usize;
-            let mut best_x = or(&self.x[first], &images[first]);
-            let mut best_g = first;
-            // o's image of the best so far, once a tie needed it.
-            let mut best_o: Option<Bits<W>> = None;
-            for &g in &self.order[1..] {
-                let g = g as usize;
-                // Every later image of x's squares is at least this one,
-                // and gains a square it lacks: none can beat the best.
-                if self.x[g] >= best_x {
-                    break;
-                }
-                let cand = or(&self.x[g], &images[g]);
-                if cand < best_x {
-                    (best_x, best_g, best_o) = (cand, g, None);
-                } else if cand == best_x {
-                    let mine = best_o.unwrap_or_else(|| sym.map_one(&self.o, best_g));
-                    let theirs = sym.map_one(&self.o, g);
-                    best_o = Some(mine.min(theirs));
-                }
-            }
-            [
-                best_x,
-                best_o.unwrap_or_else(|| sym.map_one(&self.o, best_g)),
-            ]
+            return [self.least_x, o];
         }
+        let mut best = [[u64::MAX; W]; 2];
+        let mut consider = |g: usize| {
+            let cand = [or(&self.x[g], &images[g]), self.o[g]];
+            if cand < best {
+                best = cand;
+            }
+        };
+        if sym.count <= 64 {
+            // The least rank reached, and the symmetries reaching it.
+            let reach = &sym.reach[s * Symmetries::<W>::RANKS..];
+            let mut l = self.least_top.max(sym.low[s]) as usize;
+            let mut hits = self.below[l] & reach[l];
+            while hits == 0 {
+                l += 1;
+                hits = self.below[l] & reach[l];
+            }
+            while hits != 0 {
+                consider(hits.trailing_zeros() as usize);
+                hits &= hits - 1;
+            }
+        } else {
+            let ranks = &sym.rank[s * sym.count..(s + 1) * sym.count];
+            let reached = |g: usize| self.top[g].max(ranks[g]);
+            let least = (0..sym.count).map(reached).min().expect("the identity");
+            for g in (0..sym.count).filter(|&g| reached(g) == least) {
+                consider(g);
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every permutation of `squares` (the symmetric group), as
+    /// permutations of a board of `n` squares fixing the others.
+    fn all_perms(squares: &[u16], n: usize) -> Vec<Vec<u16>> {
+        let mut out = Vec::new();
+        let mut order = squares.to_vec();
+        heap(&mut order, squares.len(), &mut |o: &[u16]| {
+            let mut p: Vec<u16> = (0..n as u16).collect();
+            for (from, to) in squares.iter().zip(o) {
+                p[*from as usize] = *to;
+            }
+            out.push(p);
+        });
+        // The identity first, as the boards have it.
+        let id: Vec<u16> = (0..n as u16).collect();
+        let at = out.iter().position(|p| *p == id).expect("the identity");
+        out.swap(0, at);
+        out
+    }
+
+    fn heap(a: &mut [u16], k: usize, f: &mut impl FnMut(&[u16])) {
+        if k <= 1 {
+            f(a);
+            return;
+        }
+        for i in 0..k {
+            heap(a, k - 1, f);
+            let j = if k % 2 == 0 { i } else { 0 };
+            a.swap(j, k - 1);
+        }
+    }
+
+    /// The least image by brute force.
+    fn brute<const W: usize>(perms: &[Vec<u16>], stones: &[Bits<W>; 2]) -> [Bits<W>; 2] {
+        let map = |p: &Vec<u16>, b: &Bits<W>| {
+            let mut out = [0u64; W];
+            super::super::for_each(b, |s| out = or(&out, &super::super::bit(p[s] as usize)));
+            out
+        };
+        perms
+            .iter()
+            .map(|p| [map(p, &stones[0]), map(p, &stones[1])])
+            .min()
+            .expect("the identity")
+    }
+
+    /// Random positions: the key from scratch and every child's key from
+    /// its parent's images are the brute-force least image.
+    fn check<const W: usize>(perms: &[Vec<u16>], squares: usize, seed: u64) -> usize {
+        let sym = Symmetries::<W>::new(perms, squares);
+        let mut rng = seed;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut checked = 0;
+        for _ in 0..10 {
+            let mut stones = [[0u64; W]; 2];
+            for ply in 0..squares {
+                let mover = ply % 2;
+                assert_eq!(sym.canonical(&stones), brute(perms, &stones));
+                let node = NodeImages::new(&sym, &stones, mover);
+                let occupied = or(&stones[0], &stones[1]);
+                let empty: Vec<usize> = (0..squares)
+                    .filter(|&s| !super::super::has(&occupied, s))
+                    .collect();
+                for &s in &empty {
+                    let mut child = stones;
+                    child[mover] = or(&child[mover], &super::super::bit(s));
+                    assert_eq!(
+                        node.child(&sym, mover, s),
+                        brute(perms, &child),
+                        "{stones:?} {s}"
+                    );
+                    checked += 1;
+                }
+                let s = empty[next() as usize % empty.len()];
+                stones[mover] = or(&stones[mover], &super::super::bit(s));
+            }
+        }
+        checked
+    }
+
+    #[test]
+    fn child_keys_are_the_least_images() {
+        // 24 and 120 symmetries (one word of candidates, and past it), on
+        // one word and across the words of a wide board.
+        assert!(check::<1>(&all_perms(&[0, 5, 9, 30], 40), 40, 1) > 2_000);
+        assert!(check::<1>(&all_perms(&[2, 3, 17, 40, 63], 64), 64, 2) > 2_000);
+        assert!(check::<4>(&all_perms(&[1, 62, 63, 64, 200], 210), 210, 3) > 2_000);
+        // Two commuting reflections of a 4x4 grid (4 symmetries).
+        let refl = |f: &dyn Fn(u16, u16) -> (u16, u16)| -> Vec<u16> {
+            (0..16u16)
+                .map(|s| {
+                    let (r, c) = f(s / 4, s % 4);
+                    r * 4 + c
+                })
+                .collect()
+        };
+        let perms = vec![
+            refl(&|r, c| (r, c)),
+            refl(&|r, c| (3 - r, c)),
+            refl(&|r, c| (r, 3 - c)),
+            refl(&|r, c| (3 - r, 3 - c)),
+        ];
+        assert!(check::<1>(&perms, 16, 4) > 1_000);
     }
 }
