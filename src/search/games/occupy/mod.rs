@@ -54,10 +54,6 @@ use board::{Board, Lines};
 use keys::{NodeImages, Symmetries};
 use threats::Vcf;
 
-#[doc(hidden)]
-pub static LAB: [std::sync::atomic::AtomicU64; 8] =
-    [const { std::sync::atomic::AtomicU64::new(0) }; 8];
-
 /// Most squares of a board (four 64-bit words).
 pub const MAX_SQUARES: usize = placement::MAX_SQUARES as usize;
 
@@ -585,25 +581,6 @@ where
         } else {
             None
         };
-        if let Some(t) = &threats {
-            use std::sync::atomic::Ordering::Relaxed;
-            let theirs = and(&theirs4, &play);
-            LAB[0].fetch_add(1, Relaxed);
-            LAB[1].fetch_add(u64::from(count(&play)), Relaxed);
-            if !is_zero(&theirs) {
-                LAB[2].fetch_add(1, Relaxed);
-            } else {
-                LAB[3].fetch_add(1, Relaxed);
-                LAB[4].fetch_add(u64::from(count(&and(&t.they_win, &play))), Relaxed);
-                if !is_zero(&t.they_lose) {
-                    LAB[5].fetch_add(1, Relaxed);
-                }
-                if !is_zero(&t.they_win) {
-                    LAB[6].fetch_add(1, Relaxed);
-                    LAB[7].fetch_add(u64::from(count(&play)), Relaxed);
-                }
-            }
-        }
         // Sort keys: class (0 win, 1 block, 2 other, 3 gives the opponent
         // a win above), then score high first, then centre, then square.
         let mut order: [[u64; 64]; W] = [[0; 64]; W];
