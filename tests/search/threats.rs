@@ -7,10 +7,11 @@
 
 use crate::common;
 use crate::shared::Rng;
-use retrograde::search::dfpn::{Dfpn, Options};
-use retrograde::search::games::occupy::{Occupy, OccupyPos};
+use retrograde::internal::search::{
+    verify_values, Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves,
+};
+use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
-use retrograde::search::leaves::{TableLeaves, ValueLeaves};
 use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::{reference, SearchGame};
 use retrograde::Value;
@@ -272,7 +273,7 @@ fn a_database_proven_with_threats_passes_a_check_without_them() {
                     ..Options::default()
                 },
             );
-            let report = proofdb::verify_values(game, &db, &mut fresh, &|| false)
+            let report = verify_values(game, &db, &mut fresh, &|| false)
                 .unwrap_or_else(|e| panic!("{spec} {name}: {e}"));
             assert_eq!(report.checked, records.len() as u64, "{spec} {name}");
             assert!(report.searched > 0, "{spec} {name}: no child searched");

@@ -106,15 +106,15 @@ impl<const W: usize> Symmetries<W> {
         &self.image[s * self.count..(s + 1) * self.count]
     }
 
-    /// Every image of one player's squares.
-    fn map_all(&self, set: &Bits<W>) -> Vec<Bits<W>> {
-        let mut out = vec![[0u64; W]; self.count];
+    /// Every image of one player's squares, into `out` (one entry per
+    /// symmetry).
+    fn map_all(&self, set: &Bits<W>, out: &mut [Bits<W>]) {
+        out.fill([0; W]);
         super::for_each(set, |s| {
             for (o, b) in out.iter_mut().zip(self.of(s)) {
                 *o = or(o, b);
             }
         });
-        out
     }
 
     /// The image of one player's squares under symmetry `g`.
@@ -132,67 +132,119 @@ impl<const W: usize> Symmetries<W> {
     }
 }
 
+/// The vectors of a [`NodeImages`], kept per thread between nodes (as
+/// the boards' are): allocating and freeing them at every expansion cost
+/// as much as the images on boards with few symmetries (Connect-Four's
+/// two). Bitboards are stored as their words, `W` per board, so that one
+/// pool serves every width.
+#[derive(Default)]
+struct ImageBuffers {
+    x: Vec<u64>,
+    o: Vec<u64>,
+    top: Vec<u8>,
+    below: Vec<u64>,
+    least: Vec<u16>,
+    least_o: Vec<u64>,
+}
+
+thread_local! {
+    static POOL: std::cell::RefCell<Vec<ImageBuffers>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Symmetries few enough (Connect-Four's 2, a square board's 8) that a
+/// child's key compares every image rather than first narrowing them by
+/// rank: the narrowing's tables cost more than the comparisons.
+const FEW: usize = 8;
+
+/// A vector of `n` bitboards of `W` words, zeroed, from a pooled vector.
+fn boards<const W: usize>(v: &mut Vec<u64>, n: usize) -> &mut [Bits<W>] {
+    v.clear();
+    v.resize(n * W, 0);
+    v.as_chunks_mut::<W>().0
+}
+
 /// A node's images under every symmetry, for its children's keys: every
 /// image of x's squares, and of o's those the keys need (o's images decide
 /// only between equal images of x's squares).
 pub(super) struct NodeImages<const W: usize> {
     /// Per symmetry, the image of x's squares and of o's (the latter when
-    /// x is to move).
-    x: Vec<Bits<W>>,
-    o: Vec<Bits<W>>,
-    /// When x is to move: per symmetry, the rank of the most significant
-    /// square of its image of x's squares, and the least of them.
-    top: Vec<u8>,
+    /// x is to move); when x is to move, the rank of the most significant
+    /// square of each image of x's squares; with at most 64 symmetries,
+    /// `below[L]` holds bit `g` when that rank is at most `L`; and the
+    /// symmetries giving the least image of x's squares with their images
+    /// of o's squares.
+    buf: ImageBuffers,
+    /// The least of the ranks in `buf.top`.
     least_top: u8,
-    /// With at most 64 symmetries: `below[L]` holds bit `g` when that rank
-    /// is at most `L`.
-    below: Vec<u64>,
-    /// The least image of x's squares, and the symmetries giving it with
-    /// their images of o's squares.
+    /// The least image of x's squares.
     least_x: Bits<W>,
-    least: Vec<(u16, Bits<W>)>,
-    /// The least of those images of o's squares: the node's key is
-    /// `(least_x, least_o)`.
+    /// The least of the images of o's squares in `buf.least_o`: the
+    /// node's key is `(least_x, least_o)`.
     least_o: Bits<W>,
+}
+
+impl<const W: usize> Drop for NodeImages<W> {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        // At a thread's exit the pool may be gone: the vectors are freed.
+        let _ = POOL.try_with(|p| p.borrow_mut().push(buf));
+    }
 }
 
 impl<const W: usize> NodeImages<W> {
     /// The images of a node whose player to move is `mover` (0 x, 1 o).
     pub fn new(sym: &Symmetries<W>, stones: &[Bits<W>; 2], mover: usize) -> NodeImages<W> {
-        let x = sym.map_all(&stones[0]);
+        let mut buf = POOL
+            .try_with(|p| p.borrow_mut().pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let x = boards::<W>(&mut buf.x, sym.count);
+        sym.map_all(&stones[0], x);
         let least_x = x.iter().copied().min().expect("the identity");
-        let least: Vec<(u16, Bits<W>)> = x
-            .iter()
-            .enumerate()
-            .filter(|(_, xg)| **xg == least_x)
-            .map(|(g, _)| (g as u16, sym.map_one(&stones[1], g)))
-            .collect();
-        let least_o = least.iter().map(|l| l.1).min().expect("the identity");
-        let mut node = NodeImages {
-            x,
-            o: Vec::new(),
-            top: Vec::new(),
-            least_top: 0,
-            below: Vec::new(),
-            least_x,
-            least,
-            least_o,
-        };
+        buf.least.clear();
+        buf.least_o.clear();
+        let mut least_o = [u64::MAX; W];
+        for (g, xg) in x.iter().enumerate() {
+            if *xg == least_x {
+                let og = sym.map_one(&stones[1], g);
+                least_o = least_o.min(og);
+                buf.least.push(g as u16);
+                buf.least_o.extend_from_slice(&og);
+            }
+        }
+        let mut least_top = 0;
         if mover == 0 {
-            node.o = sym.map_all(&stones[1]);
-            node.top = node.x.iter().map(top::<W>).collect();
-            node.least_top = node.top.iter().copied().min().expect("the identity");
+            sym.map_all(&stones[1], boards::<W>(&mut buf.o, sym.count));
+            if sym.count <= FEW {
+                return NodeImages {
+                    buf,
+                    least_top,
+                    least_x,
+                    least_o,
+                };
+            }
+            let x = buf.x.as_chunks::<W>().0;
+            buf.top.clear();
+            buf.top.extend(x.iter().map(top::<W>));
+            least_top = buf.top.iter().copied().min().expect("the identity");
             if sym.count <= 64 {
-                node.below = vec![0u64; Symmetries::<W>::RANKS];
-                for (g, &t) in node.top.iter().enumerate() {
-                    node.below[t as usize] |= 1 << g;
+                buf.below.clear();
+                buf.below.resize(Symmetries::<W>::RANKS, 0);
+                for (g, &t) in buf.top.iter().enumerate() {
+                    buf.below[t as usize] |= 1 << g;
                 }
-                for l in 1..node.below.len() {
-                    node.below[l] |= node.below[l - 1];
+                for l in 1..buf.below.len() {
+                    buf.below[l] |= buf.below[l - 1];
                 }
             }
         }
-        node
+        NodeImages {
+            buf,
+            least_top,
+            least_x,
+            least_o,
+        }
     }
 
     /// The key of the child where `mover` (the node's: 0 x, 1 o) takes
@@ -204,26 +256,32 @@ impl<const W: usize> NodeImages<W> {
             // x's images are the node's: only the symmetries giving the
             // least of them can give the least child.
             let mut o = [u64::MAX; W];
-            for &(g, og) in &self.least {
-                o = o.min(or(&og, &images[g as usize]));
+            let least_o = self.buf.least_o.as_chunks::<W>().0;
+            for (&g, og) in self.buf.least.iter().zip(least_o) {
+                o = o.min(or(og, &images[g as usize]));
             }
             return [self.least_x, o];
         }
+        let x = self.buf.x.as_chunks::<W>().0;
+        let o = self.buf.o.as_chunks::<W>().0;
         let mut best = [[u64::MAX; W]; 2];
         let mut consider = |g: usize| {
-            let cand = [or(&self.x[g], &images[g]), self.o[g]];
+            let cand = [or(&x[g], &images[g]), o[g]];
             if cand < best {
                 best = cand;
             }
         };
-        if sym.count <= 64 {
+        if sym.count <= FEW {
+            (0..sym.count).for_each(consider);
+        } else if sym.count <= 64 {
             // The least rank reached, and the symmetries reaching it.
             let reach = &sym.reach[s * Symmetries::<W>::RANKS..];
+            let below = &self.buf.below;
             let mut l = self.least_top.max(sym.low[s]) as usize;
-            let mut hits = self.below[l] & reach[l];
+            let mut hits = below[l] & reach[l];
             while hits == 0 {
                 l += 1;
-                hits = self.below[l] & reach[l];
+                hits = below[l] & reach[l];
             }
             while hits != 0 {
                 consider(hits.trailing_zeros() as usize);
@@ -231,7 +289,8 @@ impl<const W: usize> NodeImages<W> {
             }
         } else {
             let ranks = &sym.rank[s * sym.count..(s + 1) * sym.count];
-            let reached = |g: usize| self.top[g].max(ranks[g]);
+            let top = &self.buf.top;
+            let reached = |g: usize| top[g].max(ranks[g]);
             let least = (0..sym.count).map(reached).min().expect("the identity");
             for g in (0..sym.count).filter(|&g| reached(g) == least) {
                 consider(g);
@@ -352,5 +411,9 @@ mod tests {
             refl(&|r, c| (3 - r, 3 - c)),
         ];
         assert!(check::<1>(&perms, 16, 4) > 1_000);
+        // Two and six symmetries across the words of a wide board (every
+        // image compared, no narrowing by rank).
+        assert!(check::<4>(&all_perms(&[3, 100], 130), 130, 5) > 1_000);
+        assert!(check::<4>(&all_perms(&[0, 64, 129], 130), 130, 6) > 1_000);
     }
 }

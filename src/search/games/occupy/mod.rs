@@ -394,7 +394,11 @@ impl<const W: usize> Occupy<W> {
             key: self.sym.canonical(&stones),
         };
         let me = p.mover();
-        let mut board = Board::new(&self.lines, stones);
+        let mut board = if self.threats_apply() {
+            Board::new(&self.lines, stones)
+        } else {
+            Board::snapshot(&self.lines, stones)
+        };
         p.done = board
             .count
             .iter()
@@ -547,7 +551,13 @@ where
         let opp = 1 - me;
         let occ = p.occupied();
         let play = self.playable(&occ);
-        let mut board = Board::new(lines, p.stones);
+        let threats_apply = self.threats_apply();
+        // The threat search plays on the board; without it, reading is all.
+        let mut board = if threats_apply {
+            Board::new(lines, p.stones)
+        } else {
+            Board::snapshot(lines, p.stones)
+        };
         let misere = self.misere;
         let (mine4, theirs4) = if misere {
             ([0; W], [0; W])
@@ -576,7 +586,7 @@ where
                 in_all_theirs = and(&in_all_theirs, &lines.patterns[i]);
             }
         }
-        let threats = if self.threats_apply() && is_zero(&and(&mine4, &play)) {
+        let threats = if threats_apply && is_zero(&and(&mine4, &play)) {
             Some(self.child_threats(&mut board, me, &play))
         } else {
             None
