@@ -104,7 +104,12 @@ fn plain_value(g: &Occupy<1>) -> impl FnMut(&OccupyPos<1>) -> Value + '_ {
 fn threat_values_agree_with_tables() {
     let dir = tempfile::tempdir().unwrap();
     let mut total = Claims::default();
-    for (spec, games) in [("mnk:4x4x4", 300), ("pattern:games/qango4.txt", 200)] {
+    for (spec, games) in [
+        ("mnk:3x3x3", 300),
+        ("mnk:4x4x4", 300),
+        ("pattern:games/qango4.txt", 200),
+        ("pattern:games/cube.txt", 200),
+    ] {
         let file = dir.path().join("t.rtb");
         common::solve(spec, &file, &[]);
         let leaves = TableLeaves::open(&[&file]).unwrap();
@@ -137,6 +142,7 @@ fn threat_values_agree_with_negamax() {
 fn threat_values_agree_with_plain_dfpn_on_qubic() {
     // Qubic and Qango 6x6 from the middle game on: df-pn without threats
     // proves each claimed child.
+    let mut total = Claims::default();
     for (spec, min_stones, games) in [
         ("pattern:games/qubic.txt", 30, 12),
         ("pattern:games/qango6.txt", 14, 12),
@@ -146,54 +152,85 @@ fn threat_values_agree_with_plain_dfpn_on_qubic() {
         let p = plain(spec);
         let mut value = plain_value(&p);
         let c = check_claims(&g, games, min_stones, 0xc0b1c, &mut |q| value(q));
-        assert!(c.wins > 5 && c.losses > 5, "{spec}: {c:?}");
+        // Random Qubic games from 30 pieces on are mostly decided by
+        // immediate wins (not counted): the claims by threats there are
+        // losses; the wins come from the flat boards.
+        assert!(c.positions > 100 && c.losses > 5, "{spec}: {c:?}");
+        total.wins += c.wins;
+        total.losses += c.losses;
     }
+    assert!(total.wins > 5 && total.losses > 20, "{total:?}");
+}
+
+/// Positions of `games` random games of `spec` from `from` pieces on:
+/// df-pn with threats and without give the same value, and the move the
+/// threat search chose keeps it.
+fn dfpn_agrees(spec: &str, games: usize, from: u32) {
+    let g = occupy(spec);
+    let p = plain(spec);
+    let options = Options {
+        memory: 32 << 20,
+        ..Options::default()
+    };
+    let mut with = Dfpn::new(&g, options.clone());
+    let mut without = Dfpn::new(&p, options);
+    let mut rng = Rng(0xdf);
+    let mut checked = 0;
+    for _ in 0..games {
+        let mut q = g.start();
+        while g.terminal(&q).is_none() {
+            let moves = g.moves(&q);
+            if (q.stones[0][0] | q.stones[1][0]).count_ones() >= from {
+                let a = with.prove(&q);
+                let b = without.prove(&p.parse_position(&g.format_position(&q)).unwrap());
+                assert_eq!(a.value, b.value, "{spec} {}", g.format_position(&q));
+                assert!(a.value.is_some());
+                if let Some(m) = a.best_move {
+                    // The move the threat search chose keeps the value.
+                    let child = moves.iter().find(|(x, _)| *x == m).expect("legal").1;
+                    let text = g.format_position(&child);
+                    let c = without.prove(&p.parse_position(&text).unwrap());
+                    assert_eq!(c.value.map(Value::flip), a.value, "{spec} {text}");
+                }
+                checked += 1;
+            }
+            q = moves[rng.below(moves.len())].1;
+        }
+    }
+    assert!(checked >= games, "{spec}: {checked}");
 }
 
 #[test]
 fn dfpn_with_threats_agrees_with_dfpn_without() {
-    // Positions of random games from `from` pieces on (earlier ones take
-    // plain df-pn long on the larger boards).
+    // Later starts on the larger boards, where plain df-pn takes long on
+    // early positions (the long test below starts earlier).
+    for (spec, games, from) in [
+        ("mnk:3x3x3", 8, 0),
+        ("mnk:4x4x4", 6, 4),
+        ("pattern:games/qango4.txt", 6, 2),
+        ("pattern:games/cube.txt", 8, 0),
+        ("pattern:games/qango6.txt", 3, 6),
+        ("mnk:6x5x4", 3, 10),
+        ("pattern:games/qubic.txt", 2, 28),
+    ] {
+        dfpn_agrees(spec, games, from);
+    }
+}
+
+/// Run with `cargo test --release -p retrograde-cli --test search --
+/// --ignored dfpn_with_threats_agrees_from_earlier` (many minutes: plain
+/// df-pn from early positions of Qango 6x6, 6x5x4 and Qubic).
+#[test]
+#[ignore]
+fn dfpn_with_threats_agrees_from_earlier() {
     for (spec, games, from) in [
         ("mnk:4x4x4", 8, 2),
         ("pattern:games/qango4.txt", 8, 0),
-        ("pattern:games/cube.txt", 8, 0),
         ("pattern:games/qango6.txt", 4, 0),
         ("mnk:6x5x4", 4, 6),
         ("pattern:games/qubic.txt", 3, 30),
     ] {
-        let g = occupy(spec);
-        let p = plain(spec);
-        let options = Options {
-            memory: 32 << 20,
-            ..Options::default()
-        };
-        let mut with = Dfpn::new(&g, options.clone());
-        let mut without = Dfpn::new(&p, options);
-        let mut rng = Rng(0xdf);
-        let mut checked = 0;
-        for _ in 0..games {
-            let mut q = g.start();
-            while g.terminal(&q).is_none() {
-                let moves = g.moves(&q);
-                if (q.stones[0][0] | q.stones[1][0]).count_ones() >= from {
-                    let a = with.prove(&q);
-                    let b = without.prove(&p.parse_position(&g.format_position(&q)).unwrap());
-                    assert_eq!(a.value, b.value, "{spec} {}", g.format_position(&q));
-                    assert!(a.value.is_some());
-                    if let Some(m) = a.best_move {
-                        // The move the threat search chose keeps the value.
-                        let child = moves.iter().find(|(x, _)| *x == m).expect("legal").1;
-                        let text = g.format_position(&child);
-                        let c = without.prove(&p.parse_position(&text).unwrap());
-                        assert_eq!(c.value.map(Value::flip), a.value, "{spec} {text}");
-                    }
-                    checked += 1;
-                }
-                q = moves[rng.below(moves.len())].1;
-            }
-        }
-        assert!(checked >= games * 4, "{spec}: {checked}");
+        dfpn_agrees(spec, games, from);
     }
 }
 

@@ -54,9 +54,6 @@ use board::{Board, Lines};
 use keys::{NodeImages, Symmetries};
 use threats::Vcf;
 
-/// Most squares of a board (four 64-bit words).
-pub const MAX_SQUARES: usize = placement::MAX_SQUARES as usize;
-
 /// Nodes a threat search may visit, by default: enough for the lines of a
 /// 4×4×4 cube, and little next to the expansion that asks (a node of the
 /// threat search costs a few patterns' updates).

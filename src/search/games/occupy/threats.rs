@@ -59,7 +59,11 @@
 //!
 //! A search is bounded by a budget of nodes and by a small table of the
 //! positions it failed from (a hit only prunes: it can hide a win, never
-//! make one).
+//! make one). A failure that did not run into the budget holds for every
+//! later search too (it tried every four), so those are kept across the
+//! searches of a thread: a df-pn search meets the same positions again and
+//! again, and on boards with few wins by threats (4×4 four in a row) the
+//! repeated threat searches were two fifths of a node's cost.
 
 use super::board::{first, two_or_more, Board, Lines};
 use super::{and, bit, for_each, has, is_zero, or, Bits};
@@ -69,12 +73,13 @@ pub(super) struct Vcf {
     /// Nodes each search may visit, and those the current one has left.
     full: u32,
     budget: u32,
-    /// Hashes of positions the search failed from, each mixed with `salt`
-    /// so that a table left by an earlier search needs no clearing (an
-    /// entry of another search matches only by a 2⁻⁶⁴ accident, and a
-    /// match only prunes).
+    /// Hashes of positions (with the attacker) the search failed from
+    /// whatever its budget: kept per thread from search to search (a match
+    /// only prunes, so another game's entry or a 2⁻⁶⁴ accident costs at
+    /// most a missed win).
     failed: Vec<u64>,
-    salt: u64,
+    /// The current search ran out of budget below the step being searched.
+    cut: bool,
     /// The attacker's moves of the line found, last first while searching.
     line: Vec<u16>,
 }
@@ -83,21 +88,15 @@ pub(super) struct Vcf {
 const FAILED_SLOTS: usize = 1 << 10;
 
 thread_local! {
-    /// The table of failed positions and the last salt, kept per thread:
-    /// clearing 8 KiB for each of a node's searches cost more than the
-    /// searches.
-    static FAILED: std::cell::RefCell<(Vec<u64>, u64)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+    /// The table of failed positions, kept per thread.
+    static FAILED: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Vcf {
     /// A searcher whose searches visit at most `budget` nodes each.
     pub fn new(budget: u32) -> Vcf {
-        let (mut failed, salt) = FAILED
-            .try_with(|f| {
-                let mut f = f.borrow_mut();
-                f.1 = f.1.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                (std::mem::take(&mut f.0), f.1)
-            })
+        let mut failed = FAILED
+            .try_with(|f| std::mem::take(&mut *f.borrow_mut()))
             .unwrap_or_default();
         if failed.len() != FAILED_SLOTS {
             failed = vec![0; FAILED_SLOTS];
@@ -106,7 +105,7 @@ impl Vcf {
             full: budget,
             budget,
             failed,
-            salt,
+            cut: false,
             line: Vec::new(),
         }
     }
@@ -127,7 +126,7 @@ impl Vcf {
     ) -> bool {
         self.line.clear();
         self.budget = self.full;
-        self.salt = crate::search::mix64(self.salt);
+        self.cut = false;
         let won = self.step(lines, board, a);
         self.line.reverse();
         won
@@ -146,15 +145,21 @@ impl Vcf {
         } else {
             and(&theirs, &board.three[a])
         };
-        if is_zero(&candidates) || self.budget == 0 {
+        if is_zero(&candidates) {
+            return false;
+        }
+        if self.budget == 0 {
+            self.cut = true;
             return false;
         }
         self.budget -= 1;
-        let h = position_hash(&board.stones) ^ self.salt;
+        let h = position_hash(&board.stones, a);
         let slot = h as usize & (FAILED_SLOTS - 1);
         if self.failed[slot] == h {
             return false;
         }
+        // Whether the budget ran out below this step, apart from before it.
+        let cut_before = std::mem::replace(&mut self.cut, false);
         let mut won = false;
         for_each_until(&candidates, |m| {
             board.place(lines, a, m);
@@ -181,9 +186,10 @@ impl Vcf {
             }
             ok
         });
-        if !won {
+        if !won && !self.cut {
             self.failed[slot] = h;
         }
+        self.cut |= cut_before;
         won
     }
 }
@@ -191,7 +197,7 @@ impl Vcf {
 impl Drop for Vcf {
     fn drop(&mut self) {
         let failed = std::mem::take(&mut self.failed);
-        let _ = FAILED.try_with(|f| f.borrow_mut().0 = failed);
+        let _ = FAILED.try_with(|f| *f.borrow_mut() = failed);
     }
 }
 
@@ -323,10 +329,10 @@ fn for_each_until<const W: usize>(b: &Bits<W>, mut f: impl FnMut(usize) -> bool)
     }
 }
 
-/// A well-mixed hash of both players' squares.
+/// A well-mixed hash of both players' squares and the attacker.
 #[inline]
-fn position_hash<const W: usize>(stones: &[Bits<W>; 2]) -> u64 {
-    let mut h = 0x243f_6a88_85a3_08d3u64;
+fn position_hash<const W: usize>(stones: &[Bits<W>; 2], a: usize) -> u64 {
+    let mut h = 0x243f_6a88_85a3_08d3u64 ^ a as u64;
     for set in stones {
         for &w in set {
             h = crate::search::mix64(h ^ w);
