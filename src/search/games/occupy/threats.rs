@@ -34,6 +34,7 @@
 //!    but taking it lets `a` complete it, so `d`'s move is forced, and the
 //!    search goes on from step 1 after it. `d`'s forced move may make a
 //!    four of `d`'s: step 2 then makes `a` answer it.
+//!
 //! Each step's claims are checked on the board, not assumed (a four of
 //! `d`'s after `a`'s move, impossible by the argument, fails the line), so
 //! a line found is a proof that `a` wins: `d` never has a choice that
