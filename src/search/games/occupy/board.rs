@@ -235,6 +235,79 @@ impl<const W: usize> Board<W> {
         }
     }
 
+    /// Counts square `s` once more (`add`) or once less as a four
+    /// (`four`) or a three of player `c`'s.
+    #[inline(always)]
+    fn touch(&mut self, c: usize, s: usize, four: bool, add: bool) {
+        let counters = &mut self.per_square[s];
+        let (counter, set) = if four {
+            (&mut counters.four[c], &mut self.four[c])
+        } else {
+            (&mut counters.three[c], &mut self.three[c])
+        };
+        if add {
+            if *counter == 0 {
+                set[s / 64] |= 1 << (s % 64);
+            }
+            *counter += 1;
+        } else {
+            *counter -= 1;
+            if *counter == 0 {
+                set[s / 64] &= !(1 << (s % 64));
+            }
+        }
+    }
+
+    /// Counts every square of `squares` once more or once less.
+    #[inline(always)]
+    fn touch_all(&mut self, c: usize, squares: &Bits<W>, four: bool, add: bool) {
+        for_each(squares, |s| self.touch(c, s, four, add));
+    }
+
+    /// The change to pattern `i`'s fours and threes when player `c` takes
+    /// (`add`) or gives back one of its squares, `with` its empty squares
+    /// counting that square and `without` not: the pattern stays what it
+    /// was for `c` but one square nearer (or farther), and closes (or
+    /// reopens) for the other player. Written out case by case rather than
+    /// as [`Board::mark`] before and after: the threat search places and
+    /// lifts pieces at every step, and this was most of its cost.
+    #[inline(always)]
+    fn shift(
+        &mut self,
+        lines: &Lines<W>,
+        i: usize,
+        c: usize,
+        with: Bits<W>,
+        without: Bits<W>,
+        add: bool,
+    ) {
+        let size = lines.size[i];
+        // The counts with the square empty.
+        let n = self.count[i];
+        let o = 1 - c;
+        if n[o] == 0 {
+            // Open for `c`: short by `k` with the square empty, `k − 1`
+            // with it taken.
+            match size - n[c] {
+                1 => self.touch(c, first(&with), true, !add),
+                2 => {
+                    self.touch_all(c, &with, false, !add);
+                    self.touch_all(c, &without, true, add);
+                }
+                3 => self.touch_all(c, &without, false, add),
+                _ => {}
+            }
+        }
+        if n[c] == 0 {
+            // Open for the other player only while the square is empty.
+            match size - n[o] {
+                1 => self.touch_all(o, &with, true, !add),
+                2 => self.touch_all(o, &with, false, !add),
+                _ => {}
+            }
+        }
+    }
+
     /// Player `c` takes the empty square `s`.
     #[inline]
     pub fn place(&mut self, lines: &Lines<W>, c: usize, s: usize) {
@@ -243,10 +316,9 @@ impl<const W: usize> Board<W> {
         let sb = bit::<W>(s);
         for &i in lines.through(s) {
             let i = i as usize;
-            let before = and(&lines.patterns[i], &empty);
-            self.mark(lines, i, before, false);
+            let with = and(&lines.patterns[i], &empty);
+            self.shift(lines, i, c, with, andnot(&with, &sb), true);
             self.count[i][c] += 1;
-            self.mark(lines, i, andnot(&before, &sb), true);
         }
         self.stones[c] = or(&self.stones[c], &sb);
     }
@@ -260,10 +332,9 @@ impl<const W: usize> Board<W> {
         let empty = self.empty(lines);
         for &i in lines.through(s) {
             let i = i as usize;
-            let after = and(&lines.patterns[i], &empty);
-            self.mark(lines, i, andnot(&after, &sb), false);
             self.count[i][c] -= 1;
-            self.mark(lines, i, after, true);
+            let with = and(&lines.patterns[i], &empty);
+            self.shift(lines, i, c, with, andnot(&with, &sb), false);
         }
     }
 
