@@ -329,16 +329,22 @@ fn database_proven_with_threats_passes_a_check_without_them(spec: &str) -> (u64,
     (records.len() as u64, searched)
 }
 
+/// Qango 6x6: proven in a few hundred nodes with threats, and its check
+/// with threats searches no child; the check without them searches the
+/// children the threats proved one by one in move order, and a child that
+/// is not the proof's costs a new proof. Slow: its check without threats
+/// had not ended after 9 minutes (nice, load 12). Run with `cargo test
+/// --release -p retrograde-cli --test search -- --ignored
+/// a_database_proven_with_threats`.
 #[test]
+#[ignore]
 fn a_database_proven_with_threats_passes_a_check_without_them() {
-    // Qango 6x6: proven in a few hundred nodes with threats.
     database_proven_with_threats_passes_a_check_without_them("pattern:games/qango6.txt");
 }
 
-/// The same on 6x5 four in a row, whose check without threats re-proves
-/// hundreds of children by plain df-pn. Slow: TIME_6X5X4. Run with `cargo
-/// test --release -p retrograde-cli --test search -- --ignored
-/// a_database_proven_with_threats_on_6x5x4`.
+/// The same on 6x5 four in a row: both checks passed, with Qango 6x6's
+/// check with threats, in 944 s of a run at the lowest priority under a
+/// load of 5 (the long solve on the machine took most of the cores).
 #[test]
 #[ignore]
 fn a_database_proven_with_threats_on_6x5x4_passes_a_check_without_them() {
