@@ -333,7 +333,8 @@ fn database_proven_with_threats_passes_a_check_without_them(spec: &str) -> (u64,
 /// with threats searches no child; the check without them searches the
 /// children the threats proved one by one in move order, and a child that
 /// is not the proof's costs a new proof. Slow: its check without threats
-/// had not ended after 9 minutes (nice, load 12). Run with `cargo test
+/// had not ended after 13 minutes (2 min 13 s of CPU: nice, load 10–13),
+/// and was stopped. Run with `cargo test
 /// --release -p retrograde-cli --test search -- --ignored
 /// a_database_proven_with_threats`.
 #[test]
