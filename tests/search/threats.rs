@@ -8,7 +8,7 @@
 use crate::common;
 use crate::shared::Rng;
 use retrograde::internal::search::{
-    verify_values, Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves,
+    verify_values, Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves, THREAT_BUDGET,
 };
 use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
@@ -16,13 +16,34 @@ use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::{reference, SearchGame};
 use retrograde::Value;
 
+/// The game with threat knowledge, on every board: the small ones (16
+/// squares or fewer) have none by default, and are where the tables check
+/// what the threats claim.
 fn occupy(spec: &str) -> Occupy<1> {
-    match AnySearch::parse(spec) {
+    let mut g = match AnySearch::parse(spec) {
         Ok(
             AnySearch::Mnk(g) | AnySearch::Pattern(g) | AnySearch::Connect(g) | AnySearch::Sogo(g),
         ) => g,
         Ok(_) => panic!("{spec}: not an Occupy<1>"),
         Err(e) => panic!("{spec}: {e}"),
+    };
+    g.set_threat_budget(THREAT_BUDGET);
+    g
+}
+
+#[test]
+fn small_boards_have_no_threats_by_default() {
+    for (spec, on) in [
+        ("mnk:4x4x4", false),
+        ("pattern:games/qango4.txt", false),
+        ("mnk:5x5x4", true),
+        ("pattern:games/qubic.txt", true),
+    ] {
+        let g = match AnySearch::parse(spec) {
+            Ok(AnySearch::Mnk(g) | AnySearch::Pattern(g)) => g,
+            _ => panic!("{spec}"),
+        };
+        assert_eq!(g.threat_budget() > 0, on, "{spec}");
     }
 }
 

@@ -108,7 +108,8 @@ pub(super) struct Board<const W: usize> {
 
 impl<const W: usize> Board<W> {
     /// The board of a position (no pattern complete for either player is
-    /// assumed: fours and threes are of open, incomplete patterns).
+    /// assumed: fours and threes are of open, incomplete patterns), with the per-square counters
+    /// [`Board::place`] and [`Board::lift`] keep.
     pub fn new(lines: &Lines<W>, stones: [Bits<W>; 2]) -> Board<W> {
         let squares = lines.through_at.len() - 1;
         let mut buffers = POOL
@@ -142,11 +143,26 @@ impl<const W: usize> Board<W> {
         b
     }
 
-    /// The board of a position for reading only: counts, fours and threes
+    /// The per-square counters of a [`Board::snapshot`], from the counts,
+    /// when a [`Board::place`] first needs them.
+    #[cold]
+    fn build_counters(&mut self, lines: &Lines<W>) {
+        let squares = lines.through_at.len() - 1;
+        self.per_square.clear();
+        self.per_square.resize(squares, Counters::default());
+        let empty = self.empty(lines);
+        for i in 0..lines.patterns.len() {
+            let e = and(&lines.patterns[i], &empty);
+            // Sets bits the snapshot set already, and counts them.
+            self.mark(lines, i, e, true);
+        }
+    }
+
+    /// The board of a position for reading: counts, fours and threes,
     /// without the per-square counters [`Board::place`] and [`Board::lift`]
-    /// keep (which must not be called on it). An expansion without threat
-    /// search needs no more, and on Connect-Four's boards the counters were
-    /// a fifth of a node's cost.
+    /// keep (a first [`Board::place`] builds them). An expansion without
+    /// threat search needs no more, and on Connect-Four's boards the
+    /// counters were a fifth of a node's cost.
     pub fn snapshot(lines: &Lines<W>, stones: [Bits<W>; 2]) -> Board<W> {
         let mut buffers = POOL
             .try_with(|p| p.borrow_mut().pop())
@@ -311,7 +327,9 @@ impl<const W: usize> Board<W> {
     /// Player `c` takes the empty square `s`.
     #[inline]
     pub fn place(&mut self, lines: &Lines<W>, c: usize, s: usize) {
-        debug_assert!(!self.per_square.is_empty(), "a snapshot is read only");
+        if self.per_square.is_empty() {
+            self.build_counters(lines);
+        }
         let empty = self.empty(lines);
         let sb = bit::<W>(s);
         for &i in lines.through(s) {
@@ -326,7 +344,7 @@ impl<const W: usize> Board<W> {
     /// Takes back [`Board::place`] of `c` on `s`.
     #[inline]
     pub fn lift(&mut self, lines: &Lines<W>, c: usize, s: usize) {
-        debug_assert!(!self.per_square.is_empty(), "a snapshot is read only");
+        debug_assert!(!self.per_square.is_empty(), "lifts follow places");
         let sb = bit::<W>(s);
         self.stones[c] = andnot(&self.stones[c], &sb);
         let empty = self.empty(lines);

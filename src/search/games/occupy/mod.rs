@@ -59,6 +59,21 @@ use threats::Vcf;
 /// threat search costs a few patterns' updates).
 pub const THREAT_BUDGET: u32 = 256;
 
+/// Boards of at most this many squares get no threat knowledge by default
+/// (`Occupy::set_threat_budget` still turns it on). Measured on 4×4 four
+/// in a row (a tie, 16 squares): with threats df-pn needed as many nodes as
+/// without (197,678–205,896 against 199,523) and a third of each node's
+/// instructions went to threat searches that found almost nothing; such a
+/// board is proven in a fraction of a second either way.
+pub const THREATS_FROM: usize = 17;
+
+thread_local! {
+    /// The move order's weights per pattern, kept per thread between
+    /// expansions (allocating them each time was a malloc and a free per
+    /// node).
+    static WEIGHTS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// A bitboard of `W` words: square `s` is bit `s % 64` of word `s / 64`.
 pub type Bits<const W: usize> = [u64; W];
 
@@ -233,6 +248,17 @@ pub struct Occupy<const W: usize> {
     perms: Vec<Vec<u16>>,
     /// Nodes each threat search may visit; 0 turns threats off.
     threat_budget: u32,
+    /// This game's tag in the memo of threat results (unique per game
+    /// built, and changed with the budget, so an entry answers only for
+    /// the game and budget that made it).
+    id: u64,
+}
+
+/// The next game's tag (see `Occupy::id`).
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Any placement game's description, on the narrowest bitboard that holds
@@ -299,7 +325,8 @@ impl<const W: usize> Occupy<W> {
             centre,
             sym: Symmetries::new(&perms, n),
             perms,
-            threat_budget: THREAT_BUDGET,
+            threat_budget: if n >= THREATS_FROM { THREAT_BUDGET } else { 0 },
+            id: next_id(),
         })
     }
 
@@ -337,6 +364,7 @@ impl<const W: usize> Occupy<W> {
     /// at all is the game's (never under misère or gravity).
     pub fn set_threat_budget(&mut self, nodes: u32) {
         self.threat_budget = nodes;
+        self.id = next_id();
     }
 
     /// Whether threat knowledge applies to this game.
@@ -548,9 +576,16 @@ where
         let opp = 1 - me;
         let occ = p.occupied();
         let play = self.playable(&occ);
+        // What an earlier expansion of this node learnt from threats, if
+        // the memo holds it (df-pn expands a node many times).
         let threats_apply = self.threats_apply();
+        let recalled = if threats_apply {
+            threats::recall(self.id, &p.stones)
+        } else {
+            None
+        };
         // The threat search plays on the board; without it, reading is all.
-        let mut board = if threats_apply {
+        let mut board = if threats_apply && recalled.is_none() {
             Board::new(lines, p.stones)
         } else {
             Board::snapshot(lines, p.stones)
@@ -564,7 +599,10 @@ where
         // Per pattern: its weight in the move order, and whether it is
         // still open for each player (a child is a tie when none is).
         const WEIGHT: [u32; 8] = [1, 3, 9, 27, 81, 243, 729, 2187];
-        let mut weight = Vec::with_capacity(lines.patterns.len());
+        let mut weight = WEIGHTS
+            .try_with(|w| std::mem::take(&mut *w.borrow_mut()))
+            .unwrap_or_default();
+        weight.clear();
         let mut open_mine = false;
         let mut open_theirs = 0u32;
         let mut in_all_theirs = lines.all;
@@ -583,10 +621,17 @@ where
                 in_all_theirs = and(&in_all_theirs, &lines.patterns[i]);
             }
         }
-        let threats = if threats_apply && is_zero(&and(&mine4, &play)) {
-            Some(self.child_threats(&mut board, me, &play))
-        } else {
-            None
+        let threats = match recalled {
+            Some([they_win, they_lose]) => Some(ChildThreats {
+                they_win,
+                they_lose,
+            }),
+            None if threats_apply && is_zero(&and(&mine4, &play)) => {
+                let t = self.child_threats(&mut board, me, &play);
+                threats::remember(self.id, &p.stones, &[t.they_win, t.they_lose]);
+                Some(t)
+            }
+            None => None,
         };
         // Sort keys: class (0 win, 1 block, 2 other, 3 gives the opponent
         // a win above), then score high first, then centre, then square.
@@ -612,6 +657,7 @@ where
             order[len] = class << 40 | (0xff_ffff - score) << 16 | centre << 8 | s as u64;
             len += 1;
         });
+        let _ = WEIGHTS.try_with(|w| *w.borrow_mut() = weight);
         let order = &mut order[..len];
         order.sort_unstable();
         let images = NodeImages::new(&self.sym, &p.stones, me);

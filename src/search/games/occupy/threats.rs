@@ -85,12 +85,78 @@ pub(super) struct Vcf {
     line: Vec<u16>,
 }
 
-/// Slots of the table of failed positions (a power of two).
-const FAILED_SLOTS: usize = 1 << 10;
+/// Slots of the table of failed positions (a power of two): 16,384 rather
+/// than 1,024, as df-pn comes back to a position long after a small table
+/// has overwritten it.
+const FAILED_SLOTS: usize = 1 << 14;
+
+/// Slots of the table of expansions' threat results (a power of two).
+const MEMO_SLOTS: usize = 1 << 14;
 
 thread_local! {
     /// The table of failed positions, kept per thread.
     static FAILED: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The threat results of recent expansions ([`recall`]).
+    static MEMO: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// What an expansion learnt about its node's children from threats, as
+/// [`recall`] and [`remember`] keep it: the squares whose move hands the
+/// opponent a win, and those whose move wins.
+pub(super) type Learnt<const W: usize> = [Bits<W>; 2];
+
+/// The slot of a node in the memo, and the words of an entry: the game's
+/// tag, both players' squares, what was learnt.
+#[inline]
+fn memo_slot<const W: usize>(stones: &[Bits<W>; 2]) -> (usize, usize) {
+    let stride = 1 + 4 * W;
+    let h = position_hash(stones, 2);
+    ((h as usize & (MEMO_SLOTS - 1)) * stride, stride)
+}
+
+/// What an earlier expansion of the node `stones` of the game tagged `game`
+/// learnt from threats, if the memo still holds it. df-pn expands a node
+/// many times (4×4 four in a row: each about twice), and its threat
+/// searches give the same answers each time: an expansion that finds them
+/// here builds no board for the threat search and searches nothing. An
+/// entry holds the game's tag and the node's squares whole, so it answers
+/// for no other position or game: what it says was proven of this node.
+#[inline]
+pub(super) fn recall<const W: usize>(game: u64, stones: &[Bits<W>; 2]) -> Option<Learnt<W>> {
+    let (at, stride) = memo_slot(stones);
+    MEMO.try_with(|m| {
+        let m = m.borrow();
+        if m.len() != MEMO_SLOTS * stride {
+            // Empty, or laid out for another width.
+            return None;
+        }
+        let e = &m[at..at + stride];
+        let word = |i: usize| -> Bits<W> { std::array::from_fn(|j| e[1 + i * W + j]) };
+        (e[0] == game && word(0) == stones[0] && word(1) == stones[1]).then(|| [word(2), word(3)])
+    })
+    .ok()
+    .flatten()
+}
+
+/// Keeps what an expansion of `stones` (game `game`, never 0) learnt, in
+/// place of whatever shared its slot.
+#[inline]
+pub(super) fn remember<const W: usize>(game: u64, stones: &[Bits<W>; 2], learnt: &Learnt<W>) {
+    let (at, stride) = memo_slot(stones);
+    let _ = MEMO.try_with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() != MEMO_SLOTS * stride {
+            *m = vec![0; MEMO_SLOTS * stride];
+        }
+        let e = &mut m[at..at + stride];
+        e[0] = game;
+        for (i, b) in [&stones[0], &stones[1], &learnt[0], &learnt[1]]
+            .iter()
+            .enumerate()
+        {
+            e[1 + i * W..1 + (i + 1) * W].copy_from_slice(&b[..]);
+        }
+    });
 }
 
 impl Vcf {
@@ -163,20 +229,41 @@ impl Vcf {
         let cut_before = std::mem::replace(&mut self.cut, false);
         let mut won = false;
         for_each_until(&candidates, |m| {
-            board.place(lines, a, m);
-            let fours = board.four[a];
-            if !is_zero(&board.four[d]) || is_zero(&fours) {
-                // Not possible by the argument above; a guard, not a case.
-                board.lift(lines, a, m);
-                return false;
+            // The fours `a` makes on `m`, from the counts, before playing
+            // it: the other empty square of each open pattern through `m`
+            // two short. `a` has no four now (it would have won above),
+            // and `d` none after the move (it had none, or only on `m`).
+            let empty = board.empty(lines);
+            let mut fours = [0u64; W];
+            for &i in lines.through(m) {
+                let i = i as usize;
+                let n = board.count[i];
+                if n[d] == 0 && n[a] + 2 == lines.size[i] {
+                    fours = or(&fours, &and(&lines.patterns[i], &empty));
+                }
             }
+            fours[m / 64] &= !(1 << (m % 64));
             if two_or_more(&fours) {
-                board.lift(lines, a, m);
                 self.line.push(m as u16);
                 won = true;
                 return true;
             }
+            if is_zero(&fours) {
+                // Not possible: `m` is a three of `a`'s. A guard.
+                return false;
+            }
             let t = first(&fours);
+            // The position after the move and the forced reply, where the
+            // line goes on: known to fail, it is not played.
+            let mut after = board.stones;
+            after[a][m / 64] |= 1 << (m % 64);
+            after[d][t / 64] |= 1 << (t % 64);
+            let h = position_hash(&after, a);
+            if self.failed[h as usize & (FAILED_SLOTS - 1)] == h {
+                return false;
+            }
+            board.place(lines, a, m);
+            debug_assert!(board.four[a] == fours && is_zero(&board.four[d]));
             board.place(lines, d, t);
             let ok = self.step(lines, board, a);
             board.lift(lines, d, t);
