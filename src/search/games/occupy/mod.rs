@@ -29,7 +29,8 @@
 //! is expanded and given to its children as their value (`decided`): the
 //! mover's own win, a child the opponent wins by a line it would have even
 //! after the move, and the defender's one forced reply. Not under
-//! `:misere`, not with gravity.
+//! `:misere`, not with gravity, and by default not on boards of at most 16
+//! squares ([`THREATS_FROM`]), where they cost more than they save.
 //!
 //! Move order, as a Connect-Four or pattern solver orders them: wins,
 //! then blocks of the opponent's immediate wins, then the rest by how many
