@@ -1011,7 +1011,9 @@ pub(crate) fn trust_nimbers<G: SearchGame>(
 /// computation") and hands each one that holds to `search`, which may use
 /// it from then on: a win has a losing child, a loss only winning children,
 /// and so on for each bound. A child's value comes from the rules (game
-/// over, an immediate win), from an entry already re-proven, or from a new
+/// over, an immediate win), from what the game knows without search
+/// ([`SearchGame::decided`]: a dead board's tie, a win by continuous
+/// threats), from an entry already re-proven, or from a new
 /// search by `search`, which knows only re-proven entries. Entries are
 /// visited children first, so a child's entry is re-proven before its
 /// parent needs it and no search repeats what the file holds. Nothing is
@@ -1056,6 +1058,13 @@ pub fn verify_values<G: SearchGame>(
                         Some(Bounds::exact(v))
                     } else if game.wins_now(c) {
                         Some(Bounds { lo: 1, hi: 1 })
+                    } else if let Some(v) = game.decided(c) {
+                        // What the game knows without search (a dead
+                        // board's tie, a win by threats), as the search
+                        // that saved the entry knew it: that child is the
+                        // proof's, and searching the others first could
+                        // take as long as a new proof.
+                        Some(Bounds::exact(v))
                     } else {
                         match proven(key) {
                             Some(Fact::Value(b)) => Some(b),

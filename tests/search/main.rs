@@ -15,6 +15,7 @@ mod parallel;
 mod proofdb;
 mod run;
 mod sprouts;
+mod threats;
 
 /// Helpers the game modules share.
 mod shared {

@@ -14,26 +14,66 @@
 //! one is a tie. Player `x` moves first, so the player to move follows from
 //! the piece counts.
 //!
-//! Speed: each square lists the patterns through it, so a move checks only
-//! those for a win, and move ordering scores a square from them. Moves come
-//! ordered as a Connect-Four or pattern solver orders them: wins, then
-//! blocks of the opponent's immediate wins, then the rest by how many
+//! **The cost of a node.** An expansion reads the node's patterns once
+//! ([`board::Board`]: each pattern's pieces per player, the squares that
+//! complete a pattern or bring one a square short) and its images under
+//! the symmetries once ([`keys::NodeImages`]); each child is then told in
+//! constant time whether it is over (the move completed a pattern),
+//! whether its mover can win at once (a square completing one of its
+//! patterns is still free), whether no pattern can be completed any more
+//! (a tie), and its canonical key, from a few of the node's images. A child
+//! carries what was learnt ([`OccupyPos`]), so `terminal`, `wins_now`,
+//! `decided` and `key` read it instead of scanning the patterns again.
+//!
+//! **Threats** ([`threats`]): wins by continuous fours, found when a node
+//! is expanded and given to its children as their value (`decided`): the
+//! mover's own win, a child the opponent wins by a line it would have even
+//! after the move, and the defender's one forced reply. Not under
+//! `:misere`, not with gravity, and by default not on boards of at most 16
+//! squares ([`THREATS_FROM`]), where they cost more than they save.
+//!
+//! Move order, as a Connect-Four or pattern solver orders them: wins,
+//! then blocks of the opponent's immediate wins, then the rest by how many
 //! patterns through the square are still open (weighted by how full they
 //! are), centre columns first on ties; with gravity, a move that lets the
 //! opponent win on the cell above comes last.
 //!
-//! Keys: the minimum over the board's symmetries (those mapping the
+//! Keys: the least image over the board's symmetries (those mapping the
 //! patterns onto themselves; gravity games: the floor's) of the pair of
 //! piece sets, so symmetric positions share a key and the mover (fixed by
-//! the piece counts) is implied.
+//! the piece counts) is implied ([`keys`]).
+
+mod board;
+mod keys;
+mod threats;
 
 use super::Represents;
 use crate::games::placement::{self, Notation, Placed, Placement, Stones};
 use crate::search::SearchGame;
 use crate::value::Value;
+use board::{Board, Lines};
+use keys::{NodeImages, Symmetries};
+use threats::Vcf;
 
-/// Most squares of a board (four 64-bit words).
-pub const MAX_SQUARES: usize = placement::MAX_SQUARES as usize;
+/// Nodes a threat search may visit, by default: enough for the lines of a
+/// 4×4×4 cube, and little next to the expansion that asks (a node of the
+/// threat search costs a few patterns' updates).
+pub const THREAT_BUDGET: u32 = 256;
+
+/// Boards of at most this many squares get no threat knowledge by default
+/// (`Occupy::set_threat_budget` still turns it on). Measured on 4×4 four
+/// in a row (a tie, 16 squares): with threats df-pn needed as many nodes as
+/// without (197,678–205,896 against 199,523) and a third of each node's
+/// instructions went to threat searches that found almost nothing; such a
+/// board is proven in a fraction of a second either way.
+pub const THREATS_FROM: usize = 17;
+
+thread_local! {
+    /// The move order's weights per pattern, kept per thread between
+    /// expansions (allocating them each time was a malloc and a free per
+    /// node).
+    static WEIGHTS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// A bitboard of `W` words: square `s` is bit `s % 64` of word `s / 64`.
 pub type Bits<const W: usize> = [u64; W];
@@ -87,15 +127,54 @@ fn for_each<const W: usize>(b: &Bits<W>, mut f: impl FnMut(usize)) {
     }
 }
 
-/// A position: each player's squares (`stones[0]` is `x`'s), and whether
-/// the player who just moved completed a pattern (computed when the move is
-/// made, so `terminal` need not scan the patterns).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// What is known of a position besides its pieces (bits of
+/// [`OccupyPos::know`]).
+mod know {
+    /// `key` holds the canonical key.
+    pub const KEYED: u8 = 1;
+    /// The mover can complete a pattern with this move (not under misère).
+    pub const WINS_NOW: u8 = 2;
+    /// No pattern can be completed any more: the board fills up to a tie.
+    pub const TIE: u8 = 4;
+    /// The mover wins by continuous fours.
+    pub const WIN: u8 = 8;
+    /// The opponent wins by continuous fours whatever the mover does.
+    pub const LOSE: u8 = 16;
+}
+
+/// A position: each player's squares (`stones[0]` is `x`'s), whether the
+/// player who just moved completed a pattern, and what the move that led
+/// here learnt about it (its key, its mover's immediate wins, a value by
+/// threats).
+///
+/// Two positions are equal when their pieces are: what is known of them is
+/// knowledge, not identity (a child knows a win its parent's threat search
+/// found, where the same pieces parsed from text might not).
+#[derive(Clone, Copy, Debug)]
 pub struct OccupyPos<const W: usize> {
     /// The squares of `x` (player 0) and `o` (player 1).
     pub stones: [Bits<W>; 2],
     /// The player who just moved owns a pattern.
     pub done: bool,
+    /// [`know`] bits.
+    know: u8,
+    /// The canonical key, when `know` has [`know::KEYED`].
+    key: [Bits<W>; 2],
+}
+
+impl<const W: usize> PartialEq for OccupyPos<W> {
+    fn eq(&self, other: &Self) -> bool {
+        self.stones == other.stones && self.done == other.done
+    }
+}
+
+impl<const W: usize> Eq for OccupyPos<W> {}
+
+impl<const W: usize> std::hash::Hash for OccupyPos<W> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.stones.hash(h);
+        self.done.hash(h);
+    }
 }
 
 impl<const W: usize> OccupyPos<W> {
@@ -155,13 +234,8 @@ pub struct Occupy<const W: usize> {
     misere: bool,
     /// The game's notation.
     notation: Box<dyn Notation>,
-    all: Bits<W>,
-    /// The winning patterns as bitboards.
-    patterns: Vec<Bits<W>>,
-    /// `through[through_at[s]..through_at[s + 1]]`: the patterns through
-    /// square `s` (indices into `patterns`).
-    through_at: Vec<u32>,
-    through: Vec<u32>,
+    /// The winning patterns, indexed by square.
+    lines: Lines<W>,
     /// Gravity: the bottom cell of every column (cells `c·H + z`).
     bottom: Option<u64>,
     height: u32,
@@ -169,11 +243,23 @@ pub struct Occupy<const W: usize> {
     /// central (gravity games: the column's distance from the floor's
     /// centre, doubled to stay integral; 0 elsewhere).
     centre: Vec<u32>,
-    /// Symmetries other than the identity, as byte lookup tables:
-    /// `luts[g][k·256 + b]` is the image of byte `b` at byte position `k`.
-    luts: Vec<Vec<Bits<W>>>,
+    /// The symmetries as bit tables, for keys.
+    sym: Symmetries<W>,
     /// The symmetries as permutations (identity first), for tests.
     perms: Vec<Vec<u16>>,
+    /// Nodes each threat search may visit; 0 turns threats off.
+    threat_budget: u32,
+    /// This game's tag in the memo of threat results (unique per game
+    /// built, and changed with the budget, so an entry answers only for
+    /// the game and budget that made it).
+    id: u64,
+}
+
+/// The next game's tag (see `Occupy::id`).
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Any placement game's description, on the narrowest bitboard that holds
@@ -184,6 +270,16 @@ impl<D: Placed, const W: usize> Represents<D> for Occupy<W> {
     }
 }
 
+/// What an expansion learnt about the node's children from its threats:
+/// the squares whose move hands the opponent a win by threats, and those
+/// whose move wins by threats.
+struct ChildThreats<const W: usize> {
+    /// The child's mover (the node's opponent) wins.
+    they_win: Bits<W>,
+    /// The child's mover loses.
+    they_lose: Bits<W>,
+}
+
 impl<const W: usize> Occupy<W> {
     /// The game of a placement (at most `64·W` squares; gravity boards at
     /// most 64).
@@ -192,25 +288,11 @@ impl<const W: usize> Occupy<W> {
         if n > 64 * W || (placement.floor.is_some() && n > 64) {
             return Err(format!("{n} squares do not fit this board representation"));
         }
-        let mut all = [0u64; W];
-        for s in 0..n {
-            all[s / 64] |= 1 << (s % 64);
-        }
         let patterns: Vec<Bits<W>> = placement
             .patterns
             .iter()
             .map(|p| p.iter().fold([0; W], |m, &s| or(&m, &bit(s as usize))))
             .collect();
-        let mut through_at = vec![0u32];
-        let mut through = Vec::new();
-        for s in 0..n {
-            for (i, p) in patterns.iter().enumerate() {
-                if has(p, s) {
-                    through.push(i as u32);
-                }
-            }
-            through_at.push(through.len() as u32);
-        }
         let (bottom, height, centre) = match placement.floor {
             Some(f) => {
                 let h = f.height;
@@ -234,38 +316,18 @@ impl<const W: usize> Occupy<W> {
             n,
             384,
         );
-        let luts = perms[1..]
-            .iter()
-            .map(|p| {
-                let mut t = vec![[0u64; W]; W * 8 * 256];
-                for k in 0..W * 8 {
-                    for b in 0..256usize {
-                        let mut img = [0u64; W];
-                        for j in 0..8 {
-                            let s = k * 8 + j;
-                            if b >> j & 1 != 0 && s < n {
-                                img = or(&img, &bit(p[s] as usize));
-                            }
-                        }
-                        t[k * 256 + b] = img;
-                    }
-                }
-                t
-            })
-            .collect();
         Ok(Occupy {
             spec: placement.spec,
             misere: placement.misere,
             notation: placement.notation,
-            all,
-            patterns,
-            through_at,
-            through,
+            lines: Lines::new(patterns, n),
             bottom,
             height,
             centre,
-            luts,
+            sym: Symmetries::new(&perms, n),
             perms,
+            threat_budget: if n >= THREATS_FROM { THREAT_BUDGET } else { 0 },
+            id: next_id(),
         })
     }
 
@@ -285,12 +347,30 @@ impl<const W: usize> Occupy<W> {
 
     /// The winning patterns as bitboards.
     pub fn patterns(&self) -> &[Bits<W>] {
-        &self.patterns
+        &self.lines.patterns
     }
 
     /// The symmetries used for keys, as square permutations (identity first).
     pub fn symmetries(&self) -> &[Vec<u16>] {
         &self.perms
+    }
+
+    /// Nodes each threat search may visit (0: no threat knowledge).
+    pub fn threat_budget(&self) -> u32 {
+        self.threat_budget
+    }
+
+    /// Sets the nodes each threat search may visit; 0 turns threat
+    /// knowledge off (plain df-pn, for comparisons). Whether threats apply
+    /// at all is the game's (never under misère or gravity).
+    pub fn set_threat_budget(&mut self, nodes: u32) {
+        self.threat_budget = nodes;
+        self.id = next_id();
+    }
+
+    /// Whether threat knowledge applies to this game.
+    fn threats_apply(&self) -> bool {
+        self.threat_budget > 0 && !self.misere && self.bottom.is_none()
     }
 
     /// The image of a position under symmetry `g` (an index into
@@ -301,15 +381,7 @@ impl<const W: usize> Occupy<W> {
             for_each(b, |s| out = or(&out, &bit(self.perms[g][s] as usize)));
             out
         };
-        OccupyPos {
-            stones: [map(&p.stones[0]), map(&p.stones[1])],
-            done: p.done,
-        }
-    }
-
-    #[inline(always)]
-    fn patterns_through(&self, s: usize) -> &[u32] {
-        &self.through[self.through_at[s] as usize..self.through_at[s + 1] as usize]
+        self.position([map(&p.stones[0]), map(&p.stones[1])])
     }
 
     /// The squares a move may occupy.
@@ -321,77 +393,137 @@ impl<const W: usize> Occupy<W> {
             // in `bottom` anyway.
             Some(bottom) => {
                 let mut b = [0u64; W];
-                b[0] = ((occ[0] << 1) | bottom) & !occ[0] & self.all[0];
+                b[0] = ((occ[0] << 1) | bottom) & !occ[0] & self.lines.all[0];
                 b
             }
-            None => andnot(&self.all, occ),
+            None => andnot(&self.lines.all, occ),
         }
     }
 
-    /// Whether `stones` (just played on `s`) own a pattern through `s`.
+    /// The squares playable after a move on `s`, from those before it.
     #[inline(always)]
-    fn completes(&self, stones: &Bits<W>, s: usize) -> bool {
-        self.patterns_through(s)
-            .iter()
-            .any(|&i| is_zero(&andnot(&self.patterns[i as usize], stones)))
-    }
-
-    /// Whether `stones` own a pattern (a full scan).
-    fn owns(&self, stones: &Bits<W>) -> bool {
-        self.patterns.iter().any(|p| is_zero(&andnot(p, stones)))
-    }
-
-    /// The empty squares that would complete a pattern for `mine` (against
-    /// `theirs`).
-    #[inline]
-    fn threats(&self, mine: &Bits<W>, theirs: &Bits<W>) -> Bits<W> {
-        // Branch-free: whether a pattern is open and one square short is
-        // as good as random, and mispredicting it cost more than counting.
-        let mut out = [0u64; W];
-        for p in &self.patterns {
-            let need = andnot(p, mine);
-            let (mut words, mut many, mut blocked) = (0u32, 0u64, 0u64);
-            for i in 0..W {
-                words += u32::from(need[i] != 0);
-                many |= need[i] & need[i].wrapping_sub(1);
-                blocked |= p[i] & theirs[i];
-            }
-            let take = u64::from(words == 1) & u64::from(many | blocked == 0);
-            let mask = take.wrapping_neg();
-            for i in 0..W {
-                out[i] |= need[i] & mask;
-            }
+    fn playable_after(&self, play: &Bits<W>, s: usize) -> Bits<W> {
+        let mut after = andnot(play, &bit(s));
+        if self.bottom.is_some() && !(s as u32 + 1).is_multiple_of(self.height) {
+            after = or(&after, &bit(s + 1));
         }
-        out
+        after
     }
 
-    /// The position after `x` and `o` pieces, with `done` computed.
+    /// The position after `x` and `o` pieces, with everything known about
+    /// it computed from scratch.
     pub(crate) fn position(&self, stones: [Bits<W>; 2]) -> OccupyPos<W> {
         let mut p = OccupyPos {
             stones,
             done: false,
+            know: know::KEYED,
+            key: self.sym.canonical(&stones),
         };
-        p.done = self.owns(&stones[1 - p.mover()]);
+        let me = p.mover();
+        let mut board = if self.threats_apply() {
+            Board::new(&self.lines, stones)
+        } else {
+            Board::snapshot(&self.lines, stones)
+        };
+        p.done = board
+            .count
+            .iter()
+            .zip(&self.lines.size)
+            .any(|(n, &size)| n[1 - me] == size);
+        if p.done {
+            return p;
+        }
+        if self.dead(&board) {
+            p.know |= know::TIE;
+            return p;
+        }
+        if self.misere {
+            return p;
+        }
+        let play = self.playable(&p.occupied());
+        if !is_zero(&and(&board.four[me], &play)) {
+            p.know |= know::WINS_NOW;
+            return p;
+        }
+        if !self.threats_apply() {
+            return p;
+        }
+        let theirs = board.four[1 - me];
+        let mut vcf = Vcf::new(self.threat_budget);
+        if board::two_or_more(&theirs) {
+            p.know |= know::LOSE;
+        } else if !is_zero(&theirs) {
+            let t = board::first(&theirs);
+            board.place(&self.lines, me, t);
+            if vcf.search(&self.lines, &mut board, 1 - me) {
+                p.know |= know::LOSE;
+            }
+            board.lift(&self.lines, me, t);
+        } else if vcf.search(&self.lines, &mut board, me) {
+            p.know |= know::WIN;
+        }
         p
     }
 
-    /// The static score of square `s` for the mover: the patterns through
-    /// it still open for the mover or the opponent, weighted by how many of
-    /// their squares are already taken.
-    #[inline]
-    fn score(&self, s: usize, mine: &Bits<W>, theirs: &Bits<W>) -> u32 {
-        const WEIGHT: [u32; 8] = [1, 3, 9, 27, 81, 243, 729, 2187];
-        let mut score = 0;
-        for &i in self.patterns_through(s) {
-            let p = &self.patterns[i as usize];
-            let (a, b) = (count(&and(p, mine)), count(&and(p, theirs)));
-            if b == 0 {
-                score += WEIGHT[a.min(7) as usize] + 1;
-            } else if a == 0 {
-                score += WEIGHT[b.min(7) as usize];
+    /// Whether every pattern holds pieces of both players.
+    fn dead(&self, board: &Board<W>) -> bool {
+        board.count.iter().all(|n| n[0] != 0 && n[1] != 0)
+    }
+
+    /// The threat knowledge an expansion gives the children of a node
+    /// whose mover `me` has no immediate win, from its board (left as it
+    /// was).
+    fn child_threats(&self, board: &mut Board<W>, me: usize, play: &Bits<W>) -> ChildThreats<W> {
+        let opp = 1 - me;
+        let lines = &self.lines;
+        let mut out = ChildThreats {
+            they_win: [0; W],
+            they_lose: [0; W],
+        };
+        let theirs = and(&board.four[opp], play);
+        let mut vcf = Vcf::new(self.threat_budget);
+        if board::two_or_more(&theirs) {
+            // Every child is an immediate win of the opponent's: known.
+            return out;
+        }
+        if !is_zero(&theirs) {
+            // One forced block: does the opponent win anyway?
+            let t = board::first(&theirs);
+            board.place(lines, me, t);
+            if vcf.search(lines, board, opp) {
+                out.they_win = bit(t);
+            }
+            board.lift(lines, me, t);
+            return out;
+        }
+        // The mover's own win by continuous fours: its first move. The
+        // node is then won, and what its other moves lose does not matter.
+        if vcf.search(lines, board, me) {
+            if let Some(&m) = vcf.line().first() {
+                out.they_lose = bit(m as usize);
+                return out;
             }
         }
-        score
+        // The opponent's line if it could move again: every move that
+        // leaves it intact loses.
+        if vcf.search(lines, board, opp) {
+            let line = vcf.line().to_vec();
+            let touched = threats::affected(lines, board, opp, &line);
+            let empty = board.empty(lines);
+            out.they_win = andnot(&empty, &touched);
+            for_each(&and(&empty, &touched), |s| {
+                if has(&out.they_lose, s) || has(&board.four[me], s) {
+                    return;
+                }
+                board.place(lines, me, s);
+                if threats::replay(lines, board, opp, &line) {
+                    out.they_win = or(&out.they_win, &bit(s));
+                }
+                board.lift(lines, me, s);
+            });
+            debug_assert!(is_zero(&and(&out.they_win, &out.they_lose)));
+        }
+        out
     }
 }
 
@@ -409,10 +541,7 @@ where
     }
 
     fn start(&self) -> OccupyPos<W> {
-        OccupyPos {
-            stones: [[0; W]; 2],
-            done: false,
-        }
+        self.position([[0; W]; 2])
     }
 
     fn parse_position(&self, s: &str) -> Result<OccupyPos<W>, String> {
@@ -432,7 +561,7 @@ where
     fn terminal(&self, p: &OccupyPos<W>) -> Option<Value> {
         if p.done {
             Some(if self.misere { Value::Win } else { Value::Lose })
-        } else if p.occupied() == self.all {
+        } else if p.occupied() == self.lines.all {
             Some(Value::Tie)
         } else {
             None
@@ -443,83 +572,144 @@ where
         if self.terminal(p).is_some() {
             return Vec::new();
         }
+        let lines = &self.lines;
         let me = p.mover();
-        let (mine, theirs) = (&p.stones[me], &p.stones[1 - me]);
+        let opp = 1 - me;
         let occ = p.occupied();
         let play = self.playable(&occ);
+        // What an earlier expansion of this node learnt from threats, if
+        // the memo holds it (df-pn expands a node many times).
+        let threats_apply = self.threats_apply();
+        let recalled = if threats_apply {
+            threats::recall(self.id, &p.stones)
+        } else {
+            None
+        };
+        // The threat search plays on the board; without it, reading is all.
+        let mut board = if threats_apply && recalled.is_none() {
+            Board::new(lines, p.stones)
+        } else {
+            Board::snapshot(lines, p.stones)
+        };
         let misere = self.misere;
-        let (my_threats, their_threats) = if misere {
+        let (mine4, theirs4) = if misere {
             ([0; W], [0; W])
         } else {
-            (self.threats(mine, theirs), self.threats(theirs, mine))
+            (board.four[me], board.four[opp])
+        };
+        // Per pattern: its weight in the move order, and whether it is
+        // still open for each player (a child is a tie when none is).
+        const WEIGHT: [u32; 8] = [1, 3, 9, 27, 81, 243, 729, 2187];
+        let mut weight = WEIGHTS
+            .try_with(|w| std::mem::take(&mut *w.borrow_mut()))
+            .unwrap_or_default();
+        weight.clear();
+        let mut open_mine = false;
+        let mut open_theirs = 0u32;
+        let mut in_all_theirs = lines.all;
+        for (i, n) in board.count.iter().enumerate() {
+            let (a, b) = (n[me], n[opp]);
+            weight.push(if b == 0 {
+                WEIGHT[a.min(7) as usize] + 1
+            } else if a == 0 {
+                WEIGHT[b.min(7) as usize]
+            } else {
+                0
+            });
+            open_mine |= b == 0;
+            if a == 0 {
+                open_theirs += 1;
+                in_all_theirs = and(&in_all_theirs, &lines.patterns[i]);
+            }
+        }
+        let threats = match recalled {
+            Some([they_win, they_lose]) => Some(ChildThreats {
+                they_win,
+                they_lose,
+            }),
+            None if threats_apply && is_zero(&and(&mine4, &play)) => {
+                let t = self.child_threats(&mut board, me, &play);
+                threats::remember(self.id, &p.stones, &[t.they_win, t.they_lose]);
+                Some(t)
+            }
+            None => None,
         };
         // Sort keys: class (0 win, 1 block, 2 other, 3 gives the opponent
         // a win above), then score high first, then centre, then square.
-        let mut order: [(u64, u16); MAX_SQUARES] = [(0, 0); MAX_SQUARES];
+        let mut order: [[u64; 64]; W] = [[0; 64]; W];
+        let order = order.as_flattened_mut();
         let mut len = 0;
         for_each(&play, |s| {
-            let class: u64 = if has(&my_threats, s) {
+            let class: u64 = if has(&mine4, s) {
                 0
-            } else if has(&their_threats, s) {
+            } else if has(&theirs4, s) {
                 1
             } else if self.bottom.is_some()
                 && !(s as u32 + 1).is_multiple_of(self.height)
-                && has(&their_threats, s + 1)
+                && has(&theirs4, s + 1)
             {
                 3
             } else {
                 2
             };
-            let score = self.score(s, mine, theirs).min(0xff_ffff) as u64;
-            let centre = self.centre[s].min(0xff) as u64;
-            order[len] = (
-                class << 40 | (0xff_ffff - score) << 16 | centre << 8,
-                s as u16,
-            );
+            let score: u32 = lines.through(s).iter().map(|&i| weight[i as usize]).sum();
+            let score = u64::from(score.min(0xff_ffff));
+            let centre = u64::from(self.centre[s].min(0xff));
+            order[len] = class << 40 | (0xff_ffff - score) << 16 | centre << 8 | s as u64;
             len += 1;
         });
+        let _ = WEIGHTS.try_with(|w| *w.borrow_mut() = weight);
         let order = &mut order[..len];
         order.sort_unstable();
+        let images = NodeImages::new(&self.sym, &p.stones, me);
+        let all_four_me = board.four[me];
         order
             .iter()
-            .map(|&(_, s)| {
-                let s = s as usize;
+            .map(|&o| {
+                let s = (o & 0xff) as usize;
                 let mut stones = p.stones;
                 stones[me] = or(&stones[me], &bit(s));
-                let done = self.completes(&stones[me], s);
-                (s as u16, OccupyPos { stones, done })
+                let done = has(&all_four_me, s);
+                let mut know = know::KEYED;
+                if !done {
+                    if !misere {
+                        let now = and(&andnot(&theirs4, &bit(s)), &self.playable_after(&play, s));
+                        if !is_zero(&now) {
+                            know |= know::WINS_NOW;
+                        }
+                    }
+                    if !open_mine && (open_theirs == 0 || has(&in_all_theirs, s)) {
+                        know |= know::TIE;
+                    }
+                    if let Some(t) = &threats {
+                        if has(&t.they_win, s) {
+                            know |= know::WIN;
+                        } else if has(&t.they_lose, s) {
+                            know |= know::LOSE;
+                        }
+                    }
+                }
+                let key = images.child(&self.sym, me, s);
+                (
+                    s as u16,
+                    OccupyPos {
+                        stones,
+                        done,
+                        know,
+                        key,
+                    },
+                )
             })
             .collect()
     }
 
+    #[inline]
     fn key(&self, p: &OccupyPos<W>) -> Self::Key {
-        let mut best = p.stones;
-        for lut in &self.luts {
-            let map = |b: &Bits<W>| {
-                let mut out = [0u64; W];
-                for (i, w) in b.iter().enumerate() {
-                    let mut w = *w;
-                    let mut k = i * 8;
-                    while w != 0 {
-                        out = or(&out, &lut[k * 256 + (w & 0xff) as usize]);
-                        w >>= 8;
-                        k += 1;
-                    }
-                }
-                out
-            };
-            // x's image decides most comparisons: o's only on a tie or a
-            // new minimum.
-            let x = map(&p.stones[0]);
-            if x > best[0] {
-                continue;
-            }
-            let img = [x, map(&p.stones[1])];
-            if img < best {
-                best = img;
-            }
+        if p.know & know::KEYED != 0 {
+            Words::pack(&p.key)
+        } else {
+            Words::pack(&self.sym.canonical(&p.stones))
         }
-        Words::pack(&best)
     }
 
     fn position_of_key(&self, key: &Self::Key) -> Option<OccupyPos<W>> {
@@ -529,26 +719,26 @@ where
 
     /// A tie once every pattern holds pieces of both players: no one can
     /// complete one, so the board fills up without a pattern, a tie by the
-    /// rules (misère too). The scan stops at the first open pattern, which
-    /// early in a game is one of the first.
+    /// rules (misère too). A win when the mover can complete a pattern
+    /// now, or wins by continuous fours; a loss when the opponent wins by
+    /// them whatever the mover does ([`threats`]).
+    #[inline]
     fn decided(&self, p: &OccupyPos<W>) -> Option<Value> {
         if p.done {
-            return None;
+            None
+        } else if p.know & (know::WINS_NOW | know::WIN) != 0 {
+            Some(Value::Win)
+        } else if p.know & know::TIE != 0 {
+            Some(Value::Tie)
+        } else if p.know & know::LOSE != 0 {
+            Some(Value::Lose)
+        } else {
+            None
         }
-        let [x, o] = &p.stones;
-        let open = self
-            .patterns
-            .iter()
-            .any(|q| is_zero(&and(q, x)) || is_zero(&and(q, o)));
-        (!open).then_some(Value::Tie)
     }
 
+    #[inline]
     fn wins_now(&self, p: &OccupyPos<W>) -> bool {
-        if self.misere || p.done {
-            return false;
-        }
-        let me = p.mover();
-        let play = self.playable(&p.occupied());
-        !is_zero(&and(&play, &self.threats(&p.stones[me], &p.stones[1 - me])))
+        p.know & know::WINS_NOW != 0
     }
 }
