@@ -21,7 +21,7 @@
 //!   of the position's images under the floor's symmetries (the mirror).
 
 use super::table::{work_of, Compact, Info, NO_MOVE};
-use super::{perturb, Native, Solver, Worker};
+use super::{Native, Solver, Worker};
 use crate::search::games::columns::{winning_by, Columns};
 use crate::search::games::columns::{ColumnsPos, Lines};
 use crate::search::leaves::ValueLeaves;
@@ -393,7 +393,6 @@ impl Gravity<'_> {
             n += 1;
         }
         let moves = &mut moves[..n];
-        perturb(moves, w.id, ply);
         let before = w.visited;
         for &e in moves.iter() {
             let c = e as u8;
