@@ -401,7 +401,10 @@ fn progress_with_threads_names_the_question() {
     let g = AnySearch::parse("connect:7x6").unwrap();
     with_search!(&g, g => {
         let seen = Mutex::new(Vec::new());
-        let options = Options { time_limit: Some(Duration::from_millis(2500)), ..with_threads(2, 64 << 20) };
+        // Reports come about once a second from the main thread: 5 s leaves
+        // it room for one on a machine busy with other tests (2.5 s once
+        // saw none in CI).
+        let options = Options { time_limit: Some(Duration::from_secs(5)), ..with_threads(2, 64 << 20) };
         let proof = Dfpn::new(g, options)
             .with_progress(|s| seen.lock().unwrap().push((s.target, s.threads, s.nodes)))
             .prove(&g.start());
