@@ -4,7 +4,7 @@
 //! tells ([`SearchGame::decided`]) is not expanded.
 
 use super::table::{work_of, Info, Locked, NO_MOVE};
-use super::{perturb, Solver, Worker};
+use super::{Solver, Worker};
 use crate::search::leaves::ValueLeaves;
 use crate::search::{score, Bounds, SearchGame};
 use std::collections::HashMap;
@@ -93,7 +93,6 @@ impl<'a, G: SearchGame> Generic<'a, G> {
         if h < moves.len() {
             order[..=h].rotate_right(1);
         }
-        perturb(&mut order, w.id, ply);
         let before = w.visited;
         for &i in &order {
             let (child_yes, _) = self.node(w, &moves[i].1, 1 - k, ply + 1)?;
