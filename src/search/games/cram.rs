@@ -166,18 +166,23 @@ impl CramSearch {
         e & self.neighbours(e)
     }
 
+    /// The region of `live` squares connected by adjacency to `seed`.
+    fn region_of(&self, seed: u64, live: u64) -> u64 {
+        let mut x = seed;
+        loop {
+            let y = x | (self.neighbours(x) & live);
+            if y == x {
+                return x;
+            }
+            x = y;
+        }
+    }
+
     /// The regions of `live` squares connected by adjacency.
     fn regions(&self, mut live: u64) -> Vec<u64> {
         let mut out = Vec::new();
         while live != 0 {
-            let mut x = live & live.wrapping_neg();
-            loop {
-                let y = x | (self.neighbours(x) & live);
-                if y == x {
-                    break;
-                }
-                x = y;
-            }
+            let x = self.region_of(live & live.wrapping_neg(), live);
             out.push(x);
             live &= !x;
         }
@@ -188,14 +193,7 @@ impl CramSearch {
     /// `out` (no allocation of their own: the couples engine's children).
     pub(crate) fn region_keys_into(&self, mut live: u64, out: &mut Vec<u128>) {
         while live != 0 {
-            let mut x = live & live.wrapping_neg();
-            loop {
-                let y = x | (self.neighbours(x) & live);
-                if y == x {
-                    break;
-                }
-                x = y;
-            }
+            let x = self.region_of(live & live.wrapping_neg(), live);
             out.push(self.region_key(x));
             live &= !x;
         }
