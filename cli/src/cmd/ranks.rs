@@ -9,7 +9,7 @@
 use super::output::{human_bytes, thousands};
 use super::progress;
 use super::solve::{prepare_job, print_report, Args};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use mpi::traits::*;
 use retrograde::internal::solve::{estimate, OutputLock};
 use retrograde::solve::{solve_mpi, NoProgress, Progress, Streaming};
