@@ -35,7 +35,7 @@
 use super::{Bounds, Key};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, TryLockError};
 
 /// Entries per bucket.
 pub(crate) const WAYS: usize = 4;
@@ -447,14 +447,31 @@ impl<K: Key> Access<K> for Shared<'_, K> {
         }
         self.flush();
         self.guard = None;
-        {
-            // Every thread that saw the request comes here; the first one
-            // in doubles the table, the others find it done.
-            let mut t = self.lock.write().unwrap_or_else(PoisonError::into_inner);
-            if t.wants_growth() {
-                t.grow();
+        // Every thread that saw the request comes here; the first one in
+        // doubles the table, the others find it done. Never a blocking
+        // `write()`: a thread that doubled the table and read-locked it
+        // again at once can beat a waiting writer to the lock (the lock's
+        // wake-up lets a reader in first), and then, the request cleared,
+        // it never gives the lock up while the writer sleeps — a thread
+        // stalled for the rest of the search. So a waiting thread polls,
+        // and stops waiting once the request is gone.
+        loop {
+            let write = match self.lock.try_write() {
+                Ok(t) => Some(t),
+                Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                Err(TryLockError::WouldBlock) => None,
+            };
+            if let Some(mut t) = write {
+                if t.wants_growth() {
+                    t.grow();
+                }
+                self.grow.store(t.wants_growth(), Ordering::Relaxed);
+                break;
             }
-            self.grow.store(t.wants_growth(), Ordering::Relaxed);
+            if !self.grow.load(Ordering::Relaxed) {
+                break;
+            }
+            std::thread::yield_now();
         }
         self.guard = Some(self.lock.read().unwrap_or_else(PoisonError::into_inner));
     }
@@ -528,6 +545,37 @@ mod tests {
         // Full: new entries replace old ones, the count stays at capacity.
         assert_eq!(t.used(), cap);
         assert_eq!(t.entries().count() as u64, cap);
+    }
+
+    /// A thread waiting to double the table stops waiting once another
+    /// has done it, even while that other holds the table again: the
+    /// waiter once blocked on the write lock for as long as the other
+    /// searched on (a two-thread df-pn whose main thread never reported).
+    #[test]
+    fn a_thread_waiting_to_grow_stops_when_another_has_grown() {
+        let lock = RwLock::new(Table::<u64>::new(64 << 20));
+        let grow = AtomicBool::new(true);
+        // The other thread, the table doubled, holds it for reading again.
+        let other = Shared::new(&lock, &grow);
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            let (lock, grow) = (&lock, &grow);
+            s.spawn(move || {
+                let mut waiter = Shared::new(lock, grow);
+                waiter.maintain();
+                done.send(()).unwrap();
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            // The doubling done elsewhere: the request is cleared.
+            grow.store(false, Ordering::Relaxed);
+            let answered = finished.recv_timeout(std::time::Duration::from_secs(10));
+            // Let the waiter go in any case, so that a failure fails rather than hangs.
+            drop(other);
+            assert!(
+                answered.is_ok(),
+                "the waiter still waits for the write lock"
+            );
+        });
     }
 
     #[test]

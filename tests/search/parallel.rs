@@ -396,14 +396,11 @@ fn periodic_saves_leave_whole_checkable_databases() {
 /// The progress lines of a search with threads name the question being
 /// proved (they once said "not lose?" while the first question, "win?",
 /// was still under way) and count every thread's nodes.
-// Ignored: on 2026-11-26 this failed in CI and here (no progress report at
-// all in 5 s of a two-thread df-pn search of connect:7x6) on some builds and
-// passed on others, with no change to df-pn between them: the main thread
-// seems to leave its crew loop and wait while the helpers search on, so it
-// never reports. A real bug in the progress of threaded df-pn, under
-// investigation (closing note of session 4); run with `-- --ignored`.
+// It once failed under load: the main thread, asking to double the shared
+// table, waited for a write lock that the other thread (having doubled it
+// and read-locked it again first) never gave up, and so never reported —
+// fixed in `tt::Shared::maintain`.
 #[test]
-#[ignore]
 fn progress_with_threads_names_the_question() {
     let g = AnySearch::parse("connect:7x6").unwrap();
     with_search!(&g, g => {
