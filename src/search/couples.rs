@@ -129,6 +129,13 @@ pub trait Lands {
     fn leaf(&self, _land: &Self::Land) -> Option<u32> {
         None
     }
+    /// Whether a strategy shows, with no search, that the land alone is
+    /// lost for the player to move (nimber 0): Cram's mirror strategy on a
+    /// region symmetric under an involution that maps no domino onto one
+    /// it meets. Nimber 0 is exact, so the land then adds to any sum.
+    fn zero(&self, _land: &Self::Land) -> bool {
+        false
+    }
 }
 
 /// What the engine knows of one land.
@@ -318,6 +325,8 @@ pub struct Couples<'a, L: Lands> {
     progress: Option<ProgressFn<'a, Stats>>,
     /// Lands answered by [`Lands::leaf`].
     leaf_hits: u64,
+    /// Lands answered by [`Lands::zero`].
+    zero_hits: u64,
 }
 
 impl<'a, L: Lands> Couples<'a, L> {
@@ -359,6 +368,7 @@ impl<'a, L: Lands> Couples<'a, L> {
             deepest: 0,
             progress: None,
             leaf_hits: 0,
+            zero_hits: 0,
         }
     }
 
@@ -396,8 +406,19 @@ impl<'a, L: Lands> Couples<'a, L> {
             self.lands[i as usize].used = self.clock;
             return i;
         }
-        let nimber = self.game.leaf(land);
-        self.leaf_hits += u64::from(nimber.is_some());
+        // The strategy first: a few bit operations, where a table is a
+        // lookup in a file.
+        let nimber = match self.game.zero(land) {
+            true => {
+                self.zero_hits += 1;
+                Some(0)
+            }
+            false => {
+                let n = self.game.leaf(land);
+                self.leaf_hits += u64::from(n.is_some());
+                n
+            }
+        };
         let info = LandInfo {
             land: land.clone(),
             size: self.game.size(land),
@@ -425,6 +446,12 @@ impl<'a, L: Lands> Couples<'a, L> {
     /// Lands forgotten to stay within the memory (met again, they are new).
     pub fn evicted(&self) -> u64 {
         self.evicted
+    }
+
+    /// Lands whose nimber [`Lands::zero`] gave (met anew after being
+    /// forgotten, a land counts again).
+    pub fn zero_hits(&self) -> u64 {
+        self.zero_hits
     }
 
     /// Lands known now.
@@ -645,7 +672,10 @@ impl<'a, L: Lands> Couples<'a, L> {
         }
     }
 
-    /// The lands `ids` and heap `k` with every known nimber folded in.
+    /// The lands `ids` and heap `k` with every known nimber folded in, and
+    /// equal lands of unknown nimber cancelled in pairs (`G + G` is a loss
+    /// for the mover, who is answered by the same move in the other copy,
+    /// so the pair adds nimber 0 to any sum).
     pub fn fold(&self, ids: &[u32], k: u32) -> Folded {
         let mut x = k;
         let mut left: Vec<u32> = Vec::new();
@@ -655,6 +685,19 @@ impl<'a, L: Lands> Couples<'a, L> {
                 None => left.push(i),
             }
         }
+        left.sort_unstable();
+        let mut kept = 0;
+        let mut j = 0;
+        while j < left.len() {
+            if j + 1 < left.len() && left[j] == left[j + 1] {
+                j += 2;
+            } else {
+                left[kept] = left[j];
+                kept += 1;
+                j += 1;
+            }
+        }
+        left.truncate(kept);
         match left.len() {
             0 => Folded::Heap(x),
             1 => Folded::Couple(left[0], x),
@@ -662,25 +705,41 @@ impl<'a, L: Lands> Couples<'a, L> {
         }
     }
 
-    /// [`Couples::fold`] for the search's loop, with no allocation: a sum
-    /// of several lands of unknown nimber comes back with no lands named.
+    /// [`Couples::fold`] for the search's loop, with no allocation (but
+    /// for sums of more than 8 distinct lands of unknown nimber, which
+    /// [`Couples::fold`] takes): a sum of several lands of unknown nimber
+    /// comes back with no lands named.
     fn fold_lite(&self, ids: &[u32], k: u32) -> Folded {
+        const KEEP: usize = 8;
         let mut x = k;
-        let mut one = None;
-        let mut many = false;
+        let mut left = [0u32; KEEP];
+        let mut n = 0;
         for &i in ids {
             match self.lands[i as usize].nimber {
-                Some(n) => x ^= n,
-                None => {
-                    many |= one.is_some();
-                    one = Some(i);
-                }
+                Some(v) => x ^= v,
+                None => match left[..n].iter().position(|&j| j == i) {
+                    Some(at) => {
+                        // A pair cancels.
+                        left[at] = left[n - 1];
+                        n -= 1;
+                    }
+                    None if n < KEEP => {
+                        left[n] = i;
+                        n += 1;
+                    }
+                    None => {
+                        return match self.fold(ids, k) {
+                            Folded::Sum(_, x) => Folded::Sum(Vec::new(), x),
+                            f => f,
+                        }
+                    }
+                },
             }
         }
-        match (one, many) {
-            (_, true) => Folded::Sum(Vec::new(), x),
-            (Some(l), false) => Folded::Couple(l, x),
-            (None, false) => Folded::Heap(x),
+        match n {
+            0 => Folded::Heap(x),
+            1 => Folded::Couple(left[0], x),
+            _ => Folded::Sum(Vec::new(), x),
         }
     }
 

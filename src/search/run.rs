@@ -219,6 +219,10 @@ pub enum Notice {
     Saved(Saved),
     /// A periodic save failed (the search goes on, and saves again later).
     SaveFailed(String),
+    /// This many regions (lands met, counted again when met anew after
+    /// being forgotten) were given nimber 0 by a strategy, not searched:
+    /// Cram's mirror strategy.
+    Mirrored(u64),
 }
 
 impl std::fmt::Display for Notice {
@@ -251,6 +255,11 @@ impl std::fmt::Display for Notice {
             Notice::SaveFailed(e) => write!(
                 f,
                 "warning: a periodic save failed, the search goes on and saves again later: {e}"
+            ),
+            Notice::Mirrored(n) => write!(
+                f,
+                "{} regions were given nimber 0 by the mirror strategy (a symmetric region is lost for the player to move), not searched",
+                thousands(*n)
             ),
         }
     }

@@ -31,19 +31,66 @@ use std::time::Instant;
 pub struct CramLands<'a> {
     /// `boards[h * 65 + w]`: the h×w board, for h·w ≤ 64.
     boards: Vec<Option<CramSearch>>,
+    /// `mirrors[h * 65 + w]`: the involutions of the h×w box (its
+    /// symmetries σ with σ∘σ the identity, the identity left out), each as
+    /// its permutation of the box's squares and the squares `s` at which
+    /// a domino would meet its own image (σ(s) = s, or σ(s) next to s).
+    mirrors: Vec<Vec<Mirror>>,
     leaves: Option<&'a CramNimberLeaves>,
+}
+
+/// An involution of a bounding box, for the mirror strategy.
+struct Mirror {
+    /// The image of each square of the box (`row·w + col`).
+    perm: Vec<u8>,
+    /// Squares a region must not hold for the strategy to work.
+    bad: u64,
+}
+
+/// The involutions of the h×w box, from the board's symmetries
+/// ([`crate::games::symmetry::grid_perms`], the one definition of them).
+fn mirrors(h: u32, w: u32) -> Vec<Mirror> {
+    let perms = crate::games::symmetry::grid_perms(h, w);
+    let n = (h * w) as usize;
+    perms
+        .into_iter()
+        .filter(|p| {
+            (0..n).any(|s| p[s] as usize != s) && (0..n).all(|s| p[p[s] as usize] as usize == s)
+        })
+        .map(|p| {
+            let mut bad = 0u64;
+            for (s, &t) in p.iter().enumerate() {
+                let (s, t) = (s as u32, u32::from(t));
+                let (r, c, tr, tc) = (s / w, s % w, t / w, t % w);
+                if r.abs_diff(tr) + c.abs_diff(tc) <= 1 {
+                    bad |= 1 << s;
+                }
+            }
+            Mirror {
+                perm: p.into_iter().map(|s| s as u8).collect(),
+                bad,
+            }
+        })
+        .collect()
 }
 
 impl<'a> CramLands<'a> {
     /// Every board of at most 64 squares, and the nimber tables, if any.
     pub fn new(leaves: Option<&'a CramNimberLeaves>) -> CramLands<'a> {
         let mut boards = vec![None; 65 * 65];
+        let mut all = Vec::with_capacity(65 * 65);
+        all.resize_with(65 * 65, Vec::new);
         for h in 1..=64u32 {
             for w in 1..=64 / h {
                 boards[(h * 65 + w) as usize] = CramSearch::new(h, w, false).ok();
+                all[(h * 65 + w) as usize] = mirrors(h, w);
             }
         }
-        CramLands { boards, leaves }
+        CramLands {
+            boards,
+            mirrors: all,
+            leaves,
+        }
     }
 
     /// The region of `key` on the board of its bounding box, as a position
@@ -119,6 +166,43 @@ impl Lands for CramLands<'_> {
         let (b, p) = self.placed(*land);
         self.leaves?.nimber(b, &p)
     }
+
+    /// The mirror strategy: a region mapped onto itself by an involution σ
+    /// of its bounding box (any symmetry of a region maps its box onto
+    /// itself) such that no domino D of the region meets σ(D) is lost for
+    /// the player to move. After any move D, the squares of σ(D) are still
+    /// empty (σ(D) is disjoint from D, and was empty in the symmetric
+    /// position before D), so the reply σ(D) is legal and leaves a
+    /// symmetric position again; the second player never runs out of
+    /// moves. A domino meets its image exactly when one of its squares is
+    /// fixed by σ or sent next to itself: the `bad` squares, of which the
+    /// region may hold none (its squares all lie in some domino: a region
+    /// is of live squares, each with a live neighbour). On a connected
+    /// region only the half turn can pass (a reflection's axis, or a
+    /// diagonal, is crossed by a domino or held by a square), but every
+    /// involution is tried: the test checks the rule on all of them.
+    fn zero(&self, land: &u128) -> bool {
+        let h = (*land >> 72) as u32;
+        let w = ((*land >> 64) & 0xff) as u32;
+        let bits = *land as u64;
+        let Some(mirrors) = self.mirrors.get((h * 65 + w) as usize) else {
+            return false;
+        };
+        mirrors.iter().any(|m| {
+            if bits & m.bad != 0 {
+                return false;
+            }
+            let mut b = bits;
+            while b != 0 {
+                let s = b.trailing_zeros();
+                b &= b - 1;
+                if bits >> m.perm[s as usize] & 1 == 0 {
+                    return false;
+                }
+            }
+            true
+        })
+    }
 }
 
 /// Runs a search of normal-play Cram by couples, as `options` say (see
@@ -185,6 +269,9 @@ pub fn run(
             .flatten();
         Answer::Value { bounds, best_move }
     };
+    if e.zero_hits() > 0 {
+        observer.notice(&Notice::Mirrored(e.zero_hits()));
+    }
     let stats = e.stats();
     let elapsed = started.elapsed();
     let result = Searched {
