@@ -258,8 +258,11 @@ impl std::fmt::Display for Notice {
             ),
             Notice::Mirrored(n) => write!(
                 f,
-                "{} regions were given nimber 0 by the mirror strategy (a symmetric region is lost for the player to move), not searched",
-                thousands(*n)
+                "{} given nimber 0 by the mirror strategy (a symmetric region is lost for the player to move), not searched",
+                match n {
+                    1 => "1 region was".to_string(),
+                    n => format!("{} regions were", thousands(*n)),
+                }
             ),
         }
     }
