@@ -64,6 +64,11 @@ pub(crate) const INF: u32 = u32::MAX;
 /// proof reaches infinity.
 const BIG: u32 = u32::MAX - 1;
 
+/// The largest initial proof or disproof number a game's
+/// [`SearchGame::estimate`] may give: far below [`BIG`], so that sums of
+/// estimates never look like a proof.
+const ESTIMATE_MAX: u32 = 1 << 16;
+
 /// How a search runs.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -847,11 +852,11 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
         } else {
             self.known.get(key).copied().unwrap_or(Bounds::UNKNOWN)
         };
-        let mut numbers = (1, 1);
+        let mut numbers = None;
         if let Some(e) = self.tt.get(key) {
             b = b.meet(e.bounds);
             if e.k == k {
-                numbers = (e.phi, e.delta);
+                numbers = Some((e.phi, e.delta));
             }
         }
         if b != Bounds::UNKNOWN {
@@ -868,7 +873,11 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
                 return answer(exact, k);
             }
         }
-        numbers
+        numbers.unwrap_or_else(|| {
+            // Not searched for this question yet: the game's guess.
+            let (phi, delta) = self.game.estimate(pos);
+            (phi.clamp(1, ESTIMATE_MAX), delta.clamp(1, ESTIMATE_MAX))
+        })
     }
 
     /// Multiple iterative deepening from `root`: works below it until its

@@ -181,6 +181,15 @@ pub trait SearchGame: Send + Sync + 'static {
         None
     }
 
+    /// Proof and disproof numbers for a position df-pn has not expanded
+    /// yet: (φ, δ), the work it expects to prove and to disprove that the
+    /// player to move reaches the value asked. Only a guess that orders the
+    /// search, never a value: both at least 1 and below `u32::MAX - 1`
+    /// (the dfpn clamps them). The default (1, 1) is plain df-pn's.
+    fn estimate(&self, _p: &Self::Pos) -> (u32, u32) {
+        (1, 1)
+    }
+
     /// The alpha-beta engine's own search of this game with a table of
     /// `table_bytes`, when the game has one faster than the generic search
     /// over these methods (the gravity boards'). `None` (the default): the

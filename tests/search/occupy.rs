@@ -222,8 +222,24 @@ where
 fn qubic_and_qango6_files() {
     let qubic = occupy1("pattern:games/qubic.txt");
     assert_eq!(qubic.patterns().len(), 76);
-    // The cube's 48 rotations and reflections keep the lines.
-    assert_eq!(qubic.symmetries().len(), 48);
+    // The cube's 48 rotations and reflections keep the lines, and so do
+    // the maps of the coordinates' values (inner and outer values swapped,
+    // the two inner ones swapped): 192 in all (the Sogo page's group).
+    assert_eq!(qubic.symmetries().len(), 192);
+    // Each maps every line onto a line, so a position and its images have
+    // one value (keys_fold_images below checks that they share a key, and
+    // that positions sharing a key are images).
+    let lines: std::collections::HashSet<u64> = qubic.patterns().iter().map(|p| p[0]).collect();
+    for g in qubic.symmetries() {
+        for p in qubic.patterns() {
+            let image = g
+                .iter()
+                .enumerate()
+                .filter(|&(s, _)| p[0] >> s & 1 != 0)
+                .fold(0u64, |m, (_, &t)| m | 1 << t);
+            assert!(lines.contains(&image), "{g:?}");
+        }
+    }
     assert!(keys_fold_images(&qubic, 12) > 100);
     let qango = occupy1("pattern:games/qango6.txt");
     // 32 fives, 25 squares, 12 colour triples; the 8 L-shaped triples each

@@ -402,3 +402,91 @@ fn search_check_passes_on_a_database_proven_with_threats() {
     assert!(out.contains(": win"), "{out}");
     assert!(!out.contains("(0 children searched)"), "{out}");
 }
+
+/// df-pn's initial numbers ([`SearchGame::estimate`]): a position not yet
+/// expanded starts with disproof number its mobility, the moves its mover
+/// has (the disproof must refute each), instead of plain df-pn's 1.
+#[test]
+fn estimates_are_the_mobility() {
+    for spec in [
+        "mnk:4x4x4",
+        "pattern:games/qubic.txt",
+        "mnk:6x5x4",
+        "connect:4x4:misere",
+    ] {
+        let g = occupy(spec);
+        let mut off = occupy(spec);
+        off.set_estimates(false);
+        let mut rng = Rng(0xe57);
+        let mut checked = 0;
+        for _ in 0..20 {
+            let mut q = g.start();
+            while g.terminal(&q).is_none() {
+                let moves = g.moves(&q);
+                for (_, c) in &moves {
+                    if g.terminal(c).is_some() || g.decided(c).is_some() || g.wins_now(c) {
+                        continue;
+                    }
+                    let n = g.moves(c).len() as u32;
+                    assert_eq!(g.estimate(c), (1, n), "{spec} {}", g.format_position(c));
+                    assert_eq!(off.estimate(c), (1, 1));
+                    checked += 1;
+                }
+                q = moves[rng.below(moves.len())].1;
+            }
+        }
+        assert!(checked > 200, "{spec}: {checked}");
+    }
+}
+
+/// The estimates order the search and decide nothing: with them and
+/// without, df-pn gives the tables' values on random positions of the
+/// boards a table holds (with threats on, as everywhere in this file).
+#[test]
+fn estimates_change_no_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        memory: 16 << 20,
+        ..Options::default()
+    };
+    for (spec, games, from) in [
+        ("mnk:3x3x3", 20, 0),
+        ("mnk:4x4x4", 6, 3),
+        ("pattern:games/qango4.txt", 6, 2),
+        ("pattern:games/cube.txt", 20, 0),
+    ] {
+        let file = dir.path().join("t.rtb");
+        common::solve(spec, &file, &[]);
+        let leaves = TableLeaves::open(&[&file]).unwrap();
+        let g = occupy(spec);
+        let mut p = occupy(spec);
+        p.set_estimates(false);
+        let mut with = Dfpn::new(&g, options.clone());
+        let mut without = Dfpn::new(&p, options.clone());
+        let mut rng = Rng(0xe5);
+        let mut checked = 0;
+        for _ in 0..games {
+            let mut q = g.start();
+            while g.terminal(&q).is_none() {
+                let moves = g.moves(&q);
+                if (q.stones[0][0] | q.stones[1][0]).count_ones() >= from {
+                    let text = g.format_position(&q);
+                    let want = leaves.value(&g, &q).expect("the table holds it");
+                    let a = with.prove(&g.parse_position(&text).unwrap());
+                    let b = without.prove(&p.parse_position(&text).unwrap());
+                    assert_eq!(a.value, Some(want), "{spec} {text}");
+                    assert_eq!(b.value, Some(want), "{spec} {text}");
+                    if let Some(m) = a.best_move {
+                        let child = moves.iter().find(|(x, _)| *x == m).expect("legal").1;
+                        let c = leaves.value(&g, &child).expect("the table holds it");
+                        assert_eq!(c.flip(), want, "{spec} {text} {m}");
+                    }
+                    checked += 1;
+                }
+                q = moves[rng.below(moves.len())].1;
+            }
+        }
+        assert!(checked >= games, "{spec}: {checked}");
+        std::fs::remove_file(&file).unwrap();
+    }
+}

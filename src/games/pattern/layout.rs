@@ -136,10 +136,12 @@ impl Layout {
     /// The candidate symmetries of a pattern board (for the search's keys):
     /// the grid's of a
     /// rectangular layout (as the tables fold) and, on m³ squares, the
-    /// cube's 48 (Qubic); identity first.
+    /// cube's 48 with the maps of the coordinates' values (Qubic: 192 in
+    /// all, see [`crate::games::symmetry::cube_value_perms`]); identity
+    /// first.
     #[cfg(feature = "solve")]
     pub(crate) fn symmetries(&self) -> Vec<Vec<u16>> {
-        use crate::games::symmetry::{cube_perms, grid_perms};
+        use crate::games::symmetry::{cube_perms, cube_value_perms, grid_perms};
         let n = self.squares;
         let mut perms = if self.rows.iter().all(|&r| r == self.rows[0]) {
             grid_perms(self.rows.len() as u32, self.rows[0])
@@ -148,6 +150,7 @@ impl Layout {
         };
         if let Some(m) = (2..=6).find(|m| m * m * m == n as usize) {
             perms.extend(cube_perms(m));
+            perms.extend(cube_value_perms(m));
         }
         perms
     }

@@ -22,9 +22,9 @@
 //!   least: the smallest `L` for which some `g` has both `top(x_g) ≤ L`
 //!   (a set of symmetries the node computes once per `L`) and
 //!   `rank(g(s)) ≤ L` (a set the board computes once per square and `L`).
-//!   With at most 64 symmetries each set is one word, so a child's
-//!   candidates are an AND of two words (rarely a few), and only those
-//!   candidates' images are compared whole.
+//!   Each set is a word per 64 symmetries (Qubic's 192: three), so a
+//!   child's candidates are an AND of two words per 64 symmetries (rarely
+//!   at a few ranks), and only those candidates' images are compared whole.
 
 use super::{or, Bits};
 
@@ -54,11 +54,12 @@ pub(super) struct Symmetries<const W: usize> {
     /// `image[s · count + g]`: square `s`'s image under symmetry `g`, as a
     /// bitboard.
     image: Vec<Bits<W>>,
-    /// `rank[s · count + g]`: the [`rank`] of that image.
-    rank: Vec<u8>,
-    /// At most 64 symmetries: `reach[s · 64W + L]` holds bit `g` when the
-    /// image of square `s` under `g` has rank at most `L`; `low[s]` is the
-    /// least rank of square `s`'s images. Empty past 64 symmetries.
+    /// Words in a set of symmetries (one bit each): ⌈count / 64⌉.
+    masks: usize,
+    /// `reach[(s · 64W + L) · masks + w]`: word `w` of the set of
+    /// symmetries `g` under which square `s`'s image has rank at most `L`;
+    /// `low[s]` is the least rank of square `s`'s images. Empty for
+    /// [`FEW`] symmetries or fewer.
     reach: Vec<u64>,
     low: Vec<u8>,
 }
@@ -77,24 +78,25 @@ impl<const W: usize> Symmetries<W> {
                 rank[s * count + g] = self::rank::<W>(p[s] as usize);
             }
         }
+        let masks = count.div_ceil(64);
         let (mut reach, mut low) = (Vec::new(), Vec::new());
-        if count <= 64 {
-            reach = vec![0u64; squares * Self::RANKS];
+        if count > FEW {
+            reach = vec![0u64; squares * Self::RANKS * masks];
             low = vec![u8::MAX; squares];
             for s in 0..squares {
                 for g in 0..count {
                     let r = rank[s * count + g];
                     low[s] = low[s].min(r);
                     for l in r as usize..Self::RANKS {
-                        reach[s * Self::RANKS + l] |= 1 << g;
+                        reach[(s * Self::RANKS + l) * masks + g / 64] |= 1 << (g % 64);
                     }
                 }
             }
         }
         Symmetries {
             count,
+            masks,
             image,
-            rank,
             reach,
             low,
         }
@@ -169,8 +171,8 @@ fn boards<const W: usize>(v: &mut Vec<u64>, n: usize) -> &mut [Bits<W>] {
 pub(super) struct NodeImages<const W: usize> {
     /// Per symmetry, the image of x's squares and of o's (the latter when
     /// x is to move); when x is to move, the rank of the most significant
-    /// square of each image of x's squares; with at most 64 symmetries,
-    /// `below[L]` holds bit `g` when that rank is at most `L`; and the
+    /// square of each image of x's squares; `below[L · masks + w]` holds
+    /// bit `g % 64` of word `w = g / 64` when that rank is at most `L`; and the
     /// symmetries giving the least image of x's squares with their images
     /// of o's squares.
     buf: ImageBuffers,
@@ -228,15 +230,14 @@ impl<const W: usize> NodeImages<W> {
             buf.top.clear();
             buf.top.extend(x.iter().map(top::<W>));
             least_top = buf.top.iter().copied().min().expect("the identity");
-            if sym.count <= 64 {
-                buf.below.clear();
-                buf.below.resize(Symmetries::<W>::RANKS, 0);
-                for (g, &t) in buf.top.iter().enumerate() {
-                    buf.below[t as usize] |= 1 << g;
-                }
-                for l in 1..buf.below.len() {
-                    buf.below[l] |= buf.below[l - 1];
-                }
+            let m = sym.masks;
+            buf.below.clear();
+            buf.below.resize(Symmetries::<W>::RANKS * m, 0);
+            for (g, &t) in buf.top.iter().enumerate() {
+                buf.below[t as usize * m + g / 64] |= 1 << (g % 64);
+            }
+            for i in m..buf.below.len() {
+                buf.below[i] |= buf.below[i - m];
             }
         }
         NodeImages {
@@ -273,27 +274,21 @@ impl<const W: usize> NodeImages<W> {
         };
         if sym.count <= FEW {
             (0..sym.count).for_each(consider);
-        } else if sym.count <= 64 {
+        } else {
             // The least rank reached, and the symmetries reaching it.
-            let reach = &sym.reach[s * Symmetries::<W>::RANKS..];
+            let m = sym.masks;
+            let reach = &sym.reach[s * Symmetries::<W>::RANKS * m..];
             let below = &self.buf.below;
             let mut l = self.least_top.max(sym.low[s]) as usize;
-            let mut hits = below[l] & reach[l];
-            while hits == 0 {
+            while (0..m).all(|w| below[l * m + w] & reach[l * m + w] == 0) {
                 l += 1;
-                hits = below[l] & reach[l];
             }
-            while hits != 0 {
-                consider(hits.trailing_zeros() as usize);
-                hits &= hits - 1;
-            }
-        } else {
-            let ranks = &sym.rank[s * sym.count..(s + 1) * sym.count];
-            let top = &self.buf.top;
-            let reached = |g: usize| top[g].max(ranks[g]);
-            let least = (0..sym.count).map(reached).min().expect("the identity");
-            for g in (0..sym.count).filter(|&g| reached(g) == least) {
-                consider(g);
+            for w in 0..m {
+                let mut hits = below[l * m + w] & reach[l * m + w];
+                while hits != 0 {
+                    consider(w * 64 + hits.trailing_zeros() as usize);
+                    hits &= hits - 1;
+                }
             }
         }
         best
