@@ -24,7 +24,7 @@ use crate::search::couples::FastBuild;
 use crate::search::dfpn::Stats;
 use crate::search::{Limits, ProgressFn, Stop};
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::rc::Rc;
 
 /// A position as the engine holds it: its land numbers sorted, then its
@@ -188,9 +188,7 @@ impl<'a> Misere<'a> {
     }
 
     fn hash(n: &[u32]) -> u64 {
-        let mut h = FastBuild::default().build_hasher();
-        n.hash(&mut h);
-        h.finish()
+        FastBuild::default().hash_one(n)
     }
 
     /// The children of land number `l` as land numbers.
