@@ -124,6 +124,13 @@ pub trait Lands {
             ends.push(lands.len() as u32);
         }
     }
+    /// The disproof number of a couple never expanded whose land has size
+    /// `size` (its proof number is 1: one losing child proves a win). The
+    /// larger the land, the more children must be shown to win for a loss;
+    /// how much more is the game's to tune (see [`Couples`]' `fresh`).
+    fn fresh_dn(&self, size: u32) -> u32 {
+        1 + size
+    }
     /// The land's nimber when something else knows it (a table), so that
     /// the engine never searches it.
     fn leaf(&self, _land: &Self::Land) -> Option<u32> {
@@ -815,11 +822,12 @@ impl<'a, L: Lands> Couples<'a, L> {
     /// The numbers of a couple never expanded: one child to prove a win
     /// (a move to a loss), and as many as the land is large to prove a
     /// loss (every move must be shown to win), as df-pn+'s initial numbers
-    /// do with a move count. On 5×8 this takes 860,516 couples down to
-    /// 556,512 (5×7: 312,695 to 213,970); `1 + size` did better there
-    /// than half or twice the size, or adding the heap.
+    /// do with a move count ([`Lands::fresh_dn`]; the default, `1 + size`,
+    /// is Cram's: on 5×8 it takes 860,516 couples down to 556,512, 5×7:
+    /// 312,695 to 213,970, and did better there than half or twice the
+    /// size, or adding the heap).
     fn fresh(&self, l: u32) -> (u32, u32) {
-        (1, 1 + self.lands[l as usize].size)
+        (1, self.game.fresh_dn(self.lands[l as usize].size))
     }
 
     fn store(&mut self, l: u32, k: u32, pn: u32, dn: u32) {
