@@ -54,6 +54,31 @@ fn plain(spec: &str) -> Occupy<1> {
     g
 }
 
+/// Plays `games` random games of `g` from its start, each move drawn by
+/// `Rng(seed)`, and shows `visit` every position before its move is played,
+/// with its moves.
+fn random_games(
+    g: &Occupy<1>,
+    games: usize,
+    seed: u64,
+    mut visit: impl FnMut(&OccupyPos<1>, &[(u16, OccupyPos<1>)]),
+) {
+    let mut rng = Rng(seed);
+    for _ in 0..games {
+        let mut p = g.start();
+        while g.terminal(&p).is_none() {
+            let moves = g.moves(&p);
+            visit(&p, &moves);
+            p = moves[rng.below(moves.len())].1;
+        }
+    }
+}
+
+/// The pieces on the board.
+fn stones(p: &OccupyPos<1>) -> u32 {
+    (p.stones[0][0] | p.stones[1][0]).count_ones()
+}
+
 /// What threats claimed, by kind.
 #[derive(Default, Debug)]
 struct Claims {
@@ -76,31 +101,25 @@ fn check_claims(
     value: &mut dyn FnMut(&OccupyPos<1>) -> Value,
 ) -> Claims {
     let mut claims = Claims::default();
-    let mut rng = Rng(seed);
-    for _ in 0..games {
-        let mut p = g.start();
-        while g.terminal(&p).is_none() {
-            let moves = g.moves(&p);
-            let stones = (p.stones[0][0] | p.stones[1][0]).count_ones();
-            if stones >= min_stones {
-                for (_, c) in &moves {
-                    let text = g.format_position(c);
-                    let fresh = g.parse_position(&text).unwrap();
-                    for (q, how) in [(c, "child"), (&fresh, "read back")] {
-                        let Some(v) = g.decided(q) else { continue };
-                        claims.positions += 1;
-                        match v {
-                            Value::Win if !g.wins_now(q) => claims.wins += 1,
-                            Value::Lose => claims.losses += 1,
-                            _ => {}
-                        }
-                        assert_eq!(value(q), v, "{} {text} ({how})", g.spec());
-                    }
-                }
-            }
-            p = moves[rng.below(moves.len())].1;
+    random_games(g, games, seed, |p, moves| {
+        if stones(p) < min_stones {
+            return;
         }
-    }
+        for (_, c) in moves {
+            let text = g.format_position(c);
+            let fresh = g.parse_position(&text).unwrap();
+            for (q, how) in [(c, "child"), (&fresh, "read back")] {
+                let Some(v) = g.decided(q) else { continue };
+                claims.positions += 1;
+                match v {
+                    Value::Win if !g.wins_now(q) => claims.wins += 1,
+                    Value::Lose => claims.losses += 1,
+                    _ => {}
+                }
+                assert_eq!(value(q), v, "{} {text} ({how})", g.spec());
+            }
+        }
+    });
     claims
 }
 
@@ -195,29 +214,24 @@ fn dfpn_agrees(spec: &str, games: usize, from: u32) {
     };
     let mut with = Dfpn::new(&g, options.clone());
     let mut without = Dfpn::new(&p, options);
-    let mut rng = Rng(0xdf);
     let mut checked = 0;
-    for _ in 0..games {
-        let mut q = g.start();
-        while g.terminal(&q).is_none() {
-            let moves = g.moves(&q);
-            if (q.stones[0][0] | q.stones[1][0]).count_ones() >= from {
-                let a = with.prove(&q);
-                let b = without.prove(&p.parse_position(&g.format_position(&q)).unwrap());
-                assert_eq!(a.value, b.value, "{spec} {}", g.format_position(&q));
-                assert!(a.value.is_some());
-                if let Some(m) = a.best_move {
-                    // The move the threat search chose keeps the value.
-                    let child = moves.iter().find(|(x, _)| *x == m).expect("legal").1;
-                    let text = g.format_position(&child);
-                    let c = without.prove(&p.parse_position(&text).unwrap());
-                    assert_eq!(c.value.map(Value::flip), a.value, "{spec} {text}");
-                }
-                checked += 1;
-            }
-            q = moves[rng.below(moves.len())].1;
+    random_games(&g, games, 0xdf, |q, moves| {
+        if stones(q) < from {
+            return;
         }
-    }
+        let a = with.prove(q);
+        let b = without.prove(&p.parse_position(&g.format_position(q)).unwrap());
+        assert_eq!(a.value, b.value, "{spec} {}", g.format_position(q));
+        assert!(a.value.is_some());
+        if let Some(m) = a.best_move {
+            // The move the threat search chose keeps the value.
+            let child = moves.iter().find(|(x, _)| *x == m).expect("legal").1;
+            let text = g.format_position(&child);
+            let c = without.prove(&p.parse_position(&text).unwrap());
+            assert_eq!(c.value.map(Value::flip), a.value, "{spec} {text}");
+        }
+        checked += 1;
+    });
     assert!(checked >= games, "{spec}: {checked}");
 }
 
@@ -273,27 +287,21 @@ fn misere_and_gravity_claim_no_threats() {
     ] {
         let mut g = occupy(spec);
         g.set_threat_budget(1 << 20);
-        let mut rng = Rng(0x3e5);
         let mut seen = 0;
-        for _ in 0..100 {
-            let mut p = g.start();
-            while g.terminal(&p).is_none() {
-                let moves = g.moves(&p);
-                for q in moves
-                    .iter()
-                    .map(|m| m.1)
-                    .chain([g.parse_position(&g.format_position(&p)).unwrap()])
-                {
-                    match g.decided(&q) {
-                        None | Some(Value::Tie) => {}
-                        Some(Value::Win) => assert!(g.wins_now(&q), "{spec}"),
-                        Some(v) => panic!("{spec} {}: {v:?}", g.format_position(&q)),
-                    }
-                    seen += 1;
+        random_games(&g, 100, 0x3e5, |p, moves| {
+            for q in moves
+                .iter()
+                .map(|m| m.1)
+                .chain([g.parse_position(&g.format_position(p)).unwrap()])
+            {
+                match g.decided(&q) {
+                    None | Some(Value::Tie) => {}
+                    Some(Value::Win) => assert!(g.wins_now(&q), "{spec}"),
+                    Some(v) => panic!("{spec} {}: {v:?}", g.format_position(&q)),
                 }
-                p = moves[rng.below(moves.len())].1;
+                seen += 1;
             }
-        }
+        });
         assert!(seen > 1000, "{spec}");
     }
 }
@@ -417,24 +425,18 @@ fn estimates_are_the_mobility() {
         let g = occupy(spec);
         let mut off = occupy(spec);
         off.set_estimates(false);
-        let mut rng = Rng(0xe57);
         let mut checked = 0;
-        for _ in 0..20 {
-            let mut q = g.start();
-            while g.terminal(&q).is_none() {
-                let moves = g.moves(&q);
-                for (_, c) in &moves {
-                    if g.terminal(c).is_some() || g.decided(c).is_some() || g.wins_now(c) {
-                        continue;
-                    }
-                    let n = g.moves(c).len() as u32;
-                    assert_eq!(g.estimate(c), (1, n), "{spec} {}", g.format_position(c));
-                    assert_eq!(off.estimate(c), (1, 1));
-                    checked += 1;
+        random_games(&g, 20, 0xe57, |_, moves| {
+            for (_, c) in moves {
+                if g.terminal(c).is_some() || g.decided(c).is_some() || g.wins_now(c) {
+                    continue;
                 }
-                q = moves[rng.below(moves.len())].1;
+                let n = g.moves(c).len() as u32;
+                assert_eq!(g.estimate(c), (1, n), "{spec} {}", g.format_position(c));
+                assert_eq!(off.estimate(c), (1, 1));
+                checked += 1;
             }
-        }
+        });
         assert!(checked > 200, "{spec}: {checked}");
     }
 }
@@ -463,29 +465,24 @@ fn estimates_change_no_value() {
         p.set_estimates(false);
         let mut with = Dfpn::new(&g, options.clone());
         let mut without = Dfpn::new(&p, options.clone());
-        let mut rng = Rng(0xe5);
         let mut checked = 0;
-        for _ in 0..games {
-            let mut q = g.start();
-            while g.terminal(&q).is_none() {
-                let moves = g.moves(&q);
-                if (q.stones[0][0] | q.stones[1][0]).count_ones() >= from {
-                    let text = g.format_position(&q);
-                    let want = leaves.value(&g, &q).expect("the table holds it");
-                    let a = with.prove(&g.parse_position(&text).unwrap());
-                    let b = without.prove(&p.parse_position(&text).unwrap());
-                    assert_eq!(a.value, Some(want), "{spec} {text}");
-                    assert_eq!(b.value, Some(want), "{spec} {text}");
-                    if let Some(m) = a.best_move {
-                        let child = moves.iter().find(|(x, _)| *x == m).expect("legal").1;
-                        let c = leaves.value(&g, &child).expect("the table holds it");
-                        assert_eq!(c.flip(), want, "{spec} {text} {m}");
-                    }
-                    checked += 1;
-                }
-                q = moves[rng.below(moves.len())].1;
+        random_games(&g, games, 0xe5, |q, moves| {
+            if stones(q) < from {
+                return;
             }
-        }
+            let text = g.format_position(q);
+            let want = leaves.value(&g, q).expect("the table holds it");
+            let a = with.prove(&g.parse_position(&text).unwrap());
+            let b = without.prove(&p.parse_position(&text).unwrap());
+            assert_eq!(a.value, Some(want), "{spec} {text}");
+            assert_eq!(b.value, Some(want), "{spec} {text}");
+            if let Some(m) = a.best_move {
+                let child = moves.iter().find(|(x, _)| *x == m).expect("legal").1;
+                let c = leaves.value(&g, &child).expect("the table holds it");
+                assert_eq!(c.flip(), want, "{spec} {text} {m}");
+            }
+            checked += 1;
+        });
         assert!(checked >= games, "{spec}: {checked}");
         std::fs::remove_file(&file).unwrap();
     }
