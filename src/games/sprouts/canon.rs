@@ -28,17 +28,24 @@
 //! the same bytes.
 //!
 //! Written for speed: the canonical form is computed for every child of
-//! every land a search meets, so vertices are `u16` codes in flat arrays,
-//! rotations that tie are bit masks, and the buffers are reused.
+//! every land a search meets (it was most of a search's time, and half of
+//! that in the allocator), so vertices are `u16` codes in flat arrays,
+//! upper-case letters are numbered densely per land (a naming is a short
+//! byte array, a colour a slot), rotations that tie are bit masks, and no
+//! step allocates: the tie search keeps its writings, namings and ties on
+//! stacks it truncates as it backtracks, and every buffer (the regions'
+//! too) lives in a per-thread scratch reused from one land to the next.
 
 use super::rules::{Census, Tok, WRegion, T_ONE, T_TWO};
 use super::{Land, BOUNDARY_END, LAND_END, LETTERS, MAX_LETTERS, ONE, REGION_END, TWO, ZERO};
+use std::cell::RefCell;
 use std::cmp::Ordering;
 
 /// Tie branches a canonical form may try beyond the first.
 const BRANCHES: u32 = 256;
 
-/// Vertex codes: `1`, `2`, and a letter's id with its case.
+/// Vertex codes: `1`, `2`, a lower-case letter's id, and an upper-case
+/// letter's dense number in its land (see [`canonical`]).
 const V_ONE: u16 = T_ONE;
 const V_TWO: u16 = T_TWO;
 const V_LOWER: u16 = 1 << 13;
@@ -53,33 +60,25 @@ const HIGH: u16 = 1 << 12;
 const S_BOUNDARY: u16 = u16::MAX - 1;
 const S_REGION: u16 = u16::MAX;
 
-/// The colour of each upper-case letter, by id (a land has few: a short
-/// list searched, rather than a table cleared per land).
-struct Colours(Vec<(Tok, u16)>);
-
-impl Colours {
-    fn of(&self, id: Tok) -> u16 {
-        self.0
-            .iter()
-            .find(|&&(t, _)| t == id)
-            .map_or(0, |&(_, c)| c)
-    }
-
-    fn set(&mut self, id: Tok, c: u16) {
-        match self.0.iter_mut().find(|(t, _)| *t == id) {
-            Some(e) => e.1 = c,
-            None => self.0.push((id, c)),
-        }
-    }
-}
+/// A naming (the upper-case letters named so far and the next rank) is a
+/// *frame* of bytes: the rank of each upper-case letter of the land by its
+/// dense number ([`UNNAMED`] if none yet), then the next rank. Letters of
+/// both cases share the ranks, in order of appearance; two namings are
+/// equal exactly when their frames are.
+const UNNAMED: u8 = u8::MAX;
 
 /// The vertex `k` places after `s` of a boundary of `n` vertices, read
 /// forwards or mirrored.
 #[inline]
 fn at(b: &[u16], s: usize, k: usize, mirror: bool) -> u16 {
     let n = b.len();
+    debug_assert!(s < n && k < n);
     let i = if mirror {
-        (s + n - k % n) % n
+        if k <= s {
+            s - k
+        } else {
+            s + n - k
+        }
     } else if s + k < n {
         s + k
     } else {
@@ -88,14 +87,25 @@ fn at(b: &[u16], s: usize, k: usize, mirror: bool) -> u16 {
     b[i]
 }
 
-/// Writes boundary `b` read from `s` (mirrored or not) as shape codes.
-fn shape_at(b: &[u16], s: usize, mirror: bool, colours: &Colours, out: &mut Vec<u16>) {
+/// Writes boundary `b` read from `s` (mirrored or not) as shape codes,
+/// and how they compare with `least` (the same boundary's least writing
+/// so far, if any): as soon as they are past it, the writing stops there.
+fn shape_at(
+    b: &[u16],
+    s: usize,
+    mirror: bool,
+    colours: &[u16],
+    out: &mut Vec<u16>,
+    least: Option<&[u16]>,
+) -> Ordering {
     let start = out.len();
     let mut next_lower = 0u16;
+    // Every writing of a boundary has its length: codes compare one by one.
+    let mut order = Ordering::Equal;
     for k in 0..b.len() {
         let v = at(b, s, k, mirror);
         let code = if v & V_UPPER != 0 {
-            HIGH + colours.of(v & V_ID)
+            HIGH + colours[usize::from(v & V_ID)]
         } else if v & V_LOWER != 0 {
             // Its first side, if already written, gave its rank.
             match (0..k).find(|&j| at(b, s, j, mirror) == v) {
@@ -109,8 +119,15 @@ fn shape_at(b: &[u16], s: usize, mirror: bool, colours: &Colours, out: &mut Vec<
             v
         };
         out.push(code);
+        if let (Ordering::Equal, Some(l)) = (order, least) {
+            order = code.cmp(&l[k]);
+            if order == Ordering::Greater {
+                return order;
+            }
+        }
     }
     out.push(S_BOUNDARY);
+    order
 }
 
 /// A boundary's least shape (appended to `out`) and the rotations that
@@ -119,7 +136,7 @@ fn shape_at(b: &[u16], s: usize, mirror: bool, colours: &Colours, out: &mut Vec<
 fn boundary_shape(
     b: &[u16],
     mirror: bool,
-    colours: &Colours,
+    colours: &[u16],
     out: &mut Vec<u16>,
     buf: &mut Vec<u16>,
 ) -> u64 {
@@ -127,11 +144,11 @@ fn boundary_shape(
     let mut mask = 0u64;
     for s in 0..b.len().min(64) {
         buf.clear();
-        shape_at(b, s, mirror, colours, buf);
         let order = if s == 0 {
+            shape_at(b, s, mirror, colours, buf, None);
             Ordering::Less
         } else {
-            buf.as_slice().cmp(&out[start..])
+            shape_at(b, s, mirror, colours, buf, Some(&out[start..]))
         };
         match order {
             Ordering::Less => {
@@ -150,6 +167,7 @@ fn boundary_shape(
 /// shape order, each with the rotations that give its shape, and for each
 /// the first boundary of its run of equal shapes (a run may be written in
 /// any order).
+#[derive(Default)]
 struct Writing {
     mirror: bool,
     /// (boundary number, rotations) in shape order.
@@ -157,7 +175,9 @@ struct Writing {
     run: Vec<u16>,
 }
 
-/// A region's vertices and shape.
+/// A region's vertices and shape. Kept in the scratch and filled again
+/// for each land ([`Region::fill`]), so that its vectors are reused.
+#[derive(Default)]
 struct Region {
     zeros: u32,
     free: bool,
@@ -168,51 +188,52 @@ struct Region {
     /// Whether it has upper-case letters (else its bytes are its shape
     /// with its letters ranked after the names so far).
     upper: bool,
-    /// The writings that give its shape (not for free regions).
-    writings: Vec<Writing>,
-    /// A free region's `1`s, `2`s and upper-case letters.
+    /// The writings that give its shape (not for free regions): the first
+    /// `writings_len` (one per orientation at most).
+    writings: [Writing; 2],
+    writings_len: usize,
+    /// A free region's `1`s, `2`s and upper-case letters (dense numbers).
     ones: usize,
     twos: usize,
-    uppers: Vec<Tok>,
+    uppers: Vec<u16>,
 }
 
 impl Region {
-    fn new(reg: &WRegion, census: &Census) -> Region {
-        let mut verts = Vec::with_capacity(reg.bounds.iter().map(Vec::len).sum());
-        let mut bounds = Vec::with_capacity(reg.bounds.len());
+    /// The region `reg` of a land whose upper-case letters are `ids`
+    /// (sorted: a letter's dense number is its place there).
+    fn fill(&mut self, reg: &WRegion, census: &Census, ids: &[Tok]) {
+        self.verts.clear();
+        self.bounds.clear();
+        self.uppers.clear();
+        self.shape.clear();
+        self.writings_len = 0;
         let mut upper = false;
         for b in &reg.bounds {
-            bounds.push((verts.len() as u32, b.len() as u32));
+            self.bounds.push((self.verts.len() as u32, b.len() as u32));
             for &t in b {
-                verts.push(match t {
+                self.verts.push(match t {
                     T_ONE => V_ONE,
                     T_TWO => V_TWO,
                     _ if census.upper(t) => {
                         upper = true;
-                        V_UPPER | t
+                        let d = ids.binary_search(&t).expect("an upper-case letter");
+                        V_UPPER | d as u16
                     }
                     _ if census.lower(t) => V_LOWER | t,
                     _ => V_TWO,
                 });
             }
         }
-        let mut r = Region {
-            zeros: reg.zeros,
-            free: census.half_lives(reg) <= 6,
-            verts,
-            bounds,
-            shape: Vec::new(),
-            upper,
-            writings: Vec::new(),
-            ones: 0,
-            twos: 0,
-            uppers: Vec::new(),
-        };
-        if r.free {
+        self.zeros = reg.zeros;
+        self.free = census.half_lives(reg) <= 6;
+        self.upper = upper;
+        self.ones = 0;
+        self.twos = 0;
+        if self.free {
             let (mut ones, mut twos) = (0, 0);
-            for &v in &r.verts {
+            for &v in &self.verts {
                 if v & V_UPPER != 0 {
-                    r.uppers.push(v & V_ID);
+                    self.uppers.push(v & V_ID);
                 } else if v & V_LOWER != 0 {
                     // One `2` for its two sides (the reduction writes it so
                     // already).
@@ -223,10 +244,9 @@ impl Region {
                     twos += 2;
                 }
             }
-            r.ones = ones / 2;
-            r.twos = twos / 2;
+            self.ones = ones / 2;
+            self.twos = twos / 2;
         }
-        r
     }
 
     fn boundary(&self, i: usize) -> &[u16] {
@@ -235,7 +255,7 @@ impl Region {
     }
 
     /// The shape (and writings) under `colours`.
-    fn shape(&mut self, colours: &Colours, scratch: &mut Scratch) {
+    fn shape(&mut self, colours: &[u16], scratch: &mut ShapeBufs) {
         let mut shape = std::mem::take(&mut self.shape);
         shape.clear();
         for _ in 0..self.zeros {
@@ -247,7 +267,7 @@ impl Region {
                 shape.extend(std::iter::repeat_n(u16::from(ONE), self.ones));
                 shape.extend(std::iter::repeat_n(u16::from(TWO), self.twos));
                 let at = shape.len();
-                shape.extend(self.uppers.iter().map(|&id| HIGH + colours.of(id)));
+                shape.extend(self.uppers.iter().map(|&d| HIGH + colours[usize::from(d)]));
                 shape[at..].sort_unstable();
                 shape.push(S_BOUNDARY);
             }
@@ -256,7 +276,7 @@ impl Region {
             return;
         }
         let head = shape.len();
-        self.writings.clear();
+        self.writings_len = 0;
         let nb = self.bounds.len();
         // A region of one boundary of at most two vertices reads the same
         // mirrored (up to rotation).
@@ -266,55 +286,61 @@ impl Region {
             &[false, true]
         };
         let mut best_len = 0;
+        let ShapeBufs {
+            flat,
+            buf,
+            cand,
+            parts,
+        } = scratch;
         for &mirror in mirrors {
             // Each boundary's least shape, in one flat buffer.
-            let flat = &mut scratch.flat;
             flat.clear();
-            let mut parts: Vec<(u32, u32, u16, u64)> = Vec::with_capacity(nb);
+            parts.clear();
             for i in 0..nb {
                 let at = flat.len();
-                let mask =
-                    boundary_shape(self.boundary(i), mirror, colours, flat, &mut scratch.buf);
+                let mask = boundary_shape(self.boundary(i), mirror, colours, flat, buf);
                 parts.push((at as u32, (flat.len() - at) as u32, i as u16, mask));
             }
             let slice = |p: &(u32, u32, u16, u64)| &flat[p.0 as usize..(p.0 + p.1) as usize];
             parts.sort_by(|a, b| slice(a).cmp(slice(b)));
-            let mut cand = std::mem::take(&mut scratch.cand);
             cand.clear();
-            for p in &parts {
+            for p in parts.iter() {
                 cand.extend_from_slice(slice(p));
             }
             cand.push(S_REGION);
-            let mut run = Vec::with_capacity(nb);
-            for i in 0..nb {
-                run.push(if i > 0 && slice(&parts[i]) == slice(&parts[i - 1]) {
-                    run[i - 1]
-                } else {
-                    i as u16
-                });
-            }
-            let w = Writing {
-                mirror,
-                order: parts.iter().map(|p| (p.2, p.3)).collect(),
-                run,
-            };
-            let order = if self.writings.is_empty() {
+            let order = if self.writings_len == 0 {
                 Ordering::Less
             } else {
                 cand.as_slice().cmp(&shape[head..head + best_len])
             };
-            match order {
-                Ordering::Greater => {}
-                Ordering::Equal => self.writings.push(w),
-                Ordering::Less => {
-                    shape.truncate(head);
-                    shape.extend_from_slice(&cand);
-                    best_len = cand.len();
-                    self.writings.clear();
-                    self.writings.push(w);
-                }
+            if order == Ordering::Greater {
+                continue;
             }
-            scratch.cand = cand;
+            // The writing goes in the first free slot, then to the front
+            // if it is the least so far.
+            let slot = self.writings_len;
+            let w = &mut self.writings[slot];
+            w.mirror = mirror;
+            w.order.clear();
+            w.order.extend(parts.iter().map(|p| (p.2, p.3)));
+            w.run.clear();
+            for i in 0..nb {
+                let r = if i > 0 && slice(&parts[i]) == slice(&parts[i - 1]) {
+                    w.run[i - 1]
+                } else {
+                    i as u16
+                };
+                w.run.push(r);
+            }
+            if order == Ordering::Equal {
+                self.writings_len += 1;
+            } else {
+                shape.truncate(head);
+                shape.extend_from_slice(cand);
+                best_len = cand.len();
+                self.writings.swap(0, slot);
+                self.writings_len = 1;
+            }
         }
         self.shape = shape;
     }
@@ -322,33 +348,38 @@ impl Region {
 
 /// Buffers reused by the shapes.
 #[derive(Default)]
-struct Scratch {
+struct ShapeBufs {
     flat: Vec<u16>,
     buf: Vec<u16>,
     cand: Vec<u16>,
+    parts: Vec<(u32, u32, u16, u64)>,
 }
 
-/// The naming so far: the upper-case letters named (id, rank), and the next
-/// rank (letters of both cases share the ranks, in order of appearance).
-#[derive(Clone, Default, PartialEq, Eq, Debug)]
-struct Names {
-    upper: Vec<(Tok, u8)>,
-    next: u8,
+/// Buffers reused by the colour refinement.
+#[derive(Default)]
+struct RefineBufs {
+    /// The two regions of each upper-case letter, by dense number.
+    letters: Vec<(u32, u32)>,
+    /// Regions by shape, and each region's rank among the shapes.
+    order: Vec<u32>,
+    rank: Vec<u16>,
+    keys: Vec<(u16, u16, u16)>,
+    distinct: Vec<(u16, u16, u16)>,
 }
 
-impl Names {
-    fn rank(&self, id: Tok) -> Option<u8> {
-        self.upper.iter().find(|&&(t, _)| t == id).map(|&(_, r)| r)
-    }
+/// Everything a canonical form works in, kept from one land to the next.
+#[derive(Default)]
+struct Scratch {
+    prepared: Vec<Region>,
+    colours: Vec<u16>,
+    ids: Vec<Tok>,
+    shape: ShapeBufs,
+    refine: RefineBufs,
+    canon: Bufs,
+}
 
-    /// A new rank. A land has at most [`MAX_LETTERS`] letters (they are at
-    /// most its lives, which parsing bounds and moves never raise).
-    fn take(&mut self) -> u8 {
-        debug_assert!(usize::from(self.next) < MAX_LETTERS);
-        let r = self.next;
-        self.next = self.next.saturating_add(1);
-        r
-    }
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 /// The byte of the letter of rank `r`.
@@ -360,27 +391,59 @@ fn letter(r: u8) -> u8 {
 /// alive, free regions written as one boundary); `census` tells each
 /// letter's case.
 pub(crate) fn canonical(regions: &[WRegion], census: &Census) -> Land {
-    let mut prepared: Vec<Region> = regions.iter().map(|r| Region::new(r, census)).collect();
-    let mut scratch = Scratch::default();
-    let mut colours = Colours(Vec::new());
-    if prepared.len() > 1 {
-        refine(&mut prepared, &mut colours, &mut scratch);
+    SCRATCH.with(|s| canonical_in(regions, census, &mut s.borrow_mut()))
+}
+
+fn canonical_in(regions: &[WRegion], census: &Census, s: &mut Scratch) -> Land {
+    let Scratch {
+        prepared,
+        colours,
+        ids,
+        shape,
+        refine: rb,
+        canon,
+    } = s;
+    // The upper-case letters, numbered densely in the order of their ids
+    // (so that every order taken from the ids is the same).
+    ids.clear();
+    for reg in regions {
+        for b in &reg.bounds {
+            ids.extend(b.iter().copied().filter(|&t| census.upper(t)));
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let n = regions.len();
+    while prepared.len() < n {
+        prepared.push(Region::default());
+    }
+    let prepared = &mut prepared[..n];
+    for (p, reg) in prepared.iter_mut().zip(regions) {
+        p.fill(reg, census, ids);
+    }
+    colours.clear();
+    colours.resize(ids.len(), 0);
+    if n > 1 {
+        refine(prepared, colours, shape, rb);
     } else {
         // One region (so no upper-case letter): no colours to refine.
-        prepared[0].shape(&colours, &mut scratch);
+        prepared[0].shape(colours, shape);
     }
     // Free regions last: by then most of their letters are named, so the
     // orders of their new letters (each a tie to try) are few.
     prepared.sort_by(|a, b| (a.free, &a.shape).cmp(&(b.free, &b.shape)));
+    let stride = ids.len() + 1;
+    canon.reset(n, stride);
     let mut c = Canon {
-        regions: &prepared,
-        colours: &colours,
-        best: None,
+        regions: prepared,
+        colours,
+        stride,
         budget: BRANCHES,
+        b: canon,
     };
-    let mut used = vec![false; prepared.len()];
-    c.solve(Vec::new(), Names::default(), &mut used, 0);
-    let mut best = c.best.expect("a land has a writing");
+    c.solve(0, 0);
+    let mut best = Vec::with_capacity(c.b.best.len() + 1);
+    best.extend_from_slice(&c.b.best);
     best.push(LAND_END);
     Land(best.into())
 }
@@ -388,47 +451,65 @@ pub(crate) fn canonical(regions: &[WRegion], census: &Census) -> Land {
 /// Colour refinement: a letter's colour from the shapes of the regions it
 /// joins, until the number of colours stops growing; leaves each region's
 /// shape under the final colours.
-fn refine(prepared: &mut [Region], colours: &mut Colours, scratch: &mut Scratch) {
-    let mut letters: Vec<(Tok, usize, usize)> = Vec::new();
+fn refine(prepared: &mut [Region], colours: &mut [u16], sb: &mut ShapeBufs, rb: &mut RefineBufs) {
+    // An upper-case letter is written once in each of two regions.
+    rb.letters.clear();
+    rb.letters.resize(colours.len(), (u32::MAX, u32::MAX));
     for (r, p) in prepared.iter().enumerate() {
         for &v in &p.verts {
             if v & V_UPPER != 0 {
-                let id = v & V_ID;
-                match letters.iter_mut().find(|(t, _, _)| *t == id) {
-                    Some(e) => e.2 = r,
-                    None => letters.push((id, r, r)),
+                let e = &mut rb.letters[usize::from(v & V_ID)];
+                if e.0 == u32::MAX {
+                    *e = (r as u32, r as u32);
+                } else {
+                    e.1 = r as u32;
                 }
             }
         }
     }
     let mut count = 1;
+    let mut first = true;
     loop {
         for p in prepared.iter_mut() {
-            p.shape(colours, scratch);
+            // A region with no upper-case letter has no colour in its shape.
+            if first || p.upper {
+                p.shape(colours, sb);
+            }
         }
-        if letters.is_empty() {
+        first = false;
+        if rb.letters.is_empty() {
             return;
         }
-        let mut ranks: Vec<&Vec<u16>> = prepared.iter().map(|p| &p.shape).collect();
-        ranks.sort_unstable();
-        ranks.dedup();
-        let rank = |s: &Vec<u16>| ranks.binary_search(&s).expect("a shape") as u16;
-        let keys: Vec<(u16, u16, u16)> = letters
-            .iter()
-            .map(|&(id, a, b)| {
-                let (x, y) = (rank(&prepared[a].shape), rank(&prepared[b].shape));
-                (colours.of(id), x.min(y), x.max(y))
-            })
-            .collect();
-        let mut distinct = keys.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if distinct.len() <= count {
+        // Each region's rank among the distinct shapes.
+        rb.order.clear();
+        rb.order.extend(0..prepared.len() as u32);
+        rb.order
+            .sort_unstable_by(|&a, &b| prepared[a as usize].shape.cmp(&prepared[b as usize].shape));
+        rb.rank.clear();
+        rb.rank.resize(prepared.len(), 0);
+        let mut k = 0u16;
+        for i in 0..rb.order.len() {
+            let r = rb.order[i] as usize;
+            if i > 0 && prepared[r].shape != prepared[rb.order[i - 1] as usize].shape {
+                k += 1;
+            }
+            rb.rank[r] = k;
+        }
+        rb.keys.clear();
+        for (d, &(a, b)) in rb.letters.iter().enumerate() {
+            let (x, y) = (rb.rank[a as usize], rb.rank[b as usize]);
+            rb.keys.push((colours[d], x.min(y), x.max(y)));
+        }
+        rb.distinct.clear();
+        rb.distinct.extend_from_slice(&rb.keys);
+        rb.distinct.sort_unstable();
+        rb.distinct.dedup();
+        if rb.distinct.len() <= count {
             return;
         }
-        count = distinct.len();
-        for (k, &(id, _, _)) in keys.iter().zip(&letters) {
-            colours.set(id, distinct.binary_search(k).expect("a key") as u16);
+        count = rb.distinct.len();
+        for (d, k) in rb.keys.iter().enumerate() {
+            colours[d] = rb.distinct.binary_search(k).expect("a key") as u16;
         }
     }
 }
@@ -439,252 +520,492 @@ fn past(out: &[u8], best: &[u8]) -> bool {
     out[..n] > best[..n]
 }
 
+/// The tie search's stacks and buffers. Frames are namings (see
+/// [`UNNAMED`]), each `stride` bytes.
+#[derive(Default)]
+struct Bufs {
+    /// The least complete writing so far.
+    best: Vec<u8>,
+    has_best: bool,
+    /// The regions written so far.
+    out: Vec<u8>,
+    used: Vec<bool>,
+    /// Per level of [`Canon::solve`]: the least bytes of the next region,
+    /// and the ties that write them (region, frame in `names`).
+    least: Vec<u8>,
+    ties: Vec<(u32, u32)>,
+    names: Vec<u8>,
+    /// One region's least writings ([`Canon::region`]): their bytes and
+    /// their distinct namings (frames).
+    found: Vec<u8>,
+    found_names: Vec<u8>,
+    found_any: bool,
+    /// [`Canon::bounds`]' writing of the region so far, boundaries left,
+    /// ties (boundary, frame in `bnames`) per level, and scratch.
+    rout: Vec<u8>,
+    left: Vec<bool>,
+    bties: Vec<(u32, u32)>,
+    bnames: Vec<u8>,
+    wbuf: Vec<u8>,
+    fresh: Vec<(u16, u8)>,
+    frame: Vec<u8>,
+    /// A free region's letters (colour, rank or [`UNNAMED`], dense
+    /// number), and one order of them with the runs that may permute.
+    fletters: Vec<(u16, u8, u16)>,
+    forder: Vec<u16>,
+    fgroups: Vec<(u32, u32)>,
+}
+
+impl Bufs {
+    /// Ready for a land of `n` regions and frames of `stride` bytes: the
+    /// naming with nothing named is the first frame.
+    fn reset(&mut self, n: usize, stride: usize) {
+        self.best.clear();
+        self.has_best = false;
+        self.out.clear();
+        self.used.clear();
+        self.used.resize(n, false);
+        self.least.clear();
+        self.ties.clear();
+        self.names.clear();
+        self.names.resize(stride, UNNAMED);
+        self.names[stride - 1] = 0;
+    }
+}
+
+/// Offers a complete writing of a region (`bytes`, naming `frame`) to the
+/// least found so far: kept if less (the others dropped) or equal with a
+/// naming not yet found.
+fn offer(
+    found: &mut Vec<u8>,
+    found_names: &mut Vec<u8>,
+    found_any: &mut bool,
+    bytes: &[u8],
+    frame: &[u8],
+) {
+    match (*found_any).then(|| bytes.cmp(found)) {
+        Some(Ordering::Greater) => {}
+        Some(Ordering::Equal) => {
+            if !found_names.chunks(frame.len()).any(|f| f == frame) {
+                found_names.extend_from_slice(frame);
+            }
+        }
+        _ => {
+            found.clear();
+            found.extend_from_slice(bytes);
+            found_names.clear();
+            found_names.extend_from_slice(frame);
+            *found_any = true;
+        }
+    }
+}
+
+/// A rank taken for a new letter. A land has at most [`MAX_LETTERS`]
+/// letters (they are at most its lives, which parsing bounds and moves
+/// never raise).
+fn take(next: &mut u8) -> u8 {
+    debug_assert!(usize::from(*next) < MAX_LETTERS);
+    let r = *next;
+    *next = next.saturating_add(1);
+    r
+}
+
 struct Canon<'a> {
     regions: &'a [Region],
-    colours: &'a Colours,
-    best: Option<Vec<u8>>,
+    colours: &'a [u16],
+    stride: usize,
     budget: u32,
+    b: &'a mut Bufs,
 }
 
 impl Canon<'_> {
-    /// Completes the writing `out` (names `names`) from region number
-    /// `done` on, keeping the least result. The next region is one of the
-    /// unused regions of the least shape left.
-    fn solve(&mut self, out: Vec<u8>, names: Names, used: &mut [bool], done: usize) {
-        if self.best.as_ref().is_some_and(|b| past(&out, b)) {
+    /// Completes the writing `b.out` (naming: frame `nm` of `b.names`) from
+    /// region number `done` on, keeping the least result. The next region
+    /// is one of the unused regions of the least shape left.
+    fn solve(&mut self, done: usize, nm: usize) {
+        if self.b.has_best && past(&self.b.out, &self.b.best) {
             return;
         }
-        if done == self.regions.len() {
-            if self.best.as_ref().is_none_or(|b| out < *b) {
-                self.best = Some(out);
+        let regions = self.regions;
+        if done == regions.len() {
+            let b = &mut *self.b;
+            if !b.has_best || b.out < b.best {
+                b.best.clear();
+                b.best.extend_from_slice(&b.out);
+                b.has_best = true;
             }
             return;
         }
-        let first = used.iter().position(|&u| !u).expect("a region left");
-        let (free, shape) = (self.regions[first].free, &self.regions[first].shape);
+        let first = self.b.used.iter().position(|&u| !u).expect("a region left");
+        let (free, shape) = (regions[first].free, &regions[first].shape);
+        let stride = self.stride;
+        let (least_at, ties_at, names_at) =
+            (self.b.least.len(), self.b.ties.len(), self.b.names.len());
         // The candidates: unused regions of this shape, and each writing.
-        let mut least: Option<Vec<u8>> = None;
-        let mut ties: Vec<(usize, Names)> = Vec::new();
-        for (r, region) in self.regions.iter().enumerate().skip(first) {
+        let mut have = false;
+        for (r, region) in regions.iter().enumerate().skip(first) {
             if region.shape != *shape || region.free != free {
                 break;
             }
-            if used[r] {
+            if self.b.used[r] {
                 continue;
             }
-            for (bytes, after) in self.region(r, &names) {
-                match least.as_ref().map(|l| bytes.cmp(l)) {
-                    Some(Ordering::Greater) => continue,
-                    Some(Ordering::Equal) => {}
-                    _ => {
-                        least = Some(bytes);
-                        ties.clear();
+            self.region(r, nm);
+            let b = &mut *self.b;
+            let order = if have {
+                b.found.as_slice().cmp(&b.least[least_at..])
+            } else {
+                Ordering::Less
+            };
+            if order != Ordering::Greater {
+                if order == Ordering::Less {
+                    b.least.truncate(least_at);
+                    b.least.extend_from_slice(&b.found);
+                    b.ties.truncate(ties_at);
+                    b.names.truncate(names_at);
+                    have = true;
+                }
+                for f in b.found_names.chunks(stride) {
+                    let known = b.ties[ties_at..].iter().any(|&(q, off)| {
+                        q as usize == r && b.names[off as usize..off as usize + stride] == *f
+                    });
+                    if !known {
+                        b.ties.push((r as u32, b.names.len() as u32));
+                        b.names.extend_from_slice(f);
                     }
                 }
-                if !ties.iter().any(|(q, n)| *q == r && *n == after) {
-                    ties.push((r, after));
-                }
             }
-            if !self.regions[r].upper {
+            if !region.upper {
                 // Regions of one shape without upper-case letters write
                 // alike whichever is taken.
                 break;
             }
         }
-        let least = least.expect("a region of this shape");
-        let last = ties.len() - 1;
-        let mut out = Some(out);
-        for (i, (r, after)) in ties.into_iter().enumerate() {
+        assert!(have, "a region of this shape");
+        let count = self.b.ties.len() - ties_at;
+        for i in 0..count {
             if i > 0 {
                 if self.budget == 0 {
                     break;
                 }
                 self.budget -= 1;
             }
-            let mut next = if i == last {
-                out.take().expect("the prefix")
-            } else {
-                out.clone().expect("the prefix")
-            };
-            next.extend_from_slice(&least);
-            used[r] = true;
-            self.solve(next, after, used, done + 1);
-            used[r] = false;
+            let (r, off) = self.b.ties[ties_at + i];
+            let b = &mut *self.b;
+            let mark = b.out.len();
+            b.out.extend_from_slice(&b.least[least_at..]);
+            b.used[r as usize] = true;
+            self.solve(done + 1, off as usize);
+            self.b.used[r as usize] = false;
+            self.b.out.truncate(mark);
         }
+        self.b.least.truncate(least_at);
+        self.b.ties.truncate(ties_at);
+        self.b.names.truncate(names_at);
     }
 
-    /// The least writings of region `r` after `names`: its bytes and the
-    /// names after it, one per distinct naming that writes it least.
-    fn region(&mut self, r: usize, names: &Names) -> Vec<(Vec<u8>, Names)> {
-        let p = &self.regions[r];
-        let mut head = Vec::with_capacity(p.shape.len() + 1);
+    /// The least writings of region `r` after naming `nm`: their bytes to
+    /// `b.found`, and one frame per distinct naming that writes them to
+    /// `b.found_names`.
+    fn region(&mut self, r: usize, nm: usize) {
+        let regions = self.regions;
+        let p = &regions[r];
+        let stride = self.stride;
+        let b = &mut *self.b;
+        b.found.clear();
+        b.found_names.clear();
+        b.found_any = false;
+        b.rout.clear();
         for _ in 0..p.zeros {
-            head.push(ZERO);
-            head.push(BOUNDARY_END);
+            b.rout.push(ZERO);
+            b.rout.push(BOUNDARY_END);
         }
         if p.free {
-            return free_region(p, head, names, self.colours);
+            self.free_region(p, nm);
+            return;
         }
         if !p.upper {
             // No upper-case letter: every writing of its shape is the
             // shape itself, its letters ranked after the names so far.
-            let mut out = Vec::with_capacity(p.shape.len());
-            let mut after = names.clone();
+            b.frame.clear();
+            b.frame.extend_from_slice(&b.names[nm..nm + stride]);
+            let mut next = b.frame[stride - 1];
             let mut top = 0u16;
             for &c in &p.shape {
                 match c {
                     S_BOUNDARY => {
-                        after.next = after.next.saturating_add(top as u8);
+                        next = next.saturating_add(top as u8);
                         top = 0;
-                        out.push(BOUNDARY_END);
+                        b.found.push(BOUNDARY_END);
                     }
-                    S_REGION => out.push(REGION_END),
+                    S_REGION => b.found.push(REGION_END),
                     c if (LOW..HIGH).contains(&c) => {
                         let local = c - LOW;
                         top = top.max(local + 1);
-                        out.push(letter(after.next.saturating_add(local as u8)));
+                        b.found.push(letter(next.saturating_add(local as u8)));
                     }
-                    c => out.push(c as u8),
+                    c => b.found.push(c as u8),
                 }
             }
-            return vec![(out, after)];
+            b.frame[stride - 1] = next;
+            b.found_names.extend_from_slice(&b.frame);
+            b.found_any = true;
+            return;
         }
-        let mut found: Vec<(Vec<u8>, Names)> = Vec::new();
-        for w in &p.writings {
-            let mut left: Vec<bool> = vec![true; w.order.len()];
-            let mut out = head.clone();
-            self.bounds(p, w, &mut left, 0, &mut out, names.clone(), &mut found);
+        let head = b.rout.len();
+        for w in &p.writings[..p.writings_len] {
+            let b = &mut *self.b;
+            b.left.clear();
+            b.left.resize(w.order.len(), true);
+            b.rout.truncate(head);
+            b.bties.clear();
+            b.bnames.clear();
+            b.bnames.extend_from_slice(&b.names[nm..nm + stride]);
+            self.bounds(p, w, 0, 0);
         }
-        found
     }
 
     /// Writes boundary number `done` on of writing `w` of region `p` (those
-    /// still `left`) after `out`: the next is one of its run of equal
-    /// shapes, the one that writes least. Each least complete writing (with
-    /// the region's end) goes to `found`, which keeps only the least.
-    #[allow(clippy::too_many_arguments)]
-    fn bounds(
-        &mut self,
-        p: &Region,
-        w: &Writing,
-        left: &mut [bool],
-        done: usize,
-        out: &mut Vec<u8>,
-        names: Names,
-        found: &mut Vec<(Vec<u8>, Names)>,
-    ) {
-        if found.first().is_some_and(|(b, _)| past(out, b)) {
+    /// still `b.left`) after `b.rout` (naming: frame `nf` of `b.bnames`):
+    /// the next is one of its run of equal shapes, the one that writes
+    /// least. Each least complete writing (with the region's end) is
+    /// offered to `b.found`.
+    fn bounds(&mut self, p: &Region, w: &Writing, done: usize, nf: usize) {
+        let stride = self.stride;
+        let b = &mut *self.b;
+        if b.found_any && past(&b.rout, &b.found) {
             return;
         }
         if done == w.order.len() {
-            out.push(REGION_END);
-            match found.first().map(|(b, _)| out.as_slice().cmp(b)) {
-                Some(Ordering::Greater) => {}
-                Some(Ordering::Equal) => {
-                    if !found.iter().any(|(_, n)| *n == names) {
-                        found.push((out.clone(), names));
-                    }
-                }
-                _ => {
-                    found.clear();
-                    found.push((out.clone(), names));
-                }
-            }
-            out.pop();
+            b.rout.push(REGION_END);
+            offer(
+                &mut b.found,
+                &mut b.found_names,
+                &mut b.found_any,
+                &b.rout,
+                &b.bnames[nf..nf + stride],
+            );
+            b.rout.pop();
             return;
         }
         // Boundaries are taken in shape order: the next one is from the
         // run of the first boundary left.
-        let first = left.iter().position(|&l| l).expect("a boundary left");
+        let first = b.left.iter().position(|&l| l).expect("a boundary left");
         let run = w.run[first];
-        let mark = out.len();
+        let mark = b.rout.len();
+        let (ties_at, names_at) = (b.bties.len(), b.bnames.len());
         let mut least_len = 0;
-        let mut ties: Vec<(usize, Names)> = Vec::new();
-        let mut buf = Vec::new();
-        let mut fresh: Vec<(Tok, u8)> = Vec::new();
+        let mut have = false;
         for (k, &(bi, mut rotations)) in w.order.iter().enumerate().skip(first) {
             if w.run[k] != run {
                 break;
             }
-            if !left[k] {
+            if !b.left[k] {
                 continue;
             }
-            let b = p.boundary(bi as usize);
+            let bound = p.boundary(bi as usize);
             while rotations != 0 {
                 let s = rotations.trailing_zeros() as usize;
                 rotations &= rotations - 1;
-                buf.clear();
-                fresh.clear();
-                let next = write_boundary(b, s, w.mirror, &names, &mut buf, &mut fresh);
-                let order = if ties.is_empty() {
-                    Ordering::Less
+                b.wbuf.clear();
+                b.fresh.clear();
+                let next = write_boundary(
+                    bound,
+                    s,
+                    w.mirror,
+                    &b.bnames[nf..nf + stride],
+                    &mut b.wbuf,
+                    &mut b.fresh,
+                );
+                let order = if have {
+                    b.wbuf.as_slice().cmp(&b.rout[mark..mark + least_len])
                 } else {
-                    buf.as_slice().cmp(&out[mark..mark + least_len])
+                    Ordering::Less
                 };
                 match order {
                     Ordering::Greater => continue,
                     Ordering::Equal => {}
                     Ordering::Less => {
-                        out.truncate(mark);
-                        out.extend_from_slice(&buf);
-                        least_len = buf.len();
-                        ties.clear();
+                        b.rout.truncate(mark);
+                        b.rout.extend_from_slice(&b.wbuf);
+                        least_len = b.wbuf.len();
+                        b.bties.truncate(ties_at);
+                        b.bnames.truncate(names_at);
+                        have = true;
                     }
                 }
-                let mut after = names.clone();
-                after.upper.extend_from_slice(&fresh);
-                after.next = next;
-                if !ties.iter().any(|(q, n)| *q == k && *n == after) {
-                    ties.push((k, after));
+                b.frame.clear();
+                b.frame.extend_from_slice(&b.bnames[nf..nf + stride]);
+                for &(d, r) in &b.fresh {
+                    b.frame[usize::from(d)] = r;
+                }
+                b.frame[stride - 1] = next;
+                let known = b.bties[ties_at..].iter().any(|&(q, off)| {
+                    q as usize == k && b.bnames[off as usize..off as usize + stride] == *b.frame
+                });
+                if !known {
+                    b.bties.push((k as u32, b.bnames.len() as u32));
+                    b.bnames.extend_from_slice(&b.frame);
                 }
             }
         }
-        for (i, (k, after)) in ties.into_iter().enumerate() {
+        let count = b.bties.len() - ties_at;
+        for i in 0..count {
             if i > 0 {
                 if self.budget == 0 {
                     break;
                 }
                 self.budget -= 1;
             }
-            left[k] = false;
-            self.bounds(p, w, left, done + 1, out, after, found);
-            out.truncate(mark + least_len);
-            left[k] = true;
+            let (k, off) = self.b.bties[ties_at + i];
+            self.b.left[k as usize] = false;
+            self.bounds(p, w, done + 1, off as usize);
+            self.b.rout.truncate(mark + least_len);
+            self.b.left[k as usize] = true;
         }
-        out.truncate(mark);
+        let b = &mut *self.b;
+        b.bties.truncate(ties_at);
+        b.bnames.truncate(names_at);
+        b.rout.truncate(mark);
+    }
+
+    /// A free region (two or three lives, one boundary; or a lone `0`,
+    /// which `b.rout` holds): `1`s, `2`s, then its upper-case letters by
+    /// colour (as its shape has them); within a colour, those named by
+    /// rank, then the new ones, in each order (each a naming of the same
+    /// bytes). The orders go as an odometer, the last colour's fastest,
+    /// each colour's new letters in lexicographic order of permutation.
+    fn free_region(&mut self, p: &Region, nm: usize) {
+        let stride = self.stride;
+        let colours = self.colours;
+        let b = &mut *self.b;
+        b.fletters.clear();
+        for &d in &p.uppers {
+            let rank = b.names[nm + usize::from(d)];
+            b.fletters.push((colours[usize::from(d)], rank, d));
+        }
+        b.fletters.sort_unstable();
+        // One order: per colour, the named letters, then the new ones
+        // (whose run `fgroups` holds, to be permuted).
+        b.forder.clear();
+        b.fgroups.clear();
+        let mut i = 0;
+        while i < b.fletters.len() {
+            let mut j = i;
+            while j < b.fletters.len() && b.fletters[j].0 == b.fletters[i].0 {
+                j += 1;
+            }
+            // Named letters sort before the new ones (rank `UNNAMED`).
+            let start = b.forder.len() as u32;
+            let mut new_at = start;
+            for l in &b.fletters[i..j] {
+                if l.1 != UNNAMED {
+                    new_at += 1;
+                }
+                b.forder.push(l.2);
+            }
+            if b.forder.len() as u32 - new_at >= 2 {
+                b.fgroups.push((new_at, b.forder.len() as u32));
+            }
+            i = j;
+        }
+        let head = b.rout.len();
+        loop {
+            b.frame.clear();
+            b.frame.extend_from_slice(&b.names[nm..nm + stride]);
+            let mut next = b.frame[stride - 1];
+            b.rout.truncate(head);
+            if p.zeros == 0 {
+                b.rout.extend(std::iter::repeat_n(ONE, p.ones));
+                b.rout.extend(std::iter::repeat_n(TWO, p.twos));
+                for &d in &b.forder {
+                    let slot = &mut b.frame[usize::from(d)];
+                    if *slot == UNNAMED {
+                        *slot = take(&mut next);
+                    }
+                    b.rout.push(letter(*slot));
+                }
+                b.rout.push(BOUNDARY_END);
+            }
+            b.rout.push(REGION_END);
+            b.frame[stride - 1] = next;
+            offer(
+                &mut b.found,
+                &mut b.found_names,
+                &mut b.found_any,
+                &b.rout,
+                &b.frame,
+            );
+            // The next order: the last run that has one left moves on,
+            // and the runs after it start again.
+            let mut moved = false;
+            for &(s, e) in b.fgroups.iter().rev() {
+                if next_permutation(&mut b.forder[s as usize..e as usize]) {
+                    moved = true;
+                    break;
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
     }
 }
 
+/// The next order of `v` in lexicographic order, or `false` (and `v`
+/// sorted again) after the last.
+fn next_permutation(v: &mut [u16]) -> bool {
+    let n = v.len();
+    if n < 2 {
+        return false;
+    }
+    let mut i = n - 1;
+    while i > 0 && v[i - 1] >= v[i] {
+        i -= 1;
+    }
+    if i == 0 {
+        v.reverse();
+        return false;
+    }
+    let mut j = n - 1;
+    while v[j] <= v[i - 1] {
+        j -= 1;
+    }
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
+}
+
 /// Writes boundary `b` from vertex `s` (mirrored or not) into `out` after
-/// `names`, with its end; the upper-case letters it names anew go to
-/// `fresh` with their ranks; returns the next rank. A lower-case letter is
-/// this boundary's own: it is named here, at its first side.
+/// the naming `frame`, with its end; the upper-case letters it names anew
+/// go to `fresh` with their ranks; returns the next rank. A lower-case
+/// letter is this boundary's own: it is named here, at its first side.
 fn write_boundary(
     b: &[u16],
     s: usize,
     mirror: bool,
-    names: &Names,
+    frame: &[u8],
     out: &mut Vec<u8>,
-    fresh: &mut Vec<(Tok, u8)>,
+    fresh: &mut Vec<(u16, u8)>,
 ) -> u8 {
     let start = out.len();
-    let mut next = names.next;
+    let mut next = frame[frame.len() - 1];
     for k in 0..b.len() {
         let v = at(b, s, k, mirror);
         let byte = if v & V_UPPER != 0 {
-            let id = v & V_ID;
-            match names.rank(id) {
-                Some(r) => letter(r),
-                // An upper-case letter is once in a region: new here.
-                None => match fresh.iter().find(|&&(t, _)| t == id) {
+            let d = v & V_ID;
+            match frame[usize::from(d)] {
+                UNNAMED => match fresh.iter().find(|&&(t, _)| t == d) {
                     Some(&(_, r)) => letter(r),
+                    // An upper-case letter is once in a region: new here.
                     None => {
                         debug_assert!(usize::from(next) < MAX_LETTERS);
-                        fresh.push((id, next));
+                        fresh.push((d, next));
                         next = next.saturating_add(1);
                         letter(next - 1)
                     }
                 },
+                r => letter(r),
             }
         } else if v & V_LOWER != 0 {
             match (0..k).find(|&j| at(b, s, j, mirror) == v) {
@@ -701,94 +1022,4 @@ fn write_boundary(
     }
     out.push(BOUNDARY_END);
     next
-}
-
-/// A free region (two or three lives, one boundary; or a lone `0`, which
-/// `head` holds): `1`s, `2`s, then its upper-case letters by colour (as its
-/// shape has them); within a colour, those named by rank, then the new
-/// ones, in each order (each a naming of the same bytes).
-fn free_region(
-    p: &Region,
-    head: Vec<u8>,
-    names: &Names,
-    colours: &Colours,
-) -> Vec<(Vec<u8>, Names)> {
-    let mut letters: Vec<(u16, u8, Tok)> = p
-        .uppers
-        .iter()
-        .map(|&id| (colours.of(id), names.rank(id).unwrap_or(u8::MAX), id))
-        .collect();
-    letters.sort_unstable();
-    let mut orders: Vec<Vec<Tok>> = vec![Vec::new()];
-    let mut i = 0;
-    while i < letters.len() {
-        let mut j = i;
-        while j < letters.len() && letters[j].0 == letters[i].0 {
-            j += 1;
-        }
-        let named: Vec<Tok> = letters[i..j]
-            .iter()
-            .filter(|l| l.1 != u8::MAX)
-            .map(|l| l.2)
-            .collect();
-        let new: Vec<Tok> = letters[i..j]
-            .iter()
-            .filter(|l| l.1 == u8::MAX)
-            .map(|l| l.2)
-            .collect();
-        let perms = permutations(&new);
-        let mut next = Vec::with_capacity(orders.len() * perms.len());
-        for o in &orders {
-            for p in &perms {
-                let mut o = o.clone();
-                o.extend(&named);
-                o.extend(p);
-                next.push(o);
-            }
-        }
-        orders = next;
-        i = j;
-    }
-    orders
-        .into_iter()
-        .map(|order| {
-            let mut out = head.clone();
-            let mut n = names.clone();
-            if p.zeros == 0 {
-                out.extend(std::iter::repeat_n(ONE, p.ones));
-                out.extend(std::iter::repeat_n(TWO, p.twos));
-                for id in order {
-                    let r = match n.rank(id) {
-                        Some(r) => r,
-                        None => {
-                            let r = n.take();
-                            n.upper.push((id, r));
-                            r
-                        }
-                    };
-                    out.push(letter(r));
-                }
-                out.push(BOUNDARY_END);
-            }
-            out.push(REGION_END);
-            (out, n)
-        })
-        .collect()
-}
-
-/// Every order of `v` (at most three letters in a free region).
-fn permutations(v: &[Tok]) -> Vec<Vec<Tok>> {
-    if v.len() <= 1 {
-        return vec![v.to_vec()];
-    }
-    let mut out = Vec::new();
-    for i in 0..v.len() {
-        let mut rest = v.to_vec();
-        let x = rest.remove(i);
-        for mut p in permutations(&rest) {
-            p.insert(0, x);
-            out.push(p);
-        }
-    }
-    out
 }
