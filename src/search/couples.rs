@@ -28,6 +28,7 @@
 //! (Sprouts' lands in Glop's canonical form, `search::games::sprouts`;
 //! Cram's regions by their region keys, `search::games::cram`).
 
+use crate::search::bounded::BoundedCache;
 use crate::search::dfpn::Stats;
 use crate::search::{Cancel, Limits, ProgressFn, Stop};
 use std::collections::HashMap;
@@ -321,9 +322,7 @@ pub struct Couples<'a, L: Lands> {
     tt: FastMap<u64, (u32, u32)>,
     tt_cap: usize,
     /// Children of lands, while memory allows.
-    kids: FastMap<u32, Kids>,
-    kids_bytes: usize,
-    kids_cap: usize,
+    kids: BoundedCache<u32, Kids>,
     epsilon: f64,
     limits: Limits,
     nodes: u64,
@@ -360,9 +359,7 @@ impl<'a, L: Lands> Couples<'a, L> {
             found: Vec::new(),
             tt: FastMap::default(),
             tt_cap,
-            kids: FastMap::default(),
-            kids_bytes: 0,
-            kids_cap: (options.memory / 8).max(1 << 20) as usize,
+            kids: BoundedCache::new((options.memory / 8).max(1 << 20) as usize),
             epsilon: options.epsilon,
             limits: Limits::new(
                 options.memory,
@@ -546,10 +543,10 @@ impl<'a, L: Lands> Couples<'a, L> {
         self.tt.retain(|&key, _| lands[(key >> 32) as usize].live);
         // Children kept name lands by number: only those all of whose
         // lands stay are kept.
-        self.kids.retain(|&l, kids| {
-            lands[l as usize].live && kids.lands.iter().all(|&i| lands[i as usize].live)
-        });
-        self.kids_bytes = self.kids.values().map(|k| k.bytes()).sum();
+        self.kids.retain(
+            |&l, kids| lands[l as usize].live && kids.lands.iter().all(|&i| lands[i as usize].live),
+            |kids| kids.bytes(),
+        );
     }
 
     /// The land's number, if the engine has met it.
@@ -795,13 +792,7 @@ impl<'a, L: Lands> Couples<'a, L> {
             lands,
             ends: ends.into_boxed_slice(),
         });
-        let bytes = kids.bytes();
-        if self.kids_bytes + bytes > self.kids_cap {
-            self.kids.clear();
-            self.kids_bytes = 0;
-        }
-        self.kids_bytes += bytes;
-        self.kids.insert(l, kids.clone());
+        self.kids.insert(l, kids.clone(), kids.bytes());
         kids
     }
 

@@ -25,6 +25,7 @@
 //! limits or its [`Cancel`] token.
 
 pub mod alphabeta;
+pub(crate) mod bounded;
 pub(crate) mod couples;
 pub mod dfpn;
 pub mod games;

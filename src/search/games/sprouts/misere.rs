@@ -20,6 +20,7 @@
 
 use super::normal::{Options, INF};
 use crate::games::sprouts::{Land, Position};
+use crate::search::bounded::BoundedCache;
 use crate::search::couples::FastBuild;
 use crate::search::dfpn::Stats;
 use crate::search::{Limits, ProgressFn, Stop};
@@ -44,9 +45,7 @@ pub struct Misere<'a> {
     /// Lives of each land, by number.
     lives: Vec<u32>,
     /// Children of lands, while memory allows (by land number).
-    kids: FastMap<u32, LandKids>,
-    kids_bytes: usize,
-    kids_cap: usize,
+    kids: BoundedCache<u32, LandKids>,
     /// Positions proved: whether the player to move wins.
     proved: FastMap<Node, bool>,
     tt: FastMap<u64, (u32, u32)>,
@@ -66,9 +65,7 @@ impl<'a> Misere<'a> {
             ids: FastMap::default(),
             lands: Vec::new(),
             lives: Vec::new(),
-            kids: FastMap::default(),
-            kids_bytes: 0,
-            kids_cap: (options.memory / 4).max(1 << 20) as usize,
+            kids: BoundedCache::new((options.memory / 4).max(1 << 20) as usize),
             proved: FastMap::default(),
             tt: FastMap::default(),
             tt_cap: (options.memory / 4 / 40).max(1 << 12) as usize,
@@ -208,12 +205,7 @@ impl<'a> Misere<'a> {
             })
             .collect();
         let kids: LandKids = list.into();
-        if self.kids_bytes + bytes > self.kids_cap {
-            self.kids.clear();
-            self.kids_bytes = 0;
-        }
-        self.kids_bytes += bytes;
-        self.kids.insert(l, kids.clone());
+        self.kids.insert(l, kids.clone(), bytes);
         kids
     }
 
