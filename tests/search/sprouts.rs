@@ -132,6 +132,32 @@ fn misere_outcome_of_8_spots_is_oeis_a164950() {
     assert_eq!(e.wins(&Position::spots(8)), Some(MISERE_WINS[7] == 1));
 }
 
+/// Within 1 MiB the misère engine keeps about 16,384 proved positions (its
+/// floor; the children of the line being searched are kept beyond it),
+/// forgetting the older half when full, and still proves the published
+/// outcomes; with room it keeps more than that on 8 spots, so the small
+/// search did forget and prove again.
+#[test]
+fn misere_within_a_small_memory_forgets_and_proves_the_same_outcomes() {
+    let mut small = Misere::new(&Options {
+        memory: 1 << 20,
+        ..Options::default()
+    });
+    let mut most = 0;
+    for n in 1..=8u32 {
+        assert_eq!(
+            small.wins(&Position::spots(n)),
+            Some(MISERE_WINS[n as usize - 1] == 1),
+            "{n} spots"
+        );
+        most = most.max(small.proved_count());
+    }
+    assert!(most <= 16_384 + 8_192, "{most}");
+    let mut roomy = Misere::new(&options());
+    assert_eq!(roomy.wins(&Position::spots(8)), Some(MISERE_WINS[7] == 1));
+    assert!(roomy.proved_count() > 24_576, "{}", roomy.proved_count());
+}
+
 /// The nimbers of the first n-spot games (Lemoine and Viennot give the
 /// outcomes; a nimber is 0 exactly when the game is lost).
 #[test]

@@ -17,6 +17,16 @@
 //! kept in a bounded table by a 64-bit hash of the node (a clash there only
 //! misleads the search's choice of line, never a result: results are read
 //! from the exact memo).
+//!
+//! Memory: the land children, the numbers and the proved positions each
+//! take at most a quarter of `--memory`. When the proved positions fill
+//! theirs, the older half is forgotten (a position proved before is proved
+//! again if met again: only time is lost), except the children of the
+//! positions on the line being searched: a parent must find its children's
+//! proofs when it comes back to them, or each level would prove them again
+//! without end (a search in 1 MiB ran for minutes on 8 spots before they
+//! were kept). The lands themselves are numbered for the whole search and
+//! not bounded (each is kept once, however many positions hold it).
 
 use super::normal::{Options, INF};
 use crate::games::sprouts::{Land, Position};
@@ -34,6 +44,10 @@ type Node = Box<[u32]>;
 
 type FastMap<K, V> = HashMap<K, V, FastBuild>;
 
+/// About the bytes a proved position takes: its node's allocation (a few
+/// land numbers) and its slot in the map.
+const PROVED_BYTES: u64 = 80;
+
 /// A land's children as land numbers, each sorted.
 type LandKids = Rc<[Box<[u32]>]>;
 
@@ -46,8 +60,17 @@ pub struct Misere<'a> {
     lives: Vec<u32>,
     /// Children of lands, while memory allows (by land number).
     kids: BoundedCache<u32, LandKids>,
-    /// Positions proved: whether the player to move wins.
-    proved: FastMap<Node, bool>,
+    /// Positions proved: whether the player to move wins, and when it was
+    /// proved (a count of insertions), to forget the oldest first.
+    proved: FastMap<Node, (bool, u64)>,
+    proved_cap: usize,
+    /// The count of proved positions at which the older are forgotten: the
+    /// cap, or more when the line's children fill most of it (so that each
+    /// pass over the map frees room for many positions, not one).
+    proved_next: usize,
+    proved_at: u64,
+    /// The children of each position on the line being searched.
+    path: Vec<Rc<[Node]>>,
     tt: FastMap<u64, (u32, u32)>,
     tt_cap: usize,
     epsilon: f64,
@@ -67,6 +90,10 @@ impl<'a> Misere<'a> {
             lives: Vec::new(),
             kids: BoundedCache::new((options.memory / 4).max(1 << 20) as usize),
             proved: FastMap::default(),
+            proved_cap: (options.memory / 4 / PROVED_BYTES).max(1 << 14) as usize,
+            proved_next: 0,
+            proved_at: 0,
+            path: Vec::new(),
             tt: FastMap::default(),
             tt_cap: (options.memory / 4 / 40).max(1 << 12) as usize,
             epsilon: options.epsilon,
@@ -154,7 +181,26 @@ impl<'a> Misere<'a> {
     /// Records a proved position (from a database).
     pub fn add(&mut self, p: Position, wins: bool) {
         let n = self.node(&p);
-        self.proved.insert(n, wins);
+        self.prove(n, wins);
+    }
+
+    /// Keeps `n`'s value, forgetting the older half of the proved
+    /// positions first if they fill their share of the memory (never `n`,
+    /// the newest).
+    fn prove(&mut self, n: Node, wins: bool) {
+        if self.proved.len() >= self.proved_next.max(self.proved_cap) {
+            let keep_from = self.proved_at.saturating_sub((self.proved_cap / 2) as u64);
+            let line: std::collections::HashSet<&[u32]> = self
+                .path
+                .iter()
+                .flat_map(|k| k.iter().map(|c| &**c))
+                .collect();
+            self.proved
+                .retain(|n, &mut (_, at)| at >= keep_from || line.contains(&**n));
+            self.proved_next = self.proved.len() + self.proved_cap / 2;
+        }
+        self.proved_at += 1;
+        self.proved.insert(n, (wins, self.proved_at));
     }
 
     /// What is proved of `p`: whether its mover wins (a position with no
@@ -163,7 +209,7 @@ impl<'a> Misere<'a> {
         if p.is_over() {
             return Some(true);
         }
-        self.proved.get(&self.find(p)?).copied()
+        self.proved.get(&self.find(p)?).map(|&(w, _)| w)
     }
 
     /// Whether the player to move wins `p` (`None` if stopped first).
@@ -181,7 +227,7 @@ impl<'a> Misere<'a> {
         if n.len() == 1 && n[0] == 0 {
             return Some(true);
         }
-        self.proved.get(n).copied()
+        self.proved.get(n).map(|&(w, _)| w)
     }
 
     fn hash(n: &[u32]) -> u64 {
@@ -280,9 +326,10 @@ impl<'a> Misere<'a> {
     }
 
     fn settle(&mut self, n: &[u32], wins: bool) {
-        self.proved.insert(n.into(), wins);
+        self.prove(n.into(), wins);
         self.tt.remove(&Self::hash(n));
         self.depth -= 1;
+        self.path.pop();
     }
 
     fn mid(&mut self, n: &[u32], th_pn: u32, th_dn: u32) {
@@ -298,7 +345,8 @@ impl<'a> Misere<'a> {
         }
         self.depth += 1;
         self.deepest = self.deepest.max(self.depth);
-        let kids = self.children(n);
+        let kids: Rc<[Node]> = self.children(n).into();
+        self.path.push(kids.clone());
         loop {
             let mut sum: u64 = 0;
             let mut best: Option<(usize, u32, u32)> = None;
@@ -332,6 +380,7 @@ impl<'a> Misere<'a> {
                 }
                 self.tt.insert(Self::hash(n), (pn, dn));
                 self.depth -= 1;
+                self.path.pop();
                 return;
             }
             let c_th_pn =
