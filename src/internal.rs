@@ -57,6 +57,8 @@ pub mod solve {
 /// The search's engines and representations, for the tests and benches.
 #[cfg(feature = "solve")]
 pub mod search {
+    /// The cube's 48 symmetries, to key Qubic by them instead of its 192.
+    pub use crate::games::symmetry::cube_perms;
     pub use crate::search::couples::{Couples, Lands, Options as CouplesOptions};
     pub use crate::search::dfpn::Dfpn;
     pub use crate::search::games::columns::{Columns, ColumnsPos};

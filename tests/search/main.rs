@@ -8,6 +8,7 @@ mod columns;
 mod common;
 mod cram;
 mod engine;
+mod groups;
 mod isolation;
 mod limits;
 mod occupy;

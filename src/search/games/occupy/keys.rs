@@ -279,10 +279,23 @@ impl<const W: usize> NodeImages<W> {
             let m = sym.masks;
             let reach = &sym.reach[s * Symmetries::<W>::RANKS * m..];
             let below = &self.buf.below;
-            let mut l = self.least_top.max(sym.low[s]) as usize;
-            while (0..m).all(|w| below[l * m + w] & reach[l * m + w] == 0) {
-                l += 1;
+            // Both sets only grow with the rank, so whether they meet
+            // does too: a binary search finds the least rank where they
+            // do (the last rank always: every image's top is at most it).
+            let meet = |l: usize| (0..m).any(|w| below[l * m + w] & reach[l * m + w] != 0);
+            let (mut lo, mut hi) = (
+                self.least_top.max(sym.low[s]) as usize,
+                Symmetries::<W>::RANKS - 1,
+            );
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if meet(mid) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
             }
+            let l = lo;
             for w in 0..m {
                 let mut hits = below[l * m + w] & reach[l * m + w];
                 while hits != 0 {
