@@ -57,8 +57,9 @@ pub mod solve {
 /// The search's engines and representations, for the tests and benches.
 #[cfg(feature = "solve")]
 pub mod search {
-    /// The cube's 48 symmetries, to key Qubic by them instead of its 192.
-    pub use crate::games::symmetry::cube_perms;
+    /// The cube's 48 symmetries, and the maps of its coordinates' values
+    /// that give Qubic's lines 192: to compare keying Qubic by either.
+    pub use crate::games::symmetry::{cube_perms, cube_value_perms};
     pub use crate::search::couples::{Couples, Lands, Options as CouplesOptions};
     pub use crate::search::dfpn::Dfpn;
     pub use crate::search::games::columns::{Columns, ColumnsPos};

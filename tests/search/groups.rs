@@ -1,13 +1,17 @@
-//! Keying a board by a subgroup of its symmetries (`Occupy::set_symmetries`):
-//! Qubic by the cube's 48 instead of the 192 its lines have. A subgroup
-//! folds fewer positions and must change no value: checked against the
-//! full group's df-pn on random Qubic positions and against the table on
-//! the 3×3×3 cube. The comparison of the two groups' nodes to the proof is
-//! `groups_nodes_to_the_proof` (ignored: minutes).
+//! Keying a board by a group of symmetries of one's choosing
+//! (`Occupy::set_symmetries`): Qubic by the cube's 48, its default, or by
+//! the 192 its lines have (the cube's with the maps of the coordinates'
+//! values). A subgroup folds fewer positions and must change no value:
+//! checked against the full group's df-pn on random Qubic positions and
+//! against the table on the 3×3×3 cube. The comparison of the two groups'
+//! nodes to the proof, which chose the default, is
+//! `groups_nodes_to_the_proof` (ignored: a minute).
 
 use crate::common;
 use crate::shared::Rng;
-use retrograde::internal::search::{cube_perms, Dfpn, Occupy, TableLeaves, ValueLeaves};
+use retrograde::internal::search::{
+    cube_perms, cube_value_perms, Dfpn, Occupy, TableLeaves, ValueLeaves,
+};
 use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::SearchGame;
@@ -19,10 +23,19 @@ fn occupy(spec: &str) -> Occupy<1> {
     }
 }
 
-/// Qubic keyed by the cube's 48 symmetries.
+/// Qubic keyed by the cube's 48 symmetries (the default, set again here so
+/// that the comparison holds whatever the default).
 fn qubic48() -> Occupy<1> {
     let mut g = occupy("pattern:games/qubic.txt");
     assert_eq!(g.set_symmetries(&cube_perms(4)), 48);
+    g
+}
+
+/// Qubic keyed by all 192 symmetries of its lines.
+fn qubic192() -> Occupy<1> {
+    let mut g = occupy("pattern:games/qubic.txt");
+    let candidates = [cube_perms(4), cube_value_perms(4)].concat();
+    assert_eq!(g.set_symmetries(&candidates), 192);
     g
 }
 
@@ -45,7 +58,7 @@ fn random(g: &Occupy<1>, rng: &mut Rng, pieces: usize) -> Option<String> {
 #[test]
 fn the_cubes_48_key_qubic_images_alike() {
     let g = qubic48();
-    let full = occupy("pattern:games/qubic.txt");
+    let full = qubic192();
     let mut rng = Rng(0x48);
     let mut checked = 0;
     for _ in 0..30 {
@@ -85,7 +98,7 @@ fn the_cubes_48_change_no_qubic_value() {
         ..Options::default()
     };
     let g48 = qubic48();
-    let g192 = occupy("pattern:games/qubic.txt");
+    let g192 = qubic192();
     let mut a = Dfpn::new(&g48, small.clone());
     let mut b = Dfpn::new(&g192, small);
     let mut rng = Rng(0x192);
@@ -151,7 +164,7 @@ fn a_subgroup_keeps_the_cubes_table_values() {
 #[ignore]
 fn groups_nodes_to_the_proof() {
     let g48 = qubic48();
-    let g192 = occupy("pattern:games/qubic.txt");
+    let g192 = qubic192();
     let options = Options {
         memory: 256 << 20,
         node_limit: Some(200_000),
