@@ -184,7 +184,24 @@ fn a_damaged_checkpoint_record_is_reported_and_solved_again() {
     bytes[at] ^= 0x10;
     std::fs::write(ckpt(&out), &bytes).unwrap();
     let run = Run(None, Mutex::default());
-    let r = retrograde::with_game!(&g, g => solve_to_file(g, &out, &options, &run)).unwrap();
+    // The stopped solve's checkpoint lock goes with its file, but a child
+    // process another test spawns at that moment holds a copy of the file
+    // until its exec closes it (flock is per open file description), so
+    // the lock may be seen held for a moment: wait for it, as a user's
+    // second solve would be told to.
+    let mut tries = 0;
+    let r = loop {
+        match retrograde::with_game!(&g, g => solve_to_file(g, &out, &options, &run)) {
+            Err(retrograde::Error::Checkpoint {
+                fault: retrograde::CheckpointFault::InUse,
+                ..
+            }) if tries < 100 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            r => break r.unwrap(),
+        }
+    };
     assert!(r.resumed_tiers < 8);
     let notes = run.1.into_inner().unwrap();
     assert_eq!(notes.len(), 1, "{notes:?}");
