@@ -99,7 +99,7 @@ impl SearchReport {
         let seconds = self.elapsed.as_secs_f64();
         match &self.counters {
             Counters::Values(stats) => {
-                let rate = stats.nodes as f64 / seconds.max(1e-9);
+                let rate = stats.nodes as f64 / self.node_seconds().max(1e-9);
                 writeln!(
                     f,
                     "nodes       {} in {seconds:.2} s ({}/s)",
@@ -156,6 +156,17 @@ impl SearchReport {
 }
 
 impl SearchReport {
+    /// The seconds the counted nodes took: the search's, and the loading's
+    /// when `--load` re-proved entries (its nodes are counted too), so
+    /// that a rate never divides a load's nodes by the search's time alone.
+    pub fn node_seconds(&self) -> f64 {
+        self.elapsed.as_secs_f64()
+            + self
+                .loaded
+                .as_ref()
+                .map_or(0.0, |l| l.elapsed.as_secs_f64())
+    }
+
     /// `--moves`: the position, then each child with its value (Glop's
     /// Children tab); a child that loses is a winning move.
     fn write_moves(&self, f: &mut Formatter<'_>) -> fmt::Result {

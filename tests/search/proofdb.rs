@@ -1021,3 +1021,36 @@ fn save_every_needs_a_save_and_a_positive_period() {
     let o = run(&["search", "mnk:3x3x3", "--threads", "5000"]);
     refused(&o, "--threads");
 }
+
+/// The nodes a search reports include those its `--load` spent re-proving
+/// the entries, so its rate divides them by the load's time and the
+/// search's together: a search stopped while loading (the Sogo campaign's
+/// second round) once reported trillions of nodes a second.
+#[test]
+fn the_node_rate_counts_the_loads_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.proof");
+    saved("connect:4x4", "", &db);
+    let o = run(&[
+        "search",
+        "connect:4x4",
+        "--engine",
+        "dfpn",
+        "--memory",
+        "1M",
+        "--load",
+        s(&db),
+        "--json",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let nodes = j["nodes"].as_f64().unwrap();
+    let busy = j["seconds"].as_f64().unwrap() + j["load_seconds"].as_f64().unwrap();
+    assert!(nodes > 0.0, "{j}");
+    let rate = j["nodes_per_second"].as_f64().unwrap();
+    assert!(
+        (rate - nodes / busy.max(1e-9)).abs() <= rate * 1e-6 + 1e-6,
+        "{j}"
+    );
+}

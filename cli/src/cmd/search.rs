@@ -293,7 +293,7 @@ fn report_json(r: &SearchReport, moves: bool) -> Json {
             Counters::Values(s) => json!({
                 "nodes": s.nodes,
                 "seconds": seconds,
-                "nodes_per_second": s.nodes as f64 / seconds.max(1e-9),
+                "nodes_per_second": s.nodes as f64 / r.node_seconds().max(1e-9),
                 "table_entries": s.tt_capacity,
                 "table_used": s.tt_used,
                 "table_bytes": s.tt_bytes,
