@@ -10,7 +10,10 @@
 #
 # Environment: DIR (default ./sogo4-campaign), BIN (default: retrograde on
 # PATH, else this checkout's target/release/retrograde), SLICE, SAVE_EVERY,
-# MEMORY (the search's --memory). Run it detached and at low priority, e.g.
+# MEMORY (the search's --memory), TRUST_LOAD=1 to load the newest database
+# with --trust-load (not re-proven: a round that re-proves a large database
+# can spend its whole slice doing so; re-prove the last one once with
+# `retrograde search sogo:4 --check FILE`). Run it detached and at low priority, e.g.
 #   setsid nohup tools/sogo-campaign.sh > /dev/null 2>&1 &
 set -u
 DIR=${DIR:-$PWD/sogo4-campaign}
@@ -34,6 +37,7 @@ while true; do
     # is renamed into place whole, so any sogo4-N.proof present is whole).
     last=$(ls sogo4-*.proof 2>/dev/null | sed -n 's/^sogo4-\([0-9]*\)\.proof$/\1/p' | sort -n | tail -1)
     if [ -z "$last" ]; then next=1; load=(); else next=$((last + 1)); load=(--load "sogo4-$last.proof"); fi
+    if [ -n "$last" ] && [ "${TRUST_LOAD:-0}" = 1 ]; then load+=(--trust-load); fi
     # The next opening in turn not yet proven (proven.txt: one per line).
     opening=
     for i in 0 1 2; do
