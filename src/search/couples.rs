@@ -34,7 +34,7 @@ use crate::search::{Cancel, Limits, ProgressFn, Stop};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// An infinite proof or disproof number: proved.
 pub const INF: u32 = u32::MAX;
@@ -293,6 +293,16 @@ impl KidList {
 /// Children of lands kept, shared with the search frames using them.
 pub type Kids = Rc<KidList>;
 
+/// What [`Couples::with_snapshots`] hands the lands known to.
+type SnapshotFn<'a, T> = Box<dyn FnMut(&mut dyn Iterator<Item = &LandInfo<T>>) + 'a>;
+
+/// Periodic snapshots of what the engine has proved (`--save-every`).
+struct Snapshots<'a, T> {
+    every: Duration,
+    next: Instant,
+    save: SnapshotFn<'a, T>,
+}
+
 /// Lands short of the cap at which the search evicts: more than one land's
 /// children ever make.
 const EVICT_MARGIN: usize = 1 << 12;
@@ -329,6 +339,10 @@ pub struct Couples<'a, L: Lands> {
     depth: u64,
     deepest: u64,
     progress: Option<ProgressFn<'a, Stats>>,
+    /// The numbers of the outermost couple being proved, for the progress
+    /// line.
+    root: (u32, u32),
+    snapshots: Option<Snapshots<'a, L::Land>>,
     /// Lands answered by [`Lands::leaf`].
     leaf_hits: u64,
     /// Lands answered by [`Lands::zero`].
@@ -371,6 +385,8 @@ impl<'a, L: Lands> Couples<'a, L> {
             depth: 0,
             deepest: 0,
             progress: None,
+            root: (1, 1),
+            snapshots: None,
             leaf_hits: 0,
             zero_hits: 0,
         }
@@ -398,6 +414,23 @@ impl<'a, L: Lands> Couples<'a, L> {
     /// Calls `f` about once a second with the counters.
     pub fn with_progress(mut self, f: impl FnMut(&Stats) + 'a) -> Self {
         self.progress = Some(Box::new(f));
+        self
+    }
+
+    /// Hands every land known ([`Couples::lands`]) to `save` about every
+    /// `every` while the search runs (checked every 1,024 couples): so
+    /// that a run of days that dies (a crash, a kill, the machine going
+    /// down) leaves what it had proved at its last snapshot to resume from.
+    pub fn with_snapshots(
+        mut self,
+        every: Duration,
+        save: impl FnMut(&mut dyn Iterator<Item = &LandInfo<L::Land>>) + 'a,
+    ) -> Self {
+        self.snapshots = Some(Snapshots {
+            every,
+            next: Instant::now() + every,
+            save: Box::new(save),
+        });
         self
     }
 
@@ -590,8 +623,8 @@ impl<'a, L: Lands> Couples<'a, L> {
             tt_max: self.tt_cap as u64,
             tt_max_bytes: self.tt_cap as u64 * 40,
             threads: 1,
-            root_pn: 0,
-            root_dn: 0,
+            root_pn: self.root.0,
+            root_dn: self.root.1,
             target: 1,
             elapsed: self.limits.elapsed(),
             deepest: self.deepest,
@@ -851,10 +884,20 @@ impl<'a, L: Lands> Couples<'a, L> {
             return;
         }
         self.nodes += 1;
-        if self.nodes & 0x3ff == 0 && self.limits.check() {
-            let s = self.stats();
-            if let Some(f) = self.progress.as_mut() {
-                f(&s);
+        if self.nodes & 0x3ff == 0 {
+            if self.limits.check() {
+                let s = self.stats();
+                if let Some(f) = self.progress.as_mut() {
+                    f(&s);
+                }
+            }
+            if let Some(snap) = self.snapshots.as_mut() {
+                if Instant::now() >= snap.next {
+                    (snap.save)(&mut self.lands.iter().filter(|i| i.live));
+                    // From the save's end: a save longer than the period
+                    // does not follow itself at once.
+                    snap.next = Instant::now() + snap.every;
+                }
             }
         }
         self.clock = self.clock.saturating_add(1);
@@ -918,6 +961,9 @@ impl<'a, L: Lands> Couples<'a, L> {
             let (c, cpn, cdn) = best.expect("a land has moves");
             let pn = cdn;
             let dn = sum.min(u64::from(INF - 1)) as u32;
+            if self.depth == 1 {
+                self.root = (pn, dn);
+            }
             if pn >= th_pn || dn >= th_dn || self.limits.stop().is_some() {
                 self.store(l, k, pn, dn);
                 return;

@@ -1072,6 +1072,25 @@ pub(crate) fn save<G: SearchGame>(
     save_records(g, Ok(target), kind, &mut records)
 }
 
+/// A periodic save (`--save-every`) of `records` through `target`, said to
+/// the observer whether it was written or failed (a failed save leaves the
+/// last one in place, and the search goes on).
+pub(crate) fn save_snapshot<G: SearchGame>(
+    g: &G,
+    target: &mut SaveTarget,
+    kind: Kind,
+    records: impl Iterator<Item = proofdb::Record<G::Pos, G::Key>>,
+    observer: &dyn Observer,
+) {
+    let mut records: Vec<_> = records
+        .filter(|r| !matches!(r.fact, Fact::Value(b) if b.lo > b.hi))
+        .collect();
+    observer.notice(&match save_records(g, Err(target), kind, &mut records) {
+        Ok(saved) => Notice::Saved(saved),
+        Err(e) => Notice::SaveFailed(e.to_string()),
+    });
+}
+
 /// What a value search proved, as the entries of a proof database. Bounds
 /// that contradict each other are a bug, not a fact: they are left out, and
 /// said (when `tell`). Positions whose key the game cannot turn back into a

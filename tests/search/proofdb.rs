@@ -1003,6 +1003,68 @@ fn a_killed_run_leaves_its_last_periodic_save_to_resume_from() {
     assert!(j["saved"].as_u64().unwrap() >= entries as u64, "{j}");
 }
 
+/// The same for the engines of sums (Sprouts' couples, misère Sprouts,
+/// Cram's couples): killed outright, a run leaves its last periodic save,
+/// from which the next run resumes. Sprouts' entries re-prove one by one;
+/// Cram's are loaded trusted here, as re-proving a region nimber whose
+/// children the file lacks is the plain nimber search's work (minutes on
+/// 5×8; the README says so).
+#[test]
+fn the_engines_of_sums_save_periodically_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (spec, extra, value) in [
+        ("sprouts:14", &[][..], "lose"),
+        ("sprouts:9:misere", &[][..], "lose"),
+        (
+            "cram:5x8",
+            &["--nimber", "--engine", "couples"][..],
+            "nimber 1",
+        ),
+    ] {
+        let out = d.join("p.proof");
+        let mut args = vec!["search", spec, "-q", "--memory", "64M"];
+        args.extend_from_slice(extra);
+        args.extend(["--save", s(&out), "--save-every", "0.2", "--time", "120"]);
+        let child = Running::spawn(bin().args(&args));
+        let started = Instant::now();
+        while !out.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{spec}: no periodic save"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: kill(2) on our own child, which has not been waited for.
+        assert_eq!(unsafe { libc::kill(child.pid(), libc::SIGKILL) }, 0);
+        let o = child.wait();
+        assert_eq!(o.status.code(), None, "{spec}: killed (it ended first)");
+        let entries = keys_of(spec, &out).len();
+        assert!(entries > 0, "{spec}");
+        let cram = value == "nimber 1";
+        if !cram {
+            let mut args = vec!["search", spec, "--check", s(&out), "--memory", "64M"];
+            args.push("--json");
+            let j = json(&run(&args));
+            assert_eq!(j["checked"], entries, "{spec}: {j}");
+        }
+        let mut args = vec!["search", spec, "--load", s(&out), "--memory", "256M"];
+        args.extend_from_slice(extra);
+        if cram {
+            args.push("--trust-load");
+        }
+        args.push("--json");
+        let j = json(&run(&args));
+        match value {
+            "nimber 1" => assert_eq!(j["nimber"], 1, "{spec}: {j}"),
+            v => assert_eq!(j["value"], v, "{spec}: {j}"),
+        }
+        assert_eq!(j["loaded"], entries, "{spec}: {j}");
+        std::fs::remove_file(&out).unwrap();
+    }
+}
+
 #[test]
 fn save_every_needs_a_save_and_a_positive_period() {
     let o = run(&["search", "mnk:3x3x3", "--save-every", "10"]);

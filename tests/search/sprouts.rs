@@ -305,6 +305,55 @@ fn misere_databases_save_and_check() {
     assert_eq!(c.entry, Some(Fact::Value(Bounds::exact(Value::Win))));
 }
 
+/// A search stopped before its proof saves every couple (normal play) or
+/// position (misère) it settled, not only the proofs of its roots, as
+/// Glop's databases keep what a computation reached: `--check` re-proves
+/// each entry from its children, and a run that loads the file resumes and
+/// proves the published value.
+#[test]
+fn a_stopped_search_saves_what_it_settled_and_a_resumed_one_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, nodes, value) in [
+        ("sprouts:11", 3_000, Value::Win),
+        ("sprouts:7:misere", 3_000, Value::Lose),
+    ] {
+        let g = AnySearch::parse(spec).unwrap();
+        let db = dir.path().join("stopped.proof");
+        let stopped = search(
+            &g,
+            &SearchOptions {
+                save: Some(db.clone()),
+                node_limit: Some(nodes),
+                ..opts(64 << 20)
+            },
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!(stopped.results[0].value(), None, "{spec}: stopped");
+        let saved = stopped.saved.unwrap().unwrap();
+        assert!(saved.entries > 100, "{spec}: {} entries", saved.entries);
+        let c = check(&g, &db, &opts(64 << 20), &Quiet).unwrap();
+        assert_eq!(c.report.checked, saved.entries as u64, "{spec}");
+        assert_eq!(c.report.unchecked, 0, "{spec}");
+        let resumed = search(
+            &g,
+            &SearchOptions {
+                load: vec![db.clone()],
+                ..opts(64 << 20)
+            },
+            &Quiet,
+        )
+        .unwrap();
+        assert_eq!(resumed.results[0].value(), Some(value), "{spec}");
+        assert_eq!(
+            resumed.loaded.unwrap().report.checked,
+            saved.entries as u64,
+            "{spec}"
+        );
+        std::fs::remove_file(&db).unwrap();
+    }
+}
+
 fn stdout_of(args: &[&str]) -> String {
     let o = run(args);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -15,15 +15,16 @@
 
 use super::cram::{CramNimberLeaves, CramSearch};
 use crate::error::{Error, Result};
-use crate::search::couples::{Couples, FastBuild, FastHasher, Folded, Lands, Options};
+use crate::search::couples::{Couples, FastBuild, FastHasher, Folded, LandInfo, Lands, Options};
 use crate::search::nimber::NimberStats;
 use crate::search::proofdb::{self, Fact, Kind, Record};
 use crate::search::run::{
-    prepare, save, save_target, Answer, Counters, Engine, Loaded, Notice, Observer, SearchOptions,
-    SearchReport, Searched,
+    prepare, save, save_snapshot, save_target, Answer, Counters, Engine, Loaded, Notice, Observer,
+    SearchOptions, SearchReport, Searched,
 };
 use crate::search::{Bounds, SearchGame};
 use crate::value::Value;
+use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
@@ -230,7 +231,8 @@ pub fn run(
         true => None,
         false => Some(CramNimberLeaves::open(&options.tablebases)?),
     };
-    let target = save_target(options, observer)?;
+    // The periodic saves and the last one share the target.
+    let target = RefCell::new(save_target(options, observer)?);
     observer.started();
     let opts = Options {
         memory: o.memory,
@@ -241,6 +243,14 @@ pub fn run(
     };
     let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
         .with_progress(move |s| observer.values(s));
+    if let (Some(every), true) = (options.save_every, target.borrow().is_some()) {
+        let target = &target;
+        e = e.with_snapshots(every, move |lands| {
+            if let Some(t) = target.borrow_mut().as_mut() {
+                save_snapshot(g, t, Kind::Nimbers, records(g, lands).into_iter(), observer);
+            }
+        });
+    }
     let loaded = load(g, options, &o, &mut e, observer)?;
     let started = Instant::now();
     let lands = CramLands::lands_of(g, root);
@@ -311,7 +321,16 @@ pub fn run(
         saved: None,
     };
     observer.proven(&report);
-    report.saved = target.map(|t| save(g, t, Kind::Nimbers, records(g, &e).into_iter(), observer));
+    let target = target.borrow_mut().take();
+    report.saved = target.map(|t| {
+        save(
+            g,
+            t,
+            Kind::Nimbers,
+            records(g, e.lands()).into_iter(),
+            observer,
+        )
+    });
     Ok(report)
 }
 
@@ -326,8 +345,11 @@ fn refused(rule: &str) -> Error {
 /// Every region whose nimber is known, as a position of `g` (a region of
 /// `g` fits it in some orientation), for a proof database of nimbers:
 /// regions from the tables too, so the database stands without them.
-fn records(g: &CramSearch, e: &Couples<CramLands>) -> Vec<Record<u64, u128>> {
-    e.lands()
+fn records<'l>(
+    g: &CramSearch,
+    lands: impl Iterator<Item = &'l LandInfo<u128>>,
+) -> Vec<Record<u64, u128>> {
+    lands
         .filter_map(|info| {
             let n = info.nimber?;
             let pos = g.position_of_key(&info.land)?;

@@ -37,6 +37,7 @@ use crate::search::{Limits, ProgressFn, Stop};
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 /// A position as the engine holds it: its land numbers sorted, then its
 /// heap.
@@ -50,6 +51,16 @@ const PROVED_BYTES: u64 = 80;
 
 /// A land's children as land numbers, each sorted.
 type LandKids = Rc<[Box<[u32]>]>;
+
+/// What [`Misere::with_snapshots`] hands the proved positions to.
+type SnapshotFn<'a> = Box<dyn FnMut(&mut dyn Iterator<Item = (Position, bool)>) + 'a>;
+
+/// Periodic snapshots of what the engine has proved (`--save-every`).
+struct Snapshots<'a> {
+    every: Duration,
+    next: Instant,
+    save: SnapshotFn<'a>,
+}
 
 /// The misère engine.
 pub struct Misere<'a> {
@@ -79,6 +90,10 @@ pub struct Misere<'a> {
     depth: u64,
     deepest: u64,
     progress: Option<ProgressFn<'a, Stats>>,
+    /// The numbers of the outermost position being proved, for the
+    /// progress line.
+    root: (u32, u32),
+    snapshots: Option<Snapshots<'a>>,
 }
 
 impl<'a> Misere<'a> {
@@ -107,7 +122,41 @@ impl<'a> Misere<'a> {
             depth: 0,
             deepest: 0,
             progress: None,
+            root: (1, 1),
+            snapshots: None,
         }
+    }
+
+    /// Hands every position proved ([`Misere::proved`]) to `save` about
+    /// every `every` while the search runs (checked every 1,024 nodes), so
+    /// that a run that dies leaves what it had proved to resume from.
+    pub fn with_snapshots(
+        mut self,
+        every: Duration,
+        save: impl FnMut(&mut dyn Iterator<Item = (Position, bool)>) + 'a,
+    ) -> Self {
+        self.snapshots = Some(Snapshots {
+            every,
+            next: Instant::now() + every,
+            save: Box::new(save),
+        });
+        self
+    }
+
+    /// Every position proved and still kept, with whether its mover wins.
+    pub fn proved(&self) -> impl Iterator<Item = (Position, bool)> + '_ {
+        self.proved
+            .iter()
+            .map(|(n, &(wins, _))| (Self::position(&self.lands, n), wins))
+    }
+
+    /// The position of node `n`.
+    fn position(lands: &[Land], n: &[u32]) -> Position {
+        let (&heap, ids) = n.split_last().expect("a node ends with its heap");
+        Position::new(
+            ids.iter().map(|&i| lands[i as usize].clone()).collect(),
+            heap,
+        )
     }
 
     /// Calls `f` about once a second with the counters.
@@ -128,8 +177,8 @@ impl<'a> Misere<'a> {
             tt_max: self.tt_cap as u64,
             tt_max_bytes: self.tt_cap as u64 * 40,
             threads: 1,
-            root_pn: 0,
-            root_dn: 0,
+            root_pn: self.root.0,
+            root_dn: self.root.1,
             target: 1,
             elapsed: self.limits.elapsed(),
             deepest: self.deepest,
@@ -337,10 +386,24 @@ impl<'a> Misere<'a> {
             return;
         }
         self.nodes += 1;
-        if self.nodes & 0x3ff == 0 && self.limits.check() {
-            let s = self.stats();
-            if let Some(f) = self.progress.as_mut() {
-                f(&s);
+        if self.nodes & 0x3ff == 0 {
+            if self.limits.check() {
+                let s = self.stats();
+                if let Some(f) = self.progress.as_mut() {
+                    f(&s);
+                }
+            }
+            if let Some(snap) = self.snapshots.as_mut() {
+                if Instant::now() >= snap.next {
+                    let lands = &self.lands;
+                    (snap.save)(
+                        &mut self
+                            .proved
+                            .iter()
+                            .map(|(n, &(wins, _))| (Self::position(lands, n), wins)),
+                    );
+                    snap.next = Instant::now() + snap.every;
+                }
             }
         }
         self.depth += 1;
@@ -374,6 +437,9 @@ impl<'a> Misere<'a> {
             }
             let (c, cpn, cdn) = best.expect("a position not over has moves");
             let (pn, dn) = (cdn, sum.min(u64::from(INF - 1)) as u32);
+            if self.depth == 1 {
+                self.root = (pn, dn);
+            }
             if pn >= th_pn || dn >= th_dn || self.limits.stop().is_some() {
                 if self.tt.len() >= self.tt_cap {
                     self.tt.clear();

@@ -25,6 +25,7 @@ use super::misere::Misere;
 use super::normal::{Folded, Normal};
 use super::{key_of, SproutsSearch};
 use crate::games::sprouts::{Land, Position};
+use crate::search::couples::LandInfo;
 use crate::search::proofdb::{CheckReport, Fact, Merged, Record, Records};
 use crate::search::Bounds;
 use crate::value::Value;
@@ -56,6 +57,34 @@ pub fn normal_records(e: &Normal, roots: &[Position]) -> Records<SproutsSearch> 
         .into_iter()
         .map(|((l, k), w)| record(Position::new(vec![e.info(l).land.clone()], k), w))
         .collect()
+}
+
+/// Every couple settled among `lands` (what the normal-play engine knows):
+/// each land's nimber as the couple that loses, else each heap proved to
+/// win beside it. Not a closed proof (a child an entry rests on may have
+/// been forgotten), but each entry re-proves from its children, searching
+/// what the others do not settle: what a stopped search saves to resume.
+pub fn normal_settled<'l, I: Iterator<Item = &'l LandInfo<Land>>>(
+    lands: I,
+) -> impl Iterator<Item = Record<Position, u128>> + use<'l, I> {
+    lands.flat_map(|info| {
+        let land = || vec![info.land.clone()];
+        let facts: Vec<Record<Position, u128>> = match info.nimber {
+            Some(n) => vec![record(Position::new(land(), n), false)],
+            None => info
+                .win_heaps()
+                .map(|k| record(Position::new(land(), k), true))
+                .collect(),
+        };
+        facts
+    })
+}
+
+/// Every position the misère engine has proved and kept, as records.
+pub fn misere_settled(
+    proved: impl Iterator<Item = (Position, bool)>,
+) -> impl Iterator<Item = Record<Position, u128>> {
+    proved.map(|(p, wins)| record(p, wins))
 }
 
 struct Extract<'e, 'a> {

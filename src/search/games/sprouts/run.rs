@@ -12,11 +12,12 @@ use crate::error::{Error, Result};
 use crate::games::sprouts::Position;
 use crate::search::proofdb::{self, Fact, Kind};
 use crate::search::run::{
-    openings, prepare, save, save_target, Answer, CheckOutcome, Counters, Loaded, Notice, Observer,
-    SearchOptions, SearchReport, Searched,
+    openings, prepare, save, save_snapshot, save_target, Answer, CheckOutcome, Counters, Loaded,
+    Notice, Observer, SearchOptions, SearchReport, Searched,
 };
 use crate::search::{Bounds, SearchGame, Stop};
 use crate::value::Value;
+use std::cell::RefCell;
 use std::path::Path;
 use std::time::Instant;
 
@@ -100,7 +101,8 @@ pub fn run(
         });
     }
     let (root, o) = prepare(g, options)?;
-    let target = save_target(options, observer)?;
+    // The periodic saves and the last one share the target.
+    let target = RefCell::new(save_target(options, observer)?);
     observer.started();
     let mut roots = vec![root.clone()];
     if options.moves {
@@ -127,6 +129,22 @@ pub fn run(
         }
     }
     let mut e = engine(g, &o, observer);
+    if let (Some(every), true) = (options.save_every, target.borrow().is_some()) {
+        let target = &target;
+        let snap = move |records: &mut dyn Iterator<Item = proofdb::Record<Position, u128>>| {
+            if let Some(t) = target.borrow_mut().as_mut() {
+                save_snapshot(g, t, Kind::Values, records, observer);
+            }
+        };
+        e = match e {
+            Engine::Normal(n) => Engine::Normal(
+                n.with_snapshots(every, move |lands| snap(&mut proof::normal_settled(lands))),
+            ),
+            Engine::Misere(m) => Engine::Misere(m.with_snapshots(every, move |proved| {
+                snap(&mut proof::misere_settled(proved))
+            })),
+        };
+    }
     let loaded = load(g, options, &o, &mut e, observer)?;
     let started = Instant::now();
     let mut results = Vec::new();
@@ -179,17 +197,28 @@ pub fn run(
         saved: None,
     };
     observer.proven(&report);
+    let target = target.borrow_mut().take();
     report.saved = target.map(|t| {
-        // The proof of every root proved (its children's too, with --moves).
-        let proved: Vec<Position> = roots
-            .iter()
-            .zip(&report.results)
-            .filter(|(_, r)| r.value().is_some())
-            .map(|(p, _)| p.clone())
-            .collect();
-        let records = match &e {
-            Engine::Normal(n) => proof::normal_records(n, &proved),
-            Engine::Misere(m) => proof::misere_records(m, &proved),
+        let records = if report.stopped.is_some() {
+            // Stopped: everything settled, for the next run to resume
+            // from (`--load`), as Glop's saved databases are.
+            match &e {
+                Engine::Normal(n) => proof::normal_settled(n.lands()).collect(),
+                Engine::Misere(m) => proof::misere_settled(m.proved()).collect(),
+            }
+        } else {
+            // The proof of every root proved (its children's too, with
+            // --moves): what checks the result, and nothing more.
+            let proved: Vec<Position> = roots
+                .iter()
+                .zip(&report.results)
+                .filter(|(_, r)| r.value().is_some())
+                .map(|(p, _)| p.clone())
+                .collect();
+            match &e {
+                Engine::Normal(n) => proof::normal_records(n, &proved),
+                Engine::Misere(m) => proof::misere_records(m, &proved),
+            }
         };
         save(g, t, Kind::Values, records.into_iter(), observer)
     });
