@@ -506,8 +506,23 @@ pub fn check(
     if let AnySearch::Sprouts(g) = game {
         return super::games::sprouts::run::check(g, database, options, observer);
     }
+    if let (AnySearch::Cram(g), Engine::Couples) = (game, options.engine) {
+        return super::games::cram_couples::check(g, database, options, observer);
+    }
     crate::with_search!(game, g => check_game(g, database, options, observer))
 }
+
+/// How a check re-proves a nimber database: given the database, the
+/// engine's options and the stop it must heed, its report, why its search
+/// stopped and the longest line it went down.
+pub(crate) type NimberCheck<'c, G> = Box<
+    dyn FnOnce(
+            &proofdb::Merged<G>,
+            &Options,
+            &dyn Fn() -> bool,
+        ) -> Result<(proofdb::CheckReport, Option<Stop>, u64)>
+        + 'c,
+>;
 
 /// [`check`] for any [`SearchGame`].
 pub fn check_game<G: SearchGame>(
@@ -515,6 +530,18 @@ pub fn check_game<G: SearchGame>(
     database: &Path,
     options: &SearchOptions,
     observer: &dyn Observer,
+) -> Result<CheckOutcome> {
+    check_game_with(g, database, options, observer, None)
+}
+
+/// [`check_game`], with nimber entries re-proved by `nimbers` if given
+/// (else by the plain component search, with the tables as leaves).
+pub(crate) fn check_game_with<G: SearchGame>(
+    g: &G,
+    database: &Path,
+    options: &SearchOptions,
+    observer: &dyn Observer,
+    nimbers: Option<NimberCheck<'_, G>>,
 ) -> Result<CheckOutcome> {
     if !options.load.is_empty() || options.save.is_some() || options.openings.is_some() {
         return Err(Error::SearchOption {
@@ -553,6 +580,10 @@ pub fn check_game<G: SearchGame>(
             }
             let r = proofdb::verify_values(g, &db, &mut dfpn, &requested)?;
             (r, dfpn.stop_reason(), dfpn.stats().deepest)
+        }
+        Kind::Nimbers if nimbers.is_some() => {
+            let nimbers = nimbers.expect("given");
+            nimbers(&db, &engine, &requested)?
         }
         Kind::Nimbers => {
             let view = leaves.as_ref().map(Leaves::nimbers);

@@ -270,11 +270,10 @@ pub fn verify_normal(
         let wins = claim(g, db, i)?;
         let land: Land = db.records()[i].pos.lands()[0].clone();
         let l = e.id(&land);
-        let kids: Vec<Vec<u32>> = land
-            .children()
-            .iter()
-            .map(|c| c.iter().map(|x| e.id(x)).collect())
-            .collect();
+        // Land numbers are taken afresh before each search: one held
+        // across a search may be forgotten and reused when memory is short.
+        let kids = land.children();
+        let ids = |e: &mut Normal, c: &[Land]| -> Vec<u32> { c.iter().map(|x| e.id(x)).collect() };
         let before = e.stats().nodes;
         let refuted = |why: String| db.refuted(g, i, if wins { "win" } else { "loss" }.into(), why);
         if let Some(w) = e.known(l, k) {
@@ -285,14 +284,18 @@ pub fn verify_normal(
         } else if wins {
             // A child that loses: the rules or an entry first, then search.
             let settled = (0..k).any(|j| e.known(l, j) == Some(false))
-                || kids.iter().any(|c| match e.fold(c, k) {
-                    Folded::Heap(x) => x == 0,
-                    Folded::Couple(l2, k2) => e.known(l2, k2) == Some(false),
-                    Folded::Sum(..) => false,
+                || kids.iter().any(|c| {
+                    let c = ids(e, c);
+                    match e.fold(&c, k) {
+                        Folded::Heap(x) => x == 0,
+                        Folded::Couple(l2, k2) => e.known(l2, k2) == Some(false),
+                        Folded::Sum(..) => false,
+                    }
                 });
             if !settled {
                 let mut found = false;
                 for j in 0..k {
+                    let l = e.id(&land);
                     match e.couple_wins(l, j) {
                         Some(false) => {
                             found = true;
@@ -304,7 +307,8 @@ pub fn verify_normal(
                 }
                 if !found {
                     for c in &kids {
-                        match e.sum_wins(c, k) {
+                        let c = ids(e, c);
+                        match e.sum_wins(&c, k) {
                             Some(false) => {
                                 found = true;
                                 break;
@@ -320,6 +324,7 @@ pub fn verify_normal(
             }
         } else {
             for j in 0..k {
+                let l = e.id(&land);
                 match e.couple_wins(l, j) {
                     Some(true) => {}
                     Some(false) => {
@@ -331,11 +336,11 @@ pub fn verify_normal(
                 }
             }
             for c in &kids {
-                match e.sum_wins(c, k) {
+                let ids = ids(e, c);
+                match e.sum_wins(&ids, k) {
                     Some(true) => {}
                     Some(false) => {
-                        let child =
-                            Position::new(c.iter().map(|&x| e.info(x).land.clone()).collect(), k);
+                        let child = Position::new(c.clone(), k);
                         return Err(refuted(format!("the move to {child} leaves a loss")));
                     }
                     None => return Ok(unchecked(report, db)),
