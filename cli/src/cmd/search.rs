@@ -62,7 +62,8 @@ pub struct Args {
     #[arg(long)]
     nimber: bool,
     /// Keep the proven positions in FILE (a proof database), also when the
-    /// search is stopped by a limit or Ctrl-C.
+    /// search is stopped by a limit or Ctrl-C. Sprouts keeps the proof of
+    /// what it proved, or when stopped every couple or position it settled.
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
     /// Also save to the --save FILE every this many seconds while the search
@@ -80,7 +81,9 @@ pub struct Args {
     #[arg(long, requires = "load")]
     trust_load: bool,
     /// Re-prove every entry of the proof database FILE from its children,
-    /// and report the position's value it holds.
+    /// and report the position's value it holds (with --engine couples, a
+    /// Cram region database is re-proved by couples: much faster for one
+    /// that the couples engine saved).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["save", "load"])]
     check: Option<PathBuf>,
     /// Prove every distinct position (up to symmetry) after this many plies
