@@ -35,9 +35,18 @@ while true; do
     if [ -e STOP ]; then echo "$(date -Is) stopped (STOP)" >> campaign.log; exit 0; fi
     # The newest database a run finished or saved periodically (each save
     # is renamed into place whole, so any sogo4-N.proof present is whole).
-    last=$(ls sogo4-*.proof 2>/dev/null | sed -n 's/^sogo4-\([0-9]*\)\.proof$/\1/p' | sort -n | tail -1)
-    if [ -z "$last" ]; then next=1; load=(); else next=$((last + 1)); load=(--load "sogo4-$last.proof"); fi
-    if [ -n "$last" ] && [ "${TRUST_LOAD:-0}" = 1 ]; then load+=(--trust-load); fi
+    # Every one present is loaded (merged key by key): a round stopped while
+    # re-proving what it loaded saves only the entries it re-proved, so the
+    # older files are kept until a round has re-proved all it loaded.
+    rounds=$(ls sogo4-*.proof 2>/dev/null | sed -n 's/^sogo4-\([0-9]*\)\.proof$/\1/p' | sort -n)
+    last=$(echo "$rounds" | tail -1)
+    load=()
+    if [ -z "$last" ]; then next=1; else
+        next=$((last + 1))
+        load=(--load)
+        for r in $rounds; do load+=("sogo4-$r.proof"); done
+        if [ "${TRUST_LOAD:-0}" = 1 ]; then load+=(--trust-load); fi
+    fi
     # The next opening in turn not yet proven (proven.txt: one per line).
     opening=
     for i in 0 1 2; do
@@ -52,6 +61,11 @@ while true; do
     code=$?
     echo "$(date -Is) round $next: exit $code" >> campaign.log
     if [ "$code" = 0 ]; then echo "$opening" >> proven.txt; fi
+    # The older databases go once a round re-proved (or trusted) them all.
+    if [ -n "$last" ] && [ -e "sogo4-$next.proof" ] &&
+        grep -q '"loaded_unchecked":0[,}]' "sogo4-$next.json"; then
+        for r in $rounds; do rm -f "sogo4-$r.proof"; done
+    fi
     # 0 proven, 3 stopped by --time: go on; anything else (a kill, an
     # error) ends the campaign until this script is run again.
     if [ "$code" != 0 ] && [ "$code" != 3 ]; then exit "$code"; fi
