@@ -34,7 +34,7 @@ use crate::search::{Cancel, Limits, ProgressFn, Stop};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// An infinite proof or disproof number: proved.
 pub const INF: u32 = u32::MAX;
@@ -260,6 +260,20 @@ impl Default for Options {
     }
 }
 
+/// The engine's share of a search's options (`--memory`, `--epsilon`,
+/// the limits): the same options as df-pn's.
+impl From<&crate::search::dfpn::Options> for Options {
+    fn from(o: &crate::search::dfpn::Options) -> Options {
+        Options {
+            memory: o.memory,
+            epsilon: o.epsilon,
+            node_limit: o.node_limit,
+            time_limit: o.time_limit,
+            cancel: o.cancel.clone(),
+        }
+    }
+}
+
 /// The children of a land, in land numbers, in one allocation: child `i`
 /// is `lands[ends[i - 1]..ends[i]]` (its lands, in the game's order).
 pub struct KidList {
@@ -293,15 +307,10 @@ impl KidList {
 /// Children of lands kept, shared with the search frames using them.
 pub type Kids = Rc<KidList>;
 
-/// What [`Couples::with_snapshots`] hands the lands known to.
-type SnapshotFn<'a, T> = Box<dyn FnMut(&mut dyn Iterator<Item = &LandInfo<T>>) + 'a>;
-
-/// Periodic snapshots of what the engine has proved (`--save-every`).
-struct Snapshots<'a, T> {
-    every: Duration,
-    next: Instant,
-    save: SnapshotFn<'a, T>,
-}
+/// Periodic snapshots of what the engine has proved (`--save-every`): what
+/// [`Couples::with_snapshots`] hands the lands known to.
+type Snapshots<'a, T> =
+    crate::search::Snapshots<dyn FnMut(&mut dyn Iterator<Item = &LandInfo<T>>) + 'a>;
 
 /// Lands short of the cap at which the search evicts: more than one land's
 /// children ever make.
@@ -426,11 +435,7 @@ impl<'a, L: Lands> Couples<'a, L> {
         every: Duration,
         save: impl FnMut(&mut dyn Iterator<Item = &LandInfo<L::Land>>) + 'a,
     ) -> Self {
-        self.snapshots = Some(Snapshots {
-            every,
-            next: Instant::now() + every,
-            save: Box::new(save),
-        });
+        self.snapshots = Some(Snapshots::new(every, Box::new(save)));
         self
     }
 
@@ -892,12 +897,7 @@ impl<'a, L: Lands> Couples<'a, L> {
                 }
             }
             if let Some(snap) = self.snapshots.as_mut() {
-                if Instant::now() >= snap.next {
-                    (snap.save)(&mut self.lands.iter().filter(|i| i.live));
-                    // From the save's end: a save longer than the period
-                    // does not follow itself at once.
-                    snap.next = Instant::now() + snap.every;
-                }
+                snap.when_due(|save| save(&mut self.lands.iter().filter(|i| i.live)));
             }
         }
         self.clock = self.clock.saturating_add(1);

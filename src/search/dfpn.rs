@@ -56,7 +56,7 @@ use crate::value::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// "Infinity" for proof and disproof numbers.
 pub(crate) const INF: u32 = u32::MAX;
@@ -234,15 +234,9 @@ impl<G: SearchGame> Frame<G> {
     }
 }
 
-/// What [`Dfpn::with_snapshots`] hands the proven positions to.
-type SnapshotFn<'a, K> = Box<dyn FnMut(Vec<(K, Bounds)>) + 'a>;
-
-/// Periodic snapshots of what the search has proven (`--save-every`).
-struct Snapshots<'a, K> {
-    every: Duration,
-    next: Instant,
-    save: SnapshotFn<'a, K>,
-}
+/// Periodic snapshots of what the search has proven (`--save-every`): what
+/// [`Dfpn::with_snapshots`] hands the proven positions to.
+type Snapshots<'a, K> = super::Snapshots<dyn FnMut(Vec<(K, Bounds)>) + 'a>;
 
 /// A proof-number search over one game.
 // The engine's insides ([`prove`] is its entry point): for the run and the
@@ -320,11 +314,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         every: Duration,
         save: impl FnMut(Vec<(G::Key, Bounds)>) + 'a,
     ) -> Self {
-        self.snapshots = Some(Snapshots {
-            every,
-            next: Instant::now() + every,
-            save: Box::new(save),
-        });
+        self.snapshots = Some(Snapshots::new(every, Box::new(save)));
         self
     }
 
@@ -1169,13 +1159,12 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
             }
         }
         if let Some(snap) = self.snapshots.as_deref_mut() {
-            if Instant::now() >= snap.next {
+            snap.when_due(|save| {
                 let facts = proven_facts(self.tt.table(), self.known);
                 self.tt.pause();
-                (snap.save)(facts);
+                save(facts);
                 self.tt.resume();
-                snap.next = Instant::now() + snap.every;
-            }
+            });
         }
     }
 

@@ -336,6 +336,36 @@ pub fn path_budget(memory: u64) -> u64 {
 /// time limit and stop requests (checked every so many nodes), and the
 /// memory the line being searched may hold ([`path_budget`]). Once a
 /// search stops it stays stopped.
+/// Periodic snapshots of what a search has proved (`--save-every`): the
+/// engine asks [`Snapshots::when_due`] where it checks its limits, and the
+/// save gets what the engine knows then.
+pub(crate) struct Snapshots<F: ?Sized> {
+    every: Duration,
+    next: Instant,
+    save: Box<F>,
+}
+
+impl<F: ?Sized> Snapshots<F> {
+    /// The first snapshot `every` from now.
+    pub(crate) fn new(every: Duration, save: Box<F>) -> Snapshots<F> {
+        Snapshots {
+            every,
+            next: Instant::now() + every,
+            save,
+        }
+    }
+
+    /// Calls `take` with the save if one is due, and schedules the next
+    /// from the save's end (a save longer than the period does not follow
+    /// itself at once).
+    pub(crate) fn when_due(&mut self, take: impl FnOnce(&mut F)) {
+        if Instant::now() >= self.next {
+            take(&mut self.save);
+            self.next = Instant::now() + self.every;
+        }
+    }
+}
+
 pub(crate) struct Limits {
     stop: Option<Stop>,
     cancel: Cancel,

@@ -9,7 +9,7 @@ use super::leaves::NimberLeaves;
 use super::{Cancel, Limits, SearchGame, Stop};
 use crate::solve::mex;
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Counters of a nimber search.
 #[derive(Clone, Debug, Default)]
@@ -85,18 +85,12 @@ pub struct NimberSearch<'a, G: SearchGame> {
     snapshots: Option<Snapshots<'a, G>>,
 }
 
-/// What [`NimberSearch::with_snapshots`] hands the memo to.
-type SnapshotFn<'a, G> = Box<
+/// Periodic snapshots of the memo (`--save-every`): what
+/// [`NimberSearch::with_snapshots`] hands the memo to.
+type Snapshots<'a, G> = super::Snapshots<
     dyn FnMut(&mut dyn Iterator<Item = (&<G as SearchGame>::Key, u32, &<G as SearchGame>::Pos)>)
         + 'a,
 >;
-
-/// Periodic snapshots of the memo (`--save-every`).
-struct Snapshots<'a, G: SearchGame> {
-    every: Duration,
-    next: Instant,
-    save: SnapshotFn<'a, G>,
-}
 
 impl<'a, G: SearchGame> NimberSearch<'a, G> {
     /// A search whose memo holds about `memory` bytes (beyond it, new
@@ -138,11 +132,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
         every: Duration,
         save: impl FnMut(&mut dyn Iterator<Item = (&G::Key, u32, &G::Pos)>) + 'a,
     ) -> Self {
-        self.snapshots = Some(Snapshots {
-            every,
-            next: Instant::now() + every,
-            save: Box::new(save),
-        });
+        self.snapshots = Some(super::Snapshots::new(every, Box::new(save)));
         self
     }
 
@@ -327,10 +317,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
             }
         }
         if let Some(snap) = self.snapshots.as_mut() {
-            if Instant::now() >= snap.next {
-                (snap.save)(&mut self.memo.iter().map(|(k, (n, p))| (k, *n, p)));
-                snap.next = Instant::now() + snap.every;
-            }
+            snap.when_due(|save| save(&mut self.memo.iter().map(|(k, (n, p))| (k, *n, p))));
         }
     }
 }

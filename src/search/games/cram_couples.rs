@@ -235,13 +235,7 @@ pub fn run(
     // The periodic saves and the last one share the target.
     let target = RefCell::new(save_target(options, observer)?);
     observer.started();
-    let opts = Options {
-        memory: o.memory,
-        epsilon: o.epsilon,
-        node_limit: o.node_limit,
-        time_limit: o.time_limit,
-        cancel: o.cancel.clone(),
-    };
+    let opts = Options::from(&o);
     let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
         .with_progress(move |s| observer.values(s));
     if let (Some(every), true) = (options.save_every, target.borrow().is_some()) {
@@ -490,13 +484,7 @@ pub fn check(
         false => Some(CramNimberLeaves::open(&options.tablebases)?),
     };
     let by_couples: NimberCheck<'_, CramSearch> = Box::new(|db, o, stop| {
-        let opts = Options {
-            memory: o.memory,
-            epsilon: o.epsilon,
-            node_limit: o.node_limit,
-            time_limit: o.time_limit,
-            cancel: o.cancel.clone(),
-        };
+        let opts = Options::from(o);
         let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
             .with_progress(move |s| observer.values(s));
         let r = verify_by_couples(g, db, &mut e, stop)?;

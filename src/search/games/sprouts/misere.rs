@@ -37,7 +37,7 @@ use crate::search::{Limits, ProgressFn, Stop};
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A position as the engine holds it: its land numbers sorted, then its
 /// heap.
@@ -52,15 +52,10 @@ const PROVED_BYTES: u64 = 80;
 /// A land's children as land numbers, each sorted.
 type LandKids = Rc<[Box<[u32]>]>;
 
-/// What [`Misere::with_snapshots`] hands the proved positions to.
-type SnapshotFn<'a> = Box<dyn FnMut(&mut dyn Iterator<Item = (Position, bool)>) + 'a>;
-
-/// Periodic snapshots of what the engine has proved (`--save-every`).
-struct Snapshots<'a> {
-    every: Duration,
-    next: Instant,
-    save: SnapshotFn<'a>,
-}
+/// Periodic snapshots of what the engine has proved (`--save-every`): what
+/// [`Misere::with_snapshots`] hands the proved positions to.
+type Snapshots<'a> =
+    crate::search::Snapshots<dyn FnMut(&mut dyn Iterator<Item = (Position, bool)>) + 'a>;
 
 /// The misère engine.
 pub struct Misere<'a> {
@@ -135,11 +130,7 @@ impl<'a> Misere<'a> {
         every: Duration,
         save: impl FnMut(&mut dyn Iterator<Item = (Position, bool)>) + 'a,
     ) -> Self {
-        self.snapshots = Some(Snapshots {
-            every,
-            next: Instant::now() + every,
-            save: Box::new(save),
-        });
+        self.snapshots = Some(Snapshots::new(every, Box::new(save)));
         self
     }
 
@@ -394,16 +385,14 @@ impl<'a> Misere<'a> {
                 }
             }
             if let Some(snap) = self.snapshots.as_mut() {
-                if Instant::now() >= snap.next {
-                    let lands = &self.lands;
-                    (snap.save)(
-                        &mut self
-                            .proved
+                let (lands, proved) = (&self.lands, &self.proved);
+                snap.when_due(|save| {
+                    save(
+                        &mut proved
                             .iter()
-                            .map(|(n, &(wins, _))| (Self::position(lands, n), wins)),
-                    );
-                    snap.next = Instant::now() + snap.every;
-                }
+                            .map(|(n, &(w, _))| (Self::position(lands, n), w)),
+                    )
+                });
             }
         }
         self.depth += 1;

@@ -72,13 +72,7 @@ fn engine<'a>(
     o: &crate::search::dfpn::Options,
     observer: &'a dyn Observer,
 ) -> Engine<'a> {
-    let opts = normal::Options {
-        memory: o.memory,
-        epsilon: o.epsilon,
-        node_limit: o.node_limit,
-        time_limit: o.time_limit,
-        cancel: o.cancel.clone(),
-    };
+    let opts = normal::Options::from(o);
     if g.misere() {
         Engine::Misere(Misere::new(&opts).with_progress(move |s| observer.values(s)))
     } else {
