@@ -354,6 +354,60 @@ fn a_stopped_search_saves_what_it_settled_and_a_resumed_one_finishes() {
     }
 }
 
+/// A run stopped while re-proving what it loaded keeps the entries it had
+/// not reached in its save, as they were read: nothing it was given is lost,
+/// and the next load re-proves them.
+#[test]
+fn a_run_stopped_while_loading_keeps_what_it_had_not_re_proved() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = AnySearch::parse("sprouts:11").unwrap();
+    let game = sprouts("sprouts:11");
+    let first = dir.path().join("first.proof");
+    search(
+        &g,
+        &SearchOptions {
+            save: Some(first.clone()),
+            node_limit: Some(3_000),
+            ..opts(64 << 20)
+        },
+        &Quiet,
+    )
+    .unwrap();
+    let second = dir.path().join("second.proof");
+    let r = search(
+        &g,
+        &SearchOptions {
+            load: vec![first.clone()],
+            save: Some(second.clone()),
+            node_limit: Some(20),
+            ..opts(64 << 20)
+        },
+        &Quiet,
+    )
+    .unwrap();
+    assert!(
+        r.loaded.unwrap().report.unchecked > 0,
+        "the load was stopped"
+    );
+    let keys = |p: &std::path::Path| -> std::collections::HashSet<u128> {
+        proofdb::load(&game, p)
+            .unwrap()
+            .1
+            .iter()
+            .map(|r| r.key)
+            .collect()
+    };
+    let (a, b) = (keys(&first), keys(&second));
+    assert!(
+        a.is_subset(&b),
+        "{} of {} kept",
+        a.intersection(&b).count(),
+        a.len()
+    );
+    let c = check(&g, &second, &opts(64 << 20), &Quiet).unwrap();
+    assert_eq!(c.report.checked, b.len() as u64);
+}
+
 fn stdout_of(args: &[&str]) -> String {
     let o = run(args);
     let err = String::from_utf8_lossy(&o.stderr);

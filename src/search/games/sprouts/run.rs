@@ -10,7 +10,7 @@ use super::proof;
 use super::SproutsSearch;
 use crate::error::{Error, Result};
 use crate::games::sprouts::Position;
-use crate::search::proofdb::{self, Fact, Kind};
+use crate::search::proofdb::{self, Fact, Kind, Record};
 use crate::search::run::{
     openings, prepare, save, save_snapshot, save_target, Answer, CheckOutcome, Counters, Loaded,
     Notice, Observer, SearchOptions, SearchReport, Searched,
@@ -122,12 +122,17 @@ pub fn run(
             }
         }
     }
+    // Entries loaded but not re-proved (the load was stopped first): carried
+    // into every save as they were read, so that a run stopped while loading
+    // loses nothing it was given (the next load re-proves them).
+    let carried: RefCell<Vec<Record<Position, u128>>> = RefCell::new(Vec::new());
     let mut e = engine(g, &o, observer);
     if let (Some(every), true) = (options.save_every, target.borrow().is_some()) {
-        let target = &target;
-        let snap = move |records: &mut dyn Iterator<Item = proofdb::Record<Position, u128>>| {
+        let (target, carried) = (&target, &carried);
+        let snap = move |records: &mut dyn Iterator<Item = Record<Position, u128>>| {
             if let Some(t) = target.borrow_mut().as_mut() {
-                save_snapshot(g, t, Kind::Values, records, observer);
+                let records = with_carried(records, &carried.borrow());
+                save_snapshot(g, t, Kind::Values, records.into_iter(), observer);
             }
         };
         e = match e {
@@ -139,7 +144,7 @@ pub fn run(
             })),
         };
     }
-    let loaded = load(g, options, &o, &mut e, observer)?;
+    let loaded = load(g, options, &o, &mut e, observer, &mut carried.borrow_mut())?;
     let started = Instant::now();
     let mut results = Vec::new();
     for p in &roots {
@@ -214,9 +219,26 @@ pub fn run(
                 Engine::Misere(m) => proof::misere_records(m, &proved),
             }
         };
+        let records = match report.stopped {
+            Some(_) => with_carried(&mut records.into_iter(), &carried.borrow()),
+            None => records,
+        };
         save(g, t, Kind::Values, records.into_iter(), observer)
     });
     Ok(report)
+}
+
+/// `records`, then those of `carried` whose position they do not hold.
+fn with_carried(
+    records: &mut dyn Iterator<Item = Record<Position, u128>>,
+    carried: &[Record<Position, u128>],
+) -> Vec<Record<Position, u128>> {
+    let mut out: Vec<_> = records.collect();
+    if !carried.is_empty() {
+        let held: std::collections::HashSet<u128> = out.iter().map(|r| r.key).collect();
+        out.extend(carried.iter().filter(|r| !held.contains(&r.key)).cloned());
+    }
+    out
 }
 
 /// `--tablebase` is refused: Sprouts has no table.
@@ -237,6 +259,7 @@ fn load(
     o: &crate::search::dfpn::Options,
     e: &mut Engine,
     observer: &dyn Observer,
+    carried: &mut Vec<Record<Position, u128>>,
 ) -> Result<Option<Loaded>> {
     if options.load.is_empty() {
         return Ok(None);
@@ -246,12 +269,20 @@ fn load(
     let deadline = o.time_limit.map(|t| started + t);
     let cancel = o.cancel.clone();
     let stop = move || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
-    let report = match (e, options.trust_load) {
+    let report = match (&mut *e, options.trust_load) {
         (Engine::Normal(n), true) => proof::trust_normal(&db, n),
         (Engine::Misere(m), true) => proof::trust_misere(&db, m),
         (Engine::Normal(n), false) => proof::verify_normal(g, &db, n, &stop)?,
         (Engine::Misere(m), false) => proof::verify_misere(g, &db, m, &stop)?,
     };
+    if report.unchecked > 0 {
+        carried.extend(
+            db.records()
+                .iter()
+                .filter(|r| e.known(&r.pos).is_none())
+                .cloned(),
+        );
+    }
     if report.trusted > 0 {
         observer.notice(&Notice::Trusted(report.trusted));
     }
