@@ -32,9 +32,11 @@ echo 19 > /proc/self/autogroup 2>/dev/null
 while true; do
     if [ -e STOP ]; then echo "$(date -Is) stopped (STOP)" >> campaign.log; exit 0; fi
     # Each save is renamed into place whole: any round-N.proof present is.
-    # Every one present is loaded (merged key by key): a round stopped while
-    # re-proving what it loaded saves only the entries it re-proved, so the
-    # older files are kept until a round has re-proved all it loaded.
+    # Every one present is loaded (merged key by key): a round's last save
+    # holds all it loaded (re-proved, or carried as read when it was stopped
+    # first), but a round killed early may have left only a periodic save
+    # made before it had read its load, so older files go only after a
+    # round ended of itself.
     rounds=$(ls round-*.proof 2>/dev/null | sed -n 's/^round-\([0-9]*\)\.proof$/\1/p' | sort -n)
     last=$(echo "$rounds" | tail -1)
     load=()
@@ -53,9 +55,11 @@ while true; do
     # 0 proven: done; 3 stopped by --time: the next round; anything else (a
     # kill, an error) ends the campaign until this script is run again.
     if [ "$code" != 3 ]; then exit "$code"; fi
-    # The older databases go once a round re-proved (or trusted) them all.
+    # The older databases go once a round ended of itself (proven, or
+    # stopped by --time) with its last save written.
     if [ -n "$last" ] && [ -e "round-$next.proof" ] &&
-        grep -q '"loaded_unchecked":0[,}]' "round-$next.json"; then
+        { [ "$code" = 0 ] || [ "$code" = 3 ]; } &&
+        grep -q '"saved":[1-9]' "round-$next.json"; then
         for r in $rounds; do rm -f "round-$r.proof"; done
     fi
 done

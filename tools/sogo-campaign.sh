@@ -35,9 +35,11 @@ while true; do
     if [ -e STOP ]; then echo "$(date -Is) stopped (STOP)" >> campaign.log; exit 0; fi
     # The newest database a run finished or saved periodically (each save
     # is renamed into place whole, so any sogo4-N.proof present is whole).
-    # Every one present is loaded (merged key by key): a round stopped while
-    # re-proving what it loaded saves only the entries it re-proved, so the
-    # older files are kept until a round has re-proved all it loaded.
+    # Every one present is loaded (merged key by key): a round's last save
+    # holds all it loaded (re-proved, or carried as read when it was stopped
+    # first), but a round killed early may have left only a periodic save
+    # made before it had read its load, so older files go only after a
+    # round ended of itself.
     rounds=$(ls sogo4-*.proof 2>/dev/null | sed -n 's/^sogo4-\([0-9]*\)\.proof$/\1/p' | sort -n)
     last=$(echo "$rounds" | tail -1)
     load=()
@@ -61,9 +63,11 @@ while true; do
     code=$?
     echo "$(date -Is) round $next: exit $code" >> campaign.log
     if [ "$code" = 0 ]; then echo "$opening" >> proven.txt; fi
-    # The older databases go once a round re-proved (or trusted) them all.
+    # The older databases go once a round ended of itself (proven, or
+    # stopped by --time) with its last save written.
     if [ -n "$last" ] && [ -e "sogo4-$next.proof" ] &&
-        grep -q '"loaded_unchecked":0[,}]' "sogo4-$next.json"; then
+        { [ "$code" = 0 ] || [ "$code" = 3 ]; } &&
+        grep -q '"saved":[1-9]' "sogo4-$next.json"; then
         for r in $rounds; do rm -f "sogo4-$r.proof"; done
     fi
     # 0 proven, 3 stopped by --time: go on; anything else (a kill, an

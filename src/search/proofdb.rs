@@ -98,6 +98,17 @@ pub struct Record<P, K> {
     pub pos: P,
 }
 
+impl<P: Clone, K: Copy> Record<P, K> {
+    /// The record's key and position with `fact`.
+    pub fn with_fact(&self, fact: Fact) -> Record<P, K> {
+        Record {
+            key: self.key,
+            fact,
+            pos: self.pos.clone(),
+        }
+    }
+}
+
 /// The records of a game's database.
 pub type Records<G> = Vec<Record<<G as SearchGame>::Pos, <G as SearchGame>::Key>>;
 
@@ -734,6 +745,16 @@ impl<G: SearchGame> Merged<G> {
         &self.records
     }
 
+    /// The entries `report` left unchecked, as they were read: what a run
+    /// stopped while re-proving carries into its saves.
+    pub fn carried(&self, report: &CheckReport) -> Records<G> {
+        report
+            .left
+            .iter()
+            .map(|&i| self.records[i as usize].clone())
+            .collect()
+    }
+
     /// What the databases say about the position with `key`.
     pub fn fact(&self, key: &G::Key) -> Option<Fact> {
         self.index.get(key).map(|&i| self.records[i as usize].fact)
@@ -950,6 +971,18 @@ pub struct CheckReport {
     /// Entries used without being re-proven (`trust_values`,
     /// `trust_nimbers`).
     pub trusted: u64,
+    /// Which entries were left unchecked (their indices in the merged
+    /// database, [`Merged::records`]): a run carries them into its saves as
+    /// they were read ([`Merged::carried`]), so that a run stopped while
+    /// re-proving its load loses nothing it was given.
+    pub left: Vec<u32>,
+}
+
+/// The indices of the entries `done` does not mark.
+fn left_of(done: &[bool]) -> Vec<u32> {
+    (0..done.len() as u32)
+        .filter(|&i| !done[i as usize])
+        .collect()
 }
 
 /// What loading and re-proving a value database needs of an engine: one
@@ -1033,6 +1066,7 @@ pub fn verify_values<G: SearchGame>(
     stop: &dyn Fn() -> bool,
 ) -> crate::Result<CheckReport> {
     let mut report = CheckReport::default();
+    let mut done = vec![false; db.len()];
     children_first(game, db, false, |node, proven| {
         if stop() {
             return Ok(false);
@@ -1126,10 +1160,14 @@ pub fn verify_values<G: SearchGame>(
             }
         }
         search.add_known(r.key, b);
+        done[i] = true;
         report.checked += 1;
         Ok(true)
     })?;
     report.unchecked = db.len() as u64 - report.checked;
+    if report.unchecked > 0 {
+        report.left = left_of(&done);
+    }
     Ok(report)
 }
 
@@ -1147,6 +1185,7 @@ pub fn verify_nimbers<G: SearchGame>(
     stop: &dyn Fn() -> bool,
 ) -> crate::Result<CheckReport> {
     let mut report = CheckReport::default();
+    let mut done = vec![false; db.len()];
     let before = search.stats().nodes;
     children_first(game, db, true, |node, proven| {
         if stop() {
@@ -1184,11 +1223,15 @@ pub fn verify_nimbers<G: SearchGame>(
             ));
         }
         search.add_known(r.key, n, r.pos.clone());
+        done[i] = true;
         report.checked += 1;
         Ok(true)
     })?;
     report.searched = search.stats().nodes - before;
     report.unchecked = db.len() as u64 - report.checked;
+    if report.unchecked > 0 {
+        report.left = left_of(&done);
+    }
     Ok(report)
 }
 

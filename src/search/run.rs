@@ -459,6 +459,7 @@ pub fn run_game<G: SearchGame>(
         engine,
         leaves: leaves.as_ref(),
         observer,
+        carried: RefCell::new(Vec::new()),
     };
     if options.nimber {
         session.nimbers(&roots, target)
@@ -776,6 +777,9 @@ struct Session<'a, G: SearchGame> {
     engine: Options,
     leaves: Option<&'a Leaves>,
     observer: &'a dyn Observer,
+    /// Entries loaded but not re-proven (the load was stopped first):
+    /// carried into every save as they were read.
+    carried: RefCell<proofdb::Records<G>>,
 }
 
 impl<G: SearchGame> Session<'_, G> {
@@ -840,6 +844,7 @@ impl<G: SearchGame> Session<'_, G> {
             let facts = ab.proven();
             drop(ab);
             let mut facts = value_facts(g, facts, observer, true);
+            with_carried(g, &mut facts, &self.carried.borrow(), value_fact);
             report.saved = Some(save_records(g, Ok(t), Kind::Values, &mut facts));
         }
         Ok(report)
@@ -861,10 +866,11 @@ impl<G: SearchGame> Session<'_, G> {
             }
         });
         if let (Some(every), true) = (self.options.save_every, target.borrow().is_some()) {
-            let target = &target;
+            let (target, carried) = (&target, &self.carried);
             dfpn = dfpn.with_snapshots(every, move |facts| {
                 if let Some(t) = target.borrow_mut().as_mut() {
                     let mut facts = value_facts(g, facts, observer, false);
+                    with_carried(g, &mut facts, &carried.borrow(), value_fact);
                     observer.notice(&match save_records(g, Err(t), Kind::Values, &mut facts) {
                         Ok(saved) => Notice::Saved(saved),
                         Err(e) => Notice::SaveFailed(e.to_string()),
@@ -903,6 +909,7 @@ impl<G: SearchGame> Session<'_, G> {
             let facts: Vec<_> = dfpn.proven().collect();
             drop(dfpn);
             let mut facts = value_facts(g, facts, observer, true);
+            with_carried(g, &mut facts, &self.carried.borrow(), value_fact);
             report.saved = target
                 .into_inner()
                 .map(|t| save_records(g, Ok(t), Kind::Values, &mut facts));
@@ -918,7 +925,7 @@ impl<G: SearchGame> Session<'_, G> {
         let mut search = nimber_search(g, &self.engine)
             .with_progress(move |s: &NimberStats| observer.nimbers(s));
         if let (Some(every), true) = (self.options.save_every, target.borrow().is_some()) {
-            let target = &target;
+            let (target, carried) = (&target, &self.carried);
             search = search.with_snapshots(every, move |known| {
                 if let Some(t) = target.borrow_mut().as_mut() {
                     let mut records: Vec<_> = known
@@ -928,6 +935,7 @@ impl<G: SearchGame> Session<'_, G> {
                             pos: p.clone(),
                         })
                         .collect();
+                    with_carried(g, &mut records, &carried.borrow(), Record::with_fact);
                     observer.notice(
                         &match save_records(g, Err(t), Kind::Nimbers, &mut records) {
                             Ok(saved) => Notice::Saved(saved),
@@ -967,6 +975,7 @@ impl<G: SearchGame> Session<'_, G> {
                     pos: p.clone(),
                 })
                 .collect();
+            with_carried(g, &mut records, &self.carried.borrow(), Record::with_fact);
             save_records(g, Ok(t), Kind::Nimbers, &mut records)
         });
         Ok(report)
@@ -1004,7 +1013,7 @@ impl<G: SearchGame> Session<'_, G> {
     /// every entry, handing those that hold to the search (or, trusted,
     /// hands them all over, with a warning). A stop (a cancel, the time
     /// limit) ends the re-proving early: the entries not re-proven are not
-    /// used.
+    /// used, but carried into the run's saves as read.
     fn load(
         &self,
         kind: Kind,
@@ -1018,10 +1027,12 @@ impl<G: SearchGame> Session<'_, G> {
         let deadline = self.engine.time_limit.map(|t| started + t);
         let cancel = &self.engine.cancel;
         let stop = || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
+        carry_while_loading(self.options, &db, &self.carried);
         let report = verify(&db, &stop)?;
         if report.trusted > 0 {
             self.observer.notice(&Notice::Trusted(report.trusted));
         }
+        *self.carried.borrow_mut() = db.carried(&report);
         Ok(Some(Loaded {
             report,
             elapsed: started.elapsed(),
@@ -1101,6 +1112,60 @@ pub(crate) fn save<G: SearchGame>(
         observer.notice(&Notice::NotSaved(impossible));
     }
     save_records(g, Ok(target), kind, &mut records)
+}
+
+/// Adds to `records` the entries a stopped load left unchecked (`carried`,
+/// see [`CheckReport::left`]), each made by `make` from the entry read and
+/// its fact: a key both hold keeps the bounds both give (each was proven,
+/// so their meet holds), or the run's if they contradict (a forged file's
+/// entry is never preferred to what the run proved).
+pub(crate) fn with_carried<G: SearchGame, T: proofdb::Written<G>>(
+    _game: &G,
+    records: &mut Vec<T>,
+    carried: &[Record<G::Pos, G::Key>],
+    make: impl Fn(&Record<G::Pos, G::Key>, Fact) -> T,
+) {
+    if carried.is_empty() {
+        return;
+    }
+    let at: std::collections::HashMap<G::Key, usize> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (*r.key(), i))
+        .collect();
+    for r in carried {
+        match at.get(&r.key) {
+            None => records.push(make(r, r.fact)),
+            Some(&i) => {
+                if let (Fact::Value(a), Fact::Value(b)) = (records[i].fact(), r.fact) {
+                    let m = a.meet(b);
+                    if m.lo <= m.hi {
+                        records[i] = make(r, Fact::Value(m));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Before a load re-proves its entries: with periodic saves on, every
+/// entry read is carried until the re-proving ends (then only those it
+/// left), so that a save made while re-proving — the run killed before it
+/// ends — holds them all. Without periodic saves no copy is made.
+pub(crate) fn carry_while_loading<G: SearchGame>(
+    options: &SearchOptions,
+    db: &Merged<G>,
+    carried: &RefCell<proofdb::Records<G>>,
+) {
+    if options.save_every.is_some() && options.save.is_some() {
+        *carried.borrow_mut() = db.records().to_vec();
+    }
+}
+
+/// A carried entry as a search's value fact (its position named from the
+/// key when written, as the run's own).
+fn value_fact<P, K: Copy>(r: &Record<P, K>, fact: Fact) -> (K, Fact) {
+    (r.key, fact)
 }
 
 /// A periodic save (`--save-every`) of `records` through `target`, said to

@@ -19,8 +19,9 @@ use crate::search::couples::{Couples, FastBuild, FastHasher, Folded, LandInfo, L
 use crate::search::nimber::NimberStats;
 use crate::search::proofdb::{self, CheckReport, Fact, Kind, Record};
 use crate::search::run::{
-    check_game_with, prepare, save, save_snapshot, save_target, Answer, CheckOutcome, Counters,
-    Engine, Loaded, NimberCheck, Notice, Observer, SearchOptions, SearchReport, Searched,
+    carry_while_loading, check_game_with, prepare, save, save_snapshot, save_target, with_carried,
+    Answer, CheckOutcome, Counters, Engine, Loaded, NimberCheck, Notice, Observer, SearchOptions,
+    SearchReport, Searched,
 };
 use crate::search::{Bounds, SearchGame};
 use crate::value::Value;
@@ -236,17 +237,22 @@ pub fn run(
     let target = RefCell::new(save_target(options, observer)?);
     observer.started();
     let opts = Options::from(&o);
+    // Entries loaded but not re-proved (the load was stopped first):
+    // carried into every save as they were read.
+    let carried = RefCell::new(Vec::new());
     let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
         .with_progress(move |s| observer.values(s));
     if let (Some(every), true) = (options.save_every, target.borrow().is_some()) {
-        let target = &target;
+        let (target, carried) = (&target, &carried);
         e = e.with_snapshots(every, move |lands| {
             if let Some(t) = target.borrow_mut().as_mut() {
-                save_snapshot(g, t, Kind::Nimbers, records(g, lands).into_iter(), observer);
+                let mut records = records(g, lands);
+                with_carried(g, &mut records, &carried.borrow(), Record::with_fact);
+                save_snapshot(g, t, Kind::Nimbers, records.into_iter(), observer);
             }
         });
     }
-    let loaded = load(g, options, &o, &mut e, observer)?;
+    let loaded = load(g, options, &o, &mut e, observer, &carried)?;
     // The couples the load searched re-proving are the run's, not the
     // position's.
     let before = e.stats().nodes;
@@ -321,13 +327,9 @@ pub fn run(
     observer.proven(&report);
     let target = target.borrow_mut().take();
     report.saved = target.map(|t| {
-        save(
-            g,
-            t,
-            Kind::Nimbers,
-            records(g, e.lands()).into_iter(),
-            observer,
-        )
+        let mut records = records(g, e.lands());
+        with_carried(g, &mut records, &carried.borrow(), Record::with_fact);
+        save(g, t, Kind::Nimbers, records.into_iter(), observer)
     });
     Ok(report)
 }
@@ -368,12 +370,14 @@ fn load(
     o: &crate::search::dfpn::Options,
     e: &mut Couples<CramLands>,
     observer: &dyn Observer,
+    carried: &RefCell<Vec<Record<u64, u128>>>,
 ) -> Result<Option<Loaded>> {
     if options.load.is_empty() {
         return Ok(None);
     }
     let started = Instant::now();
     let (_, db) = proofdb::read(g, &options.load, Some(Kind::Nimbers), o.memory)?;
+    carry_while_loading(options, &db, carried);
     let report = if options.trust_load {
         let mut search = crate::search::nimber::NimberSearch::new(g, o.memory);
         let r = proofdb::trust_nimbers(&db, &mut search);
@@ -390,6 +394,7 @@ fn load(
         let stop = move || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
         verify_by_couples(g, &db, e, &stop)?
     };
+    *carried.borrow_mut() = db.carried(&report);
     Ok(Some(Loaded {
         report,
         elapsed: started.elapsed(),
@@ -411,6 +416,7 @@ fn verify_by_couples(
     stop: &dyn Fn() -> bool,
 ) -> Result<CheckReport> {
     let mut report = CheckReport::default();
+    let mut done = vec![false; db.len()];
     let mut order: Vec<(u32, usize)> = db
         .records()
         .iter()
@@ -464,10 +470,14 @@ fn verify_by_couples(
             }
         }
         e.add_loss(&r.key, n);
+        done[i] = true;
         report.checked += 1;
     }
     report.searched = e.stats().nodes - before;
     report.unchecked = db.len() as u64 - report.checked;
+    report.left = (0..db.len() as u32)
+        .filter(|&i| !done[i as usize])
+        .collect();
     Ok(report)
 }
 

@@ -12,8 +12,8 @@ use crate::error::{Error, Result};
 use crate::games::sprouts::Position;
 use crate::search::proofdb::{self, Fact, Kind, Record};
 use crate::search::run::{
-    openings, prepare, save, save_snapshot, save_target, Answer, CheckOutcome, Counters, Loaded,
-    Notice, Observer, SearchOptions, SearchReport, Searched,
+    carry_while_loading, openings, prepare, save, save_snapshot, save_target, with_carried, Answer,
+    CheckOutcome, Counters, Loaded, Notice, Observer, SearchOptions, SearchReport, Searched,
 };
 use crate::search::{Bounds, SearchGame, Stop};
 use crate::value::Value;
@@ -131,7 +131,8 @@ pub fn run(
         let (target, carried) = (&target, &carried);
         let snap = move |records: &mut dyn Iterator<Item = Record<Position, u128>>| {
             if let Some(t) = target.borrow_mut().as_mut() {
-                let records = with_carried(records, &carried.borrow());
+                let mut records: Vec<_> = records.collect();
+                with_carried(g, &mut records, &carried.borrow(), Record::with_fact);
                 save_snapshot(g, t, Kind::Values, records.into_iter(), observer);
             }
         };
@@ -144,7 +145,7 @@ pub fn run(
             })),
         };
     }
-    let loaded = load(g, options, &o, &mut e, observer, &mut carried.borrow_mut())?;
+    let loaded = load(g, options, &o, &mut e, observer, &carried)?;
     let started = Instant::now();
     let mut results = Vec::new();
     for p in &roots {
@@ -219,26 +220,13 @@ pub fn run(
                 Engine::Misere(m) => proof::misere_records(m, &proved),
             }
         };
-        let records = match report.stopped {
-            Some(_) => with_carried(&mut records.into_iter(), &carried.borrow()),
-            None => records,
-        };
+        let mut records = records;
+        if report.stopped.is_some() {
+            with_carried(g, &mut records, &carried.borrow(), Record::with_fact);
+        }
         save(g, t, Kind::Values, records.into_iter(), observer)
     });
     Ok(report)
-}
-
-/// `records`, then those of `carried` whose position they do not hold.
-fn with_carried(
-    records: &mut dyn Iterator<Item = Record<Position, u128>>,
-    carried: &[Record<Position, u128>],
-) -> Vec<Record<Position, u128>> {
-    let mut out: Vec<_> = records.collect();
-    if !carried.is_empty() {
-        let held: std::collections::HashSet<u128> = out.iter().map(|r| r.key).collect();
-        out.extend(carried.iter().filter(|r| !held.contains(&r.key)).cloned());
-    }
-    out
 }
 
 /// `--tablebase` is refused: Sprouts has no table.
@@ -259,7 +247,7 @@ fn load(
     o: &crate::search::dfpn::Options,
     e: &mut Engine,
     observer: &dyn Observer,
-    carried: &mut Vec<Record<Position, u128>>,
+    carried: &RefCell<Vec<Record<Position, u128>>>,
 ) -> Result<Option<Loaded>> {
     if options.load.is_empty() {
         return Ok(None);
@@ -269,20 +257,19 @@ fn load(
     let deadline = o.time_limit.map(|t| started + t);
     let cancel = o.cancel.clone();
     let stop = move || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
+    carry_while_loading(options, &db, carried);
     let report = match (&mut *e, options.trust_load) {
         (Engine::Normal(n), true) => proof::trust_normal(&db, n),
         (Engine::Misere(m), true) => proof::trust_misere(&db, m),
         (Engine::Normal(n), false) => proof::verify_normal(g, &db, n, &stop)?,
         (Engine::Misere(m), false) => proof::verify_misere(g, &db, m, &stop)?,
     };
-    if report.unchecked > 0 {
-        carried.extend(
-            db.records()
-                .iter()
-                .filter(|r| e.known(&r.pos).is_none())
-                .cloned(),
-        );
-    }
+    *carried.borrow_mut() = db
+        .records()
+        .iter()
+        .filter(|r| report.unchecked > 0 && e.known(&r.pos).is_none())
+        .cloned()
+        .collect();
     if report.trusted > 0 {
         observer.notice(&Notice::Trusted(report.trusted));
     }
