@@ -507,21 +507,27 @@ pub fn check(
     if let AnySearch::Sprouts(g) = game {
         return super::games::sprouts::run::check(g, database, options, observer);
     }
-    if let (AnySearch::Cram(g), Engine::Couples) = (game, options.engine) {
-        return super::games::cram_couples::check(g, database, options, observer);
+    // Normal-play Cram's nimber databases: by couples when asked, or
+    // when the database is not closed under moves (see
+    // `cram_couples::check`).
+    if let AnySearch::Cram(g) = game {
+        if options.engine == Engine::Couples || (options.engine == Engine::Auto && !g.misere()) {
+            return super::games::cram_couples::check(g, database, options, observer);
+        }
     }
     crate::with_search!(game, g => check_game(g, database, options, observer))
 }
 
 /// How a check re-proves a nimber database: given the database, the
 /// engine's options and the stop it must heed, its report, why its search
-/// stopped and the longest line it went down.
+/// stopped and the longest line it went down; or `None` to leave the
+/// database to the plain component search.
 pub(crate) type NimberCheck<'c, G> = Box<
     dyn FnOnce(
             &proofdb::Merged<G>,
             &Options,
             &dyn Fn() -> bool,
-        ) -> Result<(proofdb::CheckReport, Option<Stop>, u64)>
+        ) -> Result<Option<(proofdb::CheckReport, Option<Stop>, u64)>>
         + 'c,
 >;
 
@@ -565,6 +571,16 @@ pub(crate) fn check_game_with<G: SearchGame>(
     // search; a stop (a limit, a cancel) leaves no verdict.
     let cancel = options.cancel.clone();
     let requested = move || cancel.is_cancelled();
+    // Nimbers by the plain component search, with the tables as leaves.
+    let plain = || -> Result<(CheckReport, Option<Stop>, u64)> {
+        let view = leaves.as_ref().map(Leaves::nimbers);
+        let mut search = nimber_search(g, &engine);
+        if let Some(v) = &view {
+            search = search.with_leaves(v);
+        }
+        let r = proofdb::verify_nimbers(g, &db, &mut search, &requested)?;
+        Ok((r, search.stop_reason(), search.stats().deepest))
+    };
     let (report, stop, deepest) = match kind {
         Kind::Values if which_engine(g, options) == Engine::AlphaBeta => {
             let mut ab = AlphaBeta::new(g, alphabeta_options(&engine));
@@ -584,17 +600,12 @@ pub(crate) fn check_game_with<G: SearchGame>(
         }
         Kind::Nimbers if nimbers.is_some() => {
             let nimbers = nimbers.expect("given");
-            nimbers(&db, &engine, &requested)?
-        }
-        Kind::Nimbers => {
-            let view = leaves.as_ref().map(Leaves::nimbers);
-            let mut search = nimber_search(g, &engine);
-            if let Some(v) = &view {
-                search = search.with_leaves(v);
+            match nimbers(&db, &engine, &requested)? {
+                Some(r) => r,
+                None => plain()?,
             }
-            let r = proofdb::verify_nimbers(g, &db, &mut search, &requested)?;
-            (r, search.stop_reason(), search.stats().deepest)
         }
+        Kind::Nimbers => plain()?,
     };
     // A cancel may be seen first between entries, outside a search.
     let stopped = (report.unchecked > 0).then(|| stop.unwrap_or(Stop::Requested));

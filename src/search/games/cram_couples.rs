@@ -362,6 +362,19 @@ fn records<'l>(
         .collect()
 }
 
+/// Whether the database looks closed under moves: every region that the
+/// moves of its first 256 entries make is an entry (or has no move). A
+/// sample, as it only chooses the faster of two sound checks.
+fn closed(g: &CramSearch, db: &proofdb::Merged<CramSearch>) -> bool {
+    db.records().iter().take(256).all(|r| {
+        g.moves(&r.pos).into_iter().all(|(_, c)| {
+            g.components(&c)
+                .iter()
+                .all(|p| g.terminal(p).is_some() || db.fact(&g.key(p)).is_some())
+        })
+    })
+}
+
 /// `--load`: the databases' region nimbers, re-proved by the component
 /// search from their children (or trusted), handed to the engine.
 fn load(
@@ -483,6 +496,14 @@ fn verify_by_couples(
 
 /// `search cram:... --engine couples --check FILE`: the database
 /// re-proved with the engine of couples (with the tables as its leaves).
+///
+/// Without `--engine couples`, a database closed under moves (as the
+/// component search saves: every region its entries' moves make is an
+/// entry) is re-proved by the plain component search, which then searches
+/// nothing (`cram:5x6`'s 356,382 entries: 3.2 s, by couples 6.9 s); one
+/// that is not (as the engine of couples saves, only the regions it met)
+/// by couples (`cram:5x8`'s 24,042 entries: 1.7 s, where the plain search
+/// had re-proved 18,564 when stopped after 100 s).
 pub fn check(
     g: &CramSearch,
     database: &Path,
@@ -493,12 +514,16 @@ pub fn check(
         true => None,
         false => Some(CramNimberLeaves::open(&options.tablebases)?),
     };
-    let by_couples: NimberCheck<'_, CramSearch> = Box::new(|db, o, stop| {
+    let asked = options.engine == Engine::Couples;
+    let by_couples: NimberCheck<'_, CramSearch> = Box::new(move |db, o, stop| {
+        if !asked && closed(g, db) {
+            return Ok(None);
+        }
         let opts = Options::from(o);
         let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
             .with_progress(move |s| observer.values(s));
         let r = verify_by_couples(g, db, &mut e, stop)?;
-        Ok((r, e.stop_reason(), e.stats().deepest))
+        Ok(Some((r, e.stop_reason(), e.stats().deepest)))
     });
     check_game_with(g, database, options, observer, Some(by_couples))
 }
