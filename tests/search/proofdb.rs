@@ -51,6 +51,24 @@ impl Running {
     fn wait(mut self) -> Output {
         self.0.take().expect("running").wait_with_output().unwrap()
     }
+
+    /// Kills the run with SIGKILL once `file` exists (its first periodic
+    /// save) and `after` more has passed; asserts it was killed, not ended.
+    fn kill_after_save(self, file: &Path, after: Duration, what: &str) {
+        let started = Instant::now();
+        while !file.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{what}: no periodic save"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(after);
+        // SAFETY: kill(2) on our own child, which has not been waited for.
+        assert_eq!(unsafe { libc::kill(self.pid(), libc::SIGKILL) }, 0);
+        let o = self.wait();
+        assert_eq!(o.status.code(), None, "{what}: killed (it ended first)");
+    }
 }
 
 impl Drop for Running {
@@ -957,19 +975,7 @@ fn a_killed_run_leaves_its_last_periodic_save_to_resume_from() {
         "--time",
         "120",
     ]));
-    let started = Instant::now();
-    while !out.exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no periodic save"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: kill(2) on our own child, which has not been waited for.
-    assert_eq!(unsafe { libc::kill(child.pid(), libc::SIGKILL) }, 0);
-    let o = child.wait();
-    assert_eq!(o.status.code(), None, "killed");
+    child.kill_after_save(&out, Duration::from_millis(500), "connect:6x4");
     let entries = keys_of("connect:6x4", &out).len();
     assert!(entries > 0);
     let o = run(&[
@@ -1026,20 +1032,7 @@ fn the_engines_of_sums_save_periodically_too() {
         let mut args = vec!["search", spec, "-q", "--memory", "64M"];
         args.extend_from_slice(extra);
         args.extend(["--save", s(&out), "--save-every", "0.2", "--time", "120"]);
-        let child = Running::spawn(bin().args(&args));
-        let started = Instant::now();
-        while !out.exists() {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{spec}: no periodic save"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        std::thread::sleep(Duration::from_millis(300));
-        // SAFETY: kill(2) on our own child, which has not been waited for.
-        assert_eq!(unsafe { libc::kill(child.pid(), libc::SIGKILL) }, 0);
-        let o = child.wait();
-        assert_eq!(o.status.code(), None, "{spec}: killed (it ended first)");
+        Running::spawn(bin().args(&args)).kill_after_save(&out, Duration::from_millis(300), spec);
         let entries = keys_of(spec, &out).len();
         assert!(entries > 0, "{spec}");
         let cram = value == "nimber 1";
@@ -1194,19 +1187,7 @@ fn a_save_made_while_re_proving_the_load_holds_every_entry() {
         if spec.starts_with("cram") {
             args.extend_from_slice(extra);
         }
-        let child = Running::spawn(bin().args(&args));
-        let started = Instant::now();
-        while !b.exists() {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{spec}: no periodic save"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        // SAFETY: kill(2) on our own child, which has not been waited for.
-        assert_eq!(unsafe { libc::kill(child.pid(), libc::SIGKILL) }, 0);
-        let o = child.wait();
-        assert_eq!(o.status.code(), None, "{spec}: killed (it ended first)");
+        Running::spawn(bin().args(&args)).kill_after_save(&b, Duration::ZERO, spec);
         let given = keys_of(spec, &a);
         let mut kept = keys_of(spec, &b);
         kept.sort();
