@@ -42,6 +42,11 @@ impl<K: Hash + Eq, V> BoundedCache<K, V> {
         self.map.insert(key, value);
     }
 
+    /// The entries kept.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.map.iter()
+    }
+
     /// Keeps only the entries `keep` accepts; `bytes` tells again what
     /// each one kept takes.
     pub(crate) fn retain(

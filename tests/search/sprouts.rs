@@ -143,7 +143,7 @@ fn misere_within_a_small_memory_forgets_and_proves_the_same_outcomes() {
         memory: 1 << 20,
         ..Options::default()
     });
-    let mut most = 0;
+    let (mut most, mut lands) = (0, 0);
     for n in 1..=8u32 {
         assert_eq!(
             small.wins(&Position::spots(n)),
@@ -151,11 +151,21 @@ fn misere_within_a_small_memory_forgets_and_proves_the_same_outcomes() {
             "{n} spots"
         );
         most = most.max(small.proved_count());
+        lands = lands.max(small.lands_known());
     }
     assert!(most <= 16_384 + 8_192, "{most}");
+    // The lands too: forgotten when they fill their share (no proved
+    // position or position on the line holding them).
+    assert!(small.lands_evicted() > 0);
     let mut roomy = Misere::new(&options());
     assert_eq!(roomy.wins(&Position::spots(8)), Some(MISERE_WINS[7] == 1));
     assert!(roomy.proved_count() > 24_576, "{}", roomy.proved_count());
+    assert_eq!(roomy.lands_evicted(), 0);
+    assert!(
+        roomy.lands_known() > lands,
+        "{} lands with room, {lands} at most in 1 MiB",
+        roomy.lands_known()
+    );
 }
 
 /// The nimbers of the first n-spot games (Lemoine and Viennot give the

@@ -167,6 +167,12 @@ pub(crate) const REGION_END: u8 = 254;
 pub(crate) const LAND_END: u8 = 255;
 
 impl Land {
+    /// No land: what a search puts in the slot of a land it forgot, so
+    /// that the slot holds no bytes until reused.
+    pub(crate) fn placeholder() -> Land {
+        Land(Box::new([]))
+    }
+
     /// The canonical bytes (see [`Land`]).
     pub fn as_bytes(&self) -> &[u8] {
         &self.0

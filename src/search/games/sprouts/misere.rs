@@ -25,8 +25,12 @@
 //! positions on the line being searched: a parent must find its children's
 //! proofs when it comes back to them, or each level would prove them again
 //! without end (a search in 1 MiB ran for minutes on 8 spots before they
-//! were kept). The lands themselves are numbered for the whole search and
-//! not bounded (each is kept once, however many positions hold it).
+//! were kept). The lands take the last quarter: when they fill it, every
+//! land no proved position and no position on the line holds is forgotten
+//! (its number freed for reuse, the land children that name it dropped);
+//! most lands are met once, as children of a land, and never searched. A
+//! land forgotten is interned anew when met again. Before, the lands were
+//! not bounded: `sprouts:12:misere --memory 4G` peaked at 6.61 GiB.
 
 use super::normal::{Options, INF};
 use crate::games::sprouts::{Land, Position};
@@ -35,7 +39,7 @@ use crate::search::couples::FastBuild;
 use crate::search::dfpn::Stats;
 use crate::search::{Limits, ProgressFn, Stop};
 use std::collections::HashMap;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -52,6 +56,15 @@ const PROVED_BYTES: u64 = 80;
 /// A land's children as land numbers, each sorted.
 type LandKids = Rc<[Box<[u32]>]>;
 
+/// About the bytes a land takes besides its canonical bytes (twice: the
+/// list and the map's key): two boxes, the map's bucket and slack, its
+/// lives.
+const LAND_BYTES: u64 = 96;
+
+/// Lands interned at most between two checks of the lands' share (the
+/// children of one node's lands): the share is checked this far below it.
+const LAND_MARGIN: u64 = 1 << 12;
+
 /// Periodic snapshots of what the engine has proved (`--save-every`): what
 /// [`Misere::with_snapshots`] hands the proved positions to.
 type Snapshots<'a> =
@@ -64,6 +77,22 @@ pub struct Misere<'a> {
     lands: Vec<Land>,
     /// Lives of each land, by number.
     lives: Vec<u32>,
+    /// Numbers of forgotten lands, for reuse.
+    free: Vec<u32>,
+    /// How many times each number was reused: part of a node's hash, so
+    /// that the numbers of positions in progress kept for a forgotten land
+    /// are not read for a new land of the same number.
+    stamps: Vec<u32>,
+    /// Bytes the live lands take (about), and their share of the memory.
+    land_bytes: u64,
+    land_cap: u64,
+    /// The bytes of lands at which they are next thinned out.
+    land_next: u64,
+    /// Lands forgotten so far.
+    lands_evicted: u64,
+    /// The node being proved from outside ([`Misere::wins`]), which no
+    /// list on the line holds.
+    outer: Option<Node>,
     /// Children of lands, while memory allows (by land number).
     kids: BoundedCache<u32, LandKids>,
     /// Positions proved: whether the player to move wins, and when it was
@@ -98,6 +127,13 @@ impl<'a> Misere<'a> {
             ids: FastMap::default(),
             lands: Vec::new(),
             lives: Vec::new(),
+            free: Vec::new(),
+            stamps: Vec::new(),
+            land_bytes: 0,
+            land_cap: (options.memory / 4).max(1 << 20),
+            land_next: (options.memory / 4).max(1 << 20),
+            lands_evicted: 0,
+            outer: None,
             kids: BoundedCache::new((options.memory / 4).max(1 << 20) as usize),
             proved: FastMap::default(),
             proved_cap: (options.memory / 4 / PROVED_BYTES).max(1 << 14) as usize,
@@ -191,11 +227,87 @@ impl<'a> Misere<'a> {
         if let Some(&i) = self.ids.get(land) {
             return i;
         }
-        let i = self.lands.len() as u32;
-        self.lands.push(land.clone());
-        self.lives.push(land.lives());
+        self.land_bytes += Self::bytes_of(land);
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.lands[i as usize] = land.clone();
+                self.lives[i as usize] = land.lives();
+                self.stamps[i as usize] = self.stamps[i as usize].wrapping_add(1);
+                i
+            }
+            None => {
+                self.lands.push(land.clone());
+                self.lives.push(land.lives());
+                self.stamps.push(0);
+                (self.lands.len() - 1) as u32
+            }
+        };
         self.ids.insert(land.clone(), i);
         i
+    }
+
+    /// About the bytes land `l` takes while interned.
+    fn bytes_of(l: &Land) -> u64 {
+        LAND_BYTES + 2 * l.as_bytes().len() as u64
+    }
+
+    /// Lands forgotten so far to stay within the memory.
+    pub fn lands_evicted(&self) -> u64 {
+        self.lands_evicted
+    }
+
+    /// Lands interned now.
+    pub fn lands_known(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Past the lands' share: forgets every land that no proved position,
+    /// no position on the line and not the outer node holds, with the land
+    /// children that name one. Called only where every number held is in
+    /// those (the top of [`Misere::mid`]).
+    fn evict_lands(&mut self) {
+        let mut held = vec![false; self.lands.len()];
+        let mut hold = |n: &[u32]| {
+            let (_, ids) = n.split_last().expect("a node ends with its heap");
+            for &i in ids {
+                held[i as usize] = true;
+            }
+        };
+        self.proved.keys().for_each(|n| hold(n));
+        self.path
+            .iter()
+            .flat_map(|k| k.iter())
+            .for_each(|n| hold(n));
+        if let Some(n) = &self.outer {
+            hold(n);
+        }
+        // The land children kept (bounded apart) and the lands they name:
+        // computing them again is most of a node's cost.
+        let kids: Vec<u32> = self
+            .kids
+            .iter()
+            .flat_map(|(&l, kids)| std::iter::once(l).chain(kids.iter().flatten().copied()))
+            .collect();
+        for i in kids {
+            held[i as usize] = true;
+        }
+        let before = self.ids.len();
+        let (lands, free) = (&self.lands, &mut self.free);
+        let mut freed = 0u64;
+        self.ids.retain(|_, &mut i| {
+            let keep = held[i as usize];
+            if !keep {
+                free.push(i);
+                freed += Self::bytes_of(&lands[i as usize]);
+            }
+            keep
+        });
+        // The slots freed keep their old land until reused: drop its bytes.
+        for &i in &self.free[self.free.len() - (before - self.ids.len())..] {
+            self.lands[i as usize] = Land::placeholder();
+        }
+        self.land_bytes -= freed;
+        self.lands_evicted += (before - self.ids.len()) as u64;
     }
 
     /// The node of `p`, interning its lands.
@@ -258,7 +370,9 @@ impl<'a> Misere<'a> {
             return Some(w);
         }
         let n = self.node(p);
+        self.outer = Some(n.clone());
         self.mid(&n, INF - 1, INF - 1);
+        self.outer = None;
         self.known_node(&n)
     }
 
@@ -270,8 +384,16 @@ impl<'a> Misere<'a> {
         self.proved.get(n).map(|&(w, _)| w)
     }
 
-    fn hash(n: &[u32]) -> u64 {
-        FastBuild::default().hash_one(n)
+    /// The key of node `n` in the table of numbers: its land numbers, each
+    /// with its stamp, and its heap.
+    fn hash(&self, n: &[u32]) -> u64 {
+        let (&heap, ids) = n.split_last().expect("a node ends with its heap");
+        let mut h = FastBuild::default().build_hasher();
+        for &i in ids {
+            h.write_u64(u64::from(i) << 32 | u64::from(self.stamps[i as usize]));
+        }
+        h.write_u32(heap);
+        h.finish()
     }
 
     /// The children of land number `l` as land numbers.
@@ -343,7 +465,7 @@ impl<'a> Misere<'a> {
             Some(false) => (INF, 0),
             None => self
                 .tt
-                .get(&Self::hash(n))
+                .get(&self.hash(n))
                 .copied()
                 .unwrap_or_else(|| self.fresh(n)),
         }
@@ -367,7 +489,7 @@ impl<'a> Misere<'a> {
 
     fn settle(&mut self, n: &[u32], wins: bool) {
         self.prove(n.into(), wins);
-        self.tt.remove(&Self::hash(n));
+        self.tt.remove(&self.hash(n));
         self.depth -= 1;
         self.path.pop();
     }
@@ -394,6 +516,14 @@ impl<'a> Misere<'a> {
                     )
                 });
             }
+        }
+        // Here every land number held is on the line (n is in its parent's
+        // list, or the outer node) or in a proved position.
+        if self.land_bytes + LAND_MARGIN * LAND_BYTES >= self.land_next {
+            self.evict_lands();
+            // Not again before half a share more: when the lands held fill
+            // the share, each pass must free room for many.
+            self.land_next = (self.land_bytes + self.land_cap / 2).max(self.land_cap);
         }
         self.depth += 1;
         self.deepest = self.deepest.max(self.depth);
@@ -433,7 +563,7 @@ impl<'a> Misere<'a> {
                 if self.tt.len() >= self.tt_cap {
                     self.tt.clear();
                 }
-                self.tt.insert(Self::hash(n), (pn, dn));
+                self.tt.insert(self.hash(n), (pn, dn));
                 self.depth -= 1;
                 self.path.pop();
                 return;
