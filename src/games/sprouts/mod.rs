@@ -169,6 +169,7 @@ pub(crate) const LAND_END: u8 = 255;
 impl Land {
     /// No land: what a search puts in the slot of a land it forgot, so
     /// that the slot holds no bytes until reused.
+    #[cfg(feature = "solve")]
     pub(crate) fn placeholder() -> Land {
         Land(Box::new([]))
     }

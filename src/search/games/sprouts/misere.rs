@@ -26,11 +26,12 @@
 //! proofs when it comes back to them, or each level would prove them again
 //! without end (a search in 1 MiB ran for minutes on 8 spots before they
 //! were kept). The lands take the last quarter: when they fill it, every
-//! land no proved position and no position on the line holds is forgotten
-//! (its number freed for reuse, the land children that name it dropped);
-//! most lands are met once, as children of a land, and never searched. A
-//! land forgotten is interned anew when met again. Before, the lands were
-//! not bounded: `sprouts:12:misere --memory 4G` peaked at 6.61 GiB.
+//! land that no proved position, no position on the line and no kept land
+//! children hold is forgotten and its number freed for reuse (most lands
+//! are met once, as children of a land whose children the full cache has
+//! since dropped, and never searched). A land forgotten is interned anew
+//! when met again. Before, the lands were not bounded: `sprouts:12:misere
+//! --memory 4G` peaked at 5.88 GiB.
 
 use super::normal::{Options, INF};
 use crate::games::sprouts::{Land, Position};
@@ -262,9 +263,9 @@ impl<'a> Misere<'a> {
     }
 
     /// Past the lands' share: forgets every land that no proved position,
-    /// no position on the line and not the outer node holds, with the land
-    /// children that name one. Called only where every number held is in
-    /// those (the top of [`Misere::mid`]).
+    /// no position on the line, not the outer node and no kept land
+    /// children hold. Called only where every number held is in those (the
+    /// top of [`Misere::mid`]).
     fn evict_lands(&mut self) {
         let mut held = vec![false; self.lands.len()];
         let mut hold = |n: &[u32]| {
