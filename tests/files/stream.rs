@@ -200,6 +200,27 @@ pub(crate) fn interrupt(g: &AnyGame, out: &Path, stop: u32) -> bool {
     r.is_err()
 }
 
+/// Resumes the solve `interrupt` stopped. The interrupted solve unwound on
+/// this thread, but its pool's threads may still hold a clone of the
+/// checkpoint's file, and so its lock, for a moment (a process that is
+/// stopped drops them all at once): a refusal as in use is retried for a
+/// few seconds. (Seen once on CI, 2 cores under load.)
+fn resume(g: &AnyGame, out: &Path) -> retrograde::solve::SolveReport {
+    let started = std::time::Instant::now();
+    loop {
+        let r = retrograde::with_game!(g, g => solve_to_file(g, out, &streamed(TableKind::Value), &NoProgress));
+        match r {
+            Err(retrograde::Error::Checkpoint {
+                fault: retrograde::CheckpointFault::InUse,
+                ..
+            }) if started.elapsed() < std::time::Duration::from_secs(10) => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            r => return r.unwrap(),
+        }
+    }
+}
+
 #[test]
 fn interrupted_streamed_solves_resume_to_identical_bytes() {
     let dir = tempfile::tempdir().unwrap();
@@ -219,8 +240,7 @@ fn interrupted_streamed_solves_resume_to_identical_bytes() {
                 out.display()
             );
             assert!(checkpoint_path(&out).exists());
-            let r = retrograde::with_game!(&g, g => solve_to_file(g, &out, &streamed(TableKind::Value), &NoProgress))
-                .unwrap();
+            let r = resume(&g, &out);
             assert_eq!(r.resumed_tiers, stop, "{spec}");
             assert!(std::fs::read(&out).unwrap() == want, "{spec} stop {stop}");
             assert!(!checkpoint_path(&out).exists());
