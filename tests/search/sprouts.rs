@@ -90,6 +90,33 @@ fn normal_play_outcomes_from_1_to_11_spots_are_the_published_ones() {
     }
 }
 
+/// A nimber search that settles a sum inside the search runs within a
+/// budget and is put off when it runs out: with the least budget one
+/// couple, every such search is cut again and again (its budget doubling
+/// each time), and every outcome and nimber is still the one found with
+/// the default budget.
+#[test]
+fn nimber_searches_cut_short_and_resumed_give_the_same_values() {
+    let mut cut = Normal::new(&options()).with_settle_min(1);
+    let mut plain = Normal::new(&options());
+    for n in 1..=11 {
+        assert_eq!(
+            cut.wins(&Position::spots(n)),
+            Some(normal_wins(n)),
+            "{n} spots"
+        );
+    }
+    assert!(cut.settles_cut() > 0, "no nimber search was cut");
+    for s in [
+        "0*4.A|0*4.A+0*3",
+        "0*8.AB|0*3.AB",
+        "0*3.AB|0*2.AB+0*3",
+        "0*6",
+    ] {
+        assert_eq!(cut.nimber(&p(s)), plain.nimber(&p(s)), "{s}");
+    }
+}
+
 #[test]
 fn misere_outcomes_from_1_to_7_spots_are_oeis_a164950() {
     let mut e = Misere::new(&options());
