@@ -129,7 +129,7 @@ fn misere_outcomes_from_1_to_7_spots_are_oeis_a164950() {
     }
 }
 
-/// Normal play from 12 to 14 spots (about 90 s of CPU in all; run with
+/// Normal play from 12 to 14 spots (about 50 s of CPU in all; run with
 /// `cargo test --release -p retrograde-cli --test search sprouts -- --ignored`;
 /// tools/sprouts-targets.sh measures each n).
 #[test]
