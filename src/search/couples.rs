@@ -864,30 +864,7 @@ impl<'a, L: Lands> Couples<'a, L> {
     /// The sum folded, then settled to at most one land: the nimbers of
     /// all its lands of unknown nimber but the largest are computed.
     fn settle(&mut self, ids: &[u32], k: u32) -> Option<Folded> {
-        match self.fold(ids, k) {
-            Folded::Sum(mut left, mut x) => {
-                left.sort_by_key(|&i| (self.lands[i as usize].size, i));
-                let big = left.pop().expect("two lands");
-                // The lands are held across searches: pinned.
-                let pins = self.pins.len();
-                self.pins.push(big);
-                self.pins.extend_from_slice(&left);
-                let mut settled = Some(());
-                for i in left {
-                    match self.land_nimber(i) {
-                        Some(n) => x ^= n,
-                        None => {
-                            settled = None;
-                            break;
-                        }
-                    }
-                }
-                self.pins.truncate(pins);
-                settled?;
-                Some(self.fold(&[big], x))
-            }
-            f => Some(f),
-        }
+        self.settle_within(ids, k, false)
     }
 
     /// [`Couples::settle`] from inside the search, each nimber within a
@@ -900,29 +877,39 @@ impl<'a, L: Lands> Couples<'a, L> {
     /// comes back with a budget twice as large. `None` when a budget or
     /// the search's limits ran out.
     fn settle_in_search(&mut self, ids: &[u32], k: u32) -> Option<Folded> {
+        self.settle_within(ids, k, true)
+    }
+
+    /// [`Couples::settle`], each nimber within a budget if `budgeted`.
+    fn settle_within(&mut self, ids: &[u32], k: u32, budgeted: bool) -> Option<Folded> {
         match self.fold(ids, k) {
             Folded::Sum(mut left, mut x) => {
                 left.sort_by_key(|&i| (self.lands[i as usize].size, i));
                 let big = left.pop().expect("two lands");
+                // The lands are held across searches: pinned.
                 let pins = self.pins.len();
                 self.pins.push(big);
                 self.pins.extend_from_slice(&left);
                 let mut settled = Some(());
                 for i in left {
-                    let effort = u64::from(self.lands[i as usize].effort);
                     let outer = self.budget_end;
-                    self.budget_end = outer.min(self.nodes + (2 * effort).max(self.settle_min));
+                    if budgeted {
+                        let effort = u64::from(self.lands[i as usize].effort);
+                        self.budget_end = outer.min(self.nodes + (2 * effort).max(self.settle_min));
+                    }
                     let before = self.nodes;
                     let n = self.land_nimber(i);
                     self.budget_end = outer;
                     match n {
                         Some(n) => x ^= n,
                         None => {
-                            // Pinned, so still this land.
-                            let spent = u32::try_from(self.nodes - before).unwrap_or(u32::MAX);
-                            let info = &mut self.lands[i as usize];
-                            info.effort = info.effort.saturating_add(spent);
-                            self.settles_cut += 1;
+                            if budgeted {
+                                // Pinned, so still this land.
+                                let spent = u32::try_from(self.nodes - before).unwrap_or(u32::MAX);
+                                let info = &mut self.lands[i as usize];
+                                info.effort = info.effort.saturating_add(spent);
+                                self.settles_cut += 1;
+                            }
                             settled = None;
                             break;
                         }
