@@ -18,7 +18,11 @@
 //!   the mover could complete after the move (Pons' threat count), centre
 //!   columns first on ties;
 //! - the **table** holds one word per position, keyed by the least raw key
-//!   of the position's images under the floor's symmetries (the mirror).
+//!   of the position's images under the floor's symmetries (the mirror);
+//! - **enhanced transposition cutoff**: a node with six empty cells or more
+//!   first looks each child up, and one already proven good for it ends
+//!   the node (Schaeffer and Plaat's ETC; on `connect:7x6 653` it cut the
+//!   nodes by 31% and the time by 28%).
 
 use super::table::{work_of, Compact, Info, NO_MOVE};
 use super::{Busy, Native, Solver, Worker};
@@ -268,6 +272,13 @@ const SHARE_EMPTY: u32 = 8;
 /// Most columns a move list holds.
 const MAX_MOVES: usize = crate::search::games::columns::MAX_COLUMNS;
 
+/// Empty cells from which a node first looks its children up in the table
+/// (enhanced transposition cutoff). Measured on `connect:7x6 653`, one
+/// thread, in seconds: none 26.7, from 20 empty cells 21.6, 14 20.2, 10
+/// 20.4, 8 19.5, 6 19.2 (the nodes: 85.9 M, then 73.2, 66.6, 62.0, 60.2,
+/// 59.0 M). Below a few cells a child's subtree costs less than its lookup.
+const ETC_EMPTY: u32 = 6;
+
 impl Gravity<'_> {
     /// Whether the value of the position (`cur` the mover's pieces, `mask`
     /// every piece; the mover cannot win at once) is at least `k`, with the
@@ -374,6 +385,26 @@ impl Gravity<'_> {
             }
         }
         w.deepest = w.deepest.max(u64::from(ply) + 1);
+        if g.cells() - filled >= ETC_EMPTY {
+            // Enhanced transposition cutoff: a child the table already
+            // proves below `1 - k` for the opponent answers the node with
+            // no search below it, where the move order might have gone
+            // into a sibling's subtree first (or no entry of the node's
+            // own survived the table's replacement).
+            let mut rest = playable;
+            while rest != 0 {
+                let m = rest & rest.wrapping_neg();
+                rest &= rest - 1;
+                if let Some(info) = self.table.get(l.key(opp, mask | m).0) {
+                    if info.bounds.hi < 1 - k {
+                        let c = g.column_of(m) as u8;
+                        let canonical = l.column_image(c, image);
+                        self.store(w, key, Bounds { lo: k, hi: 1 }, canonical, w.visited);
+                        return Some((true, c));
+                    }
+                }
+            }
+        }
         // The moves, best first: insertion by score (ties keep the
         // centre-first order of the columns). Each is its score above its
         // column in 16 bits: the array is cleared at every node, and
@@ -610,9 +641,7 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
     }
 
     fn grow(&mut self) -> u64 {
-        let (bigger, used) = self.table.doubled();
-        self.table = bigger;
-        used
+        self.table.double()
     }
 }
 

@@ -32,7 +32,9 @@
 //! `memory`, whenever half of its entries are in use; the probe then starts
 //! again from the root with the proofs kept (a restart costs the lines in
 //! progress, which the table's proofs make cheap to walk again). An easy
-//! position thus takes a few MiB, a hard one the memory it is given.
+//! position thus takes a few MiB, a hard one the memory it is given. The
+//! gravity boards' one-word table doubles in place, on every core, in huge
+//! pages where Linux gives them ([`table::Compact::double`]).
 //!
 //! Two searches behind one interface ([`Solver`]): the generic one works on
 //! any [`SearchGame`] through its moves, keys and hooks (immediate wins,
