@@ -391,11 +391,20 @@ impl Gravity<'_> {
             // no search below it, where the move order might have gone
             // into a sibling's subtree first (or no entry of the node's
             // own survived the table's replacement).
+            // Every child's bucket asked for before any is read.
+            let mut keys = [(0u64, 0u64); MAX_MOVES];
+            let mut n = 0;
             let mut rest = playable;
             while rest != 0 {
                 let m = rest & rest.wrapping_neg();
                 rest &= rest - 1;
-                if let Some(info) = self.table.get(l.key(opp, mask | m).0) {
+                let child = l.key(opp, mask | m).0;
+                self.table.prefetch(child);
+                keys[n] = (m, child);
+                n += 1;
+            }
+            for &(m, child) in &keys[..n] {
+                if let Some(info) = self.table.get(child) {
                     if info.bounds.hi < 1 - k {
                         let c = g.column_of(m) as u8;
                         let canonical = l.column_image(c, image);

@@ -179,6 +179,23 @@ impl Compact {
         None
     }
 
+    /// Asks the processor for `key`'s bucket ahead of a [`Compact::get`].
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (b, _) = self.split(key);
+            let p: *const AtomicU64 = &self.slots[b];
+            // SAFETY: a prefetch is a hint that never faults, and `p`
+            // points into the table anyway.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Records `info` for `key`, met with what the entry already holds;
     /// returns whether an empty slot was taken.
     #[inline]
