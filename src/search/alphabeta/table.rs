@@ -354,8 +354,10 @@ impl std::ops::Deref for Words {
 
     fn deref(&self) -> &[AtomicU64] {
         // SAFETY: the map is page-aligned, at least `8 n` bytes, zeroed by
-        // the kernel (zero is a valid `AtomicU64`), lives as long as `self`
-        // and is only ever reached through this slice of atomics.
+        // the kernel (zero is a valid `AtomicU64`) and lives as long as
+        // `self`; shared, it is only ever reached through this slice of
+        // atomics (its bytes are read directly only in `grow`, under
+        // `&mut self`).
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU64>(), self.n) }
     }
 }
