@@ -250,8 +250,7 @@ impl Compact {
         let buckets = 1usize << old;
         self.slots.grow(2 * buckets * WAYS);
         self.bucket_bits = old + 1;
-        let this = &*self;
-        let (low, high) = this.slots.split_at(buckets * WAYS);
+        let (low, high) = self.slots.split_at(buckets * WAYS);
         const RUN: usize = 1 << 12;
         low.par_chunks(RUN * WAYS)
             .zip(high.par_chunks(RUN * WAYS))
