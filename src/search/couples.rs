@@ -1038,6 +1038,11 @@ impl<'a, L: Lands> Couples<'a, L> {
         // Each child: a smaller heap (couple l, j) or a move in the land.
         let n = k as usize + kids.len();
         loop {
+            if self.limits.stop().is_some() {
+                // Stopped below: up at once, without a pass over the
+                // children's numbers at every level.
+                return;
+            }
             let mut sum: u64 = 0;
             let mut best: Option<(usize, u32, u32)> = None;
             let mut dn2 = INF;

@@ -81,9 +81,9 @@ pub struct Options {
     pub epsilon: f64,
     /// Stop after this many nodes (expansions): exactly, never one more.
     pub node_limit: Option<u64>,
-    /// Stop after this long (checked every 1,024 nodes).
+    /// Stop after this long (looked at before every node).
     pub time_limit: Option<Duration>,
-    /// Stop when this token is cancelled (checked every 1,024 nodes): by
+    /// Stop when this token is cancelled (looked at before every node): by
     /// default a token of the search's own, which nothing cancels.
     pub cancel: Cancel,
     /// Threads searching together on one table (0 is taken as 1). The
@@ -1024,7 +1024,7 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
                 true
             }
             Some(c) => {
-                if self.limits.stop().is_some() || c.halted() {
+                if self.limits.halted() || c.halted() {
                     return false;
                 }
                 if self.allowance == 0 {
@@ -1044,7 +1044,7 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
     /// Expands `pos` onto the path: counts the node, generates and
     /// evaluates its children. Returns `false`, expanding nothing, when a
     /// limit stops the search first: the node budget (exact), the path's
-    /// memory, or (every 1,024 nodes) the time or a stop request.
+    /// memory, the time or a stop request.
     fn expand(
         &mut self,
         path: &mut Vec<Frame<G>>,

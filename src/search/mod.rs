@@ -299,7 +299,8 @@ pub enum Stop {
     /// The node budget (`node_limit`) was spent: exactly that many nodes
     /// were expanded.
     Nodes,
-    /// The time limit passed (checked every 1,024 nodes).
+    /// The time limit passed (a timer raises a flag the engines look at
+    /// before every node: see [`Limits`]).
     Time,
     /// The search's [`Cancel`] token was cancelled (the command line's on
     /// Ctrl-C or SIGTERM).
@@ -333,7 +334,7 @@ pub fn path_budget(memory: u64) -> u64 {
 }
 
 /// What bounds one search, for both engines: the node budget (exact), the
-/// time limit and stop requests (checked every so many nodes), and the
+/// time limit and stop requests (flags looked at before every node), and the
 /// memory the line being searched may hold ([`path_budget`]). Once a
 /// search stops it stays stopped.
 /// Periodic snapshots of what a search has proved (`--save-every`): the
@@ -371,6 +372,9 @@ pub(crate) struct Limits {
     cancel: Cancel,
     node_cap: u64,
     time_limit: Option<Duration>,
+    /// Raised by the alarm thread when `time_limit` has passed (`None`: no
+    /// limit, or no alarm thread, when the clock alone tells).
+    time_up: Option<Arc<AtomicBool>>,
     start: Instant,
     next_report: Instant,
     path_budget: u64,
@@ -390,6 +394,7 @@ impl Limits {
             cancel,
             node_cap: node_limit.unwrap_or(u64::MAX),
             time_limit,
+            time_up: time_limit.and_then(|t| alarm::set(now + t)),
             start: now,
             next_report: now + Duration::from_secs(1),
             path_budget: path_budget(memory),
@@ -403,6 +408,7 @@ impl Limits {
 
     pub(crate) fn set_time_limit(&mut self, t: Option<Duration>) {
         self.time_limit = t;
+        self.time_up = t.and_then(|t| alarm::set(self.start + t));
     }
 
     pub(crate) fn set_cancel(&mut self, cancel: Cancel) {
@@ -418,6 +424,7 @@ impl Limits {
             cancel: self.cancel.clone(),
             node_cap: u64::MAX,
             time_limit: self.time_limit,
+            time_up: self.time_up.clone(),
             start: self.start,
             next_report: self.next_report,
             path_budget,
@@ -455,12 +462,41 @@ impl Limits {
     }
 
     /// Whether one more node may be expanded after `nodes`: never past the
-    /// budget, never once stopped.
+    /// budget, never once stopped, never once the time is up or a stop is
+    /// asked for. The time and the request are looked at here, before
+    /// every node (two loads of flags that change once), not every so many
+    /// nodes: a node can be costly (a misère Sprouts position of 1,500
+    /// lands takes about 10 ms), so that counting nodes let a `--time 1`
+    /// run for 11 s.
     #[inline]
     pub(crate) fn may_expand(&mut self, nodes: u64) -> bool {
+        !self.halted() && self.within_nodes(nodes)
+    }
+
+    /// Whether the search is stopped, now that the flags of the time limit
+    /// and of the cancel token have been looked at.
+    #[inline]
+    pub(crate) fn halted(&mut self) -> bool {
         if self.stop.is_some() {
-            return false;
+            return true;
         }
+        if self.cancel.is_cancelled() {
+            self.stop = Some(Stop::Requested);
+            return true;
+        }
+        if self
+            .time_up
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            self.stop = Some(Stop::Time);
+            return true;
+        }
+        false
+    }
+
+    #[inline]
+    fn within_nodes(&mut self, nodes: u64) -> bool {
         if nodes >= self.node_cap {
             self.stop = Some(Stop::Nodes);
             return false;
@@ -492,8 +528,9 @@ impl Limits {
         self.path_bytes -= bytes;
     }
 
-    /// Looks at the clock and for a stop request (too dear for every
-    /// node: callers check every 1,024 or 4,096); returns whether a
+    /// Looks at the clock and for a stop request (the clock itself, in
+    /// case no alarm thread could be started; callers check every 1,024
+    /// or 4,096 nodes, as they report progress); returns whether a
     /// progress report is due (about once a second).
     pub(crate) fn check(&mut self) -> bool {
         let now = Instant::now();
@@ -512,6 +549,12 @@ impl Limits {
     }
 }
 
+/// A flag raised at `deadline` by the alarm thread (`None` if it could not
+/// be started: then only the clock tells).
+pub(crate) fn alarm_at(deadline: Instant) -> Option<Arc<AtomicBool>> {
+    alarm::set(deadline)
+}
+
 /// A progress callback, called about once a second with the counters.
 pub(crate) type ProgressFn<'a, S> = Box<dyn FnMut(&S) + 'a>;
 
@@ -520,8 +563,8 @@ pub(crate) type ProgressFn<'a, S> = Box<dyn FnMut(&S) + 'a>;
 /// each [`Default`] token is new, so cancelling one search leaves every
 /// later search with its own token running. Cancelling is a store to an
 /// atomic flag: safe from any thread, a signal-handling thread included.
-/// The engines look at it with the clock (every 1,024 nodes, 4,096
-/// components).
+/// The engines look at it before every node (component), so a search
+/// stops within one node of the cancel.
 ///
 /// ```
 /// use retrograde::search::Cancel;
@@ -549,5 +592,81 @@ impl Cancel {
     /// Whether [`Cancel::cancel`] was called.
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// The alarm thread: raises each search's time-up flag when its time limit
+/// passes. The engines look at the flag before every node (a load), where
+/// reading the clock before every node would cost as much as a cheap node,
+/// and reading it every so many nodes let a search run on for seconds when
+/// its nodes are costly. One thread for the process, started with the first
+/// time limit; it sleeps until the next deadline.
+mod alarm {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
+    use std::time::Instant;
+
+    /// The deadlines set, each with the flag it raises (dropped with its
+    /// search: a flag no search holds is forgotten).
+    struct Alarms {
+        due: Mutex<Vec<(Instant, Weak<AtomicBool>)>>,
+        changed: Condvar,
+    }
+
+    /// `None` when the thread could not be started: the searches then look
+    /// at the clock only (every so many nodes).
+    static ALARMS: OnceLock<Option<&'static Alarms>> = OnceLock::new();
+
+    /// A flag raised at `deadline`, or `None` when there is no alarm thread.
+    pub(super) fn set(deadline: Instant) -> Option<Arc<AtomicBool>> {
+        let alarms = (*ALARMS.get_or_init(start))?;
+        let flag = Arc::new(AtomicBool::new(deadline <= Instant::now()));
+        let mut due = alarms.due.lock().unwrap_or_else(|e| e.into_inner());
+        // Searches that ended before their deadline leave their entry:
+        // forgotten here, so that the list holds only live searches.
+        due.retain(|(_, f)| f.strong_count() > 0);
+        due.push((deadline, Arc::downgrade(&flag)));
+        alarms.changed.notify_one();
+        Some(flag)
+    }
+
+    fn start() -> Option<&'static Alarms> {
+        let alarms: &'static Alarms = Box::leak(Box::new(Alarms {
+            due: Mutex::new(Vec::new()),
+            changed: Condvar::new(),
+        }));
+        std::thread::Builder::new()
+            .name("search-alarm".into())
+            .spawn(move || ring(alarms))
+            .ok()?;
+        Some(alarms)
+    }
+
+    fn ring(alarms: &Alarms) {
+        let mut due = alarms.due.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let now = Instant::now();
+            due.retain(|(at, flag)| match flag.upgrade() {
+                None => false,
+                Some(f) if *at <= now => {
+                    f.store(true, Ordering::Relaxed);
+                    false
+                }
+                Some(_) => true,
+            });
+            due = match due.iter().map(|(at, _)| *at).min() {
+                None => alarms
+                    .changed
+                    .wait(due)
+                    .unwrap_or_else(|e| e.into_inner()),
+                Some(next) => {
+                    let wait = next.saturating_duration_since(now);
+                    match alarms.changed.wait_timeout(due, wait) {
+                        Ok((g, _)) => g,
+                        Err(e) => e.into_inner().0,
+                    }
+                }
+            };
+        }
     }
 }

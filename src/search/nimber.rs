@@ -136,7 +136,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
         self
     }
 
-    /// Stops after `t` (checked every 4,096 components).
+    /// Stops after `t` (looked at before every component).
     pub fn with_time_limit(mut self, t: Option<Duration>) -> Self {
         self.limits.set_time_limit(t);
         self
@@ -148,7 +148,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
         self
     }
 
-    /// Stops when `cancel` is cancelled (checked every 4,096 components).
+    /// Stops when `cancel` is cancelled (looked at before every component).
     pub fn with_cancel(mut self, cancel: Cancel) -> Self {
         self.limits.set_cancel(cancel);
         self
@@ -270,8 +270,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
 
     /// Pushes component `c` onto the path with its children. Returns
     /// `false`, pushing nothing, when a limit stops the search first: the
-    /// node budget (exact), the path's memory, or (every 4,096 components)
-    /// the time or a stop request.
+    /// node budget (exact), the path's memory, the time or a stop request.
     fn expand(&mut self, path: &mut Vec<Frame<G>>, c: G::Pos, key: G::Key) -> bool {
         if !self.limits.may_expand(self.stats.nodes) {
             return false;

@@ -92,7 +92,8 @@ pub struct SearchOptions {
     /// Stop after this many expanded nodes (components for nimbers):
     /// exactly that many, never one more.
     pub node_limit: Option<u64>,
-    /// Stop after this long (checked every 1,024 nodes, 4,096 components).
+    /// Stop after this long (looked at before every node or component, so
+    /// a search ends within one node of it).
     pub time_limit: Option<Duration>,
     /// Tables to answer positions from: any table of the searched game (same
     /// spec), and for Cram nimbers any `cram:RxC --nimbers` table.

@@ -97,8 +97,8 @@ pub struct Args {
     /// positions they lead to.
     #[arg(long, conflicts_with_all = ["check", "openings"])]
     moves: bool,
-    /// Stop after this many seconds (checked every 1,024 nodes, or 4,096
-    /// components with --nimber).
+    /// Stop after this many seconds (looked at before every node, or
+    /// component with --nimber: the search ends within one node of it).
     #[arg(long, value_name = "SECONDS")]
     time: Option<f64>,
     /// Stop after this many expanded nodes (components with --nimber):

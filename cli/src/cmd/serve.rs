@@ -25,6 +25,15 @@ pub struct Args {
     /// but the time).
     #[arg(long, value_name = "N")]
     search_nodes: Option<u64>,
+    /// Searches run at once (default: --threads); each takes one core for
+    /// up to --search-time. A search whose client closes its connection is
+    /// stopped.
+    #[arg(long, value_name = "N")]
+    search_workers: Option<usize>,
+    /// Search requests that may wait for a worker. Past them a request is
+    /// answered at once with 503 and a Retry-After header, not queued.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    search_queue: usize,
     /// Address to listen on. The default is loopback only; another address
     /// lets anyone who can reach it read the tables.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
@@ -53,6 +62,9 @@ pub struct Args {
 
 /// The longest `--header-timeout` and `--idle-timeout`: a day.
 const MAX_TIMEOUT: u64 = 86_400;
+
+/// The most search requests that may wait for a worker.
+const MAX_QUEUE: usize = 100_000;
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let addr: std::net::SocketAddr = args.addr.parse().map_err(|_| {
@@ -92,6 +104,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.search_nodes == Some(0) {
         bail!("--search-nodes must be at least 1");
     }
+    let search_workers = match args.search_workers {
+        None => threads,
+        Some(n) if (1..=super::MAX_THREADS).contains(&n) => n,
+        Some(n) => bail!(
+            "--search-workers {n} is not from 1 to {}",
+            super::MAX_THREADS
+        ),
+    };
+    if args.search_queue > MAX_QUEUE {
+        bail!(
+            "--search-queue {} is more than {MAX_QUEUE} (a request waiting that long is better told to retry)",
+            args.search_queue
+        );
+    }
     let files = match (args.files.is_empty(), args.searches.is_empty()) {
         // Only searched games asked for: no tables.
         (true, false) => Vec::new(),
@@ -110,6 +136,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             time: std::time::Duration::from_secs_f64(args.search_time),
             nodes: args.search_nodes,
         },
+        search_workers,
+        search_queue: args.search_queue,
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -136,6 +136,7 @@ async fn serve_connection(
     idle: Duration,
 ) {
     let progress = Arc::new(Progress::new());
+    let peer = Peer::of(&stream);
     let io = TokioIo::new(Watched {
         inner: stream,
         progress: progress.clone(),
@@ -146,7 +147,7 @@ async fn serve_connection(
         let progress = progress.clone();
         async move {
             let _answering = progress.answering();
-            Ok::<_, Infallible>(super::answer(explorer, request).await)
+            Ok::<_, Infallible>(super::answer(explorer, request, peer).await)
         }
     });
     let connection = http.serve_connection(io, service);
@@ -166,6 +167,70 @@ async fn serve_connection(
         {
             return;
         }
+    }
+}
+
+/// A connection's client, to tell whether it has closed the connection
+/// while its request is answered (hyper reads nothing then, so it does not
+/// notice): a search whose client left is stopped. Valid while the
+/// connection is open, which is while its requests are answered.
+#[derive(Clone, Copy, Debug)]
+pub struct Peer {
+    #[cfg(unix)]
+    fd: std::os::fd::RawFd,
+}
+
+impl Peer {
+    fn of(stream: &tokio::net::TcpStream) -> Peer {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            Peer {
+                fd: stream.as_raw_fd(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = stream;
+            Peer {}
+        }
+    }
+
+    /// Whether the client has closed (or reset) the connection: a peek at
+    /// the socket that consumes nothing finds its end. A client that only
+    /// shuts down its sending side counts as gone too (as in other servers:
+    /// HTTP clients do not, and one that did would read an answer that
+    /// comes after it gave up). A request sent behind this one (pipelined)
+    /// hides the end until it is read: such a search runs its budget.
+    pub fn closed(&self) -> bool {
+        #[cfg(unix)]
+        {
+            let mut byte = 0u8;
+            // SAFETY: the descriptor is the connection's, open while its
+            // request is answered (the connection owns the service that
+            // asks); recv writes at most one byte into `byte`.
+            let n = unsafe {
+                libc::recv(
+                    self.fd,
+                    (&mut byte as *mut u8).cast(),
+                    1,
+                    libc::MSG_PEEK | libc::MSG_DONTWAIT,
+                )
+            };
+            match n {
+                0 => true,
+                1.. => false,
+                _ => matches!(
+                    io::Error::last_os_error().kind(),
+                    io::ErrorKind::ConnectionReset
+                        | io::ErrorKind::ConnectionAborted
+                        | io::ErrorKind::BrokenPipe
+                        | io::ErrorKind::NotConnected
+                ),
+            }
+        }
+        #[cfg(not(unix))]
+        false
     }
 }
 

@@ -14,12 +14,17 @@ mod search;
 use crate::cmd::open::named;
 use crate::cmd::output::{header_json, position_json};
 use anyhow::{bail, Context, Result};
+use retrograde::search::Cancel;
 use retrograde::{Error, Tablebase};
 use serde_json::{json, Value as Json};
 use std::borrow::Cow;
 use std::net::SocketAddr;
+use std::future::Future;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
 
 pub use search::Budget;
 use search::SearchSource;
@@ -106,6 +111,54 @@ pub struct Explorer {
     /// otherwise a web page elsewhere could read the tables through DNS
     /// rebinding.
     loopback_only: bool,
+    /// The search workers and the requests waiting for them.
+    gate: Gate,
+}
+
+/// What bounds the searches: `workers` run at once, and at most `queue`
+/// more requests wait for one; past that a request is answered 503 at
+/// once, with Retry-After (a search takes its whole budget at most).
+struct Gate {
+    workers: Arc<tokio::sync::Semaphore>,
+    /// Search requests running or waiting.
+    admitted: Arc<AtomicUsize>,
+    /// The most of them: workers plus queue.
+    limit: usize,
+    /// Seconds a client is told to wait when the queue is full: a
+    /// request's budget, when a worker is next free at the latest (if the
+    /// queue is empty by then).
+    retry_after: u64,
+}
+
+impl Gate {
+    fn new(workers: usize, queue: usize, budget: Duration) -> Gate {
+        Gate {
+            workers: Arc::new(tokio::sync::Semaphore::new(workers)),
+            admitted: Arc::new(AtomicUsize::new(0)),
+            limit: workers + queue,
+            retry_after: budget.as_secs_f64().ceil().max(1.0) as u64,
+        }
+    }
+
+    /// A place among the requests running or waiting, if one is left.
+    fn admit(&self) -> Option<Admitted> {
+        self.admitted
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.limit).then_some(n + 1)
+            })
+            .ok()?;
+        Some(Admitted(self.admitted.clone()))
+    }
+}
+
+/// A search request's place, given back when it is answered or its
+/// search has stopped.
+struct Admitted(Arc<AtomicUsize>);
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Explorer {
@@ -202,21 +255,38 @@ impl Explorer {
         Ok(Explorer {
             tables,
             loopback_only,
+            gate: Gate::new(1, 0, budget.time),
         })
     }
 
     /// Answers one request. `target` is the request target as sent (path
     /// and query, still percent-encoded; or absolute-form, `http://HOST/…`)
-    /// and `hosts` the values of its Host headers.
+    /// and `hosts` the values of its Host headers. (The server routes
+    /// first, then probes or searches on a blocking thread.)
+    #[cfg(test)]
     pub fn handle(&self, method: &str, target: &str, hosts: &[&str]) -> Reply {
+        match self.route(method, target, hosts) {
+            Err(reply) => reply,
+            Ok((table, p)) => self.position(table, p.as_deref(), &Cancel::new()),
+        }
+    }
+
+    /// Where a request goes: a position of a table (by number) to look up
+    /// or search, or an answer at once (`Err`).
+    fn route(
+        &self,
+        method: &str,
+        target: &str,
+        hosts: &[&str],
+    ) -> Result<(usize, Option<String>), Reply> {
         if target.len() > MAX_TARGET {
-            return Reply::error(
+            return Err(Reply::error(
                 414,
                 format!(
                     "the request is {} bytes long; at most {MAX_TARGET} are read",
                     target.len()
                 ),
-            );
+            ));
         }
         // The host a browser connected for: every one the request names
         // (RFC 9112 makes an absolute-form target's authority override the
@@ -224,55 +294,55 @@ impl Explorer {
         let (authority, target) = match host::split_absolute(target) {
             None => (None, target),
             Some(Ok((authority, rest))) => (Some(authority), rest),
-            Some(Err(why)) => return Reply::error(400, why),
+            Some(Err(why)) => return Err(Reply::error(400, why)),
         };
         if hosts.len() > 1 {
-            return Reply::error(
+            return Err(Reply::error(
                 400,
                 format!(
                     "the request has {} Host headers; one is allowed",
                     hosts.len()
                 ),
-            );
+            ));
         }
         let named = hosts.iter().map(|h| ("Host header", *h));
         let mut loopback = !hosts.is_empty() || authority.is_some();
         for (what, name) in named.chain(authority.map(|a| ("request target's host", a))) {
             match host::is_loopback(name) {
                 Err(why) => {
-                    return Reply::error(
+                    return Err(Reply::error(
                         400,
                         format!("the {what} {} is malformed: {why}", Error::quote(name)),
-                    )
+                    ))
                 }
                 Ok(l) => loopback &= l,
             }
         }
         if self.loopback_only && !loopback {
-            return Reply::error(
+            return Err(Reply::error(
                 421,
                 "this server answers only requests addressed to localhost",
-            );
+            ));
         }
         if method != "GET" && method != "HEAD" {
-            return Reply::error(
+            return Err(Reply::error(
                 405,
                 format!("method {} is not allowed: use GET", Error::quote(method)),
-            );
+            ));
         }
         let (path, query) = target.split_once('?').unwrap_or((target, ""));
         let Some(path) = path.strip_prefix('/') else {
-            return Reply::error(400, "the request target must start with '/'");
+            return Err(Reply::error(400, "the request target must start with '/'"));
         };
         let mut segments = Vec::new();
         for raw in path.split('/') {
             match percent_encoding::percent_decode_str(raw).decode_utf8() {
                 Ok(s) => segments.push(s.into_owned()),
-                Err(_) => return Reply::error(400, "the path is not UTF-8 once decoded"),
+                Err(_) => return Err(Reply::error(400, "the path is not UTF-8 once decoded")),
             }
         }
         let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-        match segments.as_slice() {
+        Err(match segments.as_slice() {
             [""] => self.asset("index.html"),
             [name] if ASSETS.iter().any(|a| a.0 == *name) => self.asset(name),
             ["api", "tables"] | ["api", "tables", ""] => self.no_query(query).unwrap_or_else(|| {
@@ -284,23 +354,35 @@ impl Explorer {
             ["api", "tables", id] => match self.table(id) {
                 Err(r) => r,
                 Ok(t) => self.no_query(query).unwrap_or_else(|| {
-                    let mut j = t.summary.clone();
-                    j["info"] = t.info.clone();
+                    let mut j = self.tables[t].summary.clone();
+                    j["info"] = self.tables[t].info.clone();
                     Reply::json(200, &j)
                 }),
             },
-            ["api", "tables", id, "position"] => match self.table(id) {
-                Err(r) => r,
-                Ok(t) => match position_param(query) {
-                    Err(r) => r,
-                    Ok(p) => position(t, p.as_deref()),
-                },
-            },
+            ["api", "tables", id, "position"] => {
+                let t = self.table(id)?;
+                return Ok((t, position_param(query)?));
+            }
             ["api", ..] => Reply::error(
                 404,
                 "no such API path (see /api/tables and /api/tables/ID/position?p=POSITION)",
             ),
             _ => Reply::error(404, "no such page"),
+        })
+    }
+
+    /// Whether positions of table `t` are searched (not read from a file).
+    fn searched(&self, t: usize) -> bool {
+        matches!(self.tables[t].source, Source::Search(_))
+    }
+
+    /// A position of table `t`: read, or searched until `cancel` (if not
+    /// first the budget).
+    fn position(&self, t: usize, text: Option<&str>, cancel: &Cancel) -> Reply {
+        let t = &self.tables[t];
+        match &t.source {
+            Source::Table(tb) => position(t, tb, text),
+            Source::Search(s) => s.position(&t.id, text, cancel),
         }
     }
 
@@ -317,8 +399,8 @@ impl Explorer {
         }
     }
 
-    fn table(&self, id: &str) -> Result<&Served, Reply> {
-        self.tables.iter().find(|t| t.id == id).ok_or_else(|| {
+    fn table(&self, id: &str) -> Result<usize, Reply> {
+        self.tables.iter().position(|t| t.id == id).ok_or_else(|| {
             let known: Vec<&str> = self.tables.iter().map(|t| t.id.as_str()).collect();
             Reply::error(
                 404,
@@ -370,12 +452,8 @@ fn position_param(query: &str) -> Result<Option<String>, Reply> {
     Ok(p)
 }
 
-/// A position's value, moves and board.
-fn position(t: &Served, text: Option<&str>) -> Reply {
-    let tb = match &t.source {
-        Source::Table(tb) => tb,
-        Source::Search(s) => return s.position(&t.id, text),
-    };
+/// A position's value, moves and board, read from table `tb`.
+fn position(t: &Served, tb: &Tablebase, text: Option<&str>) -> Reply {
     let p = match tb.probe_text(text, true) {
         Ok(p) => p,
         Err(e @ Error::BadPosition { .. }) => return Reply::error(400, e),
@@ -431,6 +509,10 @@ pub struct Options {
     pub searches: Vec<String>,
     /// Each search request's budget.
     pub budget: Budget,
+    /// Searches run at once.
+    pub search_workers: usize,
+    /// Search requests that may wait for a worker.
+    pub search_queue: usize,
 }
 
 /// Opens the tables and serves them until the process is stopped.
@@ -445,14 +527,19 @@ pub fn start(options: Options) -> Result<()> {
         files,
         searches,
         budget,
+        search_workers,
+        search_queue,
     } = options;
     let loopback = addr.ip().is_loopback();
-    let explorer = Arc::new(Explorer::open(&files, &searches, budget, verify, loopback)?);
+    let mut explorer = Explorer::open(&files, &searches, budget, verify, loopback)?;
+    explorer.gate = Gate::new(search_workers, search_queue, budget.time);
+    let explorer = Arc::new(explorer);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         // Probes run on the blocking pool; bounded, so a burst of requests
         // on a cold disk queues instead of starting hundreds of threads.
-        .max_blocking_threads(threads * 4)
+        // The searches run there too, as many as their workers.
+        .max_blocking_threads(threads * 4 + search_workers)
         .enable_io()
         .enable_time()
         .build()
@@ -506,11 +593,17 @@ pub fn start(options: Options) -> Result<()> {
     })
 }
 
-/// Every request: [`Explorer::handle`] on a blocking thread, since a probe
-/// of a cold table reads the disk.
+/// How often a search's client is looked at, to stop the search when it
+/// has gone.
+const WATCH_EVERY: Duration = Duration::from_millis(20);
+
+/// Every request: routed here, a table's position probed on a blocking
+/// thread (a probe of a cold table reads the disk), a searched position
+/// searched on one by a search worker, stopped if the client goes.
 async fn answer(
     explorer: Arc<Explorer>,
     request: hyper::Request<hyper::body::Incoming>,
+    peer: conn::Peer,
 ) -> hyper::Response<conn::Body> {
     use hyper::header::{self, HeaderValue};
     use hyper::StatusCode;
@@ -524,14 +617,33 @@ async fn answer(
         .iter()
         .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
         .collect();
-    let reply = tokio::task::spawn_blocking(move || {
+    let route = {
         let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
-        explorer.handle(&method, &target, &hosts)
-    })
-    .await
-    .unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}")));
-    if reply.status >= 500 {
-        // The operator should see a table failing, not only the client.
+        explorer.route(&method, &target, &hosts)
+    };
+    let mut retry_after = None;
+    let reply = match route {
+        Err(reply) => reply,
+        Ok((t, p)) if !explorer.searched(t) => tokio::task::spawn_blocking(move || {
+            explorer.position(t, p.as_deref(), &Cancel::new())
+        })
+        .await
+        .unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}"))),
+        Ok((t, p)) => match search(explorer, t, p, peer).await {
+            Searched::Answered(reply) => reply,
+            Searched::Busy(reply, secs) => {
+                retry_after = Some(secs);
+                reply
+            }
+            // Nobody to answer: the connection is closed on the failed
+            // write.
+            Searched::Gone => Reply::error(503, "the client closed the connection"),
+        },
+    };
+    if reply.status == 500 {
+        // The operator should see a table failing, not only the client
+        // (a full queue, 503, is said to the client only: a flood of
+        // requests must not become a flood of log lines).
         eprintln!("retrograde: {}", String::from_utf8_lossy(&reply.body));
     }
     let body = match reply.body {
@@ -569,7 +681,82 @@ async fn answer(
     if reply.status == 405 {
         headers.insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
     }
+    if let Some(secs) = retry_after {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
     response
+}
+
+/// What became of a search request.
+enum Searched {
+    Answered(Reply),
+    /// Every worker busy and the queue full: 503, retry after so many
+    /// seconds.
+    Busy(Reply, u64),
+    /// The client closed its connection first: the search was stopped (or
+    /// never started).
+    Gone,
+}
+
+/// A searched position: waits for a search worker (if the queue has room),
+/// searches on the blocking pool, and stops the search if the client closes
+/// its connection meanwhile (looked at every [`WATCH_EVERY`]): a client
+/// that gave up costs at most that long of a worker, not the budget.
+async fn search(explorer: Arc<Explorer>, t: usize, p: Option<String>, peer: conn::Peer) -> Searched {
+    let Some(admitted) = explorer.gate.admit() else {
+        let gate = &explorer.gate;
+        let reply = Reply::error(
+            503,
+            format!(
+                "the server is busy: {} searches are running or waiting, the most it takes; retry in {} s",
+                gate.limit, gate.retry_after
+            ),
+        );
+        return Searched::Busy(reply, gate.retry_after);
+    };
+    let workers = explorer.gate.workers.clone();
+    let Some(Ok(worker)) = until_gone(workers.acquire_owned(), &peer).await else {
+        return Searched::Gone;
+    };
+    let cancel = Cancel::new();
+    let job = {
+        let cancel = cancel.clone();
+        tokio::task::spawn_blocking(move || {
+            // Held until the search has stopped, cancelled or not: no more
+            // searches run than workers.
+            let _held = (worker, admitted);
+            explorer.position(t, p.as_deref(), &cancel)
+        })
+    };
+    match until_gone(job, &peer).await {
+        Some(r) => Searched::Answered(
+            r.unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}"))),
+        ),
+        None => {
+            cancel.cancel();
+            Searched::Gone
+        }
+    }
+}
+
+/// `fut`'s output, or `None` as soon as the client of `peer` is seen to
+/// have closed its connection (`fut` is then dropped).
+async fn until_gone<F: Future>(fut: F, peer: &conn::Peer) -> Option<F::Output> {
+    let mut fut = std::pin::pin!(fut);
+    let mut watch = tokio::time::interval(WATCH_EVERY);
+    watch.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        while watch.poll_tick(cx).is_ready() {
+            if peer.closed() {
+                return Poll::Ready(None);
+            }
+        }
+        Poll::Pending
+    })
+    .await
 }
 
 #[cfg(test)]
@@ -581,6 +768,7 @@ mod tests {
         Explorer {
             tables: Vec::new(),
             loopback_only,
+            gate: super::Gate::new(1, 0, std::time::Duration::from_secs(1)),
         }
     }
 

@@ -4,16 +4,32 @@
 //! and nodes per request, so that a request never runs unbounded. What the
 //! budget did not reach is `"unknown"`.
 //!
+//! The budget's time counts from when a search worker takes the request
+//! (the wait in the queue is not the search's) to the answer made, listing
+//! the children included; the search looks at the time before every node.
+//! An answer is at most [`MAX_REPLY`] bytes: a position whose children
+//! would take more (hundreds of lands, a heap of millions) is refused with
+//! 422 before any child is made, and searched on the command line.
+//!
 //! The position is read and its children written by the game's own
 //! notation (through the search's [`SearchGame`]), never a second one.
 
 use super::Reply;
 use retrograde::search::games::AnySearch;
 use retrograde::search::run::{self, Answer, Quiet, SearchOptions, Searched};
-use retrograde::search::{SearchGame, Stop};
+use retrograde::search::{Cancel, SearchGame, Stop};
 use retrograde::{Error, Value};
 use serde_json::{json, Value as Json};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// The largest answer: 1 MiB. A position's answer lists each child twice
+/// (its move and its position, the same text), so a position of 2,400
+/// characters with 1,400 children (170 lands) would take 6.8 MB.
+pub const MAX_REPLY: usize = 1 << 20;
+
+/// Bytes a child takes in the answer besides its text (twice): the
+/// members' names and values.
+const MOVE_BYTES: usize = 160;
 
 /// Memory each request's search may take: the explorer answers many
 /// requests at once on a machine doing other work.
@@ -91,11 +107,72 @@ impl SearchSource {
         }
     }
 
+    /// The bytes the children of `text` would take in an answer, at most
+    /// (equal children are listed once), from each land's children: no
+    /// child position is made. `None` if the position does not parse (the
+    /// search says why).
+    fn children_bytes(&self, text: Option<&str>) -> Option<(usize, usize)> {
+        let AnySearch::Sprouts(g) = &self.game else {
+            return Some((0, 0));
+        };
+        let p = match text {
+            Some(t) => g.parse_position(t).ok()?,
+            None => g.start(),
+        };
+        let whole = g.format_position(&p).len();
+        let each = |len: usize| 2 * len + MOVE_BYTES;
+        // Smaller heaps: the same lands.
+        let heaps = p.heap() as usize;
+        let mut bytes = heaps.saturating_mul(each(whole));
+        let mut count = heaps;
+        let lands = p.lands();
+        for (i, land) in lands.iter().enumerate() {
+            if i > 0 && lands[i - 1] == *land {
+                continue;
+            }
+            if bytes > MAX_REPLY {
+                break;
+            }
+            let own = land.to_string().len();
+            for child in land.children() {
+                let len: usize = child.iter().map(|l| l.to_string().len() + 1).sum();
+                bytes = bytes.saturating_add(each(whole - own + len));
+                count += 1;
+            }
+        }
+        Some((count, bytes))
+    }
+
     /// A position's value and children, as a table's position answer: the
     /// same members, with `"unknown"` where the budget ran out, and
     /// `search` saying what the search did.
-    pub fn position(&self, id: &str, text: Option<&str>) -> Reply {
-        let report = match run::run(&self.game, &self.options(text, self.budget.nodes), &Quiet) {
+    /// Stopped early when `cancel` is (the client left).
+    pub fn position(&self, id: &str, text: Option<&str>, cancel: &Cancel) -> Reply {
+        let started = Instant::now();
+        if let Some((count, bytes)) = self.children_bytes(text) {
+            if bytes > MAX_REPLY {
+                return Reply::error(
+                    422,
+                    format!(
+                        "the position has {} children or more, which take more than the {} KiB an answer may: search it with `retrograde search {} POSITION --moves`",
+                        count,
+                        MAX_REPLY >> 10,
+                        self.spec()
+                    ),
+                );
+            }
+        }
+        let mut options = self.options(text, self.budget.nodes);
+        // What is left of the budget (at least a moment: a search with no
+        // time is refused as an option).
+        options.time_limit = Some(
+            self.budget
+                .time
+                .saturating_sub(started.elapsed())
+                .max(Duration::from_millis(1)),
+        );
+        options.cancel = cancel.clone();
+        let report = match run::run(&self.game, &options, &Quiet) {
             Ok(r) => r,
             Err(e @ Error::BadPosition { .. }) => return Reply::error(400, e),
             Err(e) => return Reply::error(500, format!("search {id}: {e}")),
@@ -149,7 +226,7 @@ impl SearchSource {
             }
         }
         let value = root.value();
-        Reply::json(
+        let reply = Reply::json(
             200,
             &json!({
                 "position": root.position,
@@ -169,7 +246,19 @@ impl SearchSource {
                     "seconds": report.elapsed.as_secs_f64(),
                 },
             }),
-        )
+        );
+        if reply.body.len() > MAX_REPLY {
+            // Not expected (the children were counted first): the bound
+            // holds anyway.
+            return Reply::error(
+                500,
+                format!(
+                    "search {id}: the answer would take {} bytes, more than {MAX_REPLY}",
+                    reply.body.len()
+                ),
+            );
+        }
+        reply
     }
 }
 

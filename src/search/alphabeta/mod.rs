@@ -52,7 +52,7 @@ use super::leaves::ValueLeaves;
 use super::{score, Bounds, Cancel, SearchGame, Stop};
 use crate::value::Value;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 pub(crate) use gravity::native as gravity_native;
@@ -185,6 +185,9 @@ pub(crate) struct Control {
     grow_at: AtomicU64,
     cancel: Cancel,
     time_limit: Option<Duration>,
+    /// Raised when the time limit passes (by the alarm thread, see
+    /// `super::Limits`): looked at before every node, as `abort` is.
+    time_up: Option<Arc<AtomicBool>>,
     start: Instant,
 }
 
@@ -222,8 +225,22 @@ impl Control {
             grow_at: AtomicU64::new(0),
             cancel: o.cancel.clone(),
             time_limit: o.time_limit,
+            time_up: o.time_limit.and_then(|t| super::alarm_at(Instant::now() + t)),
             start: Instant::now(),
         }
+    }
+
+    /// Whether the time-up flag is raised (stopping the search if so).
+    #[inline(always)]
+    fn time_up(&self) -> bool {
+        let up = self
+            .time_up
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed));
+        if up {
+            self.set_stop(Stop::Time);
+        }
+        up
     }
 
     fn stopped(&self) -> Option<Stop> {
@@ -360,7 +377,7 @@ impl<'c> Worker<'c> {
     /// search is aborted, or its budget is spent).
     #[inline(always)]
     pub fn visit(&mut self) -> bool {
-        if self.ctl.abort.load(Ordering::Relaxed) {
+        if self.ctl.abort.load(Ordering::Relaxed) || self.ctl.time_up() {
             return false;
         }
         if self.reserved == 0 && !self.refill() {

@@ -531,6 +531,14 @@ impl<'a> Misere<'a> {
         let kids: Rc<[Node]> = self.children(n).into();
         self.path.push(kids.clone());
         loop {
+            if self.limits.stop().is_some() {
+                // Stopped below: up at once, without a pass over the
+                // children's numbers at every level (with 1,500 lands, 3
+                // ms a level: 0.4 s past a `--time` at depth 113).
+                self.depth -= 1;
+                self.path.pop();
+                return;
+            }
             let mut sum: u64 = 0;
             let mut best: Option<(usize, u32, u32)> = None;
             let mut dn2 = INF;

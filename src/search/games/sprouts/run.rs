@@ -94,7 +94,8 @@ pub fn run(
             rule: "lists one position's children: it does not go with --openings".into(),
         });
     }
-    let (root, o) = prepare(g, options)?;
+    let begun = Instant::now();
+    let (root, mut o) = prepare(g, options)?;
     // The periodic saves and the last one share the target.
     let target = RefCell::new(save_target(options, observer)?);
     observer.started();
@@ -122,6 +123,13 @@ pub fn run(
             }
         }
     }
+    // The time limit bounds the run, the listing of the children or
+    // openings included (thousands of positions of hundreds of lands take
+    // a good part of a second): what is left of it bounds the search.
+    o.time_limit = o.time_limit.map(|t| {
+        t.saturating_sub(begun.elapsed())
+            .max(std::time::Duration::from_nanos(1))
+    });
     // Entries loaded but not re-proved (the load was stopped first): carried
     // into every save as they were read, so that a run stopped while loading
     // loses nothing it was given (the next load re-proves them).
