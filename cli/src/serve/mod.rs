@@ -719,6 +719,10 @@ async fn search(explorer: Arc<Explorer>, t: usize, p: Option<String>, peer: conn
         return Searched::Gone;
     };
     let cancel = Cancel::new();
+    // hyper drops this future when it sees the client go (it reads the
+    // connection's end while the answer is pending): the search is stopped
+    // then too, or it would run its budget for nobody.
+    let _stop = StopOnDrop(cancel.clone());
     let job = {
         let cancel = cancel.clone();
         tokio::task::spawn_blocking(move || {
@@ -732,10 +736,17 @@ async fn search(explorer: Arc<Explorer>, t: usize, p: Option<String>, peer: conn
         Some(r) => Searched::Answered(
             r.unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}"))),
         ),
-        None => {
-            cancel.cancel();
-            Searched::Gone
-        }
+        None => Searched::Gone,
+    }
+}
+
+/// Cancels its token when dropped: a search answered is stopped already,
+/// one whose request was dropped (or whose client left) is stopped then.
+struct StopOnDrop(Cancel);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }
 
