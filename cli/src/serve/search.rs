@@ -162,13 +162,29 @@ impl SearchSource {
                 );
             }
         }
+        // Every child, searched or not: the game's moves (the results stop
+        // where the budget did). Listed first, to know what the listing
+        // costs: the search lists them again, and once more to name a
+        // winning move, so the search's time is the budget less twice
+        // that (a few hundred lands take a few tenths of a second).
+        let listing = Instant::now();
+        let all: Vec<String> = retrograde::with_search!(&self.game, g => {
+            let p = match text {
+                Some(t) => g.parse_position(t).ok(),
+                None => Some(g.start()),
+            };
+            p.map_or_else(Vec::new, |p| {
+                g.moves(&p).iter().map(|(m, _)| g.format_move(m)).collect()
+            })
+        });
+        let listing = listing.elapsed();
         let mut options = self.options(text, self.budget.nodes);
         // What is left of the budget (at least a moment: a search with no
         // time is refused as an option).
         options.time_limit = Some(
             self.budget
                 .time
-                .saturating_sub(started.elapsed())
+                .saturating_sub(started.elapsed() + listing)
                 .max(Duration::from_millis(1)),
         );
         options.cancel = cancel.clone();
@@ -180,14 +196,6 @@ impl SearchSource {
         let Some((root, children)) = report.results.split_first() else {
             return Reply::error(500, format!("search {id}: nothing was searched"));
         };
-        // Every child, searched or not: the game's moves from the position
-        // the report spelled (the results stop where the budget did).
-        let all: Vec<String> = retrograde::with_search!(&self.game, g => {
-            match g.parse_position(&root.position) {
-                Ok(p) => g.moves(&p).iter().map(|(m, _)| g.format_move(m)).collect(),
-                Err(_) => Vec::new(),
-            }
-        });
         let mut moves: Vec<Json> = all
             .iter()
             .enumerate()
