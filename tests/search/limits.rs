@@ -369,3 +369,31 @@ fn exit_statuses_tell_proven_error_usage_and_stopped_apart() {
         Some(3)
     );
 }
+
+#[test]
+fn the_time_limit_holds_when_nodes_are_costly() {
+    // A misère position of 1,500 lands, 40 of them distinct: a node costs
+    // about 10 ms (its hundreds of children, each of 1,500 lands). The time
+    // was looked at every 1,024 nodes: `--time 1` ran 11 s. Now a timer's
+    // flag is looked at before every node, and a stopped search returns
+    // without a pass over the children at every level of its line.
+    let lands: Vec<String> = (0..1500).map(|k| format!("0*{}", k % 40 + 1)).collect();
+    let start = Instant::now();
+    let o = run(&[
+        "search",
+        "sprouts:5:misere",
+        &lands.join("+"),
+        "--time",
+        "1",
+        "--json",
+    ]);
+    let took = start.elapsed();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["stopped"], "time");
+    assert!(j["nodes"].as_u64().unwrap() > 10, "{}", j["nodes"]);
+    let searched = j["seconds"].as_f64().unwrap();
+    assert!(searched <= 1.1, "searched {searched} s");
+    // The search's 10%, and the program's start and end.
+    assert!(took < Duration::from_millis(1250), "ran {took:?}");
+}

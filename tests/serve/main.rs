@@ -8,6 +8,7 @@
 mod common;
 
 mod api;
+mod busy;
 mod docs;
 mod hostile;
 mod limits;
