@@ -655,10 +655,7 @@ mod alarm {
                 Some(_) => true,
             });
             due = match due.iter().map(|(at, _)| *at).min() {
-                None => alarms
-                    .changed
-                    .wait(due)
-                    .unwrap_or_else(|e| e.into_inner()),
+                None => alarms.changed.wait(due).unwrap_or_else(|e| e.into_inner()),
                 Some(next) => {
                     let wait = next.saturating_duration_since(now);
                     match alarms.changed.wait_timeout(due, wait) {

@@ -40,7 +40,11 @@ fn answer(mut s: TcpStream, max: Duration) -> (u16, String, String) {
     }
     let text = String::from_utf8(got).unwrap();
     let (head, body) = text.split_once("\r\n\r\n").expect("a head");
-    (head[9..12].parse().unwrap(), head.to_string(), body.to_string())
+    (
+        head[9..12].parse().unwrap(),
+        head.to_string(),
+        body.to_string(),
+    )
 }
 
 /// A request on a new connection: (status, head, body, how long).
@@ -55,10 +59,7 @@ fn a_client_that_leaves_stops_its_search() {
     // One worker, 2 s a request: three clients that give up after 0.3 s
     // each held it for their whole budget (6 s) before their searches were
     // stopped; now the next request waits for none of them.
-    let server = Server::start(
-        &[],
-        &["--search", "sprouts:30", "--search-workers", "1"],
-    );
+    let server = Server::start(&[], &["--search", "sprouts:30", "--search-workers", "1"]);
     for _ in 0..3 {
         let s = send(&server, START);
         std::thread::sleep(Duration::from_millis(300));
@@ -70,7 +71,10 @@ fn a_client_that_leaves_stops_its_search() {
     assert_eq!(j["search"]["stopped"], "time", "{body}");
     assert!(j["search"]["nodes"].as_u64().unwrap() > 0);
     // Its own budget and a little: the others' searches had stopped.
-    assert!(took < Duration::from_millis(2500), "answered after {took:?}");
+    assert!(
+        took < Duration::from_millis(2500),
+        "answered after {took:?}"
+    );
 }
 
 #[test]
@@ -110,7 +114,10 @@ fn a_full_queue_is_answered_503_at_once() {
     std::thread::sleep(Duration::from_millis(200));
     let (status, _, body, took) = timed(&server, START, Duration::from_secs(20));
     assert_eq!(status, 200, "{body}");
-    assert!(took < Duration::from_millis(3500), "answered after {took:?}");
+    assert!(
+        took < Duration::from_millis(3500),
+        "answered after {took:?}"
+    );
 }
 
 /// Misère Sprouts of `lands` lands `0*1` .. `0*top` in turn, as a query
@@ -138,7 +145,10 @@ fn a_request_ends_within_its_budget() {
     assert_eq!(j["search"]["stopped"], "time");
     assert_eq!(j["moves"].as_array().unwrap().len(), 53);
     // The budget and 10%, and 0.1 s to send 224 KB.
-    assert!(took < Duration::from_millis(1200), "answered after {took:?}");
+    assert!(
+        took < Duration::from_millis(1200),
+        "answered after {took:?}"
+    );
 }
 
 #[test]
@@ -152,9 +162,8 @@ fn an_answer_is_at_most_1_mib() {
     // child is made.
     let p: Vec<String> = (0..170)
         .map(|i| {
-            let pairs: Vec<(usize, usize)> = (1..12)
-                .flat_map(|a| (1..=a).map(move |b| (a, b)))
-                .collect();
+            let pairs: Vec<(usize, usize)> =
+                (1..12).flat_map(|a| (1..=a).map(move |b| (a, b))).collect();
             let (a, b) = pairs[i % pairs.len()];
             format!("0*{a}.AB%7C0*{b}.AB")
         })
@@ -163,7 +172,10 @@ fn an_answer_is_at_most_1_mib() {
     let (status, _, body, took) = timed(&server, &path, Duration::from_secs(20));
     assert_eq!(status, 422, "{}", &body[..body.len().min(300)]);
     assert!(body.len() < 1000 && body.contains("1024 KiB"), "{body}");
-    assert!(body.contains("retrograde search sprouts:30:misere"), "{body}");
+    assert!(
+        body.contains("retrograde search sprouts:30:misere"),
+        "{body}"
+    );
     assert!(took < Duration::from_millis(500), "answered after {took:?}");
     // A heap of a million: a million children, refused the same way.
     let (status, _, body, _) = timed(
@@ -173,10 +185,14 @@ fn an_answer_is_at_most_1_mib() {
     );
     assert_eq!(status, 422, "{body}");
     // What fits is answered whole.
-    let (status, _, body, _) = timed(&server, &format!(
-        "/api/tables/sprouts-30-misere/position?p={}",
-        lands(500, 12)
-    ), Duration::from_secs(20));
+    let (status, _, body, _) = timed(
+        &server,
+        &format!(
+            "/api/tables/sprouts-30-misere/position?p={}",
+            lands(500, 12)
+        ),
+        Duration::from_secs(20),
+    );
     assert_eq!(status, 200);
     assert!(body.len() < 1 << 20);
 }

@@ -18,8 +18,8 @@ use retrograde::search::Cancel;
 use retrograde::{Error, Tablebase};
 use serde_json::{json, Value as Json};
 use std::borrow::Cow;
-use std::net::SocketAddr;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -624,11 +624,11 @@ async fn answer(
     let mut retry_after = None;
     let reply = match route {
         Err(reply) => reply,
-        Ok((t, p)) if !explorer.searched(t) => tokio::task::spawn_blocking(move || {
-            explorer.position(t, p.as_deref(), &Cancel::new())
-        })
-        .await
-        .unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}"))),
+        Ok((t, p)) if !explorer.searched(t) => {
+            tokio::task::spawn_blocking(move || explorer.position(t, p.as_deref(), &Cancel::new()))
+                .await
+                .unwrap_or_else(|e| Reply::error(500, format!("internal error: {e}")))
+        }
         Ok((t, p)) => match search(explorer, t, p, peer).await {
             Searched::Answered(reply) => reply,
             Searched::Busy(reply, secs) => {
@@ -702,7 +702,12 @@ enum Searched {
 /// searches on the blocking pool, and stops the search if the client closes
 /// its connection meanwhile (looked at every [`WATCH_EVERY`]): a client
 /// that gave up costs at most that long of a worker, not the budget.
-async fn search(explorer: Arc<Explorer>, t: usize, p: Option<String>, peer: conn::Peer) -> Searched {
+async fn search(
+    explorer: Arc<Explorer>,
+    t: usize,
+    p: Option<String>,
+    peer: conn::Peer,
+) -> Searched {
     let Some(admitted) = explorer.gate.admit() else {
         let gate = &explorer.gate;
         let reply = Reply::error(

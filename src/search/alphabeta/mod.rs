@@ -225,7 +225,9 @@ impl Control {
             grow_at: AtomicU64::new(0),
             cancel: o.cancel.clone(),
             time_limit: o.time_limit,
-            time_up: o.time_limit.and_then(|t| super::alarm_at(Instant::now() + t)),
+            time_up: o
+                .time_limit
+                .and_then(|t| super::alarm_at(Instant::now() + t)),
             start: Instant::now(),
         }
     }
