@@ -259,6 +259,7 @@ fn mpmd(dir: &Path, groups: &[(usize, Vec<String>)], every_rank: bool) -> Output
     c.args(["--allow-run-as-root", "--oversubscribe"])
         .current_dir(dir);
     if every_rank {
+        // Open MPI 4's parameter (Debian 12's openmpi-bin).
         c.env("OMPI_MCA_orte_abort_on_non_zero_status", "0");
     }
     for (i, (n, args)) in groups.iter().enumerate() {
