@@ -214,7 +214,7 @@ fn boundaries_shared_by_shape_give_every_way_s_children() {
             letter += 2;
             s.replace('x', &x.to_string()).replace('y', &y.to_string())
         };
-        let mut bounds: Vec<String> = (0..2 + rng.below(8))
+        let mut bounds: Vec<String> = (0..2 + rng.below(5))
             .map(|_| fresh(shapes[rng.below(shapes.len())]))
             .collect();
         for _ in 0..rng.below(3) {
