@@ -560,7 +560,14 @@ fn a_heap_past_255_is_refused_in_one_line() {
         &["search", "sprouts:5", "*4294967295", "--openings", "1"],
         &["search", "sprouts:5", "*4294967295", "--nimber", "--moves"],
         &["search", "sprouts:5", "1+*4000000000", "--save", save],
-        &["search", "sprouts:5", "0+*4294967294", "--time", "1", "--json"],
+        &[
+            "search",
+            "sprouts:5",
+            "0+*4294967294",
+            "--time",
+            "1",
+            "--json",
+        ],
         &["search", "sprouts:5", "*256"],
     ] {
         refused(args, "a heap is at most *255");
@@ -599,8 +606,14 @@ fn a_database_holding_a_huge_heap_is_refused() {
     let path = dir.path().join("heap.proof");
     std::fs::write(&path, &b).unwrap();
     let path = path.to_str().unwrap();
-    refused(&["search", "sprouts:5:misere", "--load", path], "at most *255");
-    refused(&["search", "sprouts:5:misere", "--check", path], "at most *255");
+    refused(
+        &["search", "sprouts:5:misere", "--load", path],
+        "at most *255",
+    );
+    refused(
+        &["search", "sprouts:5:misere", "--check", path],
+        "at most *255",
+    );
 }
 
 /// One region of 20 boundaries of 20 shapes (`1.12.122...`): a move that
@@ -644,14 +657,22 @@ fn one_region_of_many_shapes_is_searched_within_the_limits() {
     let j = stopped_within(&["search", "sprouts:5", &r, "--memory", "1M"], 30.0);
     assert_eq!(j["stopped"], "depth", "{j}");
     // Listing the children or the openings is within the limits too.
-    for extra in [&["--moves"][..], &["--openings", "1"], &["--nimber", "--moves"]] {
+    for extra in [
+        &["--moves"][..],
+        &["--openings", "1"],
+        &["--nimber", "--moves"],
+    ] {
         let mut args = vec!["search", "sprouts:5", &r, "--time", "0.5"];
         args.extend_from_slice(extra);
         let t = std::time::Instant::now();
         let o = run(&args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
-        assert!(t.elapsed().as_secs_f64() < 2.0, "{args:?}: {:?}", t.elapsed());
+        assert!(
+            t.elapsed().as_secs_f64() < 2.0,
+            "{args:?}: {:?}",
+            t.elapsed()
+        );
         assert!(err.contains("stopped by --time while listing"), "{err}");
     }
 }
@@ -663,7 +684,11 @@ fn one_region_of_many_shapes_is_searched_within_the_limits() {
 fn forty_boundaries_of_one_shape_are_expanded_at_once() {
     let r: Vec<String> = (0..40u8)
         .map(|i| {
-            let l = format!("{}{}", (b'a' + i % 26) as char, "'".repeat(usize::from(i / 26)));
+            let l = format!(
+                "{}{}",
+                (b'a' + i % 26) as char,
+                "'".repeat(usize::from(i / 26))
+            );
             format!("1{l}2{l}")
         })
         .collect();
@@ -706,15 +731,31 @@ fn engines_and_threads_sprouts_cannot_use_are_refused() {
         &["search", "sprouts:5", "--engine", "dfpn"],
         "--engine dfpn: Sprouts is searched by its own engine (couples for normal play)",
     );
-    refused(&["search", "sprouts:5", "--engine", "alphabeta"], "--engine alphabeta");
-    refused(&["search", "sprouts:5:misere", "--engine", "couples"], "dfpn for misère play");
-    refused(&["search", "sprouts:5", "--threads", "1000"], "--threads 1000");
+    refused(
+        &["search", "sprouts:5", "--engine", "alphabeta"],
+        "--engine alphabeta",
+    );
+    refused(
+        &["search", "sprouts:5:misere", "--engine", "couples"],
+        "dfpn for misère play",
+    );
+    refused(
+        &["search", "sprouts:5", "--threads", "1000"],
+        "--threads 1000",
+    );
     refused(&["search", "sprouts:5", "--threads", "2"], "one thread");
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     std::fs::write(&db, b"").unwrap();
     refused(
-        &["search", "sprouts:5", "--check", db.to_str().unwrap(), "--engine", "dfpn"],
+        &[
+            "search",
+            "sprouts:5",
+            "--check",
+            db.to_str().unwrap(),
+            "--engine",
+            "dfpn",
+        ],
         "--engine dfpn",
     );
     for ok in [

@@ -334,10 +334,7 @@ impl Position {
     /// [`Position::children`], asking `stop` every few hundred move
     /// results whether to give up, as [`Land::children_until`] does (the
     /// results and bytes it is given count from the first land).
-    pub fn children_until(
-        &self,
-        stop: &mut dyn FnMut(u64, u64) -> bool,
-    ) -> Option<Vec<Position>> {
+    pub fn children_until(&self, stop: &mut dyn FnMut(u64, u64) -> bool) -> Option<Vec<Position>> {
         let mut out = Vec::new();
         let (mut made, mut bytes) = (0u64, 0u64);
         for (i, land) in self.lands.iter().enumerate() {

@@ -184,7 +184,15 @@ pub(crate) fn land_children_shared(
 /// is, so a boundary with an upper-case letter (whose other side is in
 /// another region) is alone with its label.
 fn shape_groups(reg: &WRegion, census: &Census) -> Vec<u32> {
-    let keys: Vec<Vec<Tok>> = reg.bounds.iter().map(|b| shape_key(b, census)).collect();
+    if reg.bounds.len() <= 1 {
+        return vec![0; reg.bounds.len()];
+    }
+    let mut name = vec![0 as Tok; IDS];
+    let keys: Vec<Vec<Tok>> = reg
+        .bounds
+        .iter()
+        .map(|b| shape_key(b, census, &mut name))
+        .collect();
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
     let mut labels = vec![0u32; keys.len()];
@@ -201,15 +209,14 @@ fn shape_groups(reg: &WRegion, census: &Census) -> Vec<u32> {
 /// The least of boundary `b`'s rotations with its own letters renamed by
 /// first appearance (ids past any other token's), other tokens as they
 /// are: equal for boundaries that differ only in where they start and in
-/// the names of their own letters.
-fn shape_key(b: &[Tok], census: &Census) -> Vec<Tok> {
+/// the names of their own letters. `name` is scratch, all 0 (and left so).
+fn shape_key(b: &[Tok], census: &Census, name: &mut [Tok]) -> Vec<Tok> {
     const OWN: Tok = 0x8000;
     let own: Vec<bool> = b
         .iter()
         .map(|&t| t >= LETTER && census.lower(t) && b.iter().filter(|&&x| x == t).count() == 2)
         .collect();
     let mut best: Option<Vec<Tok>> = None;
-    let mut name = vec![0 as Tok; IDS];
     let mut key = Vec::with_capacity(b.len());
     for start in 0..b.len() {
         key.clear();
@@ -293,8 +300,10 @@ fn region_moves(
                     bounds: vec![seg2.clone()],
                 };
                 for ((_, m), &c) in members.iter().zip(&count) {
-                    a.bounds.extend(m[..c].iter().map(|&i| reg.bounds[i].clone()));
-                    b.bounds.extend(m[c..].iter().map(|&i| reg.bounds[i].clone()));
+                    a.bounds
+                        .extend(m[..c].iter().map(|&i| reg.bounds[i].clone()));
+                    b.bounds
+                        .extend(m[c..].iter().map(|&i| reg.bounds[i].clone()));
                 }
                 let mut v = others();
                 v.push(a);

@@ -204,7 +204,9 @@ fn boundaries_shared_by_shape_give_every_way_s_children() {
     }
     // Regions of many boundaries, of a few shapes, some linked to another
     // region by upper-case letters, some with 0s.
-    let shapes = ["1x2x", "12", "1", "2", "11", "1x1x", "x2x12", "22", "1x2yxy"];
+    let shapes = [
+        "1x2x", "12", "1", "2", "11", "1x1x", "x2x12", "22", "1x2yxy",
+    ];
     let mut rng = Rng(0xb0_4e_da_77);
     for _ in 0..300 {
         let mut letter = 0u8;
@@ -251,7 +253,11 @@ fn boundaries_shared_by_shape_give_every_way_s_children() {
 fn forty_boundaries_of_one_shape_have_their_children_at_once() {
     let text: Vec<String> = (0..40)
         .map(|i| {
-            let l = format!("{}{}", (b'a' + i % 26) as char, "'".repeat(usize::from(i / 26)));
+            let l = format!(
+                "{}{}",
+                (b'a' + i % 26) as char,
+                "'".repeat(usize::from(i / 26))
+            );
             format!("1{l}2{l}")
         })
         .collect();
@@ -292,7 +298,12 @@ fn child_generation_gives_up_when_asked() {
 fn heaps_past_255_are_refused() {
     assert_eq!(p("*255").heap(), 255);
     assert_eq!(p("0+*200+*55").heap(), 200 ^ 55);
-    for s in ["*256", "*4294967295", "1+*4000000000", "*99999999999999999999999"] {
+    for s in [
+        "*256",
+        "*4294967295",
+        "1+*4000000000",
+        "*99999999999999999999999",
+    ] {
         let e = Position::parse(s).unwrap_err();
         assert!(e.contains("at most *255"), "{s}: {e}");
     }

@@ -17,9 +17,9 @@ use crate::search::run::{
     SearchReport, Searched, MAX_OPENINGS,
 };
 use crate::search::{Bounds, Limits, SearchGame, Stop};
-use std::collections::HashSet;
 use crate::value::Value;
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
 
@@ -115,19 +115,19 @@ pub fn run(
     };
     if listed.is_none() {
         return Ok(SearchReport {
-                    engine: None,
-                    game: g.spec(),
-                    kind: Kind::Values,
-                    openings: true,
-                    results: Vec::new(),
-                    proven: false,
-                    stopped: Some(limits.stop().unwrap_or(Stop::Requested)),
-                    counters: Counters::Values(Default::default()),
-                    elapsed: Default::default(),
-                    memory: o.memory,
-                    loaded: None,
-                    saved: None,
-                });
+            engine: None,
+            game: g.spec(),
+            kind: Kind::Values,
+            openings: true,
+            results: Vec::new(),
+            proven: false,
+            stopped: Some(limits.stop().unwrap_or(Stop::Requested)),
+            counters: Counters::Values(Default::default()),
+            elapsed: Default::default(),
+            memory: o.memory,
+            loaded: None,
+            saved: None,
+        });
     }
     // Entries loaded but not re-proved (the load was stopped first): carried
     // into every save as they were read, so that a run stopped while loading
