@@ -769,3 +769,40 @@ fn engines_and_threads_sprouts_cannot_use_are_refused() {
     refused(&["search", "sprouts:5", "0*3.a1"], "'a' is written once:");
     refused(&["search", "sprouts:5", "1aaa"], "'a' is written 3 times:");
 }
+
+/// A database entry of one region of 20 shapes is re-proved within the
+/// limits too: making its children honours `--time` in `--check` and
+/// `--load`.
+#[test]
+fn a_database_entry_with_many_children_is_checked_within_the_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    for spec in ["sprouts:5", "sprouts:5:misere"] {
+        let g = sprouts(spec);
+        let pos = p(&twenty_shapes());
+        let path = dir.path().join("shapes.proof");
+        proofdb::save(
+            &g,
+            &path,
+            Kind::Values,
+            &mut [Record {
+                key: g.key(&pos),
+                fact: Fact::Value(Bounds::exact(Value::Win)),
+                pos,
+            }],
+        )
+        .unwrap();
+        let path = path.to_str().unwrap();
+        for mode in ["--check", "--load"] {
+            let t = std::time::Instant::now();
+            let o = run(&["search", spec, mode, path, "--time", "0.5"]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(3), "{spec} {mode}: {err}");
+            assert!(
+                t.elapsed().as_secs_f64() < 2.0,
+                "{spec} {mode}: {:?}",
+                t.elapsed()
+            );
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+}
