@@ -305,7 +305,8 @@ pub enum Stop {
     /// Ctrl-C or SIGTERM).
     Requested,
     /// The line being searched got deeper than the memory allowed for the
-    /// search's path (see [`path_budget`]).
+    /// search's path (see [`path_budget`]), or one node's children alone
+    /// would have filled it.
     Depth,
 }
 

@@ -31,9 +31,9 @@
 //! `0*12` is the 12-spot start, and `0*8.AB|0*3.AB` one of its children (a
 //! loop drawn from one spot, 8 spots inside and 3 outside).
 //!
-//! This project adds one term, `*k`: a Nim heap of size k added to the
-//! position (so `0*4.A|0*4.A+*2` is that land beside a heap of 2, and `*0`
-//! the empty game). The normal-play search proves positions of this form
+//! This project adds one term, `*k`: a Nim heap of size k (at most 255,
+//! `MAX_HEAP`) added to the position (so `0*4.A|0*4.A+*2` is that land
+//! beside a heap of 2, and `*0` the empty game). The normal-play search proves positions of this form
 //! (Lemoine and Viennot's G + *k), and its proof databases write them so.
 //! Past 26 letters of one case in a land (no position of Glop's papers has
 //! so many) a letter takes primes: `a'` is the 27th lower-case letter.
