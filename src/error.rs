@@ -206,6 +206,12 @@ pub enum Error {
         /// The rank that failed first.
         rank: usize,
     },
+    /// The ranks of an MPI solve were given different games or settings
+    /// (rank 0's message names the first rank that differs and how); no
+    /// rank wrote anything.
+    #[cfg(feature = "mpi")]
+    #[error("{0}")]
+    RanksDisagree(String),
     /// The game's rules broke an invariant the solver relies on.
     #[error("game rules inconsistent: {}", Error::clip(.0))]
     GameInvariant(String),

@@ -247,3 +247,171 @@ fn dry_run_per_rank() {
     assert_eq!(rows, 17, "{text}");
     assert_eq!(names(dir.path()), Vec::<String>::new());
 }
+
+/// `mpirun … -np N₁ retrograde ARGS₁ : -np N₂ retrograde ARGS₂ …` (MPMD: each
+/// group of ranks its own command line), run in `dir`. Each rank runs under
+/// `sh`, which prints `rank exit CODE` to stderr when the rank ends. With
+/// `every_rank`, `mpirun` lets every rank end by itself instead of killing
+/// the others when one exits non-zero (and then exits 0 itself), so a test
+/// sees every rank's exit status, not only the first non-zero one.
+fn mpmd(dir: &Path, groups: &[(usize, Vec<String>)], every_rank: bool) -> Output {
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe"])
+        .current_dir(dir);
+    if every_rank {
+        // Open MPI 4's parameter (Debian 12's openmpi-bin).
+        c.env("OMPI_MCA_orte_abort_on_non_zero_status", "0");
+    }
+    for (i, (n, args)) in groups.iter().enumerate() {
+        if i > 0 {
+            c.arg(":");
+        }
+        c.args(["-np", &n.to_string(), "sh", "-c"])
+            .arg(r#""$0" "$@"; rc=$?; echo "rank exit $rc" >&2; exit $rc"#)
+            .arg(env!("CARGO_BIN_EXE_retrograde"))
+            .args(args);
+    }
+    c.output().unwrap()
+}
+
+/// `solve GAME -o OUT --stream --mpi --threads 1 EXTRA…` as arguments.
+fn solve_args(game: &str, out: &str, extra: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "solve",
+        game,
+        "-o",
+        out,
+        "--stream",
+        "--mpi",
+        "--threads",
+        "1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
+/// Ranks given different games, sizes, folding, table kinds, outputs or
+/// checkpointing: before anything is written, rank 0 names the first rank
+/// that differs and how in one line, every rank exits 1 (no MPI abort), and
+/// the directory stays empty (no output, checkpoint, temporary or lock
+/// file, not even the output's directory).
+#[test]
+fn ranks_that_disagree_write_nothing_and_say_how() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = std::fs::canonicalize(dir.path()).unwrap();
+    let o1 = d.join("sub/o1.rtb").to_str().unwrap().to_string();
+    let o2 = d.join("sub/o2.rtb").to_str().unwrap().to_string();
+    // (ranks and arguments of each group, the error line)
+    type Case<'a> = (Vec<(usize, Vec<String>)>, String);
+    let plain = |game: &str, extra: &[&str]| solve_args(game, "mix.rtb", extra);
+    let cases: Vec<Case> =
+        vec![
+        (
+            vec![(1, plain("isolation:3x4", &[])), (1, plain("isolation:3x4:misere", &[]))],
+            "rank 1 solves isolation:3x4:a=1,b=10:misere, rank 0 isolation:3x4:a=1,b=10".into(),
+        ),
+        (
+            vec![(1, plain("connect:4x4", &[])), (1, plain("connect:4x4:misere", &[]))],
+            "rank 1 solves connect:4x4x4:misere, rank 0 connect:4x4x4".into(),
+        ),
+        (
+            // Different sizes: the old code's reductions truncated and
+            // aborted the job, leaving mix.rtb.ckpt.
+            vec![(1, plain("isolation:3x4", &[])), (1, plain("isolation:3x3", &[]))],
+            "rank 1 solves isolation:3x3:a=1,b=7, rank 0 isolation:3x4:a=1,b=10".into(),
+        ),
+        (
+            // The first differing rank is named: rank 2, the third.
+            vec![(2, plain("connect:4x4", &[])), (1, plain("connect:4x4", &["--fold"]))],
+            "rank 2 solves with the symmetries folded (--fold), rank 0 without folding (no --fold)"
+                .into(),
+        ),
+        (
+            vec![(1, plain("isolation:3x4", &["--fold"])), (2, plain("isolation:3x4", &[]))],
+            "rank 1 solves without folding (no --fold), rank 0 with the symmetries folded (--fold)"
+                .into(),
+        ),
+        (
+            vec![(1, plain("connect:4x4", &[])), (1, plain("connect:4x4", &["--nimbers"]))],
+            "rank 1 builds a nimber table (--nimbers), rank 0 a value table (no --nimbers)".into(),
+        ),
+        (
+            // Different outputs, in a directory that does not exist yet:
+            // not created either.
+            vec![
+                (1, solve_args("isolation:3x4", &o1, &[])),
+                (1, solve_args("isolation:3x4", &o2, &[])),
+            ],
+            format!("rank 1 writes '{o2}', rank 0 '{o1}'"),
+        ),
+        (
+            vec![(2, plain("connect:4x4", &[])), (1, plain("connect:4x4", &["--no-checkpoint"]))],
+            "rank 2 checkpoints never (--no-checkpoint), rank 0 at most every 1 s".into(),
+        ),
+        (
+            vec![(1, plain("connect:4x4", &[])), (1, plain("connect:4x4", &["--dry-run"]))],
+            "rank 1 runs a dry run (--dry-run), rank 0 the solve (no --dry-run)".into(),
+        ),
+    ];
+    for (i, (groups, says)) in cases.iter().enumerate() {
+        // The first case as users run it: mpirun's own status is non-zero.
+        if i == 0 {
+            let o = mpmd(&d, groups, false);
+            assert!(!o.status.success(), "{says}");
+            assert_eq!(names(&d), Vec::<String>::new(), "{says}");
+        }
+        let ranks: usize = groups.iter().map(|g| g.0).sum();
+        let o = mpmd(&d, groups, true);
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("retrograde: error"))
+            .collect();
+        assert_eq!(lines, [format!("retrograde: error: {says}")], "{err}");
+        // Every rank ended by itself, with status 1: none was aborted.
+        assert_eq!(err.matches("rank exit 1").count(), ranks, "{says}: {err}");
+        assert_eq!(err.matches("rank exit").count(), ranks, "{says}: {err}");
+        assert!(!err.contains("MPI_ERR"), "{says}: {err}");
+        assert_eq!(names(&d), Vec::<String>::new(), "{says}");
+    }
+}
+
+/// What is each rank's own may differ: the output spelt relative to the
+/// working directory on one rank and absolute on another, and the threads.
+/// The job writes the single process's bytes.
+#[test]
+fn agreeing_ranks_may_spell_the_output_and_threads_differently() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = std::fs::canonicalize(dir.path()).unwrap();
+    let want = single(&d, "connect:4x4", &[]);
+    let abs = d.join("mpi.rtb");
+    let mut threads2 = solve_args("connect:4x4", abs.to_str().unwrap(), &[]);
+    threads2[7] = "2".into();
+    let o = mpmd(
+        &d,
+        &[
+            (1, solve_args("connect:4x4", "mpi.rtb", &[])),
+            (1, threads2),
+            (1, solve_args("connect:4x4", "./mpi.rtb", &[])),
+        ],
+        false,
+    );
+    assert!(ok(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr)
+            .matches("rank exit 0")
+            .count(),
+        3
+    );
+    assert!(std::fs::read(&abs).unwrap() == want);
+    assert_eq!(names(&d), ["mpi.rtb"]);
+}

@@ -38,7 +38,7 @@
 
 use crate::search::bounded::BoundedCache;
 use crate::search::dfpn::Stats;
-use crate::search::{Cancel, Limits, ProgressFn, Stop};
+use crate::search::{Cancel, Limits, ProgressFn, Stop, RESULTS_PER_NODE};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::rc::Rc;
@@ -132,6 +132,21 @@ pub trait Lands {
             lands.extend(c);
             ends.push(lands.len() as u32);
         }
+    }
+    /// [`Lands::children_into`], asking `stop` every so often (with the
+    /// results made so far and about the bytes they hold) whether to give
+    /// up; returns `false` if it did (`lands` and `ends` then hold a part).
+    /// A game whose lands can have very many children (Sprouts) makes them
+    /// so; the default makes them all.
+    fn children_until(
+        &self,
+        land: &Self::Land,
+        lands: &mut Vec<Self::Land>,
+        ends: &mut Vec<u32>,
+        _stop: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> bool {
+        self.children_into(land, lands, ends);
+        true
     }
     /// The disproof number of a couple never expanded whose land has size
     /// `size` (its proof number is 1: one losing child proves a win). The
@@ -535,6 +550,14 @@ impl<'a, L: Lands> Couples<'a, L> {
         i
     }
 
+    /// Runs `make`, a game's child generation outside the search (a proof
+    /// database's check), with a poll that gives up when the search's
+    /// limits say (see [`Lands::children_until`]).
+    pub fn generating<T>(&mut self, make: impl FnOnce(&mut dyn FnMut(u64, u64) -> bool) -> T) -> T {
+        let (limits, nodes) = (&mut self.limits, self.nodes);
+        make(&mut |results, bytes| limits.generation_stops(nodes, results, bytes))
+    }
+
     /// Lands forgotten to stay within the memory (met again, they are new).
     pub fn evicted(&self) -> u64 {
         self.evicted
@@ -929,16 +952,33 @@ impl<'a, L: Lands> Couples<'a, L> {
         self.nodes >= self.budget_end
     }
 
-    /// The children of land number `l`, as land numbers.
-    pub fn children(&mut self, l: u32) -> Kids {
+    /// The children of land number `l`, as land numbers (`None` if the
+    /// search's limits stopped their making).
+    pub fn children(&mut self, l: u32) -> Option<Kids> {
         if let Some(k) = self.kids.get(&l) {
-            return k.clone();
+            return Some(k.clone());
         }
         let mut found = std::mem::take(&mut self.found);
         let mut ends = Vec::new();
         found.clear();
-        self.game
-            .children_into(&self.lands[l as usize].land, &mut found, &mut ends);
+        let (limits, nodes) = (&mut self.limits, self.nodes);
+        let mut made = 0;
+        let done = self.game.children_until(
+            &self.lands[l as usize].land,
+            &mut found,
+            &mut ends,
+            &mut |results, bytes| {
+                made = results;
+                limits.generation_stops(nodes, results, bytes)
+            },
+        );
+        if !done {
+            found.clear();
+            self.found = found;
+            return None;
+        }
+        // Work past a node's worth counts against the node budget.
+        self.nodes += made / RESULTS_PER_NODE;
         let lands: Box<[u32]> = found.iter().map(|land| self.id(land)).collect();
         self.found = found;
         let kids = Rc::new(KidList {
@@ -946,7 +986,7 @@ impl<'a, L: Lands> Couples<'a, L> {
             ends: ends.into_boxed_slice(),
         });
         self.kids.insert(l, kids.clone(), kids.bytes());
-        kids
+        Some(kids)
     }
 
     /// The numbers of `land + *k` for its parent: proved, in progress, or
@@ -1019,7 +1059,11 @@ impl<'a, L: Lands> Couples<'a, L> {
         self.lands[l as usize].used = self.clock;
         self.depth += 1;
         self.deepest = self.deepest.max(self.depth);
-        let kids = self.children(l);
+        let Some(kids) = self.children(l) else {
+            // Stopped while making them.
+            self.depth -= 1;
+            return;
+        };
         self.frames.push((l, kids.clone()));
         // Here every number the search holds is in a frame or pinned. The
         // margin leaves room for the lands of the next children found,

@@ -306,7 +306,8 @@ pub enum Stop {
     /// Ctrl-C or SIGTERM).
     Requested,
     /// The line being searched got deeper than the memory allowed for the
-    /// search's path (see [`path_budget`]).
+    /// search's path (see [`path_budget`]), or one node's children alone
+    /// would have filled it.
     Depth,
 }
 
@@ -546,6 +547,35 @@ impl Limits {
             return true;
         }
         false
+    }
+}
+
+/// Results a node's child generation makes before each further this many
+/// count as one node more against the node budget (`--nodes`): a node's
+/// children are usually tens (a Sprouts land's moves), but one node can
+/// have millions (a region of many boundaries of different shapes), and
+/// its expansion must not outrun the budget.
+pub(crate) const RESULTS_PER_NODE: u64 = 4096;
+
+impl Limits {
+    /// Whether the making of one node's children must give up, polled by
+    /// the game every few hundred results with the results made so far and
+    /// about the bytes they hold (after `nodes` nodes expanded): stops the
+    /// search for the node budget (each [`RESULTS_PER_NODE`] results past
+    /// the first count as a node), the path's memory (a list of children
+    /// past what the path may hold: [`Stop::Depth`]), the time limit or a
+    /// stop request; the first reason stays.
+    pub(crate) fn generation_stops(&mut self, nodes: u64, results: u64, bytes: u64) -> bool {
+        if self.stop.is_none() {
+            if self.nodes_left(nodes) < results / RESULTS_PER_NODE {
+                self.stop = Some(Stop::Nodes);
+            } else if bytes > self.path_budget {
+                self.stop = Some(Stop::Depth);
+            } else {
+                self.check();
+            }
+        }
+        self.stop.is_some()
     }
 }
 

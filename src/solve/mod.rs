@@ -35,7 +35,7 @@ pub(crate) mod stream;
 
 pub use file::{solve_to_bytes, solve_to_file, SolveReport};
 #[cfg(feature = "mpi")]
-pub use ranks::solve_mpi;
+pub use ranks::{agree, solve_mpi, table_terms, Term};
 // The rest is the crate's (and the command's, through `crate::internal`):
 // output checks, resource plans, checkpoints.
 pub(crate) use estimate::memory_available;

@@ -65,11 +65,253 @@ const CHUNK: usize = 1 << 30;
 /// then the tally.
 const REPORT: usize = 3 + 1 + 4 + 3 + 1 + 1;
 
+/// Most [`Term`]s one agreement compares: its fixed-size exchange has room
+/// for this many (a CRC32 and a length each) after a status and a count.
+pub const MAX_TERMS: usize = 31;
+
+/// Slots of one rank's part of the agreement's exchange.
+const AGREE_SLOTS: usize = 2 + 2 * MAX_TERMS;
+
+/// One setting every rank of an MPI job must share, for [`agree`]: what the
+/// rank does with it (the message's verb: `solves`, `writes`…) and its
+/// value, compared byte for byte.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// The verb of the message naming a difference: `rank 1 VERB VALUE,
+    /// rank 0 VALUE`.
+    pub verb: &'static str,
+    /// The value (text; a path's bytes for [`Term::path`]).
+    pub value: Vec<u8>,
+    /// Whether the value is a path (quoted in the message).
+    pub is_path: bool,
+}
+
+impl Term {
+    /// A setting shown as text.
+    pub fn text(verb: &'static str, value: impl Into<String>) -> Term {
+        Term {
+            verb,
+            value: value.into().into_bytes(),
+            is_path: false,
+        }
+    }
+
+    /// A path, compared by its bytes (a long path is shown cut, never
+    /// compared cut).
+    pub fn path(verb: &'static str, path: &Path) -> Term {
+        Term {
+            verb,
+            value: path.as_os_str().as_bytes().to_vec(),
+            is_path: true,
+        }
+    }
+
+    fn shown(value: &[u8], is_path: bool) -> String {
+        if is_path {
+            Error::quote_path(Path::new(std::ffi::OsStr::from_bytes(value)))
+        } else {
+            Error::clip(&String::from_utf8_lossy(value))
+        }
+    }
+}
+
+/// Everything that determines the bytes of `game`'s streamed file at `path`
+/// and the working files on the way, as [`Term`]s in the order a difference
+/// is named: the canonical spec, folding, the table kind, the index scheme,
+/// the cell width, the entries, the format version, the program, the output
+/// (made absolute, its directory's symlinks and `..` resolved: the name
+/// rank 0 installs), the checkpoints and `restart`; last the CRC32 of the
+/// whole header, so any other difference in what would be written is
+/// caught too. Threads and the memory limit are each rank's own.
+pub fn table_terms<G: Game>(game: &G, path: &Path, options: &SolveOptions) -> Result<Vec<Term>> {
+    let codec = codec_for(game, options.kind)?;
+    let header = format::table_header(game, codec);
+    let width = codec.width();
+    Ok(vec![
+        Term::text("solves", game.spec()),
+        Term::text(
+            "solves",
+            if game.is_folded() {
+                "with the symmetries folded (--fold)"
+            } else {
+                "without folding (no --fold)"
+            },
+        ),
+        Term::text(
+            "builds",
+            match options.kind {
+                crate::TableKind::Nimber => "a nimber table (--nimbers)",
+                _ => "a value table (no --nimbers)",
+            },
+        ),
+        Term::text("uses index scheme", header.index_scheme.to_string()),
+        Term::text(
+            "writes cells of",
+            format!("{width} byte{}", if width == 1 { "" } else { "s" }),
+        ),
+        Term::text(
+            "indexes",
+            format!("{} entries", crate::error::thousands(header.entries)),
+        ),
+        Term::text("writes format version", header.version.to_string()),
+        Term::text("is", header.generator.clone()),
+        Term::path("writes", &canonical_output(path)),
+        Term::text(
+            "checkpoints",
+            match options.checkpoint_interval {
+                None => "never (--no-checkpoint)".to_string(),
+                Some(d) => format!("at most every {} s", d.as_secs_f64()),
+            },
+        ),
+        Term::text(
+            "starts",
+            if options.restart {
+                "from scratch (--restart)"
+            } else {
+                "from a checkpoint if there is one (no --restart)"
+            },
+        ),
+        Term::text(
+            "writes a header with CRC32",
+            format!("{:08x}", crc32fast::hash(&header.encode())),
+        ),
+    ])
+}
+
+/// `path` as the name the rename installs, the same however a rank spelt
+/// it: absolute, its directory resolved component by component (each
+/// existing prefix canonicalised, so symlinks and `..` are resolved as the
+/// system would; past the first missing directory, `.` and `..` by hand).
+/// The file name itself is kept: a symlink there is replaced, not followed.
+fn canonical_output(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match std::env::current_dir() {
+            Ok(d) => d.join(path),
+            Err(_) => return path.to_path_buf(),
+        }
+    };
+    let (Some(dir), Some(name)) = (absolute.parent(), absolute.file_name()) else {
+        return absolute;
+    };
+    let mut out = PathBuf::new();
+    for c in dir.components() {
+        match c {
+            Component::CurDir => continue,
+            // `out` is canonical while it exists: its parent is the real one.
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+        if let Ok(real) = std::fs::canonicalize(&out) {
+            out = real;
+        }
+    }
+    out.push(name);
+    out
+}
+
+/// The ranks of `world` agree on their settings before anything is written
+/// or exchanged: every rank calls this with its own [`Term`]s (the same
+/// kinds in the same order on every rank), or `None` if it could not
+/// prepare its job (its own error is the caller's to report).
+///
+/// First every rank sends a fixed-size array (its status, then the CRC32
+/// and length of each term's value), so ranks given different games never
+/// exchange buffers of different sizes. If every rank prepared and agrees
+/// with rank 0, all return `Ok(())`. Otherwise rank 0 receives the first
+/// differing rank's value of the first differing term (its length known
+/// from the first step) and returns [`Error::RanksDisagree`], one line such
+/// as `rank 1 solves isolation:4x4:misere, rank 0 isolation:4x4`; every
+/// other rank returns [`Error::PeerFailed`]. When some rank could not
+/// prepare, the others return [`Error::PeerFailed`] with the lowest such
+/// rank, and a rank that could not prepare gets `Ok(())` unless a lower
+/// rank could not either. A value's CRC32 and length stand for it: two
+/// values that differ but share both are taken as equal.
+pub fn agree(world: &SimpleCommunicator, terms: Option<&[Term]>) -> Result<()> {
+    let rank = world.rank() as usize;
+    let k = world.size() as usize;
+    let mut mine = [0u64; AGREE_SLOTS];
+    if let Some(terms) = terms {
+        if terms.len() > MAX_TERMS {
+            return Err(Error::Output(format!(
+                "an MPI job compares at most {MAX_TERMS} settings, not {}",
+                terms.len()
+            )));
+        }
+        mine[0] = 1;
+        mine[1] = terms.len() as u64;
+        for (i, t) in terms.iter().enumerate() {
+            mine[2 + 2 * i] = u64::from(crc32fast::hash(&t.value));
+            mine[3 + 2 * i] = t.value.len() as u64;
+        }
+    }
+    let mut all = vec![0u64; AGREE_SLOTS * k];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    let rows: Vec<&[u64]> = all.chunks(AGREE_SLOTS).collect();
+    if let Some(failed) = (0..k).find(|&r| r != rank && rows[r][0] == 0) {
+        if terms.is_some() || failed < rank {
+            return Err(Error::PeerFailed { rank: failed });
+        }
+    }
+    let Some(terms) = terms else {
+        return Ok(());
+    };
+    // The first rank that differs from rank 0, and the first term where.
+    let n = terms.len();
+    let differs = |r: usize| {
+        if rows[r][1] != rows[0][1] {
+            return Some(None);
+        }
+        (0..n)
+            .find(|&i| rows[r][2 + 2 * i..4 + 2 * i] != rows[0][2 + 2 * i..4 + 2 * i])
+            .map(Some)
+    };
+    let Some((other, term)) = (1..k).find_map(|r| differs(r).map(|i| (r, i))) else {
+        return Ok(());
+    };
+    let Some(i) = term else {
+        // Another build of the program, comparing other settings.
+        return Err(if rank == 0 {
+            Error::RanksDisagree(format!(
+                "rank {other} compares {} settings, rank 0 {}: the ranks run different builds of retrograde",
+                rows[other][1], rows[0][1]
+            ))
+        } else {
+            Error::PeerFailed { rank: 0 }
+        });
+    };
+    // Only that rank's value moves, into a buffer of the length it sent.
+    if rank == other {
+        world.process_at_rank(0).send(&terms[i].value[..]);
+    }
+    if rank != 0 {
+        return Err(Error::PeerFailed { rank: 0 });
+    }
+    let mut theirs = vec![0u8; rows[other][3 + 2 * i] as usize];
+    world
+        .process_at_rank(other as i32)
+        .receive_into(&mut theirs[..]);
+    let t = &terms[i];
+    Err(Error::RanksDisagree(format!(
+        "rank {other} {} {}, rank 0 {}",
+        t.verb,
+        Term::shown(&theirs, t.is_path),
+        Term::shown(&t.value, t.is_path)
+    )))
+}
+
 /// Solves `game` into `path` as one rank of `world`: every rank of the job
 /// calls this with the same game, path and options; rank 0 passes the
 /// output's lock (taken with [`OutputLock::acquire`]), the others `None`.
 /// Rank 0 returns the report; the others `Ok(None)`. A rank that fails
-/// returns its error; the others return [`Error::PeerFailed`].
+/// returns its error; the others return [`Error::PeerFailed`]. The ranks
+/// first [`agree`] on [`table_terms`]: given different games, options or
+/// outputs, rank 0 returns [`Error::RanksDisagree`] before anything is
+/// written (the lock aside, which is the caller's).
 pub fn solve_mpi<G: Game>(
     game: &G,
     lock: Option<&OutputLock>,
@@ -80,6 +322,9 @@ pub fn solve_mpi<G: Game>(
 ) -> Result<Option<SolveReport>> {
     let rank = world.rank();
     let root = world.process_at_rank(0);
+    let terms = table_terms(game, path, options);
+    agree(world, terms.as_ref().ok().map(|t| &t[..]))?;
+    terms?;
     // Rank 0 prepares; the others learn the outcome: 0 failed, 1 installed
     // already (a finished table under the checkpoint's name), 2 go.
     let mut prepared = None;

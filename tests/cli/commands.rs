@@ -609,8 +609,15 @@ fn probe_reads_positions_from_stdin() {
             "{WIN_IN_7}: player 0 to move, win in 7\n{LOSE_IN_8}: player 0 to move, lose in 8\n"
         )
     );
-    // No input: nothing printed, success.
-    assert_eq!(run_stdin(&["probe", s(&path), "-"], "").ok(), "");
+    // No input (or only blank lines) is an error: the caller asked for
+    // answers and would otherwise get none, with success.
+    for input in ["", "\n  \n"] {
+        let err = run_stdin(&["probe", s(&path), "-"], input).error();
+        assert!(
+            err.contains("standard input") && err.contains("held none"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

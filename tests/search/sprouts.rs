@@ -544,3 +544,265 @@ proptest! {
         }
     }
 }
+
+/// A heap of any size is one line's refusal, before any child is made (a
+/// heap of 4·10⁹ made 4·10⁹ children: an allocation abort). No search
+/// needs more than `*255`: a land's nimber is below 256.
+#[test]
+fn a_heap_past_255_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("x.db");
+    let save = save.to_str().unwrap();
+    for args in [
+        &["search", "sprouts:5", "*4294967295"][..],
+        &["search", "sprouts:5:misere", "*4294967295"],
+        &["search", "sprouts:5", "*4294967295", "--moves"],
+        &["search", "sprouts:5", "*4294967295", "--openings", "1"],
+        &["search", "sprouts:5", "*4294967295", "--nimber", "--moves"],
+        &["search", "sprouts:5", "1+*4000000000", "--save", save],
+        &[
+            "search",
+            "sprouts:5",
+            "0+*4294967294",
+            "--time",
+            "1",
+            "--json",
+        ],
+        &["search", "sprouts:5", "*256"],
+    ] {
+        refused(args, "a heap is at most *255");
+    }
+    assert!(!dir.path().join("x.db").exists());
+    // *255 is a heap like any other: a win, by taking it all.
+    let j: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["search", "sprouts:5", "0+*255", "--json"])).unwrap();
+    assert_eq!(j["value"], "win", "{j}");
+    assert_eq!(j["best_move"], "0", "{j}");
+}
+
+/// A proof database whose CRC holds, of one misère entry `*4000000000`
+/// (74 bytes, written by hand as the format says), is refused by `--load`
+/// and `--check` in one line: it aborted both.
+#[test]
+fn a_database_holding_a_huge_heap_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = b"sprouts:5:misere";
+    let pos = b"*4000000000";
+    let mut b = Vec::new();
+    b.extend_from_slice(b"RTBPROOF");
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.push(0); // values
+    b.extend_from_slice(&16u16.to_le_bytes());
+    b.extend_from_slice(&(spec.len() as u16).to_le_bytes());
+    b.extend_from_slice(spec);
+    b.extend_from_slice(&1u64.to_le_bytes());
+    b.extend_from_slice(&[0x5a; 16]);
+    b.extend_from_slice(&[1, 1]); // a win
+    b.extend_from_slice(&(pos.len() as u16).to_le_bytes());
+    b.extend_from_slice(pos);
+    let crc = crc32fast::hash(&b);
+    b.extend_from_slice(&crc.to_le_bytes());
+    assert_eq!(b.len(), 74);
+    let path = dir.path().join("heap.proof");
+    std::fs::write(&path, &b).unwrap();
+    let path = path.to_str().unwrap();
+    refused(
+        &["search", "sprouts:5:misere", "--load", path],
+        "at most *255",
+    );
+    refused(
+        &["search", "sprouts:5:misere", "--check", path],
+        "at most *255",
+    );
+}
+
+/// One region of 20 boundaries of 20 shapes (`1.12.122...`): a move that
+/// cuts the region shares the other 19 out 2^19 ways, all different
+/// children. Making them honours every limit and a stop request: the
+/// search ends within its budget with the limit named.
+fn twenty_shapes() -> String {
+    (0..20)
+        .map(|k| format!("1{}", "2".repeat(k)))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// `retrograde search ARGS --json`, stopped unproven (status 3) within
+/// `secs`: its JSON.
+fn stopped_within(args: &[&str], secs: f64) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let t = std::time::Instant::now();
+    let o = run(&all);
+    let took = t.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+    assert!(took < secs, "{args:?} took {took:.2} s");
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["proven"], false, "{j}");
+    j
+}
+
+#[test]
+fn one_region_of_many_shapes_is_searched_within_the_limits() {
+    let r = twenty_shapes();
+    for spec in ["sprouts:5", "sprouts:5:misere"] {
+        let j = stopped_within(&["search", spec, &r, "--time", "0.5"], 2.0);
+        assert_eq!(j["stopped"], "time", "{spec}: {j}");
+        let j = stopped_within(&["search", spec, &r, "--nodes", "1"], 2.0);
+        assert_eq!(j["stopped"], "nodes", "{spec}: {j}");
+        assert_eq!(j["nodes"], 1, "{spec}: {j}");
+    }
+    // A list of children past the path's memory (64 MiB at least).
+    let j = stopped_within(&["search", "sprouts:5", &r, "--memory", "1M"], 30.0);
+    assert_eq!(j["stopped"], "depth", "{j}");
+    // Listing the children or the openings is within the limits too.
+    for extra in [
+        &["--moves"][..],
+        &["--openings", "1"],
+        &["--nimber", "--moves"],
+    ] {
+        let mut args = vec!["search", "sprouts:5", &r, "--time", "0.5"];
+        args.extend_from_slice(extra);
+        let t = std::time::Instant::now();
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert!(
+            t.elapsed().as_secs_f64() < 2.0,
+            "{args:?}: {:?}",
+            t.elapsed()
+        );
+        assert!(err.contains("stopped by --time while listing"), "{err}");
+    }
+}
+
+/// 40 boundaries of one shape (`1a2a.1b2b...`, 227 characters): shared out
+/// every way, one move made 2^39 children before removing the copies; by
+/// shape, 40. The search expands node after node within its time.
+#[test]
+fn forty_boundaries_of_one_shape_are_expanded_at_once() {
+    let r: Vec<String> = (0..40u8)
+        .map(|i| {
+            let l = format!(
+                "{}{}",
+                (b'a' + i % 26) as char,
+                "'".repeat(usize::from(i / 26))
+            );
+            format!("1{l}2{l}")
+        })
+        .collect();
+    let r = r.join(".");
+    assert_eq!(r.len(), 227);
+    let j = stopped_within(&["search", "sprouts:5", &r, "--time", "3"], 6.0);
+    assert_eq!(j["stopped"], "time", "{j}");
+    assert!(j["nodes"].as_u64().unwrap() >= 2, "{j}");
+}
+
+/// The first SIGTERM or SIGINT stops a search inside the making of one
+/// node's children, within a second: it took a second signal.
+#[test]
+fn the_first_signal_stops_a_costly_expansion_at_once() {
+    use std::process::Stdio;
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        let child = crate::common::bin()
+            .args(["search", "sprouts:5", &twenty_shapes(), "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        // SAFETY: a signal to our own child process.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let t = std::time::Instant::now();
+        let o = child.wait_with_output().unwrap();
+        assert!(t.elapsed().as_secs_f64() < 1.5, "{sig}: {:?}", t.elapsed());
+        assert_eq!(o.status.code(), Some(3), "{sig}");
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(j["stopped"], "signal", "{j}");
+    }
+}
+
+/// `--engine` and `--threads` name what Sprouts uses or are refused: they
+/// were ignored.
+#[test]
+fn engines_and_threads_sprouts_cannot_use_are_refused() {
+    refused(
+        &["search", "sprouts:5", "--engine", "dfpn"],
+        "--engine dfpn: Sprouts is searched by its own engine (couples for normal play)",
+    );
+    refused(
+        &["search", "sprouts:5", "--engine", "alphabeta"],
+        "--engine alphabeta",
+    );
+    refused(
+        &["search", "sprouts:5:misere", "--engine", "couples"],
+        "dfpn for misère play",
+    );
+    refused(
+        &["search", "sprouts:5", "--threads", "1000"],
+        "--threads 1000",
+    );
+    refused(&["search", "sprouts:5", "--threads", "2"], "one thread");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    std::fs::write(&db, b"").unwrap();
+    refused(
+        &[
+            "search",
+            "sprouts:5",
+            "--check",
+            db.to_str().unwrap(),
+            "--engine",
+            "dfpn",
+        ],
+        "--engine dfpn",
+    );
+    for ok in [
+        &["search", "sprouts:5", "--engine", "couples", "-q"][..],
+        &["search", "sprouts:5:misere", "--engine", "dfpn", "-q"],
+        &["search", "sprouts:5", "--threads", "1", "-q"],
+    ] {
+        assert!(stdout_of(ok).contains("value"), "{ok:?}");
+    }
+    // A letter's count in words.
+    refused(&["search", "sprouts:5", "0*3.a1"], "'a' is written once:");
+    refused(&["search", "sprouts:5", "1aaa"], "'a' is written 3 times:");
+}
+
+/// A database entry of one region of 20 shapes is re-proved within the
+/// limits too: making its children honours `--time` in `--check` and
+/// `--load`.
+#[test]
+fn a_database_entry_with_many_children_is_checked_within_the_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    for spec in ["sprouts:5", "sprouts:5:misere"] {
+        let g = sprouts(spec);
+        let pos = p(&twenty_shapes());
+        let path = dir.path().join("shapes.proof");
+        proofdb::save(
+            &g,
+            &path,
+            Kind::Values,
+            &mut [Record {
+                key: g.key(&pos),
+                fact: Fact::Value(Bounds::exact(Value::Win)),
+                pos,
+            }],
+        )
+        .unwrap();
+        let path = path.to_str().unwrap();
+        for mode in ["--check", "--load"] {
+            let t = std::time::Instant::now();
+            let o = run(&["search", spec, mode, path, "--time", "0.5"]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(3), "{spec} {mode}: {err}");
+            assert!(
+                t.elapsed().as_secs_f64() < 2.0,
+                "{spec} {mode}: {:?}",
+                t.elapsed()
+            );
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+}

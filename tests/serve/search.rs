@@ -155,3 +155,32 @@ fn a_request_stops_at_its_budget_and_says_what_is_unknown() {
     );
     assert!(!out.status.success());
 }
+
+/// A heap of 4·10⁹ took the server down (an allocation abort): it is one
+/// line's refusal now. One region of 13 boundaries of one shape (a
+/// 64-character request) gave no answer in 120 s on a 2 s budget: its
+/// moves are shared out by shape, and it answers within the budget.
+#[test]
+fn hostile_sprouts_positions_answer_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_in(dir.path(), &[], &["--search", "sprouts:5"]);
+    let t = std::time::Instant::now();
+    let (status, body) = server.get("/api/tables/sprouts-5/position?p=%2A4294967295");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("at most *255"), "{body}");
+    assert!(t.elapsed().as_secs_f64() < 2.0, "{:?}", t.elapsed());
+    let region: Vec<String> = (0..13u8)
+        .map(|i| format!("1{0}2{0}", (b'a' + i) as char))
+        .collect();
+    let region = region.join(".");
+    assert_eq!(region.len(), 64);
+    let t = std::time::Instant::now();
+    let p = server.json(&format!("/api/tables/sprouts-5/position?p={region}"));
+    assert!(t.elapsed().as_secs_f64() < 6.0, "{:?}", t.elapsed());
+    assert!(!p["moves"].as_array().unwrap().is_empty(), "{p}");
+    // The server is still up.
+    assert_eq!(
+        server.json("/api/tables/sprouts-5")["info"]["budget"]["seconds"],
+        2.0
+    );
+}

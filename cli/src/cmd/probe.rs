@@ -14,7 +14,9 @@ use std::process::ExitCode;
 pub struct Args {
     /// Tablebase file.
     file: PathBuf,
-    /// Positions in the game's notation; `-` reads one per line from stdin.
+    /// Positions in the game's notation; `-` reads one per line from
+    /// standard input (so `-` is never a position here: Connect's and
+    /// Sogo's empty board is `''`, or no position at all).
     positions: Vec<String>,
     /// List every legal move with its result, best first.
     #[arg(long)]
@@ -92,12 +94,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     for p in &positions {
         if p == "-" {
+            // `-` is standard input, as for most Unix tools; an input with
+            // no position is an error, not a silent success, since the
+            // caller asked for answers and got none.
+            let mut read = 0usize;
             for line in std::io::stdin().lock().lines() {
-                let line = line.context("reading positions from stdin")?;
+                let line = line.context("reading positions from standard input")?;
                 let line = line.trim();
                 if !line.is_empty() {
+                    read += 1;
                     one(Some(line), &mut out)?;
                 }
+            }
+            if read == 0 {
+                out.flush()?;
+                bail!(
+                    "'-' reads positions from standard input, and it held none \
+                     (Connect's and Sogo's empty board is written '')"
+                );
             }
         } else {
             one(Some(p), &mut out)?;

@@ -3,16 +3,21 @@
 //! Every rank runs the same command. Rank 0 prints (the progress bar, the
 //! summary, the dry run, an error); the others print only an error of
 //! their own. Each rank checks the arguments (the same on every rank, so
-//! only rank 0 says what is wrong), then the ranks agree to go on, then
-//! solve together (`retrograde::solve::solve_mpi`).
+//! only rank 0 says what is wrong), without writing anything; then the
+//! ranks agree on everything that determines the bytes
+//! (`retrograde::solve::agree`: a rank given another game, fold, table
+//! kind, output or checkpointing makes rank 0 name the difference in one
+//! line and every rank exit non-zero, with nothing written); then rank 0
+//! creates the output's directory and takes its lock, and the ranks solve
+//! together (`retrograde::solve::solve_mpi`).
 
 use super::output::{human_bytes, thousands};
 use super::progress;
-use super::solve::{prepare_job, print_report, Args};
+use super::solve::{create_output_dir, prepare_job, print_report, Args, Job};
 use anyhow::Result;
 use mpi::traits::*;
 use retrograde::internal::solve::{estimate, OutputLock};
-use retrograde::solve::{solve_mpi, NoProgress, Progress, Streaming};
+use retrograde::solve::{agree, solve_mpi, table_terms, NoProgress, Progress, Streaming, Term};
 use retrograde::with_game;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -24,29 +29,32 @@ pub fn solve(args: Args) -> Result<ExitCode> {
     let world = universe.world();
     let rank = world.rank();
     let dry = args.dry_run_flag();
-    let job = prepare_job(args, true).map(|mut job| {
+    let json = args.json_flag();
+    // Each rank checks its arguments without writing anything (not even the
+    // output's directory), and says what it would write.
+    let job = prepare_job(args, true).and_then(|mut job| {
         // The ranks share the tiers: always tier by tier.
         job.options.streaming = Streaming::Always;
-        job
+        let terms = job_terms(&job, dry, json)?;
+        Ok((job, terms))
     });
-    // Rank 0 also takes the output's lock before the ranks go on.
-    let job = job.and_then(|job| {
-        let lock = if rank == 0 && job.done.is_none() {
-            Some(OutputLock::acquire(&job.path)?)
-        } else {
-            None
-        };
-        Ok((job, lock))
-    });
-    let mut flags = vec![0u8; world.size() as usize];
-    world.all_gather_into(&[u8::from(job.is_ok())][..], &mut flags[..]);
-    let (job, lock) = match job {
+    // Then the ranks agree on everything that determines the bytes, in one
+    // exchange of a fixed size, before any rank writes or exchanges
+    // anything whose size depends on its settings.
+    let agreed = agree(&world, job.as_ref().ok().map(|(_, t)| &t[..]));
+    let job = match job {
         // Rank 0 speaks for a failure every rank shares (bad arguments);
         // another rank only for its own.
-        Err(e) if rank == 0 || flags[0] == 1 => return Ok(fail(&world, Some(e))),
-        Err(_) => return Ok(fail(&world, None)),
-        Ok(_) if flags.contains(&0) => return Ok(fail(&world, None)),
-        Ok(j) => j,
+        Err(e) => {
+            let rank0_failed = matches!(agreed, Err(retrograde::Error::PeerFailed { rank: 0 }));
+            let speak = rank == 0 || !rank0_failed;
+            return Ok(fail(&world, speak.then_some(e)));
+        }
+        Ok(_) if matches!(agreed, Err(retrograde::Error::PeerFailed { .. })) => {
+            return Ok(fail(&world, None))
+        }
+        Ok(_) if agreed.is_err() => return Ok(fail(&world, agreed.err().map(anyhow::Error::from))),
+        Ok((job, _)) => job,
     };
     if dry {
         if rank == 0 {
@@ -54,6 +62,20 @@ pub fn solve(args: Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    // Agreed: rank 0 alone creates the output's directory and takes its
+    // lock (it installs the file); every rank learns whether that worked.
+    let lock = if rank == 0 {
+        create_output_dir(&job.path).and_then(|()| Ok(Some(OutputLock::acquire(&job.path)?)))
+    } else {
+        Ok(None)
+    };
+    let mut flags = vec![0u8; world.size() as usize];
+    world.all_gather_into(&[u8::from(lock.is_ok())][..], &mut flags[..]);
+    let lock = match lock {
+        Err(e) => return Ok(fail(&world, Some(e))),
+        Ok(_) if flags.contains(&0) => return Ok(fail(&world, None)),
+        Ok(l) => l,
+    };
     let bar = (rank == 0).then(|| progress::Bar::new(job.game.size()));
     let quiet = NoProgress;
     let p: &dyn Progress = match &bar {
@@ -93,6 +115,31 @@ pub fn solve(args: Args) -> Result<ExitCode> {
             )
         }
     }
+}
+
+/// What this rank would write, for the ranks to agree on: the table's
+/// terms (spec, folding, kind, index scheme, cell width, format, output,
+/// checkpoints) and the command's own options that change what the job
+/// does or prints. `--threads`, `--memory` and `--force` are each rank's.
+fn job_terms(job: &Job, dry: bool, json: bool) -> Result<Vec<Term>> {
+    let mut terms = with_game!(&job.game, g => table_terms(g, &job.path, &job.options))?;
+    terms.push(Term::text(
+        "runs",
+        if dry {
+            "a dry run (--dry-run)"
+        } else {
+            "the solve (no --dry-run)"
+        },
+    ));
+    terms.push(Term::text(
+        "prints",
+        if json {
+            "JSON (--json)"
+        } else {
+            "text (no --json)"
+        },
+    ));
+    Ok(terms)
 }
 
 /// Ends this rank after a failure every rank has learnt of: the rank that

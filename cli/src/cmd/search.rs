@@ -194,7 +194,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let report = run::run(&game, &options, &printer)?;
     if report.results.is_empty() {
-        eprintln!("retrograde: stopped while listing the openings; nothing was searched");
+        // Listing can be stopped by any limit (one position may have
+        // millions of children): say which.
+        let by = report.stopped.map_or("a signal", |s| match s {
+            Stop::Nodes => "--nodes",
+            Stop::Time => "--time",
+            Stop::Requested => "a signal",
+            Stop::Depth => "--memory",
+        });
+        let what = if args.moves { "children" } else { "openings" };
+        eprintln!("retrograde: stopped by {by} while listing the {what}; nothing was searched");
         return Ok(ExitCode::from(NOT_PROVEN));
     }
     // The result was printed before the save (Printer::proven); the save's

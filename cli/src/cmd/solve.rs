@@ -80,6 +80,12 @@ impl Args {
     pub(super) fn dry_run_flag(&self) -> bool {
         self.dry_run
     }
+
+    /// Whether `--json` was given.
+    #[cfg(feature = "mpi")]
+    pub(super) fn json_flag(&self) -> bool {
+        self.json
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -128,7 +134,9 @@ pub(super) struct Job {
 
 /// Everything before the solve: the game, options and output checked, the
 /// dry run, and (without `--force`) the memory and disk checks. With
-/// `no_dry_run` the dry run is left to the caller.
+/// `no_dry_run` the dry run is left to the caller. Writes nothing (the
+/// dry run prints): the caller creates the output's directory
+/// ([`create_output_dir`]).
 pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
     let Args {
         game: spec,
@@ -220,15 +228,25 @@ pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
     if !force {
         check_resources(&job.game, &job.options, &job.path)?;
     }
-    if let Some(dir) = job.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create directory {}", dir.display()))?;
-    }
     Ok(job)
 }
 
+/// Creates the output's directory: after every check, so a refused solve
+/// (or an MPI job whose ranks disagree) leaves nothing behind.
+pub(super) fn create_output_dir(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create directory {}", dir.display()))?;
+    }
+    Ok(())
+}
+
 fn prepare(args: Args) -> Result<Job> {
-    prepare_job(args, false)
+    let job = prepare_job(args, false)?;
+    if job.done.is_none() {
+        create_output_dir(&job.path)?;
+    }
+    Ok(job)
 }
 
 /// Prints a finished solve's summary (after reading its start back).

@@ -8,7 +8,7 @@
 //! (the wait in the queue is not the search's) to the answer made, listing
 //! the children included; the search looks at the time before every node.
 //! An answer is at most [`MAX_REPLY`] bytes: a position whose children
-//! would take more (hundreds of lands, a heap of millions) is refused with
+//! would take more (hundreds of lands) is refused with
 //! 422 before any child is made, and searched on the command line.
 //!
 //! The position is read and its children written by the game's own

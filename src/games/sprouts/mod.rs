@@ -31,9 +31,9 @@
 //! `0*12` is the 12-spot start, and `0*8.AB|0*3.AB` one of its children (a
 //! loop drawn from one spot, 8 spots inside and 3 outside).
 //!
-//! This project adds one term, `*k`: a Nim heap of size k added to the
-//! position (so `0*4.A|0*4.A+*2` is that land beside a heap of 2, and `*0`
-//! the empty game). The normal-play search proves positions of this form
+//! This project adds one term, `*k`: a Nim heap of size k (at most 255,
+//! `MAX_HEAP`) added to the position (so `0*4.A|0*4.A+*2` is that land
+//! beside a heap of 2, and `*0` the empty game). The normal-play search proves positions of this form
 //! (Lemoine and Viennot's G + *k), and its proof databases write them so.
 //! Past 26 letters of one case in a land (no position of Glop's papers has
 //! so many) a letter takes primes: `a'` is the 27th lower-case letter.
@@ -71,6 +71,14 @@ pub(crate) use notation::{format_land, format_position};
 /// 240. Past anything a search proves (Glop's largest is 47 spots, SPOTS's
 /// 62).
 pub const MAX_SPOTS: u32 = 80;
+
+/// The largest Nim heap a position holds (`*255`). No search needs more:
+/// a land holds at most [`MAX_LETTERS`] lives, so its nimber (at most the
+/// moves left) is below 256, and so is the nim-sum of any lands' nimbers;
+/// so `G + *k` for k past 255 is always won the same way (move the heap
+/// to the lands' nim-sum). A larger heap would cost a child per size below
+/// it, which a search must list: a heap of 4·10⁹ asked for 128 GiB.
+pub const MAX_HEAP: u32 = 255;
 
 /// Sprouts from `0*N`, normal or misère play: what a spec
 /// `sprouts:N[:misere]` describes.
@@ -183,6 +191,11 @@ impl Land {
     /// are not a canonical land (read back from a file, say).
     pub fn from_bytes(b: &[u8]) -> Option<Land> {
         let land = Land(b.into());
+        // Parsing bounds a land's lives (its letters fit a byte, and its
+        // nimber and any heap a search makes beside it stay below 256).
+        if land.lives() as usize > MAX_LETTERS {
+            return None;
+        }
         // Decoding and re-encoding is the check: a canonical land is its
         // own canonical form.
         let again = rules::canonical_lands(rules::decode(&land)).ok()?;
@@ -216,6 +229,15 @@ impl Land {
     pub fn children(&self) -> Vec<Vec<Land>> {
         rules::land_children(self)
     }
+
+    /// [`Land::children`], asking `stop` every few hundred move results
+    /// (with the results made so far and about the bytes they hold)
+    /// whether to give up: `None` if it said so. A land's moves can make
+    /// many results (a region of n boundaries of different shapes is cut
+    /// 2^n ways by one move), so a search with limits makes them so.
+    pub fn children_until(&self, stop: &mut dyn FnMut(u64, u64) -> bool) -> Option<Vec<Vec<Land>>> {
+        rules::land_children_until(self, stop)
+    }
 }
 
 impl fmt::Debug for Land {
@@ -240,9 +262,26 @@ pub struct Position {
 
 impl Position {
     /// The position of `lands` (in any order) and a heap of `heap`.
-    pub fn new(mut lands: Vec<Land>, heap: u32) -> Position {
+    ///
+    /// # Panics
+    ///
+    /// If `heap` is past [`MAX_HEAP`] (see [`Position::try_new`]): every
+    /// position the crate makes has a smaller heap, as parsing refuses more.
+    pub fn new(lands: Vec<Land>, heap: u32) -> Position {
+        match Position::try_new(lands, heap) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`Position::new`], or a one-line refusal of a heap past
+    /// [`MAX_HEAP`].
+    pub fn try_new(mut lands: Vec<Land>, heap: u32) -> Result<Position, String> {
+        if heap > MAX_HEAP {
+            return Err(heap_too_large(heap));
+        }
         lands.sort_unstable();
-        Position { lands, heap }
+        Ok(Position { lands, heap })
     }
 
     /// `n` spots and nothing else: `0*n` (the empty game for 0).
@@ -289,9 +328,23 @@ impl Position {
     /// Every child: a move in one land (its children replace it), or a
     /// smaller heap. Distinct positions only, in canonical order.
     pub fn children(&self) -> Vec<Position> {
+        self.children_until(&mut |_, _| false).unwrap_or_default()
+    }
+
+    /// [`Position::children`], asking `stop` every few hundred move
+    /// results whether to give up, as [`Land::children_until`] does (the
+    /// results and bytes it is given count from the first land).
+    pub fn children_until(&self, stop: &mut dyn FnMut(u64, u64) -> bool) -> Option<Vec<Position>> {
         let mut out = Vec::new();
+        let (mut made, mut bytes) = (0u64, 0u64);
         for (i, land) in self.lands.iter().enumerate() {
-            for child in land.children() {
+            let kids = land.children_until(&mut |m, b| stop(made + m, bytes + b))?;
+            made += kids.len() as u64;
+            bytes += kids
+                .iter()
+                .map(|c| 48 + c.iter().map(|l| 40 + l.0.len() as u64).sum::<u64>())
+                .sum::<u64>();
+            for child in kids {
                 let mut lands: Vec<Land> = Vec::with_capacity(self.lands.len() + child.len());
                 lands.extend(self.lands[..i].iter().cloned());
                 lands.extend(self.lands[i + 1..].iter().cloned());
@@ -304,8 +357,15 @@ impl Position {
         }
         out.sort_unstable();
         out.dedup();
-        out
+        Some(out)
     }
+}
+
+/// The refusal of a heap of `k`, past [`MAX_HEAP`].
+pub(crate) fn heap_too_large(k: impl fmt::Display) -> String {
+    format!(
+        "a heap is at most *{MAX_HEAP}, not *{k} (a land's nimber is below 256, so a larger heap changes no outcome)"
+    )
 }
 
 impl fmt::Display for Position {

@@ -6,7 +6,8 @@
 
 use super::rules::{reduce, Tok, WRegion, LETTER, T_ONE, T_TWO};
 use super::{
-    Land, Position, BOUNDARY_END, LAND_END, LETTERS, MAX_LETTERS, ONE, REGION_END, TWO, ZERO,
+    heap_too_large, Land, Position, BOUNDARY_END, LAND_END, LETTERS, MAX_HEAP, MAX_LETTERS, ONE,
+    REGION_END, TWO, ZERO,
 };
 use crate::error::Error;
 
@@ -43,6 +44,14 @@ pub(crate) fn parse_position(s: &str) -> Result<Position, String> {
             ));
         }
         if let Some(k) = term.strip_prefix('*') {
+            if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
+                // Checked before the value is read: any number of digits
+                // is refused in one line, not as an overflow.
+                let value = k.trim_start_matches('0');
+                if value.len() > 3 || crate::games::parse_num::<u32>(k).unwrap_or(0) > MAX_HEAP {
+                    return Err(heap_too_large(k));
+                }
+            }
             let k = crate::games::parse_num::<u32>(k).ok_or_else(|| {
                 format!(
                     "a heap is '*' and a number, like *2, not {}",
@@ -54,7 +63,7 @@ pub(crate) fn parse_position(s: &str) -> Result<Position, String> {
         }
         lands.extend(reduce(parse_land(term, no)?));
     }
-    Ok(Position::new(lands, heap))
+    Position::try_new(lands, heap)
 }
 
 /// A letter as written: its case and its index (`a` 0, `z` 25, `a'` 26).
@@ -205,8 +214,8 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
             }
             (true, _) => {
                 return Err(format!(
-                    "land {no}: upper-case letter {name} is written {} times: it is a spot on two regions, written once in each (a spot with one life written once is 2)",
-                    s.at.len()
+                    "land {no}: upper-case letter {name} is written {}: it is a spot on two regions, written once in each (a spot with one life written once is 2)",
+                    times(s.at.len())
                 ))
             }
             (false, [a, b]) if a == b => {}
@@ -222,8 +231,8 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
             }
             (false, _) => {
                 return Err(format!(
-                    "land {no}: lower-case letter {name} is written {} times: it is a spot written twice in one boundary (a spot with one life written once is 2)",
-                    s.at.len()
+                    "land {no}: lower-case letter {name} is written {}: it is a spot written twice in one boundary (a spot with one life written once is 2)",
+                    times(s.at.len())
                 ))
             }
         }
@@ -235,6 +244,15 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
         ));
     }
     Ok(regions)
+}
+
+/// How often, in words: "once", "twice", "3 times".
+fn times(n: usize) -> String {
+    match n {
+        1 => "once".into(),
+        2 => "twice".into(),
+        n => format!("{n} times"),
+    }
 }
 
 /// Writes a land: regions separated by `|`, boundaries by `.`, a region's

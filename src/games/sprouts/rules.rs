@@ -106,27 +106,157 @@ fn joined(t: Tok, letter: Tok) -> Fate {
 /// Stands for a `0` in [`joined`] (zeros are counted, not written).
 const ZERO_TOK: Tok = 0;
 
+/// Move results made between two questions to the caller of
+/// [`land_children_until`] whether to go on: a result (a region shared out,
+/// reduced and written canonically) costs microseconds, so a stop request
+/// or a deadline is heard within a millisecond or so.
+pub(crate) const POLL_EVERY: u64 = 256;
+
 /// The children of a land: each move's result, reduced, as its lands in
 /// canonical order; distinct results only, sorted.
 pub(crate) fn land_children(land: &Land) -> Vec<Vec<Land>> {
+    land_children_until(land, &mut |_, _| false).unwrap_or_default()
+}
+
+/// [`land_children`], asking `stop` every [`POLL_EVERY`] move results
+/// (with the results made so far and about the bytes they hold) whether
+/// to give up: `None` if it said so.
+pub(crate) fn land_children_until(
+    land: &Land,
+    stop: &mut dyn FnMut(u64, u64) -> bool,
+) -> Option<Vec<Vec<Land>>> {
+    land_children_shared(land, Share::Grouped, stop)
+}
+
+/// How a move that cuts a region in two shares out the region's other
+/// boundaries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Share {
+    /// By how many of each group of interchangeable boundaries go to
+    /// each side (see [`shape_groups`]): polynomial in the boundaries of
+    /// one shape.
+    Grouped,
+    /// Every boundary to either side, every way (2^n for n boundaries):
+    /// the reference the tests compare [`Share::Grouped`] with.
+    #[cfg(test)]
+    Each,
+}
+
+/// [`land_children_until`] with the boundaries shared as `share` says.
+pub(crate) fn land_children_shared(
+    land: &Land,
+    share: Share,
+    stop: &mut dyn FnMut(u64, u64) -> bool,
+) -> Option<Vec<Vec<Land>>> {
     let Some(regions) = decode(land) else {
-        return Vec::new();
+        return Some(Vec::new());
     };
+    let census = Census::of(&regions);
     let mut out = Vec::new();
+    let (mut made, mut bytes) = (0u64, 0u64);
     for r in 0..regions.len() {
-        region_moves(&regions, r, &mut |regs, fx, fy| {
-            out.push(finish(regs, fx, fy))
+        let groups = match share {
+            Share::Grouped => shape_groups(&regions[r], &census),
+            #[cfg(test)]
+            Share::Each => (0..regions[r].bounds.len() as u32).collect(),
+        };
+        let done = region_moves(&regions, r, &groups, &mut |regs, fx, fy| {
+            let lands = finish(regs, fx, fy);
+            bytes += 48 + lands.iter().map(|l| 40 + l.0.len() as u64).sum::<u64>();
+            out.push(lands);
+            made += 1;
+            !(made % POLL_EVERY == 0 && stop(made, bytes))
         });
+        if !done {
+            return None;
+        }
     }
     out.sort_unstable();
     out.dedup();
-    out
+    Some(out)
+}
+
+/// A label per boundary of `reg`, equal for boundaries that are the same
+/// up to rotation and the naming of their own letters (those written twice
+/// in that boundary and nowhere else: lower case): sharing out one or the
+/// other of two such boundaries gives the same position, so only how many
+/// of each label go to each side matters. Every other token is kept as it
+/// is, so a boundary with an upper-case letter (whose other side is in
+/// another region) is alone with its label.
+fn shape_groups(reg: &WRegion, census: &Census) -> Vec<u32> {
+    if reg.bounds.len() <= 1 {
+        return vec![0; reg.bounds.len()];
+    }
+    let mut name = vec![0 as Tok; IDS];
+    let keys: Vec<Vec<Tok>> = reg
+        .bounds
+        .iter()
+        .map(|b| shape_key(b, census, &mut name))
+        .collect();
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let mut labels = vec![0u32; keys.len()];
+    let mut label = 0;
+    for (n, &i) in order.iter().enumerate() {
+        if n > 0 && keys[i] != keys[order[n - 1]] {
+            label += 1;
+        }
+        labels[i] = label;
+    }
+    labels
+}
+
+/// The least of boundary `b`'s rotations with its own letters renamed by
+/// first appearance (ids past any other token's), other tokens as they
+/// are: equal for boundaries that differ only in where they start and in
+/// the names of their own letters. `name` is scratch, all 0 (and left so).
+fn shape_key(b: &[Tok], census: &Census, name: &mut [Tok]) -> Vec<Tok> {
+    const OWN: Tok = 0x8000;
+    let own: Vec<bool> = b
+        .iter()
+        .map(|&t| t >= LETTER && census.lower(t) && b.iter().filter(|&&x| x == t).count() == 2)
+        .collect();
+    let mut best: Option<Vec<Tok>> = None;
+    let mut key = Vec::with_capacity(b.len());
+    for start in 0..b.len() {
+        key.clear();
+        let mut next = OWN;
+        for i in (start..b.len()).chain(0..start) {
+            let t = b[i];
+            if own[i] {
+                let n = &mut name[usize::from(t).min(IDS - 1)];
+                if *n == 0 {
+                    *n = next;
+                    next += 1;
+                }
+                key.push(*n);
+            } else {
+                key.push(t);
+            }
+        }
+        for (i, &t) in b.iter().enumerate() {
+            if own[i] {
+                name[usize::from(t).min(IDS - 1)] = 0;
+            }
+        }
+        if best.as_ref().is_none_or(|k| key < *k) {
+            best = Some(key.clone());
+        }
+    }
+    best.unwrap_or_default()
 }
 
 /// Calls `emit` with every move's result in region `r` of `regions`,
 /// before reduction: the regions and the fates of the curve's two ends
-/// (`MX`, `MY`).
-fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>, Fate, Fate)) {
+/// (`MX`, `MY`). The region's boundaries of one label in `groups` are
+/// interchangeable (see [`shape_groups`]). `emit` returns whether to go
+/// on; `false` if it said to stop.
+fn region_moves(
+    regions: &[WRegion],
+    r: usize,
+    groups: &[u32],
+    emit: &mut dyn FnMut(Vec<WRegion>, Fate, Fate) -> bool,
+) -> bool {
     let reg = &regions[r];
     let (x_new, y_new, z) = (FRESH, FRESH + 1, FRESH + 2);
     // The land without region r, to which each result adds its regions.
@@ -138,17 +268,29 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
     };
     let nb = reg.bounds.len();
     // A region cut in two by a curve from side one boundary to itself:
-    // the two closed parts, and the other boundaries shared out.
+    // the two closed parts, and the other boundaries shared out, by how
+    // many of each group go to the first part (boundaries of one group
+    // are interchangeable), the 0s by how many.
     let split = |seg1: Vec<Tok>,
                  seg2: Vec<Tok>,
                  zeros: u32,
                  skip: Option<usize>,
                  fx: Fate,
                  fy: Fate,
-                 emit: &mut dyn FnMut(Vec<WRegion>, Fate, Fate)| {
-        let rest: Vec<usize> = (0..nb).filter(|&i| Some(i) != skip).collect();
-        for k in 0..=zeros {
-            for mask in 0u64..(1u64 << rest.len()) {
+                 emit: &mut dyn FnMut(Vec<WRegion>, Fate, Fate) -> bool|
+     -> bool {
+        // The other boundaries by group.
+        let mut members: Vec<(u32, Vec<usize>)> = Vec::new();
+        for i in (0..nb).filter(|&i| Some(i) != skip) {
+            match members.iter_mut().find(|(g, _)| *g == groups[i]) {
+                Some((_, m)) => m.push(i),
+                None => members.push((groups[i], vec![i])),
+            }
+        }
+        // How many of each group go to the first part: an odometer.
+        let mut count = vec![0usize; members.len()];
+        loop {
+            for k in 0..=zeros {
                 let mut a = WRegion {
                     zeros: k,
                     bounds: vec![seg1.clone()],
@@ -157,18 +299,28 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
                     zeros: zeros - k,
                     bounds: vec![seg2.clone()],
                 };
-                for (bit, &i) in rest.iter().enumerate() {
-                    if mask >> bit & 1 == 1 {
-                        a.bounds.push(reg.bounds[i].clone());
-                    } else {
-                        b.bounds.push(reg.bounds[i].clone());
-                    }
+                for ((_, m), &c) in members.iter().zip(&count) {
+                    a.bounds
+                        .extend(m[..c].iter().map(|&i| reg.bounds[i].clone()));
+                    b.bounds
+                        .extend(m[c..].iter().map(|&i| reg.bounds[i].clone()));
                 }
                 let mut v = others();
                 v.push(a);
                 v.push(b);
-                emit(v, fx, fy);
+                if !emit(v, fx, fy) {
+                    return false;
+                }
             }
+            let mut g = 0;
+            while g < members.len() && count[g] == members[g].1.len() {
+                count[g] = 0;
+                g += 1;
+            }
+            if g == members.len() {
+                return true;
+            }
+            count[g] += 1;
         }
     };
     // Two boundaries made one in the region.
@@ -177,7 +329,8 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
                  skip: &[usize],
                  fx: Fate,
                  fy: Fate,
-                 emit: &mut dyn FnMut(Vec<WRegion>, Fate, Fate)| {
+                 emit: &mut dyn FnMut(Vec<WRegion>, Fate, Fate) -> bool|
+     -> bool {
         let mut bounds: Vec<Vec<Tok>> = (0..nb)
             .filter(|i| !skip.contains(i))
             .map(|i| reg.bounds[i].clone())
@@ -185,7 +338,7 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
         bounds.push(merged);
         let mut v = others();
         v.push(WRegion { zeros, bounds });
-        emit(v, fx, fy);
+        emit(v, fx, fy)
     };
     // The boundary `b` walked from just after position i, back to just
     // before it.
@@ -198,7 +351,7 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
     let zs = reg.zeros;
     if zs >= 1 {
         // A loop from a 0: it keeps one life, on both sides of the loop.
-        split(
+        if !split(
             vec![MX, z],
             vec![MX, z],
             zs - 1,
@@ -206,18 +359,22 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
             Fate::Becomes(x_new),
             Fate::Becomes(x_new),
             emit,
-        );
+        ) {
+            return false;
+        }
     }
     if zs >= 2 {
         // Two 0s joined: both become 1s on one new boundary.
-        merge(
+        if !merge(
             vec![MX, z, MY, z],
             zs - 2,
             &[],
             Fate::Becomes(T_ONE),
             Fate::Becomes(T_ONE),
             emit,
-        );
+        ) {
+            return false;
+        }
     }
     for (bi, b) in reg.bounds.iter().enumerate() {
         for (i, &y) in b.iter().enumerate() {
@@ -226,14 +383,16 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
                 let mut m = vec![MX, z, MY];
                 m.extend(around(b, i));
                 m.extend([MY, z]);
-                merge(
+                if !merge(
                     m,
                     zs - 1,
                     &[bi],
                     Fate::Becomes(T_ONE),
                     joined(y, y_new),
                     emit,
-                );
+                ) {
+                    return false;
+                }
             }
             // Joined to a spot of a later boundary: the two become one.
             for (bj, c) in reg.bounds.iter().enumerate().skip(bi + 1) {
@@ -243,7 +402,9 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
                     m.extend([MX, z, MY]);
                     m.extend(around(c, j));
                     m.extend([MY, z]);
-                    merge(m, zs, &[bi, bj], joined(y, x_new), joined(w, y_new), emit);
+                    if !merge(m, zs, &[bi, bj], joined(y, x_new), joined(w, y_new), emit) {
+                        return false;
+                    }
                 }
             }
             // A loop from a 1: it dies; the loop's inside holds the new
@@ -252,7 +413,7 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
                 let mut s2 = vec![MX];
                 s2.extend(around(b, i));
                 s2.extend([MX, z]);
-                split(
+                if !split(
                     vec![MX, z],
                     s2,
                     zs,
@@ -260,7 +421,9 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
                     Fate::Dies(T_ONE),
                     Fate::Dies(T_ONE),
                     emit,
-                );
+                ) {
+                    return false;
+                }
             }
             // Joined to a later spot of the same boundary: the region is
             // cut along the curve.
@@ -277,7 +440,7 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
                 s2.extend_from_slice(&b[j + 1..]);
                 s2.extend_from_slice(&b[..i]);
                 s2.extend([MX, z]);
-                split(
+                if !split(
                     s1,
                     s2,
                     zs,
@@ -285,10 +448,13 @@ fn region_moves(regions: &[WRegion], r: usize, emit: &mut dyn FnMut(Vec<WRegion>
                     joined(y, x_new),
                     joined(w, y_new),
                     emit,
-                );
+                ) {
+                    return false;
+                }
             }
         }
     }
+    true
 }
 
 /// The first letter id.

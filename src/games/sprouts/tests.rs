@@ -170,3 +170,155 @@ fn every_writing_of_lands_from(n: u32) {
         &bad[..bad.len().min(10)]
     );
 }
+
+/// Every land reachable from `n` spots (with the nimber memo).
+fn lands_from(n: u32) -> Vec<Land> {
+    let mut memo = std::collections::HashMap::new();
+    nimber(&Position::spots(n).lands()[0], &mut memo);
+    let mut lands: Vec<Land> = memo.keys().cloned().collect();
+    lands.sort();
+    lands
+}
+
+/// The children with the region's other boundaries shared out by shape
+/// (polynomial) and every way (the former enumeration, 2^n for n
+/// boundaries) are the same.
+fn same_children_both_ways(land: &Land) {
+    use super::rules::{land_children_shared, Share};
+    let grouped = land_children_shared(land, Share::Grouped, &mut |_, _| false).unwrap();
+    let each = land_children_shared(land, Share::Each, &mut |_, _| false).unwrap();
+    assert_eq!(grouped, each, "{land}");
+}
+
+#[test]
+fn boundaries_shared_by_shape_give_every_way_s_children() {
+    // Every land from 4 spots, and the first moves of 5 and 6 (with their
+    // children: regions of several boundaries, some of one shape).
+    let mut lands = lands_from(4);
+    for n in [5, 6] {
+        for c in Position::spots(n).children() {
+            for g in c.children() {
+                lands.extend(g.lands().iter().cloned());
+            }
+        }
+    }
+    // Regions of many boundaries, of a few shapes, some linked to another
+    // region by upper-case letters, some with 0s.
+    let shapes = [
+        "1x2x", "12", "1", "2", "11", "1x1x", "x2x12", "22", "1x2yxy",
+    ];
+    let mut rng = Rng(0xb0_4e_da_77);
+    for _ in 0..300 {
+        let mut letter = 0u8;
+        let mut fresh = |s: &str| -> String {
+            // The shape's own letters, named afresh.
+            let (x, y) = ((b'a' + letter) as char, (b'a' + letter + 1) as char);
+            letter += 2;
+            s.replace('x', &x.to_string()).replace('y', &y.to_string())
+        };
+        let mut bounds: Vec<String> = (0..2 + rng.below(5))
+            .map(|_| fresh(shapes[rng.below(shapes.len())]))
+            .collect();
+        for _ in 0..rng.below(3) {
+            bounds.push("0".into());
+        }
+        let mut text = match rng.below(3) {
+            0 => {
+                bounds.push("A1B".into());
+                format!("{}|0.AB", bounds.join("."))
+            }
+            1 => {
+                bounds.push("A2".into());
+                bounds.push("B".into());
+                format!("{}|1AB", bounds.join("."))
+            }
+            _ => bounds.join("."),
+        };
+        if rng.below(4) == 0 {
+            text.push_str("+0*2.1a2a");
+        }
+        lands.extend(p(&text).lands().iter().cloned());
+    }
+    lands.sort();
+    lands.dedup();
+    assert!(lands.len() > 500, "{} lands", lands.len());
+    for land in &lands {
+        same_children_both_ways(land);
+    }
+}
+
+/// 40 boundaries of one shape (`1a2a.1b2b...`): every way was 2^39 per
+/// move; by shape, 40 per move.
+#[test]
+fn forty_boundaries_of_one_shape_have_their_children_at_once() {
+    let text: Vec<String> = (0..40)
+        .map(|i| {
+            let l = format!(
+                "{}{}",
+                (b'a' + i % 26) as char,
+                "'".repeat(usize::from(i / 26))
+            );
+            format!("1{l}2{l}")
+        })
+        .collect();
+    let q = p(&text.join("."));
+    let t = std::time::Instant::now();
+    let kids = q.children();
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    // Joining a boundary's `1` and `2` cuts the region: the two parts
+    // `1a2a`-like pieces aside, k of the other 39 boundaries go inside, for
+    // each k from 0 to 39: every one a child of its own.
+    assert!(kids.len() >= 40, "{}", kids.len());
+    let splits = kids
+        .iter()
+        .filter(|c| c.lands().len() == 1 && c.lands()[0].regions() == 2)
+        .count();
+    assert!(splits >= 40, "{splits} of {}", kids.len());
+}
+
+/// Child generation asks its caller every few hundred results whether to
+/// go on, and gives up when told.
+#[test]
+fn child_generation_gives_up_when_asked() {
+    let text: Vec<String> = (0..20).map(|k| format!("1{}", "2".repeat(k))).collect();
+    let q = p(&text.join("."));
+    let mut asked = 0;
+    let t = std::time::Instant::now();
+    let got = q.children_until(&mut |results, bytes| {
+        asked += 1;
+        assert!(results > 0 && bytes > 0);
+        asked == 3
+    });
+    assert_eq!(got, None);
+    assert_eq!(asked, 3);
+    assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+}
+
+#[test]
+fn heaps_past_255_are_refused() {
+    assert_eq!(p("*255").heap(), 255);
+    assert_eq!(p("0+*200+*55").heap(), 200 ^ 55);
+    for s in [
+        "*256",
+        "*4294967295",
+        "1+*4000000000",
+        "*99999999999999999999999",
+    ] {
+        let e = Position::parse(s).unwrap_err();
+        assert!(e.contains("at most *255"), "{s}: {e}");
+    }
+    assert!(Position::try_new(Vec::new(), 256).is_err());
+    assert_eq!(Position::try_new(Vec::new(), 3).unwrap(), p("*3"));
+    // *255 has 255 children, the heaps below.
+    assert_eq!(p("*255").children().len(), 255);
+}
+
+#[test]
+fn a_letter_written_once_or_thrice_is_counted_in_words() {
+    let e = Position::parse("0*3.a1").unwrap_err();
+    assert!(e.contains("'a' is written once:"), "{e}");
+    let e = Position::parse("1aaa").unwrap_err();
+    assert!(e.contains("'a' is written 3 times:"), "{e}");
+    let e = Position::parse("1A|2").unwrap_err();
+    assert!(e.contains("'A' is written once:"), "{e}");
+}

@@ -38,7 +38,7 @@ use crate::games::sprouts::{Land, Position};
 use crate::search::bounded::BoundedCache;
 use crate::search::couples::FastBuild;
 use crate::search::dfpn::Stats;
-use crate::search::{Limits, ProgressFn, Stop};
+use crate::search::{Limits, ProgressFn, Stop, RESULTS_PER_NODE};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
@@ -397,12 +397,28 @@ impl<'a> Misere<'a> {
         h.finish()
     }
 
-    /// The children of land number `l` as land numbers.
-    fn land_kids(&mut self, l: u32) -> LandKids {
+    /// Runs `make`, child generation outside the search (a proof
+    /// database's check), with a poll that gives up when the search's
+    /// limits say (see [`Land::children_until`]).
+    pub fn generating<T>(&mut self, make: impl FnOnce(&mut dyn FnMut(u64, u64) -> bool) -> T) -> T {
+        let (limits, nodes) = (&mut self.limits, self.nodes);
+        make(&mut |results, bytes| limits.generation_stops(nodes, results, bytes))
+    }
+
+    /// The children of land number `l` as land numbers (`None` if the
+    /// search's limits stopped their making).
+    fn land_kids(&mut self, l: u32) -> Option<LandKids> {
         if let Some(k) = self.kids.get(&l) {
-            return k.clone();
+            return Some(k.clone());
         }
-        let children = self.lands[l as usize].children();
+        let (limits, nodes) = (&mut self.limits, self.nodes);
+        let mut made = 0;
+        let children = self.lands[l as usize].children_until(&mut |results, bytes| {
+            made = results;
+            limits.generation_stops(nodes, results, bytes)
+        })?;
+        // Work past a node's worth counts against the node budget.
+        self.nodes += made / RESULTS_PER_NODE;
         let mut bytes = 64;
         let list: Vec<Box<[u32]>> = children
             .iter()
@@ -415,20 +431,21 @@ impl<'a> Misere<'a> {
             .collect();
         let kids: LandKids = list.into();
         self.kids.insert(l, kids.clone(), bytes);
-        kids
+        Some(kids)
     }
 
     /// The children of a node: a move in one of its lands (equal lands
     /// give equal children: one of them is tried), or a smaller heap.
-    /// Distinct nodes only.
-    fn children(&mut self, n: &[u32]) -> Vec<Node> {
+    /// Distinct nodes only; `None` if the search's limits stopped their
+    /// making.
+    fn children(&mut self, n: &[u32]) -> Option<Vec<Node>> {
         let (heap, ids) = n.split_last().expect("a node ends with its heap");
         let mut out: Vec<Node> = Vec::new();
         for i in 0..ids.len() {
             if i > 0 && ids[i] == ids[i - 1] {
                 continue;
             }
-            let kids = self.land_kids(ids[i]);
+            let kids = self.land_kids(ids[i])?;
             for c in kids.iter() {
                 // The other lands and the child's, merged in order.
                 let mut v: Vec<u32> = Vec::with_capacity(ids.len() + c.len());
@@ -457,7 +474,7 @@ impl<'a> Misere<'a> {
         }
         out.sort_unstable();
         out.dedup();
-        out
+        Some(out)
     }
 
     fn numbers(&self, n: &[u32]) -> (u32, u32) {
@@ -528,7 +545,12 @@ impl<'a> Misere<'a> {
         }
         self.depth += 1;
         self.deepest = self.deepest.max(self.depth);
-        let kids: Rc<[Node]> = self.children(n).into();
+        let Some(kids) = self.children(n) else {
+            // Stopped while making them.
+            self.depth -= 1;
+            return;
+        };
+        let kids: Rc<[Node]> = kids.into();
         self.path.push(kids.clone());
         loop {
             if self.limits.stop().is_some() {

@@ -21,6 +21,23 @@ impl Lands for SproutsLands {
         land.children()
     }
 
+    fn children_until(
+        &self,
+        land: &Land,
+        lands: &mut Vec<Land>,
+        ends: &mut Vec<u32>,
+        stop: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> bool {
+        let Some(kids) = land.children_until(stop) else {
+            return false;
+        };
+        for c in kids {
+            lands.extend(c);
+            ends.push(lands.len() as u32);
+        }
+        true
+    }
+
     /// Half a land's lives, not Cram's whole size: a land's moves are
     /// fewer than its lives suggest (a move spends two or three of them),
     /// and on `sprouts:12`, `13` and `14` this took the couples from

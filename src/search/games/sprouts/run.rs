@@ -12,12 +12,14 @@ use crate::error::{Error, Result};
 use crate::games::sprouts::Position;
 use crate::search::proofdb::{self, Fact, Kind, Record};
 use crate::search::run::{
-    carry_while_loading, openings, prepare, save, save_snapshot, save_target, with_carried, Answer,
-    CheckOutcome, Counters, Loaded, Notice, Observer, SearchOptions, SearchReport, Searched,
+    carry_while_loading, prepare, save, save_snapshot, save_target, with_carried, Answer,
+    CheckOutcome, Counters, Engine as SearchEngine, Loaded, Notice, Observer, SearchOptions,
+    SearchReport, Searched, MAX_OPENINGS,
 };
-use crate::search::{Bounds, SearchGame, Stop};
+use crate::search::{Bounds, Limits, SearchGame, Stop};
 use crate::value::Value;
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
 
@@ -87,6 +89,7 @@ pub fn run(
     observer: &dyn Observer,
 ) -> Result<SearchReport> {
     no_tables(options)?;
+    own_engines(g, options)?;
     if options.moves && options.openings.is_some() {
         return Err(Error::SearchOption {
             option: "--moves",
@@ -100,28 +103,32 @@ pub fn run(
     let target = RefCell::new(save_target(options, observer)?);
     observer.started();
     let mut roots = vec![root.clone()];
-    if options.moves {
-        roots.extend(root.children());
+    // The positions listed are made within the run's limits: one position
+    // can have very many children.
+    let mut limits = Limits::new(o.memory, o.node_limit, o.time_limit, o.cancel.clone());
+    let listed = if options.moves {
+        root.children_until(&mut |r, b| limits.generation_stops(0, r, b))
+            .map(|kids| roots.extend(kids))
     } else if let Some(k) = options.openings {
-        match openings(g, &root, k, &options.cancel)? {
-            Some(r) => roots = r,
-            None => {
-                return Ok(SearchReport {
-                    engine: None,
-                    game: g.spec(),
-                    kind: Kind::Values,
-                    openings: true,
-                    results: Vec::new(),
-                    proven: false,
-                    stopped: Some(Stop::Requested),
-                    counters: Counters::Values(Default::default()),
-                    elapsed: Default::default(),
-                    memory: o.memory,
-                    loaded: None,
-                    saved: None,
-                })
-            }
-        }
+        openings(&root, k, &mut limits)?.map(|r| roots = r)
+    } else {
+        Some(())
+    };
+    if listed.is_none() {
+        return Ok(SearchReport {
+            engine: None,
+            game: g.spec(),
+            kind: Kind::Values,
+            openings: true,
+            results: Vec::new(),
+            proven: false,
+            stopped: Some(limits.stop().unwrap_or(Stop::Requested)),
+            counters: Counters::Values(Default::default()),
+            elapsed: Default::default(),
+            memory: o.memory,
+            loaded: None,
+            saved: None,
+        });
     }
     // The time limit bounds the run, the listing of the children or
     // openings included (thousands of positions of hundreds of lands take
@@ -159,12 +166,13 @@ pub fn run(
     for p in &roots {
         let t = Instant::now();
         let before = e.stats().nodes;
-        let answer = match &mut e {
-            Engine::Normal(n) if options.nimber => Answer::Nimber(n.nimber(p)),
+        let found = answer_of(&mut e, p, options.nimber);
+        let answer = match &e {
+            Engine::Normal(_) if options.nimber => Answer::Nimber(found),
             _ => {
-                let bounds = match e.wins(p) {
-                    Some(true) => Bounds::exact(Value::Win),
-                    Some(false) => Bounds::exact(Value::Lose),
+                let bounds = match found {
+                    Some(1) => Bounds::exact(Value::Win),
+                    Some(_) => Bounds::exact(Value::Lose),
                     None => Bounds::UNKNOWN,
                 };
                 let best_move = if bounds.value() == Some(Value::Win) {
@@ -237,6 +245,95 @@ pub fn run(
     Ok(report)
 }
 
+/// The answer for root `p`: its nimber with `nimber`, else 1 for a win
+/// and 0 for a loss; `None` once the search is stopped. A search that
+/// returns unproven with no limit reached has seen its root's numbers
+/// reach their threshold (sums saturate below infinity: a heap of 4·10⁹
+/// did it before heaps were bounded): it is searched again until proved or
+/// stopped, so that an unproven result always says what stopped it.
+fn answer_of(e: &mut Engine, p: &Position, nimber: bool) -> Option<u32> {
+    loop {
+        let found = match (nimber, &mut *e) {
+            (true, Engine::Normal(n)) => n.nimber(p),
+            _ => e.wins(p).map(u32::from),
+        };
+        if found.is_some() || e.stop_reason().is_some() {
+            return found;
+        }
+    }
+}
+
+/// The distinct positions `plies` moves from `root` (those over kept as
+/// they are), made within `limits` (`None` once they stop it), at most
+/// [`MAX_OPENINGS`].
+fn openings(root: &Position, plies: u32, limits: &mut Limits) -> Result<Option<Vec<Position>>> {
+    let mut level = vec![root.clone()];
+    for ply in 1..=plies {
+        // Once every position is over, later plies change nothing.
+        if level.iter().all(Position::is_over) {
+            break;
+        }
+        let mut seen = HashSet::new();
+        let mut next = Vec::new();
+        for p in &level {
+            let kids = if p.is_over() {
+                vec![p.clone()]
+            } else {
+                match p.children_until(&mut |r, b| limits.generation_stops(0, r, b)) {
+                    Some(kids) => kids,
+                    None => return Ok(None),
+                }
+            };
+            for c in kids {
+                if seen.insert(c.clone()) {
+                    next.push(c);
+                }
+            }
+            if next.len() > MAX_OPENINGS {
+                return Err(Error::SearchOption {
+                    option: "--openings",
+                    given: plies.to_string(),
+                    rule: format!(
+                        "more than {MAX_OPENINGS} distinct positions after {ply} plies; use fewer plies"
+                    ),
+                });
+            }
+        }
+        level = next;
+    }
+    Ok(Some(level))
+}
+
+/// `--engine` and `--threads` are refused unless they name what Sprouts
+/// uses: its own engines (couples for normal play, df-pn over whole
+/// positions for misère), on one thread.
+fn own_engines(g: &SproutsSearch, options: &SearchOptions) -> Result<()> {
+    let own = if g.misere() {
+        SearchEngine::Dfpn
+    } else {
+        SearchEngine::Couples
+    };
+    if options.engine != SearchEngine::Auto && options.engine != own {
+        return Err(Error::SearchOption {
+            option: "--engine",
+            given: options.engine.name().into(),
+            rule: format!(
+                "Sprouts is searched by its own engine ({} for {} play)",
+                own.name(),
+                if g.misere() { "misère" } else { "normal" }
+            ),
+        });
+    }
+    if options.threads > 1 {
+        return Err(Error::SearchOption {
+            option: "--threads",
+            given: options.threads.to_string(),
+            rule: "Sprouts' engines search on one thread".into(),
+        });
+    }
+    Ok(())
+}
+
 /// `--tablebase` is refused: Sprouts has no table.
 fn no_tables(options: &SearchOptions) -> Result<()> {
     match options.tablebases.first() {
@@ -296,6 +393,7 @@ pub fn check(
     observer: &dyn Observer,
 ) -> Result<CheckOutcome> {
     no_tables(options)?;
+    own_engines(g, options)?;
     if !options.load.is_empty() || options.save.is_some() || options.openings.is_some() {
         return Err(Error::SearchOption {
             option: "--check",
