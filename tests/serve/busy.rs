@@ -144,9 +144,10 @@ fn a_request_ends_within_its_budget() {
     let j: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(j["search"]["stopped"], "time");
     assert_eq!(j["moves"].as_array().unwrap().len(), 53);
-    // The budget and 10%, and 0.1 s to send 224 KB.
+    // The budget and 10%, 0.1 s to send 224 KB, and a little for a
+    // machine busy with other tests.
     assert!(
-        took < Duration::from_millis(1200),
+        took < Duration::from_millis(1250),
         "answered after {took:?}"
     );
 }
