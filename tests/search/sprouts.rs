@@ -696,7 +696,10 @@ fn forty_boundaries_of_one_shape_are_expanded_at_once() {
     assert_eq!(r.len(), 227);
     let j = stopped_within(&["search", "sprouts:5", &r, "--time", "3"], 6.0);
     assert_eq!(j["stopped"], "time", "{j}");
-    assert!(j["nodes"].as_u64().unwrap() >= 2, "{j}");
+    // About 0.3 s a node on an idle machine; a loaded CI machine may
+    // manage few, so the bound that matters is the time above (the old
+    // expansion never ended), and one node at least was made.
+    assert!(j["nodes"].as_u64().unwrap() >= 1, "{j}");
 }
 
 /// The first SIGTERM or SIGINT stops a search inside the making of one
