@@ -307,6 +307,10 @@ pub enum Stop {
     /// The line being searched got deeper than the memory allowed for the
     /// search's path (see [`path_budget`]).
     Depth,
+    /// What the search must hold at once (a position's children and
+    /// their lands, the proofs the line rests on) would pass `--memory`:
+    /// the engine stopped rather than use more.
+    Memory,
 }
 
 impl Stop {
@@ -317,6 +321,7 @@ impl Stop {
             Stop::Time => "time",
             Stop::Requested => "signal",
             Stop::Depth => "depth",
+            Stop::Memory => "memory",
         }
     }
 }
