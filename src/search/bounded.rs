@@ -59,6 +59,21 @@ pub(crate) fn may_insert<K, V>(map: &HashMap<K, V, FastBuild>, full: usize) -> b
     map.len() < map.capacity() || map.len() < full / 2
 }
 
+/// After removals from `map`, made by [`sized_map`] with capacity `full`:
+/// if their tombstones hold most of its free slots, moves the entries out
+/// and back in, which frees them all without a new table (the map keeps
+/// its table when drained). The entries are held apart meanwhile: a
+/// caller counts `size_of::<(K, V)>()` per entry it may keep (at most
+/// half of `full`, the more when fewer are kept).
+pub(crate) fn compact<K: Hash + Eq, V>(map: &mut HashMap<K, V, FastBuild>, full: usize) {
+    let free = map.capacity() - map.len();
+    if free >= (full - map.len()) / 2 {
+        return;
+    }
+    let kept: Vec<(K, V)> = map.drain().collect();
+    map.extend(kept);
+}
+
 /// Values kept by key while their bytes (as the caller counts them) stay
 /// within a budget: the insert that would pass it first empties the cache.
 /// For values cheap to compute again (a land's children, which both
@@ -174,7 +189,7 @@ impl<K: Hash + Eq, V> BoundedCache<K, V> {
 
 #[cfg(test)]
 mod tests {
-    use super::{may_insert, sized_map, BoundedCache};
+    use super::{compact, may_insert, sized_map, BoundedCache};
 
     #[test]
     fn a_sized_map_kept_to_may_insert_never_grows() {
@@ -199,6 +214,9 @@ mod tests {
             while !m.contains_key(&k) && !may_insert(&m, full) {
                 m.retain(|j, _| j % 2 == thinned % 2);
                 thinned += 1;
+                // Compacted, every slot not held is free again.
+                compact(&mut m, full);
+                assert_eq!(m.capacity(), full);
             }
             m.insert(k, x);
             assert!(m.capacity() <= full, "grew: {} > {full}", m.capacity());

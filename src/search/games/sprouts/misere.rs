@@ -49,7 +49,7 @@
 
 use super::normal::{Options, INF};
 use crate::games::sprouts::{Land, Position};
-use crate::search::bounded::{chunk, may_insert, sized_map, BoundedCache};
+use crate::search::bounded::{chunk, compact, may_insert, sized_map, BoundedCache};
 use crate::search::couples::FastBuild;
 use crate::search::dfpn::Stats;
 use crate::search::{Limits, ProgressFn, Stop};
@@ -98,6 +98,11 @@ type LandKids = Rc<KidList>;
 /// mark while lands are forgotten.
 const LAND_SLOT: u64 = 16 + 4 + 4 + 4 + 1;
 
+/// Bytes a land whose hash another land has takes in the map of such
+/// lands besides its bytes: its bucket, twice for the map's slack and
+/// growth (there are next to none).
+const CLASH_BYTES: u64 = 2 * 2 * 25;
+
 /// Lands interned at most between two checks of the lands' share (the
 /// children of one node's lands): the share is checked this far below it
 /// (or a quarter of it, if less).
@@ -119,8 +124,11 @@ type Snapshots<'a> =
 
 /// The misère engine.
 pub struct Misere<'a> {
-    /// Land numbers, and the lands by number.
-    ids: FastMap<Land, u32>,
+    /// Land numbers by a 64-bit hash of the land's bytes (the land itself
+    /// is kept once, in `lands`), those of lands whose hash a land kept
+    /// already has, and the lands by number.
+    ids: FastMap<u64, u32>,
+    clash: FastMap<Land, u32>,
     lands: Vec<Land>,
     /// Lives of each land, by number.
     lives: Vec<u32>,
@@ -185,13 +193,19 @@ impl<'a> Misere<'a> {
         let memory = options.memory.max(1 << 20);
         let share = memory / 16;
         let (tt, tt_max, tt_table) = sized_map(4 * share, 0);
-        // The proved positions' nodes take a 32-byte chunk each, mostly.
-        let (proved, proved_max, proved_table) = sized_map(4 * share, 32);
-        // A land takes a slot of the lists and its bytes twice (64 or more).
-        let (ids, lands_max, ids_table) = sized_map::<Land, u32>(4 * share, LAND_SLOT + 80);
-        let lands_slots = lands_max as u64 * LAND_SLOT;
+        // The proved positions' nodes take a 32-byte chunk each, mostly,
+        // and half an entry's slot (12 bytes) while compacted.
+        let (proved, proved_max, proved_table) = sized_map(4 * share, 32 + 12);
+        // A land takes a slot of the lists and its bytes (32 or 48 mostly),
+        // and half an entry's slot (8 bytes) while compacted.
+        let (ids, lands_max, ids_table) = sized_map::<u64, u32>(5 * share, LAND_SLOT + 8 + 48);
+        let lands_slots = lands_max as u64 * (LAND_SLOT + 8);
+        // The land children what the others leave, but a sixteenth for the
+        // line (a few KiB but on positions of many lands).
+        let kids = memory.saturating_sub(tt_table + 10 * share).max(share);
         Misere {
             ids,
+            clash: FastMap::default(),
             lands: Vec::with_capacity(lands_max),
             lives: Vec::with_capacity(lands_max),
             free: Vec::with_capacity(lands_max),
@@ -199,10 +213,10 @@ impl<'a> Misere<'a> {
             lands_max,
             lands_next: 0,
             land_bytes: 0,
-            land_cap: (4 * share).saturating_sub(ids_table + lands_slots),
+            land_cap: (5 * share).saturating_sub(ids_table + lands_slots),
             lands_evicted: 0,
             outer: None,
-            kids: BoundedCache::counting_table(3 * share as usize),
+            kids: BoundedCache::counting_table(kids as usize),
             proved,
             proved_max,
             proved_bytes: 0,
@@ -313,7 +327,8 @@ impl<'a> Misere<'a> {
     /// The land's number, interned; `None` if the lands' share has no
     /// room for it (the search then stops: see [`Misere::mid`]).
     fn id(&mut self, land: &Land) -> Option<u32> {
-        if let Some(&i) = self.ids.get(land) {
+        let h = Self::land_hash(land);
+        if let Some(i) = self.lookup(h, land) {
             return Some(i);
         }
         let bytes = Self::bytes_of(land);
@@ -335,14 +350,38 @@ impl<'a> Misere<'a> {
                 (self.lands.len() - 1) as u32
             }
         };
-        self.ids.insert(land.clone(), i);
+        if self.ids.contains_key(&h) {
+            // Two lands of one hash (about one in 10^7 at a million
+            // lands): the second is found by its bytes.
+            self.land_bytes += CLASH_BYTES + chunk(land.as_bytes().len());
+            self.clash.insert(land.clone(), i);
+        } else {
+            self.ids.insert(h, i);
+        }
         Some(i)
     }
 
+    /// The hash a land is kept by.
+    fn land_hash(land: &Land) -> u64 {
+        let mut h = FastBuild::default().build_hasher();
+        h.write(land.as_bytes());
+        h.write_usize(land.as_bytes().len());
+        h.finish()
+    }
+
+    /// The number of `land`, of hash `h`, if it is kept.
+    fn lookup(&self, h: u64, land: &Land) -> Option<u32> {
+        match self.ids.get(&h) {
+            Some(&i) if self.lands[i as usize] == *land => Some(i),
+            Some(_) => self.clash.get(land).copied(),
+            None => None,
+        }
+    }
+
     /// Bytes land `l` takes while interned besides its slot: its canonical
-    /// bytes in the list and as the map's key, as the allocator takes them.
+    /// bytes, as the allocator takes them.
     fn bytes_of(l: &Land) -> u64 {
-        2 * chunk(l.as_bytes().len())
+        chunk(l.as_bytes().len())
     }
 
     /// Lands forgotten so far to stay within the memory.
@@ -352,7 +391,7 @@ impl<'a> Misere<'a> {
 
     /// Lands interned now.
     pub fn lands_known(&self) -> usize {
-        self.ids.len()
+        self.ids.len() + self.clash.len()
     }
 
     /// The lands' margin: lands one node's expansion may intern.
@@ -395,7 +434,7 @@ impl<'a> Misere<'a> {
                 held[i as usize] = true;
             }
         }
-        let before = self.ids.len();
+        let before = self.lands_known();
         let (lands, free) = (&self.lands, &mut self.free);
         let mut freed = 0u64;
         self.ids.retain(|_, &mut i| {
@@ -406,12 +445,22 @@ impl<'a> Misere<'a> {
             }
             keep
         });
+        self.clash.retain(|land, &mut i| {
+            let keep = held[i as usize];
+            if !keep {
+                free.push(i);
+                freed += 2 * Self::bytes_of(land) + CLASH_BYTES;
+            }
+            keep
+        });
+        compact(&mut self.ids, self.lands_max);
+        let gone = before - self.lands_known();
         // The slots freed keep their old land until reused: drop its bytes.
-        for &i in &self.free[self.free.len() - (before - self.ids.len())..] {
+        for &i in &self.free[self.free.len() - gone..] {
             self.lands[i as usize] = Land::placeholder();
         }
         self.land_bytes -= freed;
-        self.lands_evicted += (before - self.ids.len()) as u64;
+        self.lands_evicted += gone as u64;
     }
 
     /// Makes room for the lands one node's expansion interns, if they are
@@ -424,8 +473,13 @@ impl<'a> Misere<'a> {
             return;
         }
         self.evict_lands();
+        // The land children hold most lands (each names its children's):
+        // they go first, cheaper to make again than proofs.
         if self.lands_near_full() {
             self.kids.clear();
+            self.evict_lands();
+        }
+        if self.lands_near_full() {
             self.forget_proved();
             self.evict_lands();
         }
@@ -456,7 +510,7 @@ impl<'a> Misere<'a> {
     fn find(&self, p: &Position) -> Option<Node> {
         let mut v: Vec<u32> = Vec::with_capacity(p.lands().len() + 1);
         for l in p.lands() {
-            v.push(*self.ids.get(l)?);
+            v.push(self.lookup(Self::land_hash(l), l)?);
         }
         v.sort_unstable();
         v.push(p.heap());
@@ -495,6 +549,7 @@ impl<'a> Misere<'a> {
             keep
         });
         self.proved_bytes -= freed;
+        compact(&mut self.proved, self.proved_max);
     }
 
     /// Keeps `n`'s value, forgetting the older half of the proved
