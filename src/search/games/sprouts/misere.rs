@@ -534,7 +534,9 @@ impl<'a> Misere<'a> {
     /// Forgets the older half of the proved positions, except the children
     /// of the positions on the line.
     fn forget_proved(&mut self) {
-        let keep_from = self.proved_at.saturating_sub((self.proved.len() / 2) as u64);
+        let keep_from = self
+            .proved_at
+            .saturating_sub((self.proved.len() / 2) as u64);
         let line: std::collections::HashSet<&[u32]> = self
             .path
             .iter()
@@ -570,10 +572,7 @@ impl<'a> Misere<'a> {
         }
         self.proved_at += 1;
         self.proved_bytes += bytes;
-        if let Some(old) = self
-            .proved
-            .insert(n, self.proved_at << 1 | u64::from(wins))
-        {
+        if let Some(old) = self.proved.insert(n, self.proved_at << 1 | u64::from(wins)) {
             // Proved again (a database's entry, say): counted once.
             let _ = old;
             self.proved_bytes -= bytes;
