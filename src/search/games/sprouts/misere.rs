@@ -350,13 +350,16 @@ impl<'a> Misere<'a> {
                 (self.lands.len() - 1) as u32
             }
         };
-        if self.ids.contains_key(&h) {
-            // Two lands of one hash (about one in 10^7 at a million
-            // lands): the second is found by its bytes.
-            self.land_bytes += CLASH_BYTES + chunk(land.as_bytes().len());
-            self.clash.insert(land.clone(), i);
-        } else {
-            self.ids.insert(h, i);
+        match self.ids.entry(h) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                // Two lands of one hash (about one in 10^7 at a million
+                // lands): the second is found by its bytes.
+                self.land_bytes += CLASH_BYTES + chunk(land.as_bytes().len());
+                self.clash.insert(land.clone(), i);
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
+            }
         }
         Some(i)
     }
