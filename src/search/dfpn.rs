@@ -680,6 +680,7 @@ impl Crew<'_> {
             1 => Some(Stop::Time),
             2 => Some(Stop::Requested),
             3 => Some(Stop::Depth),
+            4 => Some(Stop::Memory),
             _ => None,
         }
     }
@@ -750,6 +751,7 @@ fn stop_code(why: Stop) -> u8 {
         Stop::Time => 1,
         Stop::Requested => 2,
         Stop::Depth => 3,
+        Stop::Memory => 4,
         // Each thread runs out of nodes on its own.
         Stop::Nodes => 0,
     }

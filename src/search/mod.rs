@@ -309,6 +309,10 @@ pub enum Stop {
     /// search's path (see [`path_budget`]), or one node's children alone
     /// would have filled it.
     Depth,
+    /// What the search must hold at once (a position's children and
+    /// their lands, the proofs the line rests on) would pass `--memory`:
+    /// the engine stopped rather than use more.
+    Memory,
 }
 
 impl Stop {
@@ -319,6 +323,7 @@ impl Stop {
             Stop::Time => "time",
             Stop::Requested => "signal",
             Stop::Depth => "depth",
+            Stop::Memory => "memory",
         }
     }
 }

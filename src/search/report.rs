@@ -302,6 +302,10 @@ fn stop_note(stop: Stop, options: &SearchOptions, memory: u64, deepest: u64) -> 
             thousands(deepest),
             human_bytes(path_budget(memory))
         ),
+        Stop::Memory => format!(
+            "what the search had to hold at once would have passed --memory {}; give more --memory",
+            human_bytes(memory)
+        ),
     }
 }
 

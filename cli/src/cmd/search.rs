@@ -200,7 +200,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Stop::Nodes => "--nodes",
             Stop::Time => "--time",
             Stop::Requested => "a signal",
-            Stop::Depth => "--memory",
+            Stop::Depth | Stop::Memory => "--memory",
         });
         let what = if args.moves { "children" } else { "openings" };
         eprintln!("retrograde: stopped by {by} while listing the {what}; nothing was searched");

@@ -197,6 +197,7 @@ fn stop_code(s: Stop) -> u8 {
         Stop::Time => 2,
         Stop::Requested => 3,
         Stop::Depth => 4,
+        Stop::Memory => 5,
     }
 }
 
@@ -206,6 +207,7 @@ fn stop_of(c: u8) -> Option<Stop> {
         2 => Some(Stop::Time),
         3 => Some(Stop::Requested),
         4 => Some(Stop::Depth),
+        5 => Some(Stop::Memory),
         _ => None,
     }
 }
