@@ -1354,18 +1354,25 @@ pub(crate) fn openings<G: SearchGame>(
                 }
             }
             if next.len() > MAX_OPENINGS {
-                return Err(Error::SearchOption {
-                    option: "--openings",
-                    given: plies.to_string(),
-                    rule: format!(
-                        "more than {MAX_OPENINGS} distinct positions after {ply} plies; use fewer plies"
-                    ),
-                });
+                return Err(too_many_openings(plies, ply));
             }
         }
         level = next;
     }
     Ok(Some(level))
+}
+
+/// The refusal of an `--openings` listing that passed [`MAX_OPENINGS`]
+/// distinct positions after `ply` of its `plies`: one message for every
+/// game's listing.
+pub(crate) fn too_many_openings(plies: impl ToString, ply: impl std::fmt::Display) -> Error {
+    Error::SearchOption {
+        option: "--openings",
+        given: plies.to_string(),
+        rule: format!(
+            "more than {MAX_OPENINGS} distinct positions after {ply} plies; use fewer plies"
+        ),
+    }
 }
 
 /// Watches the progress for a search that has stalled: its table full and

@@ -12,9 +12,9 @@ use crate::error::{Error, Result};
 use crate::games::sprouts::Position;
 use crate::search::proofdb::{self, Fact, Kind, Record};
 use crate::search::run::{
-    carry_while_loading, prepare, save, save_snapshot, save_target, with_carried, Answer,
-    CheckOutcome, Counters, Engine as SearchEngine, Loaded, Notice, Observer, SearchOptions,
-    SearchReport, Searched, MAX_OPENINGS,
+    carry_while_loading, prepare, save, save_snapshot, save_target, too_many_openings,
+    with_carried, Answer, CheckOutcome, Counters, Engine as SearchEngine, Loaded, Notice, Observer,
+    SearchOptions, SearchReport, Searched, MAX_OPENINGS,
 };
 use crate::search::{Bounds, Limits, SearchGame, Stop};
 use crate::value::Value;
@@ -290,13 +290,7 @@ fn openings(root: &Position, plies: u32, limits: &mut Limits) -> Result<Option<V
                 }
             }
             if next.len() > MAX_OPENINGS {
-                return Err(Error::SearchOption {
-                    option: "--openings",
-                    given: plies.to_string(),
-                    rule: format!(
-                        "more than {MAX_OPENINGS} distinct positions after {ply} plies; use fewer plies"
-                    ),
-                });
+                return Err(too_many_openings(plies, ply));
             }
         }
         level = next;
