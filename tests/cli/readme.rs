@@ -1,9 +1,10 @@
-//! README.md's examples, run. Every ```` ```console ```` block is a session:
-//! each `$ retrograde ...` line is run with `sh` (so `| head -5` works) in
-//! one fresh directory shared by all the blocks in order (the Tour's first
-//! command solves the table the others read), and what it prints on stdout
-//! must be the lines shown under it. It must print nothing on stderr, and
-//! succeed.
+//! The examples of README.md and of every docs/*.md, run. Every file's
+//! ```` ```console ```` blocks are one session: each `$ retrograde ...` line
+//! is run with `sh` (so `| head -5` works) in one fresh directory per file,
+//! shared by that file's blocks in order (the Tour's first command solves
+//! the table the others read; a document's examples make what they read),
+//! and what it prints on stdout must be the lines shown under it. It must
+//! print nothing on stderr, and succeed.
 //!
 //! Two things are not compared, and the README says so: numbers that are
 //! timings, rates or the thread count (a number followed by ` s`, `/s`,
@@ -23,8 +24,9 @@ struct Example {
     shown: Vec<String>,
 }
 
-/// The examples of every ```` ```console ```` block of `text`, in order.
-fn examples(text: &str) -> Vec<Example> {
+/// The examples of every ```` ```console ```` block of `text` (the file
+/// `name`), in order.
+fn examples(name: &str, text: &str) -> Vec<Example> {
     let mut out: Vec<Example> = Vec::new();
     let mut inside = false;
     for (i, line) in text.lines().enumerate() {
@@ -43,11 +45,11 @@ fn examples(text: &str) -> Vec<Example> {
         } else {
             let last = out
                 .last_mut()
-                .unwrap_or_else(|| panic!("README.md:{}: output before any `$ ` command", i + 1));
+                .unwrap_or_else(|| panic!("{name}:{}: output before any `$ ` command", i + 1));
             last.shown.push(line.to_string());
         }
     }
-    assert!(!inside, "README.md: a ```console block is not closed");
+    assert!(!inside, "{name}: a ```console block is not closed");
     out
 }
 
@@ -89,9 +91,26 @@ fn normalized(line: &str) -> String {
     out
 }
 
-fn readme() -> String {
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("README.md");
+/// The repository's root.
+fn root() -> PathBuf {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).to_path_buf()
+}
+
+fn read(name: &str) -> String {
+    let path = root().join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// docs/*.md, by name.
+fn documents() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    names.sort();
+    names
 }
 
 #[test]
@@ -123,14 +142,35 @@ fn timings_rates_and_threads_are_the_only_numbers_left_out() {
 
 #[test]
 fn every_console_example_prints_what_the_readme_shows() {
-    let text = readme();
-    let examples = examples(&text);
+    let text = read("README.md");
+    let examples = examples("README.md", &text);
     // The Tour's commands at least: solve, info, probe (twice), analyze, verify.
     assert!(examples.len() >= 6, "{examples:#?}");
     assert!(
         examples[0].command.starts_with("retrograde solve "),
         "{examples:#?}"
     );
+    let wrong = run("README.md", &examples);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+#[test]
+fn every_console_example_in_the_docs_prints_what_they_show() {
+    let mut wrong = Vec::new();
+    let mut ran = 0;
+    for name in documents() {
+        let examples = examples(&name, &read(&name));
+        ran += examples.len();
+        wrong.extend(run(&name, &examples));
+    }
+    // docs/SEARCH.md's at least (a search, its check, Sprouts').
+    assert!(ran >= 5, "{ran} examples in docs/");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+/// Runs `examples` of the file `name` in a fresh directory, in order, and
+/// returns a message for each whose output differs from what is shown.
+fn run(name: &str, examples: &[Example]) -> Vec<String> {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_retrograde"));
     let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
@@ -138,10 +178,10 @@ fn every_console_example_prints_what_the_readme_shows() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut wrong = Vec::new();
-    for e in &examples {
+    for e in examples {
         assert!(
             e.command.starts_with("retrograde "),
-            "README.md:{}: {}",
+            "{name}:{}: {}",
             e.line,
             e.command
         );
@@ -156,7 +196,7 @@ fn every_console_example_prints_what_the_readme_shows() {
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert!(
             o.status.success() && stderr.is_empty(),
-            "README.md:{}: `{}` failed or wrote to stderr ({}):\n{stderr}",
+            "{name}:{}: `{}` failed or wrote to stderr ({}):\n{stderr}",
             e.line,
             e.command,
             o.status
@@ -176,7 +216,7 @@ fn every_console_example_prints_what_the_readme_shows() {
             .all(|(s, p)| normalized(s) == normalized(p));
         if !same {
             wrong.push(format!(
-                "README.md:{}: `{}`\n--- the README shows\n{}\n--- it prints\n{}",
+                "{name}:{}: `{}`\n--- the file shows\n{}\n--- it prints\n{}",
                 e.line,
                 e.command,
                 shown.join("\n"),
@@ -184,5 +224,5 @@ fn every_console_example_prints_what_the_readme_shows() {
             ));
         }
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    wrong
 }
