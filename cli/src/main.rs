@@ -39,7 +39,7 @@ fn main() -> ExitCode {
     restore_sigpipe();
     clean_up_on_signal();
     let result = match Cli::parse().command {
-        Command::Solve(args) => cmd::solve::run(args),
+        Command::Solve(args) => cmd::solve(args),
         Command::Info(args) => cmd::info::run(args),
         Command::Probe(args) => cmd::probe::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),

@@ -343,7 +343,7 @@ impl AnyGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::testing::check_view;
+    use crate::testing::check_view;
 
     fn view(spec: &str, position: &str) -> BoardView {
         AnyGame::parse(spec).unwrap().view(position).unwrap()

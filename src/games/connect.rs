@@ -410,7 +410,7 @@ mod tests {
 #[cfg(test)]
 mod index_tests {
     use super::*;
-    use crate::game::testing::check_units;
+    use crate::testing::check_units;
 
     fn g(spec: &str) -> Connect {
         Connect::from_params(spec).unwrap()

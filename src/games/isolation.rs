@@ -1334,7 +1334,7 @@ mod tests {
 
     #[test]
     fn conformance_plain_folded_and_misere() {
-        use crate::game::testing::{check_moves, check_units};
+        use crate::testing::{check_moves, check_units};
         for spec in ["3x3", "3x4", "4x3", "4x4", "3x3:misere", "3x4:misere"] {
             let plain = Isolation::from_params(spec).unwrap();
             let folded = plain.folded().unwrap();

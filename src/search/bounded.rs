@@ -3,7 +3,7 @@
 //! allocator takes for a request ([`chunk`]) and hash maps made once at
 //! their full size that never grow ([`sized_map`]).
 
-use super::couples::FastBuild;
+use super::hash::FastBuild;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::mem::size_of;

@@ -29,6 +29,7 @@ pub(crate) mod bounded;
 pub(crate) mod couples;
 pub mod dfpn;
 pub mod games;
+pub(crate) mod hash;
 pub(crate) mod leaves;
 pub mod nimber;
 pub mod proofdb;

@@ -33,6 +33,16 @@ pub const MAX_THREADS: usize = 1024;
 /// Draws can go on for ever; a line or a game stops after this many moves.
 const MAX_PLIES: usize = 1000;
 
+/// `solve`: by this process alone, or shared by the ranks of an MPI job
+/// (`--mpi`, which uses the single solve's preparation and report).
+pub fn solve(args: solve::Args) -> Result<std::process::ExitCode> {
+    #[cfg(feature = "mpi")]
+    if args.mpi {
+        return with_threads(args.threads, || ranks::solve(args));
+    }
+    solve::run(args)
+}
+
 /// Runs `f` on a rayon pool of `threads` threads (default: all cores).
 pub fn with_threads<T>(threads: Option<usize>, f: impl FnOnce() -> Result<T> + Send) -> Result<T>
 where

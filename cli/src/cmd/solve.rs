@@ -26,7 +26,7 @@ pub struct Args {
     output: Option<PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long)]
-    threads: Option<usize>,
+    pub(super) threads: Option<usize>,
     /// Fold the board's symmetries into the index (a smaller file; every
     /// position still probes).
     #[arg(long)]
@@ -71,7 +71,7 @@ pub struct Args {
     /// contiguous share of every tier; the file is the single process's.
     #[cfg(feature = "mpi")]
     #[arg(long)]
-    mpi: bool,
+    pub(super) mpi: bool,
 }
 
 impl Args {
@@ -93,10 +93,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 fn solve(args: Args) -> Result<ExitCode> {
-    #[cfg(feature = "mpi")]
-    if args.mpi {
-        return super::ranks::solve(args);
-    }
     let job = prepare(args)?;
     if let Some(code) = job.done {
         return Ok(code);

@@ -828,7 +828,7 @@ mod tests {
         for spec in ["2", "2:misere"] {
             let plain = g(spec);
             let f = plain.folded().unwrap();
-            let legal = crate::game::testing::check_units(&f, true);
+            let legal = crate::testing::check_units(&f, true);
             for i in 0..f.size() {
                 if let Some(p) = f.decode(i) {
                     assert_eq!(plain.decode(plain.encode(&p)), Some(p));

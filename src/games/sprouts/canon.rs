@@ -36,7 +36,7 @@
 //! stacks it truncates as it backtracks, and every buffer (the regions'
 //! too) lives in a per-thread scratch reused from one land to the next.
 
-use super::rules::{Census, Tok, WRegion, T_ONE, T_TWO};
+use super::working::{Census, Tok, WRegion, T_ONE, T_TWO};
 use super::{Land, BOUNDARY_END, LAND_END, LETTERS, MAX_LETTERS, ONE, REGION_END, TWO, ZERO};
 use std::cell::RefCell;
 use std::cmp::Ordering;

@@ -60,6 +60,7 @@
 mod canon;
 mod notation;
 mod rules;
+mod working;
 
 use crate::error::Error;
 use std::fmt;

@@ -4,7 +4,8 @@
 //! land, each lower-case letter twice in one boundary; then the position is
 //! reduced and written in canonical form.
 
-use super::rules::{reduce, Tok, WRegion, LETTER, T_ONE, T_TWO};
+use super::rules::reduce;
+use super::working::{Tok, WRegion, LETTER, T_ONE, T_TWO};
 use super::{
     heap_too_large, Land, Position, BOUNDARY_END, LAND_END, LETTERS, MAX_HEAP, MAX_LETTERS, ONE,
     REGION_END, TWO, ZERO,

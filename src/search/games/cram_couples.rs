@@ -15,7 +15,8 @@
 
 use super::cram::{CramNimberLeaves, CramSearch};
 use crate::error::{Error, Result};
-use crate::search::couples::{Couples, FastBuild, FastHasher, Folded, LandInfo, Lands, Options};
+use crate::search::couples::{Couples, Folded, LandInfo, Lands, Options};
+use crate::search::hash::{FastBuild, FastHasher};
 use crate::search::nimber::NimberStats;
 use crate::search::proofdb::{self, CheckReport, Fact, Kind, Record};
 use crate::search::run::{
