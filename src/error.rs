@@ -183,6 +183,7 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    #[cfg(feature = "solve")]
     /// A checkpoint (`NAME.ckpt`: an in-memory solve's records, or a
     /// streamed solve's working file) that this solve cannot use: the solve
     /// is refused, and the file left alone.
@@ -224,6 +225,7 @@ pub enum Error {
         /// What went wrong with it.
         error: Box<Error>,
     },
+    #[cfg(feature = "solve")]
     /// A proof database that cannot be read or written: not one, damaged,
     /// of another game or kind.
     #[error("{}{fault}", file_prefix(.path))]
@@ -234,6 +236,7 @@ pub enum Error {
         /// What is wrong with it.
         fault: ProofFault,
     },
+    #[cfg(feature = "solve")]
     /// Two proof databases loaded together say what cannot both be true
     /// about one position.
     #[error(
@@ -252,6 +255,7 @@ pub enum Error {
         /// What that one says.
         second_says: String,
     },
+    #[cfg(feature = "solve")]
     /// An entry of a proof database that does not hold when re-proven from
     /// its moves: the file is wrong or forged.
     #[error(
@@ -282,8 +286,8 @@ pub enum Error {
     /// A search given less memory than it needs for its table.
     #[error(
         "--memory {} bytes is too small: a search needs at least {} ({} bytes)",
-        crate::format::thousands(*.memory), crate::format::human_bytes(*.minimum),
-        crate::format::thousands(*.minimum)
+        crate::units::thousands(*.memory), crate::units::human_bytes(*.minimum),
+        crate::units::thousands(*.minimum)
     )]
     MemoryTooSmall {
         /// Bytes given.
@@ -319,6 +323,7 @@ pub enum Error {
     },
 }
 
+#[cfg(feature = "solve")]
 /// What is wrong with a proof database ([`Error::ProofDatabase`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -434,6 +439,7 @@ pub enum ProofFault {
     MixedFacts,
 }
 
+#[cfg(feature = "solve")]
 /// Why a solve cannot use its checkpoint ([`Error::Checkpoint`]). Each
 /// message follows the checkpoint's name.
 #[derive(Debug, thiserror::Error)]
@@ -558,6 +564,7 @@ pub enum CheckpointFault {
     OtherOrDamaged,
 }
 
+#[cfg(feature = "solve")]
 impl CheckpointFault {
     /// What the user can do: wait for the other process, or start over.
     fn remedy(&self) -> &'static str {
@@ -568,6 +575,7 @@ impl CheckpointFault {
     }
 }
 
+#[cfg(feature = "solve")]
 /// The solve a checkpoint belongs to, in [`CheckpointFault::OtherSolve`].
 fn other_solve(found: &Option<String>) -> String {
     match found {
@@ -576,6 +584,7 @@ fn other_solve(found: &Option<String>) -> String {
     }
 }
 
+#[cfg(feature = "solve")]
 /// `'path': ` in front of a message about a file, or nothing when there
 /// is no file.
 fn file_prefix(path: &std::path::Path) -> String {
@@ -588,7 +597,7 @@ fn file_prefix(path: &std::path::Path) -> String {
 
 /// [`Error::MemoryUnavailable`]'s message.
 fn memory_message(memory: u64, load: Option<(u64, u64)>, available: u64) -> String {
-    use crate::format::{human_bytes, thousands};
+    use crate::units::{human_bytes, thousands};
     match load {
         None => format!(
             "--memory {} is more than this machine has available ({})",
@@ -665,36 +674,6 @@ impl Error {
             shown
         }
     }
-}
-
-/// `1234567` → `1,234,567`: counts in messages, the library's and the
-/// command line's.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// A size in the largest binary unit that keeps it at least 1 (bytes, KiB,
-/// MiB, GiB, TiB), so a 2 MiB disk does not read "0.00 GiB".
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut x = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while x >= 1024.0 && unit + 1 < UNITS.len() {
-        x /= 1024.0;
-        unit += 1;
-    }
-    format!("{x:.2} {}", UNITS[unit])
 }
 
 /// What a file is, for messages that refuse anything but a regular file

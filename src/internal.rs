@@ -17,7 +17,7 @@
 
 /// The numbers in messages, the library's and the command line's.
 pub mod text {
-    pub use crate::error::{human_bytes, thousands};
+    pub use crate::units::{human_bytes, thousands};
 }
 
 /// The file format's constants and writing.

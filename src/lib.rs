@@ -55,10 +55,11 @@ mod error;
 pub mod format;
 mod game;
 pub mod games;
-pub mod testing;
 mod mmap;
 mod probe;
 mod reader;
+pub mod testing;
+mod units;
 mod value;
 
 #[cfg(feature = "solve")]
@@ -75,7 +76,9 @@ mod verify;
 #[doc(hidden)]
 pub mod internal;
 
-pub use crate::error::{CheckpointFault, Error, ProofFault, Result};
+#[cfg(feature = "solve")]
+pub use crate::error::{CheckpointFault, ProofFault};
+pub use crate::error::{Error, Result};
 pub use crate::format::Header;
 pub use crate::format::{CellCodec, TableKind};
 pub use crate::game::{Game, SubsetExtensions, SCAN_CHUNK};

@@ -303,9 +303,8 @@ pub fn check_parents<G: Game>(g: &G) -> u64 {
         parents.sort_unstable();
         for pi in &parents {
             let parent = g.decode(*pi);
-            let parent = parent.unwrap_or_else(|| {
-                panic!("{spec}: parent {pi} of index {i} is not a position")
-            });
+            let parent = parent
+                .unwrap_or_else(|| panic!("{spec}: parent {pi} of index {i} is not a position"));
             assert!(
                 g.primitive(&parent).is_none(),
                 "{spec}: parent {pi} of index {i} is game over"
@@ -325,9 +324,9 @@ pub fn check_parents<G: Game>(g: &G) -> u64 {
             let mut children = Vec::new();
             g.for_each_child_index(&p, |c| children.push(c));
             for c in children {
-                let child = g.decode(c).unwrap_or_else(|| {
-                    panic!("{spec}: child {c} of index {i} is not a position")
-                });
+                let child = g
+                    .decode(c)
+                    .unwrap_or_else(|| panic!("{spec}: child {c} of index {i} is not a position"));
                 let mut back = 0;
                 g.for_each_parent_index(&child, |pi| back += usize::from(pi == i));
                 assert!(

@@ -38,10 +38,10 @@
 
 use crate::search::bounded::BoundedCache;
 use crate::search::dfpn::Stats;
+use crate::search::hash::FastBuild;
 use crate::search::{Cancel, Limits, ProgressFn, Stop, RESULTS_PER_NODE};
 use std::collections::HashMap;
 use std::hash::Hash;
-use crate::search::hash::FastBuild;
 use std::rc::Rc;
 use std::time::Duration;
 

@@ -151,7 +151,7 @@ pub fn table_terms<G: Game>(game: &G, path: &Path, options: &SolveOptions) -> Re
         ),
         Term::text(
             "indexes",
-            format!("{} entries", crate::error::thousands(header.entries)),
+            format!("{} entries", crate::units::thousands(header.entries)),
         ),
         Term::text("writes format version", header.version.to_string()),
         Term::text("is", header.generator.clone()),

@@ -439,7 +439,6 @@ fn region_moves(
     true
 }
 
-
 /// The result of a move (or of parsing), reduced, as canonical lands: the
 /// ends of the curve (`MX`, `MY`) take their fates; every side of a dead
 /// spot goes; a letter written twice in a row is written once (its two

@@ -50,8 +50,8 @@
 use super::normal::{Options, INF};
 use crate::games::sprouts::{Land, Position};
 use crate::search::bounded::{chunk, compact, may_insert, sized_map, BoundedCache};
-use crate::search::hash::FastBuild;
 use crate::search::dfpn::Stats;
+use crate::search::hash::FastBuild;
 use crate::search::{Limits, ProgressFn, Stop, RESULTS_PER_NODE};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
