@@ -48,12 +48,8 @@ pub struct Cram {
     cols: u32,
     n: u32,
     misere: bool,
-    /// All `n` squares.
-    full: u32,
-    /// Squares that have a right neighbour (not in the last column).
-    has_right: u32,
-    /// Squares that have a lower neighbour (not in the last row).
-    has_below: u32,
+    /// Where a domino fits.
+    dominoes: Dominoes,
     /// High bits fixed by a work unit.
     unit_bits: u32,
 }
@@ -71,6 +67,67 @@ pub struct CramMove {
     pub b: u8,
 }
 
+/// Cram's move rule on a board of at most 64 squares (square s = row·C +
+/// col, bit s set when covered): where a domino fits. Stated once, for the
+/// table's positions (30 squares at most) and the search's (64).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Dominoes {
+    /// Every square of the board.
+    pub(crate) full: u64,
+    /// Squares with a right neighbour (not in the last column).
+    pub(crate) has_right: u64,
+    /// Squares with a left neighbour (not in the first column).
+    pub(crate) has_left: u64,
+    /// Squares with a neighbour below (not in the last row).
+    pub(crate) has_below: u64,
+    cols: u32,
+}
+
+/// `x >> k`, zero when `k` is 64 (a 1×64 board shifts by its width).
+#[inline(always)]
+pub(crate) fn shr(x: u64, k: u32) -> u64 {
+    x.checked_shr(k).unwrap_or(0)
+}
+
+impl Dominoes {
+    /// The masks of a `rows`×`cols` board (`rows`·`cols` ≤ 64, checked by
+    /// the caller).
+    pub(crate) fn new(rows: u32, cols: u32) -> Dominoes {
+        let n = rows * cols;
+        let full = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let (mut has_right, mut has_left) = (0, 0);
+        for s in 0..n {
+            if s % cols + 1 < cols {
+                has_right |= 1u64 << s;
+            }
+            if s % cols > 0 {
+                has_left |= 1u64 << s;
+            }
+        }
+        Dominoes {
+            full,
+            has_right,
+            has_left,
+            has_below: shr(full, cols),
+            cols,
+        }
+    }
+
+    /// Squares `s` with `s` and `s + 1` both empty: horizontal dominoes.
+    #[inline(always)]
+    pub(crate) fn horizontal(&self, covered: u64) -> u64 {
+        let e = !covered & self.full;
+        e & (e >> 1) & self.has_right
+    }
+
+    /// Squares `s` with `s` and `s + C` both empty: vertical dominoes.
+    #[inline(always)]
+    pub(crate) fn vertical(&self, covered: u64) -> u64 {
+        let e = !covered & self.full;
+        e & shr(e, self.cols) & self.has_below
+    }
+}
+
 impl Cram {
     /// Cram on `rows`×`cols`, misère play when `misere`.
     pub fn new(rows: u32, cols: u32, misere: bool) -> crate::Result<Cram> {
@@ -84,25 +141,12 @@ impl Cram {
             MAX_SQUARES,
             &format!("at most {MAX_SQUARES} are supported"),
         )?;
-        let full = (1u32 << n) - 1;
-        let mut has_right = 0u32;
-        let mut has_below = 0u32;
-        for s in 0..n {
-            if s % cols + 1 < cols {
-                has_right |= 1 << s;
-            }
-            if s / cols + 1 < rows {
-                has_below |= 1 << s;
-            }
-        }
         Ok(Cram {
             rows,
             cols,
             n,
             misere,
-            full,
-            has_right,
-            has_below,
+            dominoes: Dominoes::new(rows, cols),
             unit_bits: (n / 2).min(MAX_UNIT_BITS),
         })
     }
@@ -136,15 +180,14 @@ impl Cram {
     /// Squares `s` with `s` and `s + 1` both empty (horizontal dominoes).
     #[inline(always)]
     fn horizontal(&self, p: u32) -> u32 {
-        let empty = !p & self.full;
-        empty & (empty >> 1) & self.has_right
+        // A table's board has at most 30 squares: the result fits.
+        self.dominoes.horizontal(u64::from(p)) as u32
     }
 
     /// Squares `s` with `s` and `s + C` both empty (vertical dominoes).
     #[inline(always)]
     fn vertical(&self, p: u32) -> u32 {
-        let empty = !p & self.full;
-        empty & (empty >> self.cols) & self.has_below
+        self.dominoes.vertical(u64::from(p)) as u32
     }
 
     /// Writes a position in Glop's notation, e.g. `B000*0GG000000E`.

@@ -22,6 +22,7 @@
 //! regions that fit them in any placement ([`CramNimberLeaves`]).
 
 use super::Represents;
+use crate::games::cram::shr;
 use crate::games::{cram, AnyGame};
 use crate::reader::{FileStorage, Tablebase};
 use crate::search::leaves::{NimberLeaves, ValueLeaves};
@@ -42,22 +43,12 @@ pub struct CramSearch {
     n: u32,
     misere: bool,
     full: u64,
-    /// Squares with a right neighbour.
-    has_right: u64,
-    /// Squares with a left neighbour.
-    has_left: u64,
-    /// Squares with a neighbour below.
-    has_below: u64,
+    /// Where a domino fits: the table's rule ([`cram::Dominoes`]).
+    dominoes: cram::Dominoes,
 }
 
 /// A move: a domino on squares `.0` < `.1`, written `A-B`.
 pub type CramSearchMove = (u8, u8);
-
-/// `x >> k`, zero when `k` is 64 (a 1×64 board shifts by its width).
-#[inline(always)]
-fn shr(x: u64, k: u32) -> u64 {
-    x.checked_shr(k).unwrap_or(0)
-}
 
 /// `x << k`, zero when `k` is 64.
 #[inline(always)]
@@ -80,26 +71,14 @@ impl CramSearch {
             MAX_SQUARES,
             &format!("the search supports at most {MAX_SQUARES}"),
         )?;
-        let full = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let mut has_right = 0;
-        let mut has_left = 0;
-        for s in 0..n {
-            if s % cols + 1 < cols {
-                has_right |= 1u64 << s;
-            }
-            if s % cols > 0 {
-                has_left |= 1u64 << s;
-            }
-        }
+        let dominoes = cram::Dominoes::new(rows, cols);
         Ok(CramSearch {
             rows,
             cols,
             n,
             misere,
-            full,
-            has_right,
-            has_left,
-            has_below: shr(full, cols),
+            full: dominoes.full,
+            dominoes,
         })
     }
 
@@ -132,15 +111,13 @@ impl CramSearch {
     /// Squares `s` with `s` and `s + 1` both empty.
     #[inline(always)]
     fn horizontal(&self, p: u64) -> u64 {
-        let e = !p & self.full;
-        e & (e >> 1) & self.has_right
+        self.dominoes.horizontal(p)
     }
 
     /// Squares `s` with `s` and `s + C` both empty.
     #[inline(always)]
     fn vertical(&self, p: u64) -> u64 {
-        let e = !p & self.full;
-        e & shr(e, self.cols) & self.has_below
+        self.dominoes.vertical(p)
     }
 
     /// Number of moves of `p`.
@@ -152,8 +129,8 @@ impl CramSearch {
     /// Squares next to a square of `x`.
     #[inline(always)]
     fn neighbours(&self, x: u64) -> u64 {
-        ((x >> 1) & self.has_right)
-            | ((x << 1) & self.has_left)
+        ((x >> 1) & self.dominoes.has_right)
+            | ((x << 1) & self.dominoes.has_left)
             | shr(x, self.cols)
             | (shl(x, self.cols) & self.full)
     }
