@@ -8,6 +8,10 @@
 # (after a kill, a crash, or with a newer binary in BIN); it takes the newest
 # whole database and the next opening in turn.
 #
+# OPENINGS (space-separated positions in Sogo's column notation, default
+# "a1 b1 b2") replaces the three first moves by any list, proven in turn the
+# same way: c43d's 9-stone position and black's replies, for example.
+#
 # Environment: DIR (default ./sogo4-campaign), BIN (default: retrograde on
 # PATH, else this checkout's target/release/retrograde), SLICE, SAVE_EVERY,
 # MEMORY (the search's --memory), TRUST_LOAD=1 to load the newest database
@@ -21,7 +25,8 @@ BIN=${BIN:-$(command -v retrograde || echo "$(dirname "$0")/../target/release/re
 SLICE=${SLICE:-7200}
 SAVE_EVERY=${SAVE_EVERY:-600}
 MEMORY=${MEMORY:-3G}
-OPENINGS=(a1 b1 b2)
+read -r -a OPENINGS <<< "${OPENINGS:-a1 b1 b2}"
+COUNT=${#OPENINGS[@]}
 # Resolved before the cd below, so a relative BIN names the same file.
 BIN=$(realpath "$BIN") || exit 1
 mkdir -p "$DIR" && cd "$DIR" || exit 1
@@ -51,11 +56,11 @@ while true; do
     fi
     # The next opening in turn not yet proven (proven.txt: one per line).
     opening=
-    for i in 0 1 2; do
-        o=${OPENINGS[$(( (next - 1 + i) % 3 ))]}
+    for ((i = 0; i < COUNT; i++)); do
+        o=${OPENINGS[$(( (next - 1 + i) % COUNT ))]}
         if ! grep -qx "$o" proven.txt 2>/dev/null; then opening=$o; break; fi
     done
-    if [ -z "$opening" ]; then echo "$(date -Is) every opening proven" >> campaign.log; exit 0; fi
+    if [ -z "$opening" ]; then echo "$(date -Is) every position proven" >> campaign.log; exit 0; fi
     echo "$(date -Is) round $next: opening $opening, ${load[*]:-nothing loaded}" >> campaign.log
     nice -n 19 "$BIN" search sogo:4 "$opening" --memory "$MEMORY" --time "$SLICE" \
         --save-every "$SAVE_EVERY" --save "sogo4-$next.proof" "${load[@]}" --json \
