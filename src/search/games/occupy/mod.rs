@@ -68,6 +68,13 @@ pub const THREAT_BUDGET: u32 = 256;
 /// board is proven in a fraction of a second either way.
 pub const THREATS_FROM: usize = 17;
 
+/// Nodes each λ-move test's threat search may visit (one test per
+/// candidate move at an attacker's node, so less than [`THREAT_BUDGET`]).
+pub const LAMBDA_BUDGET: u32 = 64;
+
+/// Children whose value their parent's expansion already gave.
+const SETTLED: u8 = know::WINS_NOW | know::TIE | know::WIN | know::LOSE;
+
 thread_local! {
     /// The move order's weights per pattern, kept per thread between
     /// expansions (allocating them each time was a malloc and a free per
@@ -254,6 +261,12 @@ pub struct Occupy<const W: usize> {
     /// df-pn starts a position's disproof number at its mobility
     /// ([`SearchGame::estimate`]); off, at 1 (plain df-pn).
     estimates: bool,
+    /// The attacker's λ-moves are searched first ([`SearchGame::focus`]),
+    /// where threats apply.
+    lambda: bool,
+    /// df-pn sums children as weak disproof numbers
+    /// ([`SearchGame::weak_sums`]).
+    weak: bool,
     /// This game's tag in the memo of threat results (unique per game
     /// built, and changed with the budget, so an entry answers only for
     /// the game and budget that made it).
@@ -333,6 +346,8 @@ impl<const W: usize> Occupy<W> {
             perms,
             threat_budget: if n >= THREATS_FROM { THREAT_BUDGET } else { 0 },
             estimates: true,
+            lambda: true,
+            weak: false,
             id: next_id(),
         })
     }
@@ -401,6 +416,57 @@ impl<const W: usize> Occupy<W> {
     /// (the default) or are plain df-pn's 1 and 1 (for comparisons).
     pub fn set_estimates(&mut self, on: bool) {
         self.estimates = on;
+    }
+
+    /// Whether df-pn searches the attacker's λ-moves first (the default,
+    /// where threats apply) or all its moves at once (for comparisons).
+    pub fn set_lambda(&mut self, on: bool) {
+        self.lambda = on;
+    }
+
+    /// Whether df-pn sums children as weak disproof numbers (off by
+    /// default; for comparisons).
+    pub fn set_weak(&mut self, on: bool) {
+        self.weak = on;
+    }
+
+    /// The λ-moves of `p`'s mover among `moves` (see the module doc): the
+    /// squares after which the mover, were the opponent to pass, would win
+    /// by continuous fours. Empty where the mover must answer a four or
+    /// wins at once (its children settle those nodes).
+    fn lambda_moves(&self, p: &OccupyPos<W>, moves: &[(u16, OccupyPos<W>)]) -> Bits<W> {
+        let lines = &self.lines;
+        let me = p.mover();
+        let opp = 1 - me;
+        let mut out = [0u64; W];
+        let mut board = Board::new(lines, p.stones);
+        if !is_zero(&board.four[me]) || !is_zero(&board.four[opp]) {
+            return out;
+        }
+        let mut vcf = Vcf::new(LAMBDA_BUDGET.min(self.threat_budget));
+        for (m, c) in moves {
+            let s = *m as usize;
+            if c.done || c.know & SETTLED != 0 {
+                continue;
+            }
+            // A win by fours after `s` that the mover did not have before
+            // goes through a pattern through `s`: one open for the mover
+            // with a piece of its already (a pattern `s` starts alone needs
+            // two more moves of the line before it forces anything).
+            let useful = lines.through(s).iter().any(|&i| {
+                let n = board.count[i as usize];
+                n[opp] == 0 && n[me] >= 1
+            });
+            if !useful {
+                continue;
+            }
+            board.place(lines, me, s);
+            if vcf.search(lines, &mut board, me) {
+                out = or(&out, &bit(s));
+            }
+            board.lift(lines, me, s);
+        }
+        out
     }
 
     /// Whether threat knowledge applies to this game.
@@ -795,6 +861,36 @@ where
         } else {
             (1, 1)
         }
+    }
+
+    /// The attacker's λ-moves first (λ-df-pn, see the module doc), with
+    /// the children whose value is already known; all moves where it has
+    /// none.
+    fn focus(&self, p: &OccupyPos<W>, moves: &mut [(u16, OccupyPos<W>)]) -> usize {
+        if !self.lambda || !self.threats_apply() || moves.is_empty() {
+            return moves.len();
+        }
+        let lambda = match threats::recall_focus(self.id, &p.stones) {
+            Some(b) => b,
+            None => {
+                let b = self.lambda_moves(p, moves);
+                threats::remember_focus(self.id, &p.stones, &b);
+                b
+            }
+        };
+        if is_zero(&lambda) {
+            return moves.len();
+        }
+        let first = |(m, c): &(u16, OccupyPos<W>)| {
+            c.done || c.know & SETTLED != 0 || has(&lambda, *m as usize)
+        };
+        // A stable partition: each part keeps the move order.
+        moves.sort_by_key(|mc| !first(mc));
+        moves.iter().take_while(|mc| first(mc)).count()
+    }
+
+    fn weak_sums(&self) -> bool {
+        self.weak
     }
 
     #[inline]
