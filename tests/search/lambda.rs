@@ -258,15 +258,23 @@ fn a_database_proven_with_lambda_passes_a_check_without_threats() {
 /// with threats (one thread, at most `limit` nodes each; unproven counted
 /// at the limit). A measurement, not a check: run with `cargo test
 /// --release -p retrograde-cli --test search lambda_nodes_measured --
-/// --ignored --nocapture`.
+/// --ignored --nocapture` (`NODES`, `POSITIONS`: the limit and the number
+/// of random Qubic positions, 200,000 and 14 by default).
 #[test]
 #[ignore]
 fn lambda_nodes_measured() {
-    let limit = 200_000;
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let limit = env("NODES", 200_000);
+    let count = env("POSITIONS", 14);
     let mut rng = Rng(0x9b1c);
     let mut qubic = Vec::new();
     let g = occupy("pattern:games/qubic.txt", false, false);
-    for i in 0..14 {
+    for i in 0..count {
         let mut p = g.start();
         for _ in 0..(6 + 2 * (i % 2)) {
             let moves = g.moves(&p);

@@ -32,6 +32,31 @@
 //! `:misere`, not with gravity, and by default not on boards of at most 16
 //! squares ([`THREATS_FROM`]), where they cost more than they save.
 //!
+//! **λ-moves** ([`SearchGame::focus`]): at a node whose mover df-pn asks
+//! to win, the mover's λ-moves are searched first and alone: the moves
+//! after which, were the opponent to pass, the mover would win by
+//! continuous fours (Thomsen's λ², found by the threat search on the
+//! board with the move played: in a placement game an extra stone never
+//! hurts its owner, so this null-move test is exact up to the threat
+//! search's budget), with the children whose value is already known.
+//! df-pn takes a win found among them as a proof (a win needs one move),
+//! and widens the node to every move as soon as all of them are refuted
+//! (a disproof needs every move), so the focus orders the search and never
+//! decides a value. The defender's side needs nothing new: its replies
+//! that do not meet the attacker's threat are already settled by the null
+//! move of [`threats`] (the expansion's `child_threats`). This is the
+//! λ-df-pn of Yoshizoe, Kishimoto and Müller (2007) with two orders (λ¹
+//! is the threat search itself, which settles a node's own VCF); it was
+//! chosen over dependency-based threat-space search (Allis) because it
+//! lives entirely in df-pn's node (a subset of children, widened on
+//! refutation: no second search structure, no dependency bookkeeping, and
+//! soundness is df-pn's own), and over giving threat children smaller
+//! initial numbers because that was tried (README, "threat-informed
+//! initial numbers") and kept every non-threat move in each node's
+//! disproof sum. Where the mover has no λ-move (the opening), every move
+//! is searched. Not under `:misere` or gravity, where threats do not
+//! apply.
+//!
 //! Move order, as a Connect-Four or pattern solver orders them: wins,
 //! then blocks of the opponent's immediate wins, then the rest by how many
 //! patterns through the square are still open (weighted by how full they
@@ -70,7 +95,7 @@ pub const THREATS_FROM: usize = 17;
 
 /// Nodes each λ-move test's threat search may visit (one test per
 /// candidate move at an attacker's node, so less than [`THREAT_BUDGET`]).
-pub const LAMBDA_BUDGET: u32 = 64;
+pub const LAMBDA_BUDGET: u32 = 32;
 
 /// Children whose value their parent's expansion already gave.
 const SETTLED: u8 = know::WINS_NOW | know::TIE | know::WIN | know::LOSE;
@@ -450,14 +475,23 @@ impl<const W: usize> Occupy<W> {
                 continue;
             }
             // A win by fours after `s` that the mover did not have before
-            // goes through a pattern through `s`: one open for the mover
-            // with a piece of its already (a pattern `s` starts alone needs
-            // two more moves of the line before it forces anything).
-            let useful = lines.through(s).iter().any(|&i| {
+            // goes through patterns through `s` open for the mover with a
+            // piece of its already (a pattern `s` starts alone needs two
+            // more moves of the line before it forces anything). Tried
+            // only where `s` makes a four or joins two such patterns: one
+            // pattern made two short rarely starts a win the mover lacked,
+            // and each test is a threat search (a guess: a move skipped
+            // here is still searched once the λ-moves are refuted).
+            let mut joined = 0;
+            let mut four = false;
+            for &i in lines.through(s) {
                 let n = board.count[i as usize];
-                n[opp] == 0 && n[me] >= 1
-            });
-            if !useful {
+                if n[opp] == 0 && n[me] >= 1 {
+                    joined += 1;
+                    four |= n[me] + 2 >= lines.size[i as usize];
+                }
+            }
+            if !four && joined < 2 {
                 continue;
             }
             board.place(lines, me, s);
