@@ -898,10 +898,15 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
             // φ(n) = min δ(c); δ(n) = Σ φ(c) (weak: max φ(c) + the other
             // unsolved children); best = argmin δ, second = next δ; over
             // the active children, all of them once those are refuted.
-            let (mut phi, mut delta, mut best, mut second) = numbers_of(&f.children[..f.active], weak);
+            let (mut phi, mut delta, mut best, mut second) =
+                numbers_of(&f.children[..f.active], weak);
             if delta == 0 && f.active < f.children.len() {
                 // The focus is refuted, not the node: widen to every move
-                // (a disproof needs them all).
+                // (a disproof needs them all). Until then δ counts the
+                // active children only, as λ-df-pn's: a parent sees the
+                // node as cheap to refute at its threat order (δ over every
+                // child instead measured 6× the root's proof number on
+                // Qubic after 2 M nodes, docs/QUBIC.md).
                 f.active = f.children.len();
                 (phi, delta, best, second) = numbers_of(&f.children, weak);
             }

@@ -30,6 +30,24 @@ fn occupy(spec: &str, lambda: bool, weak: bool) -> Occupy<1> {
     g
 }
 
+#[test]
+fn lambda_moves_by_default_from_26_squares() {
+    for (spec, on) in [
+        ("mnk:4x5x4", false),
+        ("mnk:5x5x4", false),
+        ("mnk:6x5x4", true),
+        ("pattern:games/qango6.txt", true),
+        ("pattern:games/qubic.txt", true),
+        ("connect:4x4:misere", false),
+    ] {
+        let g = match AnySearch::parse(spec) {
+            Ok(AnySearch::Mnk(g) | AnySearch::Pattern(g) | AnySearch::Connect(g)) => g,
+            _ => panic!("{spec}"),
+        };
+        assert_eq!(g.lambda(), on, "{spec}");
+    }
+}
+
 /// The three searches checked against a reference: λ-moves, λ-moves with
 /// weak sums, weak sums alone.
 const FORMS: [(bool, bool); 3] = [(true, false), (true, true), (false, true)];
@@ -354,7 +372,9 @@ fn dictionary_ranks() {
             continue;
         }
         let mut parts = line.split_whitespace();
-        let (Some(a), b) = (parts.next(), parts.next()) else { continue };
+        let (Some(a), b) = (parts.next(), parts.next()) else {
+            continue;
+        };
         if !started {
             continue;
         }
@@ -382,7 +402,11 @@ fn dictionary_ranks() {
         let rows: Vec<String> = cells.chunks(4).map(|r| r.iter().collect()).collect();
         lines.push((rows.join("/"), mv.parse().unwrap()));
     }
-    assert_eq!(lines.len(), 13, "the empty board and 12 two-stone positions");
+    assert_eq!(
+        lines.len(),
+        13,
+        "the empty board and 12 two-stone positions"
+    );
     println!("| position | dictionary move | rank in our order | λ-moves | its rank among them | nodes, λ | nodes, no λ |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
     for (text, mv) in &lines {

@@ -42,7 +42,12 @@
 //! df-pn takes a win found among them as a proof (a win needs one move),
 //! and widens the node to every move as soon as all of them are refuted
 //! (a disproof needs every move), so the focus orders the search and never
-//! decides a value. The defender's side needs nothing new: its replies
+//! decides a value. While only the λ-moves are searched the node's δ
+//! counts them alone, as λ-df-pn's threat orders do: on Qubic that gave a
+//! sixth of the root's proof number that δ over every child gave, but on
+//! the ties of 20 squares it cost 4× the nodes (parents trust nodes that
+//! look cheap to refute until they widen), hence [`LAMBDA_FROM`]. The
+//! defender's side needs nothing new: its replies
 //! that do not meet the attacker's threat are already settled by the null
 //! move of [`threats`] (the expansion's `child_threats`). This is the
 //! λ-df-pn of Yoshizoe, Kishimoto and Müller (2007) with two orders (λ¹
@@ -55,7 +60,7 @@
 //! initial numbers") and kept every non-threat move in each node's
 //! disproof sum. Where the mover has no λ-move (the opening), every move
 //! is searched. Not under `:misere` or gravity, where threats do not
-//! apply.
+//! apply, and by default not on boards under [`LAMBDA_FROM`] squares.
 //!
 //! Move order, as a Connect-Four or pattern solver orders them: wins,
 //! then blocks of the opponent's immediate wins, then the rest by how many
@@ -96,6 +101,14 @@ pub const THREATS_FROM: usize = 17;
 /// Nodes each λ-move test's threat search may visit (one test per
 /// candidate move at an attacker's node, so less than [`THREAT_BUDGET`]).
 pub const LAMBDA_BUDGET: u32 = 32;
+
+/// Boards of fewer squares search every move at once by default
+/// (`Occupy::set_lambda` still turns λ-moves on). Measured (docs/QUBIC.md):
+/// on the won boards of 30 squares and more (Qango 6×6, 6×5 and 5×6 four
+/// in a row, Qubic's openings) λ-moves cut the nodes; on the ties of 20
+/// squares (4×5 and 5×4 four in a row) they cost 4× the nodes, a tie's
+/// disproof needing every move of the attacker's anyway.
+pub const LAMBDA_FROM: usize = 26;
 
 /// Children whose value their parent's expansion already gave.
 const SETTLED: u8 = know::WINS_NOW | know::TIE | know::WIN | know::LOSE;
@@ -287,7 +300,8 @@ pub struct Occupy<const W: usize> {
     /// ([`SearchGame::estimate`]); off, at 1 (plain df-pn).
     estimates: bool,
     /// The attacker's λ-moves are searched first ([`SearchGame::focus`]),
-    /// where threats apply.
+    /// where threats apply (by default on boards of [`LAMBDA_FROM`]
+    /// squares or more).
     lambda: bool,
     /// df-pn sums children as weak disproof numbers
     /// ([`SearchGame::weak_sums`]).
@@ -371,7 +385,7 @@ impl<const W: usize> Occupy<W> {
             perms,
             threat_budget: if n >= THREATS_FROM { THREAT_BUDGET } else { 0 },
             estimates: true,
-            lambda: true,
+            lambda: n >= LAMBDA_FROM,
             weak: false,
             id: next_id(),
         })
@@ -443,10 +457,16 @@ impl<const W: usize> Occupy<W> {
         self.estimates = on;
     }
 
-    /// Whether df-pn searches the attacker's λ-moves first (the default,
-    /// where threats apply) or all its moves at once (for comparisons).
+    /// Whether df-pn searches the attacker's λ-moves first (the default
+    /// where threats apply on boards of [`LAMBDA_FROM`] squares or more) or
+    /// all its moves at once.
     pub fn set_lambda(&mut self, on: bool) {
         self.lambda = on;
+    }
+
+    /// Whether df-pn searches the attacker's λ-moves first.
+    pub fn lambda(&self) -> bool {
+        self.lambda && self.threats_apply()
     }
 
     /// Whether df-pn sums children as weak disproof numbers (off by
