@@ -66,7 +66,7 @@ pub mod search {
     pub use crate::search::games::cram::{CramNimberLeaves, CramSearch};
     pub use crate::search::games::cram_couples::CramLands;
     pub use crate::search::games::isolation::{IsolationSearch, IsolationSearchPos};
-    pub use crate::search::games::occupy::{Occupy, OccupyPos, THREAT_BUDGET};
+    pub use crate::search::games::occupy::{Occupy, OccupyPos, LAMBDA_FROM, THREAT_BUDGET};
     pub use crate::search::games::table::TableRules;
     pub use crate::search::leaves::{NimberLeaves, TableLeaves, ValueLeaves};
     pub use crate::search::proofdb::{verify_nimbers, verify_values};

@@ -222,6 +222,9 @@ struct Frame<G: SearchGame> {
     /// difference when it returns).
     nodes_before: u64,
     children: Vec<Child<G>>,
+    /// The children searched: the first `active` ones, fewer than all
+    /// while the game's focus ([`SearchGame::focus`]) has not been refuted.
+    active: usize,
     /// The child being searched below this node.
     best: usize,
 }
@@ -887,28 +890,25 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
             return self.numbers(&key, k);
         }
         let eps = 1.0 + self.epsilon;
+        let weak = self.game.weak_sums();
         loop {
             self.tt.maintain();
             let depth = path.len();
             let f = path.last_mut().expect("a frame on the path");
-            // φ(n) = min δ(c); δ(n) = Σ φ(c); best = argmin δ, second = next δ.
-            let mut phi = INF;
-            let mut delta = 0u32;
-            let mut best = usize::MAX;
-            let mut second = INF;
-            for (i, c) in f.children.iter().enumerate() {
-                if c.delta < phi {
-                    second = phi;
-                    phi = c.delta;
-                    best = i;
-                } else if c.delta < second {
-                    second = c.delta;
-                }
-                delta = if c.phi == INF || delta == INF {
-                    INF
-                } else {
-                    delta.saturating_add(c.phi).min(BIG)
-                };
+            // φ(n) = min δ(c); δ(n) = Σ φ(c) (weak: max φ(c) + the other
+            // unsolved children); best = argmin δ, second = next δ; over
+            // the active children, all of them once those are refuted.
+            let (mut phi, mut delta, mut best, mut second) =
+                numbers_of(&f.children[..f.active], weak);
+            if delta == 0 && f.active < f.children.len() {
+                // The focus is refuted, not the node: widen to every move
+                // (a disproof needs them all). Until then δ counts the
+                // active children only, as λ-df-pn's: a parent sees the
+                // node as cheap to refute at its threat order (δ over every
+                // child instead measured 6× the root's proof number on
+                // Qubic after 2 M nodes, docs/QUBIC.md).
+                f.active = f.children.len();
+                (phi, delta, best, second) = numbers_of(&f.children, weak);
             }
             if f.children.is_empty() {
                 // No moves but not terminal: the game says it is over
@@ -948,7 +948,7 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
                 // threads' work to come, among the children this thread can
                 // still descend into (δ below our φ threshold).
                 let (mut vbest, mut v1, mut v2) = (usize::MAX, INF, INF);
-                for (i, c) in f.children.iter().enumerate() {
+                for (i, c) in f.children[..f.active].iter().enumerate() {
                     let v = crew.virtual_delta(&c.key, c.delta);
                     if v < v1 {
                         (vbest, v2, v1) = (i, v1, v);
@@ -1059,7 +1059,16 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
         if !self.may_expand() {
             return false;
         }
-        let moves = self.game.moves(pos);
+        let mut moves = self.game.moves(pos);
+        // The player asked to win may search a subset of its moves first.
+        let active = if k == 1 {
+            match self.game.focus(pos, &mut moves) {
+                0 => moves.len(),
+                n => n.min(moves.len()),
+            }
+        } else {
+            moves.len()
+        };
         let mut children = self.spare.pop().unwrap_or_default();
         children.extend(moves.into_iter().map(|(_, c)| {
             let key = self.game.key(&c);
@@ -1083,6 +1092,7 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
             th_delta,
             nodes_before: self.stats.nodes + 1,
             children,
+            active,
             best: 0,
         };
         if !self.limits.push_frame(frame.bytes()) {
@@ -1180,6 +1190,50 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
         s.elapsed = self.limits.elapsed();
         s
     }
+}
+
+/// A node's (φ, δ) from its children's, with the child of least δ and the
+/// next least δ: φ = min δ(c), δ = Σ φ(c), or with `weak` δ = max φ(c) +
+/// (unsolved children − 1), which counts a child reached again by
+/// transposition less often than the sum (still 0 exactly when every
+/// child is solved, INF when one is).
+#[inline]
+fn numbers_of<G: SearchGame>(children: &[Child<G>], weak: bool) -> (u32, u32, usize, u32) {
+    let mut phi = INF;
+    let mut delta = 0u32;
+    let mut best = usize::MAX;
+    let mut second = INF;
+    let mut max = 0u32;
+    let mut open = 0u32;
+    for (i, c) in children.iter().enumerate() {
+        if c.delta < phi {
+            second = phi;
+            phi = c.delta;
+            best = i;
+        } else if c.delta < second {
+            second = c.delta;
+        }
+        if weak {
+            max = max.max(c.phi);
+            open += u32::from(c.phi != 0);
+        } else {
+            delta = if c.phi == INF || delta == INF {
+                INF
+            } else {
+                delta.saturating_add(c.phi).min(BIG)
+            };
+        }
+    }
+    if weak {
+        delta = if max == INF {
+            INF
+        } else if open == 0 {
+            0
+        } else {
+            max.saturating_add(open - 1).min(BIG)
+        };
+    }
+    (phi, delta, best, second)
 }
 
 /// The proof and disproof numbers of question `k` given what is known.

@@ -192,6 +192,27 @@ pub trait SearchGame: Send + Sync + 'static {
         (1, 1)
     }
 
+    /// At a node whose player to move is asked to win (df-pn's question
+    /// `k` = 1), moves `moves` (as [`SearchGame::moves`] gave them) so that
+    /// the ones df-pn should search first come first, and returns how many
+    /// of them df-pn searches alone: a win proved among those is a proof,
+    /// and df-pn widens to every move once they are all refuted, so the
+    /// subset orders the search and never decides a value. The default
+    /// (all of them) is plain df-pn's. Pattern games give their threats
+    /// (`games::occupy`'s λ-moves).
+    fn focus(&self, _p: &Self::Pos, moves: &mut [(Self::Move, Self::Pos)]) -> usize {
+        moves.len()
+    }
+
+    /// Whether df-pn sums a node's children as *weak* disproof numbers
+    /// (the largest child's number plus one for each other unsolved child,
+    /// Ueda et al. 2008) instead of their sum, which counts a position
+    /// reached by several moves once per move. Only the search's order
+    /// changes, never a value. The default (`false`) is the plain sum.
+    fn weak_sums(&self) -> bool {
+        false
+    }
+
     /// The alpha-beta engine's own search of this game with a table of
     /// `table_bytes`, when the game has one faster than the generic search
     /// over these methods (the gravity boards'). `None` (the default): the

@@ -10,6 +10,7 @@ mod cram;
 mod engine;
 mod groups;
 mod isolation;
+mod lambda;
 mod limits;
 mod occupy;
 mod parallel;

@@ -32,6 +32,36 @@
 //! `:misere`, not with gravity, and by default not on boards of at most 16
 //! squares ([`THREATS_FROM`]), where they cost more than they save.
 //!
+//! **λ-moves** ([`SearchGame::focus`]): at a node whose mover df-pn asks
+//! to win, the mover's λ-moves are searched first and alone: the moves
+//! after which, were the opponent to pass, the mover would win by
+//! continuous fours (Thomsen's λ², found by the threat search on the
+//! board with the move played: in a placement game an extra stone never
+//! hurts its owner, so this null-move test is exact up to the threat
+//! search's budget), with the children whose value is already known.
+//! df-pn takes a win found among them as a proof (a win needs one move),
+//! and widens the node to every move as soon as all of them are refuted
+//! (a disproof needs every move), so the focus orders the search and never
+//! decides a value. While only the λ-moves are searched the node's δ
+//! counts them alone, as λ-df-pn's threat orders do: on Qubic that gave a
+//! sixth of the root's proof number that δ over every child gave, but on
+//! the ties of 20 squares it cost 4× the nodes (parents trust nodes that
+//! look cheap to refute until they widen), hence [`LAMBDA_FROM`]. The
+//! defender's side needs nothing new: its replies
+//! that do not meet the attacker's threat are already settled by the null
+//! move of [`threats`] (the expansion's `child_threats`). This is the
+//! λ-df-pn of Yoshizoe, Kishimoto and Müller (2007) with two orders (λ¹
+//! is the threat search itself, which settles a node's own VCF); it was
+//! chosen over dependency-based threat-space search (Allis) because it
+//! lives entirely in df-pn's node (a subset of children, widened on
+//! refutation: no second search structure, no dependency bookkeeping, and
+//! soundness is df-pn's own), and over giving threat children smaller
+//! initial numbers because that was tried (README, "threat-informed
+//! initial numbers") and kept every non-threat move in each node's
+//! disproof sum. Where the mover has no λ-move (the opening), every move
+//! is searched. Not under `:misere` or gravity, where threats do not
+//! apply, and by default not on boards under [`LAMBDA_FROM`] squares.
+//!
 //! Move order, as a Connect-Four or pattern solver orders them: wins,
 //! then blocks of the opponent's immediate wins, then the rest by how many
 //! patterns through the square are still open (weighted by how full they
@@ -67,6 +97,21 @@ pub const THREAT_BUDGET: u32 = 256;
 /// instructions went to threat searches that found almost nothing; such a
 /// board is proven in a fraction of a second either way.
 pub const THREATS_FROM: usize = 17;
+
+/// Nodes each λ-move test's threat search may visit (one test per
+/// candidate move at an attacker's node, so less than [`THREAT_BUDGET`]).
+pub const LAMBDA_BUDGET: u32 = 32;
+
+/// Boards of fewer squares search every move at once by default
+/// (`Occupy::set_lambda` still turns λ-moves on). Measured (docs/QUBIC.md):
+/// on the won boards of 30 squares and more (Qango 6×6, 6×5 and 5×6 four
+/// in a row, Qubic's openings) λ-moves cut the nodes; on the ties of 20
+/// squares (4×5 and 5×4 four in a row) they cost 4× the nodes, a tie's
+/// disproof needing every move of the attacker's anyway.
+pub const LAMBDA_FROM: usize = 26;
+
+/// Children whose value their parent's expansion already gave.
+const SETTLED: u8 = know::WINS_NOW | know::TIE | know::WIN | know::LOSE;
 
 thread_local! {
     /// The move order's weights per pattern, kept per thread between
@@ -254,6 +299,13 @@ pub struct Occupy<const W: usize> {
     /// df-pn starts a position's disproof number at its mobility
     /// ([`SearchGame::estimate`]); off, at 1 (plain df-pn).
     estimates: bool,
+    /// The attacker's λ-moves are searched first ([`SearchGame::focus`]),
+    /// where threats apply (by default on boards of [`LAMBDA_FROM`]
+    /// squares or more).
+    lambda: bool,
+    /// df-pn sums children as weak disproof numbers
+    /// ([`SearchGame::weak_sums`]).
+    weak: bool,
     /// This game's tag in the memo of threat results (unique per game
     /// built, and changed with the budget, so an entry answers only for
     /// the game and budget that made it).
@@ -333,6 +385,8 @@ impl<const W: usize> Occupy<W> {
             perms,
             threat_budget: if n >= THREATS_FROM { THREAT_BUDGET } else { 0 },
             estimates: true,
+            lambda: n >= LAMBDA_FROM,
+            weak: false,
             id: next_id(),
         })
     }
@@ -401,6 +455,72 @@ impl<const W: usize> Occupy<W> {
     /// (the default) or are plain df-pn's 1 and 1 (for comparisons).
     pub fn set_estimates(&mut self, on: bool) {
         self.estimates = on;
+    }
+
+    /// Whether df-pn searches the attacker's λ-moves first (the default
+    /// where threats apply on boards of [`LAMBDA_FROM`] squares or more) or
+    /// all its moves at once.
+    pub fn set_lambda(&mut self, on: bool) {
+        self.lambda = on;
+    }
+
+    /// Whether df-pn searches the attacker's λ-moves first.
+    pub fn lambda(&self) -> bool {
+        self.lambda && self.threats_apply()
+    }
+
+    /// Whether df-pn sums children as weak disproof numbers (off by
+    /// default; for comparisons).
+    pub fn set_weak(&mut self, on: bool) {
+        self.weak = on;
+    }
+
+    /// The λ-moves of `p`'s mover among `moves` (see the module doc): the
+    /// squares after which the mover, were the opponent to pass, would win
+    /// by continuous fours. Empty where the mover must answer a four or
+    /// wins at once (its children settle those nodes).
+    fn lambda_moves(&self, p: &OccupyPos<W>, moves: &[(u16, OccupyPos<W>)]) -> Bits<W> {
+        let lines = &self.lines;
+        let me = p.mover();
+        let opp = 1 - me;
+        let mut out = [0u64; W];
+        let mut board = Board::new(lines, p.stones);
+        if !is_zero(&board.four[me]) || !is_zero(&board.four[opp]) {
+            return out;
+        }
+        let mut vcf = Vcf::new(LAMBDA_BUDGET.min(self.threat_budget));
+        for (m, c) in moves {
+            let s = *m as usize;
+            if c.done || c.know & SETTLED != 0 {
+                continue;
+            }
+            // A win by fours after `s` that the mover did not have before
+            // goes through patterns through `s` open for the mover with a
+            // piece of its already (a pattern `s` starts alone needs two
+            // more moves of the line before it forces anything). Tried
+            // only where `s` makes a four or joins two such patterns: one
+            // pattern made two short rarely starts a win the mover lacked,
+            // and each test is a threat search (a guess: a move skipped
+            // here is still searched once the λ-moves are refuted).
+            let mut joined = 0;
+            let mut four = false;
+            for &i in lines.through(s) {
+                let n = board.count[i as usize];
+                if n[opp] == 0 && n[me] >= 1 {
+                    joined += 1;
+                    four |= n[me] + 2 >= lines.size[i as usize];
+                }
+            }
+            if !four && joined < 2 {
+                continue;
+            }
+            board.place(lines, me, s);
+            if vcf.search(lines, &mut board, me) {
+                out = or(&out, &bit(s));
+            }
+            board.lift(lines, me, s);
+        }
+        out
     }
 
     /// Whether threat knowledge applies to this game.
@@ -795,6 +915,36 @@ where
         } else {
             (1, 1)
         }
+    }
+
+    /// The attacker's λ-moves first (λ-df-pn, see the module doc), with
+    /// the children whose value is already known; all moves where it has
+    /// none.
+    fn focus(&self, p: &OccupyPos<W>, moves: &mut [(u16, OccupyPos<W>)]) -> usize {
+        if !self.lambda || !self.threats_apply() || moves.is_empty() {
+            return moves.len();
+        }
+        let lambda = match threats::recall_focus(self.id, &p.stones) {
+            Some(b) => b,
+            None => {
+                let b = self.lambda_moves(p, moves);
+                threats::remember_focus(self.id, &p.stones, &b);
+                b
+            }
+        };
+        if is_zero(&lambda) {
+            return moves.len();
+        }
+        let first = |(m, c): &(u16, OccupyPos<W>)| {
+            c.done || c.know & SETTLED != 0 || has(&lambda, *m as usize)
+        };
+        // A stable partition: each part keeps the move order.
+        moves.sort_by_key(|mc| !first(mc));
+        moves.iter().take_while(|mc| first(mc)).count()
+    }
+
+    fn weak_sums(&self) -> bool {
+        self.weak
     }
 
     #[inline]

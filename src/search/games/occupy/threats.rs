@@ -98,6 +98,47 @@ thread_local! {
     static FAILED: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
     /// The threat results of recent expansions ([`recall`]).
     static MEMO: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The λ-moves of recent attacker nodes ([`recall_focus`]).
+    static FOCUS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The λ-moves an earlier search found at the node `stones` of the game
+/// tagged `game` (see [`recall`]: an entry holds the tag and the squares
+/// whole, so it answers for this node only).
+#[inline]
+pub(super) fn recall_focus<const W: usize>(game: u64, stones: &[Bits<W>; 2]) -> Option<Bits<W>> {
+    let stride = 1 + 3 * W;
+    let at = (position_hash(stones, 3) as usize & (MEMO_SLOTS - 1)) * stride;
+    FOCUS
+        .try_with(|m| {
+            let m = m.borrow();
+            if m.len() != MEMO_SLOTS * stride {
+                return None;
+            }
+            let e = &m[at..at + stride];
+            let word = |i: usize| -> Bits<W> { std::array::from_fn(|j| e[1 + i * W + j]) };
+            (e[0] == game && word(0) == stones[0] && word(1) == stones[1]).then(|| word(2))
+        })
+        .ok()
+        .flatten()
+}
+
+/// Keeps the λ-moves found at `stones` (game `game`, never 0).
+#[inline]
+pub(super) fn remember_focus<const W: usize>(game: u64, stones: &[Bits<W>; 2], moves: &Bits<W>) {
+    let stride = 1 + 3 * W;
+    let at = (position_hash(stones, 3) as usize & (MEMO_SLOTS - 1)) * stride;
+    let _ = FOCUS.try_with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() != MEMO_SLOTS * stride {
+            *m = vec![0; MEMO_SLOTS * stride];
+        }
+        let e = &mut m[at..at + stride];
+        e[0] = game;
+        for (i, b) in [&stones[0], &stones[1], moves].iter().enumerate() {
+            e[1 + i * W..1 + (i + 1) * W].copy_from_slice(&b[..]);
+        }
+    });
 }
 
 /// What an expansion learnt about its node's children from threats, as
