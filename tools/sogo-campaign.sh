@@ -12,6 +12,10 @@
 # "a1 b1 b2") replaces the three first moves by any list, proven in turn the
 # same way: c43d's 9-stone position and black's replies, for example.
 #
+# ENGINE (default alphabeta: the cube's own search; dfpn for the proof-number
+# search, which also saves every SAVE_EVERY seconds — alpha-beta saves what it
+# proved when its slice ends or it is stopped by SIGTERM).
+#
 # Environment: DIR (default ./sogo4-campaign), BIN (default: retrograde on
 # PATH, else this checkout's target/release/retrograde), SLICE, SAVE_EVERY,
 # MEMORY (the search's --memory), TRUST_LOAD=1 to load the newest database
@@ -25,6 +29,9 @@ BIN=${BIN:-$(command -v retrograde || echo "$(dirname "$0")/../target/release/re
 SLICE=${SLICE:-7200}
 SAVE_EVERY=${SAVE_EVERY:-600}
 MEMORY=${MEMORY:-3G}
+ENGINE=${ENGINE:-alphabeta}
+periodic=()
+if [ "$ENGINE" = dfpn ]; then periodic=(--save-every "$SAVE_EVERY"); fi
 read -r -a OPENINGS <<< "${OPENINGS:-a1 b1 b2}"
 COUNT=${#OPENINGS[@]}
 # Resolved before the cd below, so a relative BIN names the same file.
@@ -62,8 +69,8 @@ while true; do
     done
     if [ -z "$opening" ]; then echo "$(date -Is) every position proven" >> campaign.log; exit 0; fi
     echo "$(date -Is) round $next: opening $opening, ${load[*]:-nothing loaded}" >> campaign.log
-    nice -n 19 "$BIN" search sogo:4 "$opening" --memory "$MEMORY" --time "$SLICE" \
-        --save-every "$SAVE_EVERY" --save "sogo4-$next.proof" "${load[@]}" --json \
+    nice -n 19 "$BIN" search sogo:4 "$opening" --engine "$ENGINE" --memory "$MEMORY" --time "$SLICE" \
+        "${periodic[@]}" --save "sogo4-$next.proof" "${load[@]}" --json \
         > "sogo4-$next.json" 2> "sogo4-$next.log"
     code=$?
     echo "$(date -Is) round $next: exit $code" >> campaign.log
