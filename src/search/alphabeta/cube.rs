@@ -136,13 +136,44 @@ const THROUGH: [[u64; MAX_THROUGH]; 64] = {
     out
 };
 
-/// The move order's weight of a line holding `[mine][theirs]` pieces.
+/// The move order's weight of a line through the move holding
+/// `[mine][theirs]` pieces (before the move).
 const WEIGHT: [[u32; 4]; 4] = [
-    [1, 2, 20, 200],
-    [10, 0, 0, 0],
-    [100, 0, 0, 0],
-    [1000, 0, 0, 0],
+    [W_OWN[0], W_BLOCK[1], W_BLOCK[2], W_BLOCK[3]],
+    [W_OWN[1], 0, 0, 0],
+    [W_OWN[2], 0, 0, 0],
+    [W_OWN[3], 0, 0, 0],
 ];
+const W_OWN: [u32; 4] = [1, 10, 100, 0];
+const W_BLOCK: [u32; 4] = [0, 1, 10, 0];
+/// A move that makes a threat: playable at once (the move itself may make
+/// it so), or later.
+const W_THREAT_NOW: u32 = 1000;
+const W_THREAT_LATER: u32 = 100;
+
+/// The move order's score of the move `m` (a playable cell).
+#[inline(always)]
+fn order_score(m: u64, cur: u64, opp: u64, poss: u64) -> u32 {
+    let cell = m.trailing_zeros() as usize;
+    let mut s = 0;
+    for &l in &THROUGH[cell] {
+        if l == 0 {
+            break;
+        }
+        let mine = (l & cur).count_ones() as usize;
+        let theirs = (l & opp).count_ones() as usize;
+        s += WEIGHT[mine.min(3)][theirs.min(3)];
+        if mine == 2 && theirs == 0 {
+            let t = l & !cur & !m;
+            s += if t & (poss | m << 16) != 0 {
+                W_THREAT_NOW
+            } else {
+                W_THREAT_LATER
+            };
+        }
+    }
+    s
+}
 
 /// Columns in the order ties are broken: the 4 centre ones and the 4
 /// corners (7 lines through each cell), then the edges (4).
@@ -547,13 +578,7 @@ impl Cube<'_> {
             let score = if c == hint {
                 u32::MAX >> 8
             } else {
-                let cell = m.trailing_zeros() as usize;
-                let mut s = 0;
-                for &l in &THROUGH[cell] {
-                    s += WEIGHT[(l & cur).count_ones().min(3) as usize]
-                        [(l & opp).count_ones().min(3) as usize];
-                }
-                s
+                order_score(m, cur, opp, poss)
             };
             let mut i = n;
             while i > 0 && moves[i - 1] >> 8 < score {
