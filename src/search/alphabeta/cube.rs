@@ -224,9 +224,20 @@ fn images(w: u64) -> [u64; 8] {
     ]
 }
 
-/// Image `i` of a word.
-fn image(w: u64, i: usize) -> u64 {
-    images(w)[i]
+/// Image `i` of a word (as [`images`] numbers them: bit 0 reflects the
+/// columns, bit 1 the rows, bit 2 then transposes).
+#[inline(always)]
+fn image(mut w: u64, i: usize) -> u64 {
+    if i & 1 != 0 {
+        w = flip_x(w);
+    }
+    if i & 2 != 0 {
+        w = flip_y(w);
+    }
+    if i & 4 != 0 {
+        w = transpose(w);
+    }
+    w
 }
 
 /// Each column's height in 3 bits, a bit plane per 16 bits (48 bits): the
@@ -302,20 +313,20 @@ fn key(cur: u64, mask: u64) -> (u128, u8) {
     for &h in &hs[1..] {
         least = least.min(h);
     }
-    // The pieces' images only where the heights tie for the least.
-    let cs = images(cur);
-    let mut best = u128::MAX;
+    // The pieces' images only where the heights tie for the least
+    // (usually one image: most positions' heights have no symmetry).
+    let mut best = u64::MAX;
     let mut which = 0;
-    for i in 0..8 {
-        if hs[i] == least {
-            let k = u128::from(hs[i]) << 64 | u128::from(cs[i]);
-            if k < best {
-                best = k;
+    for (i, &h) in hs.iter().enumerate() {
+        if h == least {
+            let c = image(cur, i);
+            if c < best {
+                best = c;
                 which = i as u8;
             }
         }
     }
-    (best, which)
+    (u128::from(least) << 64 | u128::from(best), which)
 }
 
 /// The position of a key: the mover's pieces and the occupied cells.
