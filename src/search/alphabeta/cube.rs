@@ -820,7 +820,10 @@ mod tests {
                 }
                 assert_eq!(mask_of_heights(heights(mask)), mask);
                 let (k, img) = key(cur, mask);
-                assert_eq!(of_key(k), (image(cur, img as usize), image(mask, img as usize)));
+                assert_eq!(
+                    of_key(k),
+                    (image(cur, img as usize), image(mask, img as usize))
+                );
                 for i in 0..8 {
                     assert!(key(image(cur, i), image(mask, i)).0 == k);
                 }

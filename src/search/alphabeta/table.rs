@@ -738,8 +738,7 @@ mod tests {
         t.put(keys[0], info(-1, -1, 0));
         t.put(keys[0], info(-1, 1, 0));
         assert_eq!(t.get(keys[0]).unwrap().bounds, Bounds { lo: -1, hi: -1 });
-        let before: Vec<(u128, Info)> =
-            t.entries().map(|(k, _)| (k, t.get(k).unwrap())).collect();
+        let before: Vec<(u128, Info)> = t.entries().map(|(k, _)| (k, t.get(k).unwrap())).collect();
         assert!(before.len() > 20_000);
         for round in 0..2 {
             let used = t.double();
@@ -749,9 +748,7 @@ mod tests {
             for &(k, info) in &before {
                 assert_eq!(t.get(k), Some(info));
             }
-            assert!(keys
-                .iter()
-                .all(|&k| t.get(k + (8 << 64)).is_none()));
+            assert!(keys.iter().all(|&k| t.get(k + (8 << 64)).is_none()));
         }
         // Threads writing and reading one small table at once: a read
         // finds nothing or what was written for that very key.
