@@ -344,11 +344,11 @@ impl Columns {
     fn new() -> Columns {
         let mut image = [[0u8; 16]; 8];
         let mut preimage = [[0u8; 16]; 8];
-        for i in 0..8 {
-            for c in 0..16 {
+        for (i, (img, pre)) in image.iter_mut().zip(&mut preimage).enumerate() {
+            for (c, slot) in img.iter_mut().enumerate() {
                 let d = image_of(c, i);
-                image[i][c] = d;
-                preimage[i][d as usize] = c as u8;
+                *slot = d;
+                pre[d as usize] = c as u8;
             }
         }
         Columns { image, preimage }
@@ -440,7 +440,7 @@ impl Cube<'_> {
     /// The game's position of cube words (`cur` the mover's pieces).
     fn position(&self, cur: u64, mask: u64) -> OccupyPos<1> {
         let (cur, other) = (from_cube(cur), from_cube(cur ^ mask));
-        let stones = if mask.count_ones() % 2 == 0 {
+        let stones = if mask.count_ones().is_multiple_of(2) {
             [[cur], [other]]
         } else {
             [[other], [cur]]

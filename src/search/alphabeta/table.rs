@@ -730,7 +730,7 @@ mod tests {
         };
         // Keys differing only in their high part are different keys.
         let keys: Vec<u128> = (0..30_000u128)
-            .map(|i| (i % 7) << 64 | (i / 7) * 0x9e37_79b9 + 17)
+            .map(|i| ((i % 7) << 64) | ((i / 7) * 0x9e37_79b9 + 17))
             .collect();
         for (i, &k) in keys.iter().enumerate() {
             t.put(k, info(-1, (i % 3) as i8 - 1, (i % 60) as u8));
@@ -758,7 +758,7 @@ mod tests {
                 let t = &t;
                 s.spawn(move || {
                     for i in 0..200_000u64 {
-                        let k = u128::from(i % 50_000) << 64 | u128::from(i % 50_000 * 3);
+                        let k = (u128::from(i % 50_000) << 64) | u128::from(i % 50_000 * 3);
                         // The bound written is a function of the key.
                         let hi = (i % 50_000 % 3) as i8 - 1;
                         if (i + id) % 2 == 0 {
