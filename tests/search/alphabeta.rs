@@ -313,3 +313,97 @@ fn alphabeta_limits_and_bad_options() {
     assert!(err.contains("--nimber computes nimbers"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+/// Positions of `sogo:4` with `lo..=hi` stones (as many of each), every
+/// move a random one that completes no line: late positions, each still
+/// open.
+fn sogo4_late(
+    g: &retrograde::internal::search::Occupy<1>,
+    count: usize,
+    lo: u32,
+    hi: u32,
+    seed: u64,
+) -> Vec<retrograde::internal::search::OccupyPos<1>> {
+    let mut rng = crate::engine::Rng(seed | 1);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let stones = lo + (out.len() as u32 % (hi - lo + 1));
+        let mut p = g.start();
+        let mut ok = true;
+        for _ in 0..stones {
+            let open: Vec<_> = g
+                .moves(&p)
+                .into_iter()
+                .filter(|(_, c)| g.terminal(c).is_none())
+                .collect();
+            if open.is_empty() {
+                ok = false;
+                break;
+            }
+            p = open[rng.below(open.len())].1;
+        }
+        if ok {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Sogo's 4×4×4 cube has its own alpha-beta search (64 cells on one word,
+/// the field's forced-move rules, a two-word table): its values equal
+/// df-pn's (the generic bitboards') on late positions of random games, and
+/// plain negamax's on the latest, at 1 and 2 threads, with one engine
+/// shared by the positions and with fresh small ones; its best moves are
+/// moves to a position of the opposite value.
+#[test]
+fn sogo4_cube_agrees_with_dfpn_and_negamax() {
+    let g = match AnySearch::parse("sogo:4").unwrap() {
+        AnySearch::Sogo(g) => g,
+        _ => panic!("sogo:4 is not on the generic bitboards"),
+    };
+    assert!(retrograde::search::alphabeta::preferred(&g));
+    let positions = sogo4_late(&g, 120, 32, 53, 0x50c0);
+    let mut pn = Dfpn::new(&g, dfpn::Options::default());
+    let values: Vec<Value> = positions
+        .iter()
+        .map(|p| {
+            let v = pn.prove(p).value.expect("df-pn proves late positions");
+            if p.occupied()[0].count_ones() >= 52 {
+                assert_eq!(reference::value(&g, p), v, "{}", g.format_position(p));
+            }
+            v
+        })
+        .collect();
+    let mut seen = [0; 3];
+    for threads in [1, 2] {
+        let mut shared = AlphaBeta::new(&g, options(threads, true));
+        for (i, (p, &expect)) in positions.iter().zip(&values).enumerate() {
+            let proof = if i % 5 == 2 {
+                AlphaBeta::new(&g, options(threads, true)).prove(p)
+            } else {
+                shared.prove(p)
+            };
+            let at = format!("{} ({threads} threads)", g.format_position(p));
+            assert_eq!(proof.value, Some(expect), "{at}");
+            seen[(retrograde::search::score(expect) + 1) as usize] += 1;
+            match &proof.best_move {
+                Some(m) => {
+                    let child = g
+                        .moves(p)
+                        .into_iter()
+                        .find(|(mv, _)| mv == m)
+                        .expect("the best move is a legal move")
+                        .1;
+                    let v = match g.terminal(&child) {
+                        Some(v) => v,
+                        None => pn.prove(&child).value.unwrap(),
+                    };
+                    assert_eq!(v, expect.flip(), "{at}: best move");
+                }
+                None => assert_eq!(expect, Value::Lose, "{at}: no best move"),
+            }
+        }
+    }
+    // Wins and losses both met (a tie is rare this late in random play).
+    assert!(seen[0] >= 10 && seen[2] >= 10, "{seen:?}");
+}

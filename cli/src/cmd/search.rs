@@ -110,7 +110,7 @@ pub struct Args {
     epsilon: Option<f64>,
     /// The engine proving values: alphabeta (alpha-beta with null-window
     /// probes, on every thread), dfpn (proof-number search), or auto:
-    /// alpha-beta for the gravity boards (connect, sogo up to 3), where it is
+    /// alpha-beta for the gravity boards (connect, sogo up to 4), where it is
     /// fastest, df-pn elsewhere and whenever --epsilon or --save-every is
     /// given. Both take --threads and --memory. couples (normal-play Cram,
     /// values and --nimber): Lemoine and Viennot's method, proving only the

@@ -44,6 +44,7 @@
 //! on the bitboards with make-by-copy, "non-losing moves" pruning, move
 //! ordering by the threats a move makes and one-word table entries.
 
+mod cube;
 mod generic;
 mod gravity;
 pub(crate) mod table;
@@ -55,6 +56,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
+pub(crate) use cube::native as cube_native;
 pub(crate) use gravity::native as gravity_native;
 
 /// The table's size before it grows.

@@ -297,6 +297,225 @@ impl Compact {
     }
 }
 
+/// A table of one-word entries for keys of two words: the key's low word
+/// (64 bits) and its high part (at most 48 bits), for positions that do not
+/// fit one word (the 4×4×4 gravity cube: 64 cells).
+///
+/// An entry is two words, so a bucket (one cache line: a sequence word and
+/// three entries) is read and written under a **sequence lock**: a writer
+/// makes the sequence odd, writes, and makes it even again; a reader that
+/// saw it change (or odd) takes the read as a miss. So no reader ever
+/// takes half of one entry with half of another, whatever the timing, and
+/// a key is kept whole (no hash stands for it): no false match. A writer
+/// that finds the bucket busy drops its entry, which costs only a
+/// re-search (every entry is a proof, and a missing one is no answer).
+pub(crate) struct Wide {
+    slots: Words,
+    bucket_bits: u32,
+}
+
+/// Words of a [`Wide`] bucket: the sequence, three entries, one spare.
+const WIDE_WORDS: usize = 8;
+/// Entries of a [`Wide`] bucket.
+const WIDE_WAYS: usize = 3;
+
+impl Wide {
+    /// The largest table of at most `bytes` (at least 1 MiB).
+    pub(crate) fn new(bytes: u64) -> Wide {
+        let buckets = (bytes / (8 * WIDE_WORDS as u64)).max(1 << 14);
+        Wide::with_bits(63 - buckets.leading_zeros())
+    }
+
+    fn with_bits(bucket_bits: u32) -> Wide {
+        Wide {
+            slots: Words::zeroed((1usize << bucket_bits) * WIDE_WORDS),
+            bucket_bits,
+        }
+    }
+
+    /// Entries the table holds.
+    pub(crate) fn capacity(&self) -> u64 {
+        (1u64 << self.bucket_bits) * WIDE_WAYS as u64
+    }
+
+    /// Bytes of the table.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.slots.len() as u64 * 8
+    }
+
+    #[inline(always)]
+    fn hash(key: u128) -> u64 {
+        mix(key as u64 ^ mix((key >> 64) as u64))
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u128) -> &[AtomicU64] {
+        let h = Self::hash(key);
+        let b = (h & ((1u64 << self.bucket_bits) - 1)) as usize * WIDE_WORDS;
+        &self.slots[b..b + WIDE_WORDS]
+    }
+
+    /// What the table holds for `key` (its high part below 2^48).
+    #[inline(always)]
+    pub(crate) fn get(&self, key: u128) -> Option<Info> {
+        let s = self.bucket(key);
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        let seq = s[0].load(Ordering::Acquire);
+        if seq & 1 != 0 {
+            return None;
+        }
+        let mut found = None;
+        for e in s[1..1 + 2 * WIDE_WAYS].chunks_exact(2) {
+            let b = e[1].load(Ordering::Relaxed);
+            if b != 0 && b >> 16 == hi && e[0].load(Ordering::Relaxed) == lo {
+                found = Some(Info::unpack(b));
+                break;
+            }
+        }
+        // The words read before the sequence is read again (Boehm's
+        // sequence-lock reader).
+        std::sync::atomic::fence(Ordering::Acquire);
+        if s[0].load(Ordering::Relaxed) != seq {
+            return None;
+        }
+        found
+    }
+
+    /// Asks the processor for `key`'s bucket ahead of a [`Wide::get`].
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: u128) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p: *const AtomicU64 = &self.bucket(key)[0];
+            // SAFETY: a prefetch is a hint that never faults, and `p`
+            // points into the table anyway.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Records `info` for `key`, met with what the entry already holds;
+    /// returns whether an empty slot was taken.
+    #[inline]
+    pub(crate) fn put(&self, key: u128, info: Info) -> bool {
+        let s = self.bucket(key);
+        let seq = s[0].load(Ordering::Relaxed);
+        if seq & 1 != 0
+            || s[0]
+                .compare_exchange(seq, seq + 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            return false;
+        }
+        std::sync::atomic::fence(Ordering::Release);
+        let taken = Self::put_locked(s, key, info);
+        s[0].store(seq + 2, Ordering::Release);
+        taken
+    }
+
+    /// [`Wide::put`] in a bucket this thread holds.
+    #[inline]
+    fn put_locked(s: &[AtomicU64], key: u128, info: Info) -> bool {
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        debug_assert!(hi >> 48 == 0);
+        let mut victim = 0;
+        let mut least = u64::MAX;
+        for (i, e) in s[1..1 + 2 * WIDE_WAYS].chunks_exact(2).enumerate() {
+            let b = e[1].load(Ordering::Relaxed);
+            if b == 0 {
+                if least != 0 {
+                    victim = i;
+                    least = 0;
+                }
+                continue;
+            }
+            if b >> 16 == hi && e[0].load(Ordering::Relaxed) == lo {
+                let merged = Info::unpack(b).merge(info);
+                e[1].store(hi << 16 | 1 << 15 | merged.pack(), Ordering::Relaxed);
+                return false;
+            }
+            let work = b >> 9 & 63;
+            if work + 1 < least {
+                least = work + 1;
+                victim = i;
+            }
+        }
+        s[1 + 2 * victim].store(lo, Ordering::Relaxed);
+        s[2 + 2 * victim].store(hi << 16 | 1 << 15 | info.pack(), Ordering::Relaxed);
+        least == 0
+    }
+
+    /// Doubles the table in place, its entries kept (between searches: no
+    /// thread reads it); returns how many it holds. As [`Compact::double`]:
+    /// the map grows, and bucket `b`'s entries stay or move to `b` plus
+    /// the old number of buckets (the key's next hash bit), runs of
+    /// buckets on every core at once. (A new table filled from the old one
+    /// was a third of a one-thread search's time on a 28-stone cube
+    /// position: every doubling's pages zeroed again, and copied.)
+    pub(crate) fn double(&mut self) -> u64 {
+        use rayon::prelude::*;
+        let old = self.bucket_bits;
+        let buckets = 1usize << old;
+        self.slots.grow(2 * buckets * WIDE_WORDS);
+        self.bucket_bits = old + 1;
+        let (low, high) = self.slots.split_at(buckets * WIDE_WORDS);
+        const RUN: usize = 1 << 12;
+        low.par_chunks(RUN * WIDE_WORDS)
+            .zip(high.par_chunks(RUN * WIDE_WORDS))
+            .map(|(low, high)| {
+                let mut used = 0;
+                for (a, b) in low
+                    .chunks_exact(WIDE_WORDS)
+                    .zip(high.chunks_exact(WIDE_WORDS))
+                {
+                    let mut held = [(0u64, 0u64); WIDE_WAYS];
+                    for (h, e) in held.iter_mut().zip(a[1..].chunks_exact(2)) {
+                        *h = (
+                            e[0].swap(0, Ordering::Relaxed),
+                            e[1].swap(0, Ordering::Relaxed),
+                        );
+                    }
+                    let (mut na, mut nb) = (0, 0);
+                    for (lo, w) in held.into_iter().filter(|&(_, w)| w != 0) {
+                        let key = u128::from(w >> 16) << 64 | u128::from(lo);
+                        let (s, n) = if Self::hash(key) >> old & 1 == 0 {
+                            (a, &mut na)
+                        } else {
+                            (b, &mut nb)
+                        };
+                        s[1 + 2 * *n].store(lo, Ordering::Relaxed);
+                        s[2 + 2 * *n].store(w, Ordering::Relaxed);
+                        *n += 1;
+                        used += 1;
+                    }
+                }
+                used
+            })
+            .sum()
+    }
+
+    fn infos(&self) -> impl Iterator<Item = (u128, Info)> + '_ {
+        self.slots
+            .chunks_exact(WIDE_WORDS)
+            .flat_map(|s| s[1..1 + 2 * WIDE_WAYS].chunks_exact(2))
+            .filter_map(|e| {
+                let b = e[1].load(Ordering::Relaxed);
+                (b != 0).then(|| {
+                    let lo = e[0].load(Ordering::Relaxed);
+                    (u128::from(b >> 16) << 64 | u128::from(lo), Info::unpack(b))
+                })
+            })
+    }
+
+    /// Every entry's key and bounds.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (u128, Bounds)> + '_ {
+        self.infos().map(|(k, i)| (k, i.bounds))
+    }
+}
+
 /// `n` zero words in their own anonymous map: fresh pages from the
 /// kernel, so the table costs memory only where entries are written, and
 /// on Linux in huge pages where the kernel gives them (`MADV_HUGEPAGE`): a
@@ -499,6 +718,58 @@ mod tests {
         }
         assert_eq!(unmix(mix(0)), 0);
         assert_eq!(unmix(mix(u64::MAX)), u64::MAX);
+    }
+
+    #[test]
+    fn wide_entries_keep_their_keys_through_growth_and_threads() {
+        let mut t = Wide::new(1 << 20);
+        let info = |lo, hi, work| Info {
+            bounds: Bounds { lo, hi },
+            mv: 3,
+            work,
+        };
+        // Keys differing only in their high part are different keys.
+        let keys: Vec<u128> = (0..30_000u128)
+            .map(|i| ((i % 7) << 64) | ((i / 7) * 0x9e37_79b9 + 17))
+            .collect();
+        for (i, &k) in keys.iter().enumerate() {
+            t.put(k, info(-1, (i % 3) as i8 - 1, (i % 60) as u8));
+        }
+        t.put(keys[0], info(-1, -1, 0));
+        t.put(keys[0], info(-1, 1, 0));
+        assert_eq!(t.get(keys[0]).unwrap().bounds, Bounds { lo: -1, hi: -1 });
+        let before: Vec<(u128, Info)> = t.entries().map(|(k, _)| (k, t.get(k).unwrap())).collect();
+        assert!(before.len() > 20_000);
+        for round in 0..2 {
+            let used = t.double();
+            assert_eq!(t.capacity(), (1 << (15 + round)) * WIDE_WAYS as u64);
+            assert_eq!(used as usize, before.len());
+            assert_eq!(t.entries().count(), before.len());
+            for &(k, info) in &before {
+                assert_eq!(t.get(k), Some(info));
+            }
+            assert!(keys.iter().all(|&k| t.get(k + (8 << 64)).is_none()));
+        }
+        // Threads writing and reading one small table at once: a read
+        // finds nothing or what was written for that very key.
+        let t = Wide::new(1 << 20);
+        std::thread::scope(|s| {
+            for id in 0..4u64 {
+                let t = &t;
+                s.spawn(move || {
+                    for i in 0..200_000u64 {
+                        let k = (u128::from(i % 50_000) << 64) | u128::from(i % 50_000 * 3);
+                        // The bound written is a function of the key.
+                        let hi = (i % 50_000 % 3) as i8 - 1;
+                        if (i + id) % 2 == 0 {
+                            t.put(k, info(-1, hi, (i % 60) as u8));
+                        } else if let Some(got) = t.get(k) {
+                            assert_eq!(got.bounds, Bounds { lo: -1, hi });
+                        }
+                    }
+                });
+            }
+        });
     }
 
     #[test]

@@ -79,6 +79,7 @@ mod threats;
 
 use super::Represents;
 use crate::games::placement::{self, Notation, Placed, Placement, Stones};
+use crate::search::alphabeta::Native;
 use crate::search::SearchGame;
 use crate::value::Value;
 use board::{Board, Lines};
@@ -244,6 +245,14 @@ pub trait KeyWidth<const W: usize> {
     type K: crate::search::Key;
     /// Packs both players' canonical sets.
     fn pack(s: &[Bits<W>; 2]) -> Self::K;
+    /// The game's own alpha-beta search, where it has one (Sogo's 4×4×4
+    /// cube, on one word).
+    fn native(_g: &Occupy<W>, _table_bytes: u64) -> Option<Native<'_, Occupy<W>>>
+    where
+        Words: KeyWidth<W>,
+    {
+        None
+    }
     /// The sets of a packed key.
     fn unpack(k: &Self::K) -> [Bits<W>; 2];
 }
@@ -253,6 +262,9 @@ pub struct Words;
 
 impl KeyWidth<1> for Words {
     type K = [u64; 2];
+    fn native(g: &Occupy<1>, table_bytes: u64) -> Option<Native<'_, Occupy<1>>> {
+        crate::search::alphabeta::cube_native(g, table_bytes)
+    }
     #[inline(always)]
     fn pack(s: &[Bits<1>; 2]) -> [u64; 2] {
         [s[0][0], s[1][0]]
@@ -403,6 +415,16 @@ impl<const W: usize> Occupy<W> {
             words[..W].copy_from_slice(&b);
             words
         })
+    }
+
+    /// Whether the board is `cols` columns of `height` cells under gravity
+    /// (cell `c·height + z`), completing a pattern winning.
+    pub(crate) fn gravity_columns_of(&self, height: u32, cols: u32) -> bool {
+        let bottom = (0..cols).fold(0u64, |m, c| m | 1 << (c * height));
+        !self.misere
+            && self.height == height
+            && self.bottom == Some(bottom)
+            && self.centre.len() == (height * cols) as usize
     }
 
     /// The winning patterns as bitboards.
@@ -950,5 +972,11 @@ where
     #[inline]
     fn wins_now(&self, p: &OccupyPos<W>) -> bool {
         p.know & know::WINS_NOW != 0
+    }
+
+    /// Sogo's 4×4×4 cube has its own alpha-beta search
+    /// (`crate::search::alphabeta::cube`).
+    fn alphabeta_native(&self, table_bytes: u64) -> Option<Native<'_, Self>> {
+        Words::native(self, table_bytes)
     }
 }
