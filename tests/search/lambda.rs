@@ -5,13 +5,12 @@
 //! threads; and a proof database made with them checked without threats.
 
 use crate::common;
-use crate::shared::Rng;
+use crate::shared::{check_as, save_proven, Rng};
 use retrograde::internal::search::{
-    verify_values, Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves, THREAT_BUDGET,
+    Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves, THREAT_BUDGET,
 };
 use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
-use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::{reference, SearchGame};
 use retrograde::Value;
 
@@ -241,22 +240,11 @@ fn a_database_proven_with_lambda_passes_a_check_without_threats() {
         if r.value.is_none() || !(20..=2000).contains(&r.stats.nodes) {
             continue;
         }
-        let mut records: Vec<_> = search
-            .proven()
-            .map(|(key, b)| Record {
-                key,
-                fact: Fact::Value(b),
-                pos: g.position_of_key(&key).unwrap(),
-            })
-            .collect();
         let path = dir.path().join("t.proof");
-        proofdb::save(&g, &path, Kind::Values, &mut records).unwrap();
-        let (_, loaded) = proofdb::load(&plain, &path).unwrap();
-        let db = proofdb::merge(&plain, vec![(path.clone(), loaded)]).unwrap();
-        let mut fresh = Dfpn::new(&plain, options(1));
-        let report = verify_values(&plain, &db, &mut fresh, &|| false)
+        let saved = save_proven(&g, &search, &path);
+        let report = check_as(&plain, &path, options(1))
             .unwrap_or_else(|e| panic!("{}: {e}", g.format_position(&p)));
-        assert_eq!(report.checked, records.len() as u64);
+        assert_eq!(report.checked, saved);
         println!(
             "{} {:?}: {} nodes, {} entries, {} children searched",
             g.format_position(&p),

@@ -22,8 +22,13 @@ mod threats;
 /// Helpers the game modules share.
 mod shared {
     use retrograde::games::AnyGame;
-    use retrograde::internal::search::TableRules;
+    use retrograde::internal::search::{verify_values, Dfpn, TableRules};
+    use retrograde::search::dfpn::Options;
     use retrograde::search::games::AnySearch;
+    use retrograde::search::proofdb::{self, CheckReport, Fact, Kind, Record};
+    use retrograde::search::SearchGame;
+    use retrograde::Result;
+    use std::path::Path;
 
     /// xorshift64: seeded samples without a dependency.
     pub struct Rng(pub u64);
@@ -46,5 +51,30 @@ mod shared {
             AnySearch::Table(t) => t,
             _ => panic!("{spec} has no table rules"),
         }
+    }
+
+    /// Saves what `search` (a df-pn search of `g`) proved to `path` and
+    /// returns how many positions it holds.
+    pub fn save_proven<G: SearchGame>(g: &G, search: &Dfpn<'_, G>, path: &Path) -> u64 {
+        let mut records: Vec<_> = search
+            .proven()
+            .map(|(key, b)| Record {
+                key,
+                fact: Fact::Value(b),
+                pos: g.position_of_key(&key).unwrap(),
+            })
+            .collect();
+        proofdb::save(g, path, Kind::Values, &mut records).unwrap();
+        records.len() as u64
+    }
+
+    /// Re-proves the database `path` as `--check` does, reading it as a
+    /// database of `game` (which may search with other knowledge than the
+    /// game that saved it) with a fresh df-pn of `options`.
+    pub fn check_as<G: SearchGame>(game: &G, path: &Path, options: Options) -> Result<CheckReport> {
+        let (_, loaded) = proofdb::load(game, path)?;
+        let db = proofdb::merge(game, vec![(path.to_path_buf(), loaded)])?;
+        let mut fresh = Dfpn::new(game, options);
+        verify_values(game, &db, &mut fresh, &|| false)
     }
 }

@@ -6,13 +6,12 @@
 //! positions read back from text (whose threats are searched afresh).
 
 use crate::common;
-use crate::shared::Rng;
+use crate::shared::{check_as, save_proven, Rng};
 use retrograde::internal::search::{
-    verify_values, Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves, THREAT_BUDGET,
+    Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves, THREAT_BUDGET,
 };
 use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
-use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::{reference, SearchGame};
 use retrograde::Value;
 
@@ -324,30 +323,17 @@ fn database_proven_with_threats_passes_a_check_without_them(spec: &str) -> (u64,
         },
     );
     assert_eq!(search.prove(&g.start()).value, Some(Value::Win), "{spec}");
-    let mut records: Vec<_> = search
-        .proven()
-        .map(|(key, b)| Record {
-            key,
-            fact: Fact::Value(b),
-            pos: g.position_of_key(&key).unwrap(),
-        })
-        .collect();
     let path = dir.path().join("t.proof");
-    proofdb::save(&g, &path, Kind::Values, &mut records).unwrap();
+    let saved = save_proven(&g, &search, &path);
     let mut searched = 0;
     for (name, game) in [("with threats", &g), ("without", &p)] {
-        let (_, loaded) = proofdb::load(game, &path).unwrap();
-        let db = proofdb::merge(game, vec![(path.clone(), loaded)]).unwrap();
-        let mut fresh = Dfpn::new(
-            game,
-            Options {
-                memory: 64 << 20,
-                ..Options::default()
-            },
-        );
-        let report = verify_values(game, &db, &mut fresh, &|| false)
-            .unwrap_or_else(|e| panic!("{spec} {name}: {e}"));
-        assert_eq!(report.checked, records.len() as u64, "{spec} {name}");
+        let options = Options {
+            memory: 64 << 20,
+            ..Options::default()
+        };
+        let report =
+            check_as(game, &path, options).unwrap_or_else(|e| panic!("{spec} {name}: {e}"));
+        assert_eq!(report.checked, saved, "{spec} {name}");
         // With threats the check may settle every child as the search did
         // (Qango 6x6 searches none); without them, the children the
         // threats proved are searched again.
@@ -356,7 +342,7 @@ fn database_proven_with_threats_passes_a_check_without_them(spec: &str) -> (u64,
         }
     }
     assert!(searched > 0, "{spec}: no child searched without threats");
-    (records.len() as u64, searched)
+    (saved, searched)
 }
 
 /// Qango 6x6: proven in a few hundred nodes with threats, and its check
