@@ -361,10 +361,6 @@ pub fn path_budget(memory: u64) -> u64 {
     (memory / 2).max(64 << 20)
 }
 
-/// What bounds one search, for both engines: the node budget (exact), the
-/// time limit and stop requests (flags looked at before every node), and the
-/// memory the line being searched may hold ([`path_budget`]). Once a
-/// search stops it stays stopped.
 /// Periodic snapshots of what a search has proved (`--save-every`): the
 /// engine asks [`Snapshots::when_due`] where it checks its limits, and the
 /// save gets what the engine knows then.
@@ -395,6 +391,10 @@ impl<F: ?Sized> Snapshots<F> {
     }
 }
 
+/// What bounds one search, for both engines: the node budget (exact), the
+/// time limit and stop requests (flags looked at before every node), and the
+/// memory the line being searched may hold ([`path_budget`]). Once a
+/// search stops it stays stopped.
 pub(crate) struct Limits {
     stop: Option<Stop>,
     cancel: Cancel,
