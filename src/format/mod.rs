@@ -23,9 +23,6 @@ pub use header::{Header, Summary, FLAG_FOLDED, FORMAT_VERSION};
 
 // The rest is the crate's own (and, through `crate::internal`, its
 // command's and tests').
-// The search's reports import them from here.
-#[cfg(feature = "solve")]
-pub(crate) use crate::units::{human_bytes, thousands};
 #[cfg(feature = "solve")]
 pub(crate) use cells::{CELL_DRAW, CELL_NONE};
 #[cfg(feature = "solve")]

@@ -143,7 +143,7 @@ pub struct Stats {
 /// The progress line `retrograde search` prints about once a second.
 impl std::fmt::Display for Stats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::format::{human_bytes, thousands};
+        use crate::units::{human_bytes, thousands};
         let secs = self.elapsed.as_secs_f64().max(1e-9);
         let pct = 100.0 * self.tt_used as f64 / self.tt_capacity.max(1) as f64;
         let num = |x: u32| {

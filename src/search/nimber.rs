@@ -30,7 +30,7 @@ pub struct NimberStats {
 /// second.
 impl std::fmt::Display for NimberStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::format::thousands;
+        use crate::units::thousands;
         write!(
             f,
             "components {}  memo {}  table hits {}  {:.0} s",

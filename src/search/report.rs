@@ -5,7 +5,7 @@
 use super::proofdb::Fact;
 use super::run::{Answer, CheckOutcome, Counters, Engine, Loaded, SearchOptions, SearchReport};
 use super::{path_budget, Stop};
-use crate::format::{human_bytes, thousands};
+use crate::units::{human_bytes, thousands};
 use std::fmt::{self, Display, Formatter};
 
 impl SearchReport {

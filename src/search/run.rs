@@ -228,7 +228,7 @@ pub enum Notice {
 
 impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::format::thousands;
+        use crate::units::thousands;
         match self {
             Notice::RemovedStale(removed) => {
                 f.write_str(&crate::format::stale_notice(removed).unwrap_or_default())
@@ -251,7 +251,7 @@ impl std::fmt::Display for Notice {
                 "saved {} entries to {} ({}); the search goes on",
                 thousands(s.entries as u64),
                 s.path.display(),
-                crate::format::human_bytes(s.bytes)
+                crate::units::human_bytes(s.bytes)
             ),
             Notice::SaveFailed(e) => write!(
                 f,

@@ -133,7 +133,7 @@ pub struct Stats {
 /// once a second.
 impl std::fmt::Display for Stats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::format::thousands;
+        use crate::units::thousands;
         let secs = self.elapsed.as_secs_f64().max(1e-9);
         write!(
             f,
