@@ -551,12 +551,32 @@ impl Cube<'_> {
             }
         }
         w.deepest = w.deepest.max(u64::from(ply) + 1);
-        if CELLS - filled >= ETC_EMPTY {
+        let before = w.visited;
+        let share = w.shared && CELLS - filled >= SHARE_EMPTY;
+        let etc = CELLS - filled >= ETC_EMPTY;
+        // The table's move first, before the children's lookups: it
+        // usually refutes again, and the lookups are a cache miss each
+        // (the node's heaviest cost). Not where threads share the moves
+        // (the move would be searched outside the sharing).
+        let first = if hint != NO_MOVE && !share {
+            playable & (0x0001_0001_0001_0001u64 << hint)
+        } else {
+            0
+        };
+        if first != 0 {
+            let (child, _) = self.negamax(w, opp, mask | first, 1 - k, ply + 1)?;
+            if !child {
+                let canonical = self.cols.image[image as usize][hint as usize];
+                self.store(w, key, Bounds { lo: k, hi: 1 }, canonical, before);
+                return Some((true, hint));
+            }
+        }
+        if etc {
             // Enhanced transposition cutoff: a child the table proves below
             // `1 - k` for the opponent answers the node.
             let mut keys = [(0u64, 0u128); 16];
             let mut n = 0;
-            let mut rest = playable;
+            let mut rest = playable & !first;
             while rest != 0 {
                 let m = rest & rest.wrapping_neg();
                 rest &= rest - 1;
@@ -570,7 +590,7 @@ impl Cube<'_> {
                     if info.bounds.hi < 1 - k {
                         let c = (m.trailing_zeros() % 16) as u8;
                         let canonical = self.cols.image[image as usize][c as usize];
-                        self.store(w, key, Bounds { lo: k, hi: 1 }, canonical, w.visited);
+                        self.store(w, key, Bounds { lo: k, hi: 1 }, canonical, before);
                         return Some((true, c));
                     }
                 }
@@ -580,9 +600,10 @@ impl Cube<'_> {
         // of `ORDER`), each its score above its column.
         let mut moves = [0u32; 16];
         let mut n = 0;
+        let rest = playable & !first;
         for &c in &ORDER {
             let col = 0x0001_0001_0001_0001u64 << c;
-            let m = playable & col;
+            let m = rest & col;
             if m == 0 {
                 continue;
             }
@@ -600,8 +621,6 @@ impl Cube<'_> {
             n += 1;
         }
         let moves = &moves[..n];
-        let before = w.visited;
-        let share = w.shared && CELLS - filled >= SHARE_EMPTY;
         if share {
             self.busy.enter(key as u64 ^ (key >> 64) as u64);
         }
