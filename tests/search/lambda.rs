@@ -6,9 +6,7 @@
 
 use crate::common;
 use crate::shared::{check_as, save_proven, Rng};
-use retrograde::internal::search::{
-    Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves, THREAT_BUDGET,
-};
+use retrograde::internal::search::{Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves};
 use retrograde::search::dfpn::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::{reference, SearchGame};
@@ -18,12 +16,7 @@ use retrograde::Value;
 /// by default, and are where the tables check), λ-moves and weak sums as
 /// asked.
 fn occupy(spec: &str, lambda: bool, weak: bool) -> Occupy<1> {
-    let mut g = match AnySearch::parse(spec) {
-        Ok(AnySearch::Mnk(g) | AnySearch::Pattern(g)) => g,
-        Ok(_) => panic!("{spec}: not an m,n,k or pattern game"),
-        Err(e) => panic!("{spec}: {e}"),
-    };
-    g.set_threat_budget(THREAT_BUDGET);
+    let mut g = crate::threats::occupy(spec);
     g.set_lambda(lambda);
     g.set_weak(weak);
     g

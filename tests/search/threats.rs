@@ -18,7 +18,7 @@ use retrograde::Value;
 /// The game with threat knowledge, on every board: the small ones (16
 /// squares or fewer) have none by default, and are where the tables check
 /// what the threats claim.
-fn occupy(spec: &str) -> Occupy<1> {
+pub(crate) fn occupy(spec: &str) -> Occupy<1> {
     let mut g = match AnySearch::parse(spec) {
         Ok(
             AnySearch::Mnk(g) | AnySearch::Pattern(g) | AnySearch::Connect(g) | AnySearch::Sogo(g),
