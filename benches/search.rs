@@ -19,7 +19,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use retrograde::internal::search::Dfpn;
-use retrograde::search::dfpn::Options;
+use retrograde::search::engine::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::nimber::NimberSearch;
 use retrograde::search::SearchGame;
@@ -53,13 +53,14 @@ fn nimber(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(10));
     let game = AnySearch::parse("cram:4x6").unwrap();
     group.bench_function("cram:4x6", |b| {
-        b.iter(|| with_search!(&game, g => black_box(NimberSearch::new(g, 64 << 20).nimber(&g.start()))))
+        b.iter(|| with_search!(&game, g => black_box(NimberSearch::new(g, &Options::with_memory(64 << 20)).nimber(&g.start()))))
     });
     group.finish();
 }
 
 fn couples(c: &mut Criterion) {
-    use retrograde::internal::search::{Couples, CouplesOptions, CramLands, CramSearch};
+    use retrograde::internal::search::{Couples, CramLands, CramSearch};
+    use retrograde::search::engine::Options as CouplesOptions;
     let mut group = c.benchmark_group("couples");
     group
         .sample_size(10)

@@ -60,7 +60,7 @@ pub mod search {
     /// The cube's 48 symmetries, and the maps of its coordinates' values
     /// that give Qubic's lines 192: to compare keying Qubic by either.
     pub use crate::games::symmetry::{cube_perms, cube_value_perms};
-    pub use crate::search::couples::{Couples, Lands, Options as CouplesOptions};
+    pub use crate::search::couples::{Couples, Lands};
     pub use crate::search::dfpn::Dfpn;
     pub use crate::search::games::columns::{Columns, ColumnsPos};
     pub use crate::search::games::cram::{CramNimberLeaves, CramSearch};
@@ -75,7 +75,7 @@ pub mod search {
     /// whole positions), which the oracle test compares.
     pub mod sprouts {
         pub use crate::search::games::sprouts::misere::Misere;
-        pub use crate::search::games::sprouts::normal::{Normal, Options};
+        pub use crate::search::games::sprouts::normal::Normal;
         pub use crate::search::games::sprouts::SproutsSearch;
     }
 }

@@ -37,9 +37,9 @@
 //! Cram's regions by their region keys, `search::games::cram`).
 
 use crate::search::bounded::BoundedCache;
-use crate::search::dfpn::Stats;
+use crate::search::engine::{Options, ProgressFn, Stats};
 use crate::search::hash::FastBuild;
-use crate::search::{Cancel, Limits, ProgressFn, Stop, RESULTS_PER_NODE};
+use crate::search::{Limits, Stop, RESULTS_PER_NODE};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::rc::Rc;
@@ -201,50 +201,6 @@ enum Lite {
     Sum((u32, u32)),
 }
 
-/// The engine's limits and memory, as `retrograde search` gives them.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Bytes for what the engine remembers (couples in progress, lands,
-    /// their children): past its share the table of couples in progress
-    /// is emptied, the children kept are dropped, and half the lands are
-    /// forgotten (see the module's notes).
-    pub memory: u64,
-    /// ε of the 1+ε trick.
-    pub epsilon: f64,
-    /// Stop after this many couples expanded.
-    pub node_limit: Option<u64>,
-    /// Stop after this long.
-    pub time_limit: Option<Duration>,
-    /// Stop when cancelled.
-    pub cancel: Cancel,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            memory: 1 << 30,
-            epsilon: 0.25,
-            node_limit: None,
-            time_limit: None,
-            cancel: Cancel::default(),
-        }
-    }
-}
-
-/// The engine's share of a search's options (`--memory`, `--epsilon`,
-/// the limits): the same options as df-pn's.
-impl From<&crate::search::dfpn::Options> for Options {
-    fn from(o: &crate::search::dfpn::Options) -> Options {
-        Options {
-            memory: o.memory,
-            epsilon: o.epsilon,
-            node_limit: o.node_limit,
-            time_limit: o.time_limit,
-            cancel: o.cancel.clone(),
-        }
-    }
-}
-
 /// The children of a land, in land numbers, in one allocation: child `i`
 /// is `lands[ends[i - 1]..ends[i]]` (its lands, in the game's order).
 pub struct KidList {
@@ -329,7 +285,7 @@ pub struct Couples<'a, L: Lands> {
     nodes: u64,
     depth: u64,
     deepest: u64,
-    progress: Option<ProgressFn<'a, Stats>>,
+    progress: Option<ProgressFn<'a>>,
     /// The numbers of the outermost couple being proved, for the progress
     /// line.
     root: (u32, u32),
@@ -372,7 +328,7 @@ impl<'a, L: Lands> Couples<'a, L> {
             tt: FastMap::default(),
             tt_cap,
             kids: BoundedCache::new((options.memory / 8).max(1 << 20) as usize),
-            epsilon: options.epsilon,
+            epsilon: options.dfpn.epsilon,
             limits: Limits::new(
                 options.memory,
                 options.node_limit,
@@ -649,6 +605,7 @@ impl<'a, L: Lands> Couples<'a, L> {
             target: 1,
             elapsed: self.limits.elapsed(),
             deepest: self.deepest,
+            ..Stats::default()
         }
     }
 

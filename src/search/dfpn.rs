@@ -49,9 +49,10 @@
 //! [`WARM_UP`] nodes, so the many small searches a database check makes do
 //! not each start threads.
 
+use super::engine::{Options, Stats};
 use super::leaves::ValueLeaves;
 use super::tt::{Access, Exclusive, Shared, Table};
-use super::{Bounds, Cancel, Key, Limits, SearchGame, Stop};
+use super::{Bounds, Key, Limits, SearchGame, Stop};
 use crate::value::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
@@ -68,105 +69,6 @@ const BIG: u32 = u32::MAX - 1;
 /// [`SearchGame::estimate`] may give: far below [`BIG`], so that sums of
 /// estimates never look like a proof.
 const ESTIMATE_MAX: u32 = 1 << 16;
-
-/// How a search runs.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Bytes the transposition table may grow to (it starts at 1 MiB and
-    /// doubles as it fills).
-    pub memory: u64,
-    /// ε of the 1+ε trick (0 gives plain df-pn, which re-expands the same
-    /// positions over and over once the table is too small to hold its
-    /// working set: see the README's "Beyond the table").
-    pub epsilon: f64,
-    /// Stop after this many nodes (expansions): exactly, never one more.
-    pub node_limit: Option<u64>,
-    /// Stop after this long (looked at before every node).
-    pub time_limit: Option<Duration>,
-    /// Stop when this token is cancelled (looked at before every node): by
-    /// default a token of the search's own, which nothing cancels.
-    pub cancel: Cancel,
-    /// Threads searching together on one table (0 is taken as 1). The
-    /// proven value never depends on it; node counts do.
-    pub threads: usize,
-    /// Nodes one thread expands alone at each question before the others
-    /// join ([`WARM_UP`] by default): a small search never starts threads.
-    pub warm_up: u64,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            memory: 256 << 20,
-            epsilon: 0.25,
-            node_limit: None,
-            time_limit: None,
-            cancel: Cancel::default(),
-            threads: 1,
-            warm_up: WARM_UP,
-        }
-    }
-}
-
-/// Counters, for progress lines and the final report.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    /// Nodes expanded (children generated).
-    pub nodes: u64,
-    /// Positions answered by a table.
-    pub leaf_hits: u64,
-    /// Entries in use in the transposition table.
-    pub tt_used: u64,
-    /// Its capacity in entries now.
-    pub tt_capacity: u64,
-    /// The bytes it takes now.
-    pub tt_bytes: u64,
-    /// The capacity it may grow to (within the memory given).
-    pub tt_max: u64,
-    /// The bytes it may grow to (the largest power of two of buckets within
-    /// the memory given).
-    pub tt_max_bytes: u64,
-    /// The root's current proof and disproof numbers.
-    pub root_pn: u32,
-    /// The root's disproof number.
-    pub root_dn: u32,
-    /// The question being proved: the root's value at least this (1 win, 0 tie).
-    pub target: i8,
-    /// Time since the search began.
-    pub elapsed: Duration,
-    /// The longest line searched so far, in plies from the root.
-    pub deepest: u64,
-    /// Threads searching.
-    pub threads: usize,
-}
-
-/// The progress line `retrograde search` prints about once a second.
-impl std::fmt::Display for Stats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::units::{human_bytes, thousands};
-        let secs = self.elapsed.as_secs_f64().max(1e-9);
-        let pct = 100.0 * self.tt_used as f64 / self.tt_capacity.max(1) as f64;
-        let num = |x: u32| {
-            if x == u32::MAX {
-                "inf".to_string()
-            } else {
-                thousands(u64::from(x))
-            }
-        };
-        write!(
-            f,
-            "nodes {}  {}/s  table {} {:.0}%  root pn {} dn {}  ({}?)  {:.0} s",
-            thousands(self.nodes),
-            thousands((self.nodes as f64 / secs) as u64),
-            human_bytes(self.tt_bytes),
-            pct,
-            num(self.root_pn),
-            num(self.root_dn),
-            if self.target == 1 { "win" } else { "not lose" },
-            secs
-        )
-    }
-}
 
 /// What a search proved about its root.
 #[derive(Clone, Debug)]
@@ -253,7 +155,7 @@ pub struct Dfpn<'a, G: SearchGame> {
     known: HashMap<G::Key, Bounds>,
     leaves: Option<&'a dyn ValueLeaves<G>>,
     stats: Stats,
-    progress: Option<super::ProgressFn<'a, Stats>>,
+    progress: Option<super::engine::ProgressFn<'a>>,
     snapshots: Option<Snapshots<'a, G::Key>>,
     limits: Limits,
     /// Children vectors of finished frames, reused by the next ones.
@@ -337,6 +239,11 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     pub fn proven(&self) -> impl Iterator<Item = (G::Key, Bounds)> + '_ {
         let table = self.table.read().unwrap_or_else(PoisonError::into_inner);
         proven_facts(&table, &self.known).into_iter()
+    }
+
+    /// The game searched.
+    pub fn game(&self) -> &'a G {
+        self.game
     }
 
     /// The counters so far.
@@ -429,7 +336,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             game: self.game,
             known: &self.known,
             leaves: self.leaves,
-            epsilon: self.options.epsilon,
+            epsilon: self.options.dfpn.epsilon,
             tt: Exclusive(self.table.get_mut().unwrap_or_else(PoisonError::into_inner)),
             limits: &mut self.limits,
             stats: &mut self.stats,
@@ -446,7 +353,7 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
 
     /// Runs one question at the root until it is answered or stopped.
     fn root_search(&mut self, root: &G::Pos, k: i8) -> (u32, u32) {
-        let warm_until = self.stats.nodes.saturating_add(self.options.warm_up);
+        let warm_until = self.stats.nodes.saturating_add(self.options.dfpn.warm_up);
         loop {
             if let Some(b) = self.serial().settled(root) {
                 if b.lo >= k {
@@ -501,8 +408,12 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         // line alone may stop the search for depth, as without threads).
         let share = self.limits.path_budget() / threads as u64;
         let helper_limits: Vec<Limits> = (1..threads).map(|_| self.limits.helper(share)).collect();
-        let (game, known, leaves, epsilon) =
-            (self.game, &self.known, self.leaves, self.options.epsilon);
+        let (game, known, leaves, epsilon) = (
+            self.game,
+            &self.known,
+            self.leaves,
+            self.options.dfpn.epsilon,
+        );
         let table = &self.table;
         let (limits, spare) = (&mut self.limits, &mut self.spare);
         let (progress, snapshots) = (self.progress.as_deref_mut(), self.snapshots.as_mut());

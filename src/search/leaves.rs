@@ -104,3 +104,86 @@ impl<G: SearchGame> NimberLeaves<G> for TableLeaves {
         self.lookup(&g.spec(), &g.format_position(p), read_nimber)
     }
 }
+
+/// The tables a search was given as leaves: tables of the searched game,
+/// and region tables a game of sums reads its components from (Cram's
+/// nimber tables, in any placement), asked first.
+pub struct Leaves<G: SearchGame> {
+    tables: TableLeaves,
+    regions: Option<Box<dyn NimberLeaves<G>>>,
+}
+
+impl<G: SearchGame> Leaves<G> {
+    /// Tables of the game, and region tables if any.
+    pub fn new(tables: TableLeaves, regions: Option<Box<dyn NimberLeaves<G>>>) -> Leaves<G> {
+        Leaves { tables, regions }
+    }
+
+    /// The values the tables give.
+    pub fn values(&self) -> &dyn ValueLeaves<G> {
+        &self.tables
+    }
+
+    /// The region tables, if any.
+    pub fn regions(&self) -> Option<&dyn NimberLeaves<G>> {
+        self.regions.as_deref()
+    }
+}
+
+/// Nimbers from the region tables, else from a table of the same game.
+impl<G: SearchGame> NimberLeaves<G> for Leaves<G> {
+    fn nimber(&self, g: &G, p: &G::Pos) -> Option<u32> {
+        self.regions
+            .as_ref()
+            .and_then(|r| r.nimber(g, p))
+            .or_else(|| NimberLeaves::nimber(&self.tables, g, p))
+    }
+}
+
+/// Sorts the tables a search of `g` was given: those of the same game
+/// (unfolded), and those `region` takes; any other is refused, the error
+/// saying what the search takes (`also`: the region tables, if it takes
+/// some). Each table is opened once here for its header; the leaves open
+/// them again verified.
+pub fn sort_tables<G: SearchGame>(
+    g: &G,
+    paths: &[std::path::PathBuf],
+    region: impl Fn(&Tablebase<FileStorage>) -> bool,
+    also: &str,
+) -> crate::Result<(Vec<std::path::PathBuf>, Vec<std::path::PathBuf>)> {
+    let spec = g.spec();
+    let (mut same, mut regions) = (Vec::new(), Vec::new());
+    for path in paths {
+        let tb = Tablebase::open(path).map_err(|e| crate::Error::File {
+            path: path.clone(),
+            error: Box::new(e),
+        })?;
+        let unfolded = with_game!(tb.game(), t => crate::Game::spec(&crate::Game::unfolded(t)));
+        if unfolded == spec {
+            same.push(path.clone());
+        } else if region(&tb) {
+            regions.push(path.clone());
+        } else {
+            return Err(crate::Error::LeafTable {
+                path: path.clone(),
+                reason: format!(
+                    "a table of {}; this search of {spec} can use tables of the same game{also}",
+                    crate::Error::quote(&tb.header().spec),
+                ),
+            });
+        }
+    }
+    Ok((same, regions))
+}
+
+/// The leaves of a game that takes tables of its own game only.
+pub fn open_tables<G: SearchGame>(
+    g: &G,
+    paths: &[std::path::PathBuf],
+) -> crate::Result<Option<Leaves<G>>> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let (same, _) = sort_tables(g, paths, |_| false, "")?;
+    Ok(Some(Leaves::new(TableLeaves::open(&same)?, None)))
+}

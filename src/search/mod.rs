@@ -28,6 +28,7 @@ pub mod alphabeta;
 pub(crate) mod bounded;
 pub(crate) mod couples;
 pub mod dfpn;
+pub mod engine;
 pub mod games;
 pub(crate) mod hash;
 pub(crate) mod leaves;
@@ -430,19 +431,6 @@ impl Limits {
         }
     }
 
-    pub(crate) fn set_node_limit(&mut self, n: Option<u64>) {
-        self.node_cap = n.unwrap_or(u64::MAX);
-    }
-
-    pub(crate) fn set_time_limit(&mut self, t: Option<Duration>) {
-        self.time_limit = t;
-        self.time_up = t.and_then(|t| alarm::set(self.start + t));
-    }
-
-    pub(crate) fn set_cancel(&mut self, cancel: Cancel) {
-        self.cancel = cancel;
-    }
-
     /// The limits of a thread helping the search these limits bound: the
     /// same clock, time limit and stop requests, no node budget of its own
     /// (the threads share one), and a path of at most `path_budget` bytes.
@@ -611,9 +599,6 @@ impl Limits {
 pub(crate) fn alarm_at(deadline: Instant) -> Option<Arc<AtomicBool>> {
     alarm::set(deadline)
 }
-
-/// A progress callback, called about once a second with the counters.
-pub(crate) type ProgressFn<'a, S> = Box<dyn FnMut(&S) + 'a>;
 
 /// A cancellation token: what asks one search (or several, sharing the
 /// token) to stop and return what it proved so far. Clones share the flag;

@@ -5,42 +5,12 @@
 //! a region met in many positions is computed once; nimber tables answer
 //! the regions they hold (`NimberLeaves`).
 
+use super::engine::{Counted, Options, ProgressFn, Stats};
 use super::leaves::NimberLeaves;
-use super::{Cancel, Limits, SearchGame, Stop};
+use super::{Limits, SearchGame, Stop};
 use crate::solve::mex;
 use std::collections::HashMap;
 use std::time::Duration;
-
-/// Counters of a nimber search.
-#[derive(Clone, Debug, Default)]
-pub struct NimberStats {
-    /// Components whose children were generated.
-    pub nodes: u64,
-    /// Components answered by a table.
-    pub leaf_hits: u64,
-    /// Components in the memo.
-    pub memo: u64,
-    /// Time since the search began.
-    pub elapsed: Duration,
-    /// The longest line searched so far, in components from the root.
-    pub deepest: u64,
-}
-
-/// The progress line `retrograde search --nimber` prints about once a
-/// second.
-impl std::fmt::Display for NimberStats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::units::thousands;
-        write!(
-            f,
-            "components {}  memo {}  table hits {}  {:.0} s",
-            thousands(self.nodes),
-            thousands(self.memo),
-            thousands(self.leaf_hits),
-            self.elapsed.as_secs_f64()
-        )
-    }
-}
 
 /// A component on the line being searched: what a recursive search would
 /// hold in its call frames. The frames live in a vector on the heap, so the
@@ -79,9 +49,9 @@ pub struct NimberSearch<'a, G: SearchGame> {
     memo: HashMap<G::Key, (u32, G::Pos)>,
     cap: usize,
     leaves: Option<&'a dyn NimberLeaves<G>>,
-    stats: NimberStats,
+    stats: Stats,
     limits: Limits,
-    progress: Option<super::ProgressFn<'a, NimberStats>>,
+    progress: Option<ProgressFn<'a>>,
     snapshots: Option<Snapshots<'a, G>>,
 }
 
@@ -93,9 +63,11 @@ type Snapshots<'a, G> = super::Snapshots<
 >;
 
 impl<'a, G: SearchGame> NimberSearch<'a, G> {
-    /// A search whose memo holds about `memory` bytes (beyond it, new
-    /// components are computed but not remembered).
-    pub fn new(game: &'a G, memory: u64) -> NimberSearch<'a, G> {
+    /// A search whose memo holds about `options.memory` bytes (beyond it,
+    /// new components are computed but not remembered), within the limits
+    /// of `options` (the node limit counts components). One thread.
+    pub fn new(game: &'a G, options: &Options) -> NimberSearch<'a, G> {
+        let memory = options.memory;
         // A memo entry: the key, the nimber, a representative position and
         // the hash map's overhead.
         let per = (std::mem::size_of::<(G::Key, u32, G::Pos)>() + 16) as u64;
@@ -104,8 +76,17 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
             memo: HashMap::new(),
             cap: (memory / per).max(1024) as usize,
             leaves: None,
-            stats: NimberStats::default(),
-            limits: Limits::new(memory, None, None, Cancel::default()),
+            stats: Stats {
+                counted: Counted::Components,
+                threads: 1,
+                ..Stats::default()
+            },
+            limits: Limits::new(
+                memory,
+                options.node_limit,
+                options.time_limit,
+                options.cancel.clone(),
+            ),
             progress: None,
             snapshots: None,
         }
@@ -118,7 +99,7 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
     }
 
     /// Calls `f` about once a second with the counters.
-    pub fn with_progress(mut self, f: impl FnMut(&NimberStats) + 'a) -> Self {
+    pub fn with_progress(mut self, f: impl FnMut(&Stats) + 'a) -> Self {
         self.progress = Some(Box::new(f));
         self
     }
@@ -136,24 +117,6 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
         self
     }
 
-    /// Stops after `t` (looked at before every component).
-    pub fn with_time_limit(mut self, t: Option<Duration>) -> Self {
-        self.limits.set_time_limit(t);
-        self
-    }
-
-    /// Stops after searching `n` components (exactly: never one more).
-    pub fn with_node_limit(mut self, n: Option<u64>) -> Self {
-        self.limits.set_node_limit(n);
-        self
-    }
-
-    /// Stops when `cancel` is cancelled (looked at before every component).
-    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
-        self.limits.set_cancel(cancel);
-        self
-    }
-
     /// Components with a known nimber (from a proof database).
     pub fn add_known(&mut self, key: G::Key, nimber: u32, pos: G::Pos) {
         self.memo.insert(key, (nimber, pos));
@@ -165,11 +128,16 @@ impl<'a, G: SearchGame> NimberSearch<'a, G> {
     }
 
     /// The counters so far.
-    pub fn stats(&self) -> NimberStats {
+    pub fn stats(&self) -> Stats {
         let mut s = self.stats.clone();
-        s.memo = self.memo.len() as u64;
+        s.tt_used = self.memo.len() as u64;
         s.elapsed = self.limits.elapsed();
         s
+    }
+
+    /// The game searched.
+    pub fn game(&self) -> &'a G {
+        self.game
     }
 
     /// Why the search stopped, if it has: once stopped it stays stopped

@@ -989,7 +989,7 @@ fn left_of(done: &[bool]) -> Vec<u32> {
 /// question answered about a position, and the entries that hold handed
 /// over. df-pn ([`super::dfpn::Dfpn`]) and alpha-beta
 /// ([`super::alphabeta::AlphaBeta`]) both serve.
-pub trait Prover<G: SearchGame> {
+pub trait Decider<G: SearchGame> {
     /// Is the value of `p` for its mover at least `k` (1 win, 0 tie)?
     /// `None` if the engine was stopped first.
     fn decide(&mut self, p: &G::Pos, k: i8) -> Option<bool>;
@@ -997,7 +997,7 @@ pub trait Prover<G: SearchGame> {
     fn add_known(&mut self, key: G::Key, bounds: Bounds);
 }
 
-impl<G: SearchGame> Prover<G> for super::dfpn::Dfpn<'_, G> {
+impl<G: SearchGame> Decider<G> for super::dfpn::Dfpn<'_, G> {
     fn decide(&mut self, p: &G::Pos, k: i8) -> Option<bool> {
         super::dfpn::Dfpn::decide(self, p, k)
     }
@@ -1011,7 +1011,7 @@ impl<G: SearchGame> Prover<G> for super::dfpn::Dfpn<'_, G> {
 /// forged entry then gives wrong answers.
 pub(crate) fn trust_values<G: SearchGame>(
     db: &Merged<G>,
-    search: &mut impl Prover<G>,
+    search: &mut impl Decider<G>,
 ) -> CheckReport {
     for r in &db.records {
         if let Fact::Value(b) = r.fact {
@@ -1062,7 +1062,7 @@ pub(crate) fn trust_nimbers<G: SearchGame>(
 pub fn verify_values<G: SearchGame>(
     game: &G,
     db: &Merged<G>,
-    search: &mut impl Prover<G>,
+    search: &mut impl Decider<G>,
     stop: &dyn Fn() -> bool,
 ) -> crate::Result<CheckReport> {
     let mut report = CheckReport::default();

@@ -2,8 +2,9 @@
 //! line per fact, a label of 12 columns then the fact. The JSON form is the
 //! command line's (it names the same fields).
 
+use super::engine::Counted;
 use super::proofdb::Fact;
-use super::run::{Answer, CheckOutcome, Counters, Engine, Loaded, SearchOptions, SearchReport};
+use super::run::{Answer, CheckOutcome, Engine, Loaded, SearchOptions, SearchReport};
 use super::{path_budget, Stop};
 use crate::units::{human_bytes, thousands};
 use std::fmt::{self, Display, Formatter};
@@ -35,9 +36,9 @@ impl SearchReport {
 
     /// What an entry is: a proven position, or a nimber's component.
     fn unit(&self) -> &'static str {
-        match self.counters {
-            Counters::Values(_) => "proven positions",
-            Counters::Nimbers(_) => "components",
+        match self.stats.counted {
+            Counted::Components => "components",
+            _ => "proven positions",
         }
     }
 
@@ -93,12 +94,13 @@ impl SearchReport {
             }
         }
         if let Some(stop) = self.stopped {
-            let note = stop_note(stop, options, self.memory, self.counters.deepest());
+            let note = stop_note(stop, options, self.memory, self.stats.deepest);
             writeln!(f, "stopped     {note}")?;
         }
         let seconds = self.elapsed.as_secs_f64();
-        match &self.counters {
-            Counters::Values(stats) => {
+        let stats = &self.stats;
+        match stats.counted {
+            Counted::ProofNumbers | Counted::AlphaBeta => {
                 let rate = stats.nodes as f64 / self.node_seconds().max(1e-9);
                 writeln!(
                     f,
@@ -133,18 +135,18 @@ impl SearchReport {
                     )?;
                 }
             }
-            Counters::Nimbers(stats) if self.engine == Some(Engine::Couples) => writeln!(
+            Counted::Components if self.engine == Some(Engine::Couples) => writeln!(
                 f,
                 "couples     {} searched (region + *k), {} regions of known nimber, {} from tables, in {seconds:.2} s",
                 thousands(stats.nodes),
-                thousands(stats.memo),
+                thousands(stats.tt_used),
                 thousands(stats.leaf_hits),
             )?,
-            Counters::Nimbers(stats) => writeln!(
+            Counted::Components => writeln!(
                 f,
                 "components  {} searched, {} in memo, {} from tables, in {seconds:.2} s",
                 thousands(stats.nodes),
-                thousands(stats.memo),
+                thousands(stats.tt_used),
                 thousands(stats.leaf_hits),
             )?,
         }

@@ -1,9 +1,13 @@
 //! A whole search as one call: what `retrograde search` does, for any
-//! program. [`run`] checks the options, prepares the output, opens the
-//! tables, lists the openings, loads and re-proves proof databases, proves
-//! the position (or each opening) and saves what it proved; [`check`]
-//! re-proves a proof database. The command line only parses its arguments
-//! into [`SearchOptions`], calls one of them and prints the report.
+//! program, and the one session loop every engine runs in. [`run`] checks
+//! the options, prepares the output, opens the tables, lists the openings,
+//! asks the game for its engine ([`Engines::prover`]), loads and re-proves
+//! proof databases, proves the position (or each opening) and saves what it
+//! proved; [`check`] re-proves a proof database with the same engine. No
+//! game is named here: what differs between games (their engines, the
+//! tables they take, the options they refuse) each game representation
+//! declares ([`Engines`]). The command line only parses its arguments into
+//! [`SearchOptions`], calls one of them and prints the report.
 //!
 //! A search stops early on its limits or when its [`Cancel`] token is
 //! cancelled, from any thread; it then returns what it proved (and saves
@@ -29,14 +33,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::alphabeta::{self, AlphaBeta};
-use super::dfpn::{Dfpn, Options, Stats};
-use super::games::cram::CramNimberLeaves;
+use super::engine::{Engines, Options, Proved, Prover, Purpose, Setup, SnapshotFn, Stats};
 use super::games::AnySearch;
-use super::leaves::{NimberLeaves, TableLeaves, ValueLeaves};
-use super::nimber::{NimberSearch, NimberStats};
-use super::proofdb::{self, CheckReport, Fact, Kind, Merged, Record, SaveTarget};
-use super::{Bounds, Cancel, SearchGame, Stop};
+use super::proofdb::{self, CheckReport, Fact, Kind, Record, Records, SaveTarget};
+use super::{Bounds, Cancel, Limits, SearchGame, Stop};
 use crate::error::{Error, Result};
 use crate::solve::memory_available;
 use crate::value::Value;
@@ -67,10 +67,6 @@ pub const MAX_THREADS: usize = 1024;
 /// grows by the branching factor each ply, so a few plies too many would
 /// exhaust memory while listing positions no run could prove one by one.
 pub const MAX_OPENINGS: usize = 100_000;
-
-/// How long the root's numbers may stay put in a full table before a
-/// search warns ([`Notice::Stalled`]).
-const STALL_SECONDS: u64 = 60;
 
 /// What a search is asked to do. The default proves the start position's
 /// value with the default memory and ε, no limits, no tables, nothing
@@ -181,12 +177,8 @@ pub trait Observer {
     /// it returns what it proved. A program that cancels on a signal may
     /// rather end at once on one that comes before.
     fn started(&self) {}
-    /// A value search's counters, about once a second.
-    fn values(&self, _stats: &Stats) {}
-    /// A nimber search's counters, about once a second.
-    fn nimbers(&self, _stats: &NimberStats) {}
-    /// An alpha-beta search's counters, about once a second.
-    fn alphabeta(&self, _stats: &alphabeta::Stats) {}
+    /// The engine's counters, about once a second.
+    fn progress(&self, _stats: &Stats) {}
     /// Something the user should know (a warning, files removed).
     fn notice(&self, _notice: &Notice) {}
     /// The result, before it is saved: a long save, or one that fails, does
@@ -306,33 +298,6 @@ impl Searched {
     }
 }
 
-/// A search's counters at the end.
-#[derive(Clone, Debug)]
-pub enum Counters {
-    /// A value search's.
-    Values(Stats),
-    /// A nimber search's.
-    Nimbers(NimberStats),
-}
-
-impl Counters {
-    /// Nodes (components) expanded.
-    pub fn nodes(&self) -> u64 {
-        match self {
-            Counters::Values(s) => s.nodes,
-            Counters::Nimbers(s) => s.nodes,
-        }
-    }
-
-    /// The longest line searched, in plies (components).
-    pub fn deepest(&self) -> u64 {
-        match self {
-            Counters::Values(s) => s.deepest,
-            Counters::Nimbers(s) => s.deepest,
-        }
-    }
-}
-
 /// What `load` read and re-proved.
 #[derive(Clone, Debug)]
 pub struct Loaded {
@@ -370,8 +335,8 @@ pub struct SearchReport {
     pub proven: bool,
     /// Why the search stopped before it proved them all.
     pub stopped: Option<Stop>,
-    /// The counters at the end.
-    pub counters: Counters,
+    /// The engine's counters at the end.
+    pub stats: Stats,
     /// How long the searches took (loading not included).
     pub elapsed: Duration,
     /// The memory the search was given.
@@ -397,76 +362,131 @@ pub fn run(
     options: &SearchOptions,
     observer: &dyn Observer,
 ) -> Result<SearchReport> {
-    // Sprouts has engines of its own (sums of lands, canonical forms).
-    if let AnySearch::Sprouts(g) = game {
-        return super::games::sprouts::run::run(g, options, observer);
-    }
-    if options.engine == Engine::Couples {
-        return match game {
-            AnySearch::Cram(g) => super::games::cram_couples::run(g, options, observer),
-            _ => Err(Error::SearchOption {
-                option: "--engine",
-                given: "couples".into(),
-                rule: "sums normal-play Cram's regions (Sprouts' normal play always uses couples)"
-                    .into(),
-            }),
-        };
-    }
-    if options.moves {
-        return Err(Error::SearchOption {
-            option: "--moves",
-            given: String::new(),
-            rule: "lists a Sprouts position's children (Glop's Children tab); other games list the positions after a move with --openings 1".into(),
-        });
-    }
     crate::with_search!(game, g => run_game(g, options, observer))
 }
 
-/// [`run`] for any [`SearchGame`].
-pub fn run_game<G: SearchGame>(
+/// [`run`] for any game representation: the session loop.
+pub fn run_game<G: Engines>(
     g: &G,
     options: &SearchOptions,
     observer: &dyn Observer,
 ) -> Result<SearchReport> {
-    let (root, engine) = prepare(g, options)?;
-    let target = save_target(options, observer)?;
-    let leaves = open_leaves(g, &options.tablebases, options.nimber)?;
+    g.refuse(options)?;
+    let begun = Instant::now();
+    let (root, mut engine) = prepare(g, options)?;
+    let kind = g.kind(options);
+    // The periodic saves and the last one share the target.
+    let target = RefCell::new(save_target(options, observer)?);
+    let leaves = g.leaves(options, &options.tablebases, kind)?;
     observer.started();
-    let roots = match options.openings {
-        None => vec![root],
-        Some(k) => match openings(g, &root, k, &options.cancel)? {
-            Some(roots) => roots,
-            None => {
-                return Ok(SearchReport {
-                    game: g.spec(),
-                    kind: kind_of(options),
-                    openings: true,
-                    results: Vec::new(),
-                    proven: false,
-                    stopped: Some(Stop::Requested),
-                    counters: Counters::Values(Stats::default()),
-                    elapsed: Duration::ZERO,
-                    memory: engine.memory,
-                    engine: (!options.nimber).then(|| which_engine(g, options)),
-                    loaded: None,
-                    saved: None,
-                })
-            }
-        },
+    let roots = match listed(g, &root, options, &engine)? {
+        Ok(roots) => roots,
+        Err(stop) => {
+            return Ok(SearchReport {
+                game: g.spec(),
+                kind,
+                openings: true,
+                results: Vec::new(),
+                proven: false,
+                stopped: Some(stop),
+                stats: Stats::default(),
+                elapsed: Duration::ZERO,
+                memory: engine.memory,
+                engine: None,
+                loaded: None,
+                saved: None,
+            })
+        }
     };
-    let session = Session {
-        g,
-        options,
-        engine,
+    // The time limit bounds the run, the listing of the openings included
+    // (thousands of Sprouts positions of hundreds of lands take a good part
+    // of a second): what is left of it bounds the search.
+    engine.time_limit = engine.time_limit.map(|t| {
+        t.saturating_sub(begun.elapsed())
+            .max(Duration::from_nanos(1))
+    });
+    // Entries loaded but not re-proven (the load was stopped first): carried
+    // into every save as they were read, so that a run stopped while loading
+    // loses nothing it was given (the next load re-proves them).
+    let carried: RefCell<Records<G>> = RefCell::new(Vec::new());
+    let snapshots = match (options.save_every, target.borrow().is_some()) {
+        (Some(every), true) => {
+            let (target, carried) = (&target, &carried);
+            let save: SnapshotFn<'_, G> = Box::new(move |proved| {
+                if let Some(t) = target.borrow_mut().as_mut() {
+                    observer.notice(
+                        &match write(g, Err(t), kind, proved, &carried.borrow(), None) {
+                            Ok(saved) => Notice::Saved(saved),
+                            Err(e) => Notice::SaveFailed(e.to_string()),
+                        },
+                    );
+                }
+            });
+            Some((every, save))
+        }
+        _ => None,
+    };
+    let mut prover = g.prover(Setup {
+        request: options,
+        options: &engine,
+        kind,
         leaves: leaves.as_ref(),
         observer,
-        carried: RefCell::new(Vec::new()),
-    };
-    if options.nimber {
-        session.nimbers(&roots, target)
-    } else {
-        session.values(&roots, target)
+        snapshots,
+        purpose: Purpose::Search,
+    })?;
+    let loaded = load(g, options, &engine, kind, &mut *prover, observer, &carried)?;
+    let started = Instant::now();
+    let mut results = Vec::new();
+    for p in &roots {
+        let t = Instant::now();
+        let before = prover.stats().nodes;
+        let answer = prover.prove(p);
+        results.push(Searched {
+            position: g.format_position(p),
+            answer,
+            nodes: prover.stats().nodes - before,
+            elapsed: t.elapsed(),
+        });
+        // Once stopped, every later proof would return at once, unproven.
+        if prover.stop_reason().is_some() {
+            break;
+        }
     }
+    let elapsed = started.elapsed();
+    for n in prover.notices() {
+        observer.notice(&n);
+    }
+    let proven = results.len() == roots.len() && results.iter().all(|r| r.value().is_some());
+    let mut report = SearchReport {
+        game: g.spec(),
+        kind,
+        openings: options.openings.is_some() || options.moves,
+        proven,
+        stopped: prover.stop_reason().filter(|_| !proven),
+        stats: prover.stats(),
+        elapsed,
+        memory: engine.memory,
+        engine: prover.engine(),
+        loaded,
+        saved: None,
+        results,
+    };
+    observer.proven(&report);
+    if target.borrow().is_some() {
+        let proved: Vec<G::Pos> = roots
+            .iter()
+            .zip(&report.results)
+            .filter(|(_, r)| r.value().is_some())
+            .map(|(p, _)| p.clone())
+            .collect();
+        // Gathered before the engine is freed, written after: the save
+        // never holds the table and the file's records at once.
+        let proved = prover.proved(&proved, report.stopped.is_some());
+        let t = target.borrow_mut().take();
+        report.saved = t.map(|t| write(g, Ok(t), kind, proved, &carried.borrow(), Some(observer)));
+    }
+    Ok(report)
 }
 
 /// What [`check`] found.
@@ -505,51 +525,16 @@ pub fn check(
     options: &SearchOptions,
     observer: &dyn Observer,
 ) -> Result<CheckOutcome> {
-    if let AnySearch::Sprouts(g) = game {
-        return super::games::sprouts::run::check(g, database, options, observer);
-    }
-    // Normal-play Cram's nimber databases: by couples when asked, or
-    // when the database is not closed under moves (see
-    // `cram_couples::check`).
-    if let AnySearch::Cram(g) = game {
-        if options.engine == Engine::Couples || (options.engine == Engine::Auto && !g.misere()) {
-            return super::games::cram_couples::check(g, database, options, observer);
-        }
-    }
     crate::with_search!(game, g => check_game(g, database, options, observer))
 }
 
-/// How a check re-proves a nimber database: given the database, the
-/// engine's options and the stop it must heed, its report, why its search
-/// stopped and the longest line it went down; or `None` to leave the
-/// database to the plain component search.
-pub(crate) type NimberCheck<'c, G> = Box<
-    dyn FnOnce(
-            &proofdb::Merged<G>,
-            &Options,
-            &dyn Fn() -> bool,
-        ) -> Result<Option<(proofdb::CheckReport, Option<Stop>, u64)>>
-        + 'c,
->;
-
-/// [`check`] for any [`SearchGame`].
-pub fn check_game<G: SearchGame>(
+/// [`check`] for any game representation, by the engine the game names
+/// for the database.
+pub fn check_game<G: Engines>(
     g: &G,
     database: &Path,
     options: &SearchOptions,
     observer: &dyn Observer,
-) -> Result<CheckOutcome> {
-    check_game_with(g, database, options, observer, None)
-}
-
-/// [`check_game`], with nimber entries re-proved by `nimbers` if given
-/// (else by the plain component search, with the tables as leaves).
-pub(crate) fn check_game_with<G: SearchGame>(
-    g: &G,
-    database: &Path,
-    options: &SearchOptions,
-    observer: &dyn Observer,
-    nimbers: Option<NimberCheck<'_, G>>,
 ) -> Result<CheckOutcome> {
     if !options.load.is_empty() || options.save.is_some() || options.openings.is_some() {
         return Err(Error::SearchOption {
@@ -558,8 +543,9 @@ pub(crate) fn check_game_with<G: SearchGame>(
             rule: "re-proves one database: it does not load, save or list openings".into(),
         });
     }
+    g.refuse(options)?;
     let (root, engine) = prepare(g, options)?;
-    let leaves = open_leaves(g, &options.tablebases, options.nimber)?;
+    let leaves = g.leaves(options, &options.tablebases, g.kind(options))?;
     observer.started();
     let (kind, db) = proofdb::read(
         g,
@@ -568,96 +554,38 @@ pub(crate) fn check_game_with<G: SearchGame>(
         engine.memory,
     )?;
     let started = Instant::now();
+    let mut prover = g.prover(Setup {
+        request: options,
+        options: &engine,
+        kind,
+        leaves: leaves.as_ref(),
+        observer,
+        snapshots: None,
+        purpose: Purpose::Check {
+            db: &db,
+            path: database,
+        },
+    })?;
     // The limits bound the searches the check makes, as they bound a
     // search; a stop (a limit, a cancel) leaves no verdict.
     let cancel = options.cancel.clone();
-    let requested = move || cancel.is_cancelled();
-    // Nimbers by the plain component search, with the tables as leaves.
-    let plain = || -> Result<(CheckReport, Option<Stop>, u64)> {
-        let view = leaves.as_ref().map(Leaves::nimbers);
-        let mut search = nimber_search(g, &engine);
-        if let Some(v) = &view {
-            search = search.with_leaves(v);
-        }
-        let r = proofdb::verify_nimbers(g, &db, &mut search, &requested)?;
-        Ok((r, search.stop_reason(), search.stats().deepest))
-    };
-    let (report, stop, deepest) = match kind {
-        Kind::Values if which_engine(g, options) == Engine::AlphaBeta => {
-            let mut ab = AlphaBeta::new(g, alphabeta_options(&engine));
-            if let Some(l) = &leaves {
-                ab = ab.with_leaves(l.values());
-            }
-            let r = proofdb::verify_values(g, &db, &mut ab, &requested)?;
-            (r, ab.stop_reason(), ab.stats().deepest)
-        }
-        Kind::Values => {
-            let mut dfpn = Dfpn::new(g, engine.clone());
-            if let Some(l) = &leaves {
-                dfpn = dfpn.with_leaves(l.values());
-            }
-            let r = proofdb::verify_values(g, &db, &mut dfpn, &requested)?;
-            (r, dfpn.stop_reason(), dfpn.stats().deepest)
-        }
-        Kind::Nimbers if nimbers.is_some() => {
-            let nimbers = nimbers.expect("given");
-            match nimbers(&db, &engine, &requested)? {
-                Some(r) => r,
-                None => plain()?,
-            }
-        }
-        Kind::Nimbers => plain()?,
-    };
+    let report = prover.load(&db, false, &move || cancel.is_cancelled())?;
     // A cancel may be seen first between entries, outside a search.
-    let stopped = (report.unchecked > 0).then(|| stop.unwrap_or(Stop::Requested));
+    let stopped = (report.unchecked > 0).then(|| prover.stop_reason().unwrap_or(Stop::Requested));
+    // The position's entry, or what the entries re-proven give it.
+    let entry = db.fact(&g.key(&root)).or_else(|| prover.known(&root));
     Ok(CheckOutcome {
         game: g.spec(),
         position: g.format_position(&root),
         kind,
         report,
         entries: db.len() as u64,
-        entry: db.fact(&g.key(&root)),
+        entry,
         stopped,
-        deepest,
+        deepest: prover.stats().deepest,
         memory: engine.memory,
         elapsed: started.elapsed(),
     })
-}
-
-fn kind_of(options: &SearchOptions) -> Kind {
-    if options.nimber {
-        Kind::Nimbers
-    } else {
-        Kind::Values
-    }
-}
-
-/// The engine that proves values: the one asked for, or per game.
-fn which_engine<G: SearchGame>(g: &G, options: &SearchOptions) -> Engine {
-    match options.engine {
-        Engine::Auto
-            if options.epsilon.is_none()
-                && options.save_every.is_none()
-                && alphabeta::preferred(g) =>
-        {
-            Engine::AlphaBeta
-        }
-        Engine::Auto => Engine::Dfpn,
-        e => e,
-    }
-}
-
-/// Alpha-beta's options: the memory, limits and threads of `engine` (one
-/// `--memory`, one `--threads` for both engines).
-fn alphabeta_options(engine: &Options) -> alphabeta::Options {
-    alphabeta::Options {
-        memory: engine.memory,
-        threads: engine.threads.max(1),
-        node_limit: engine.node_limit,
-        time_limit: engine.time_limit,
-        cancel: engine.cancel.clone(),
-        native: true,
-    }
 }
 
 /// The position and the engine's options, once every option is checked.
@@ -669,7 +597,7 @@ pub(crate) fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(
         })?,
         None => g.start(),
     };
-    let epsilon = options.epsilon.unwrap_or(Options::default().epsilon);
+    let epsilon = options.epsilon.unwrap_or(Options::default().dfpn.epsilon);
     if !(MIN_EPSILON..=MAX_EPSILON).contains(&epsilon) {
         return Err(Error::SearchOption {
             option: "--epsilon",
@@ -762,331 +690,63 @@ pub(crate) fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
     };
-    let engine = Options {
+    let mut engine = Options {
         memory,
-        epsilon,
         node_limit: options.node_limit,
         time_limit: options.time_limit,
         cancel: options.cancel.clone(),
         threads,
         ..Options::default()
     };
+    engine.dfpn.epsilon = epsilon;
     Ok((root, engine))
 }
 
-/// A nimber search with the limits of `engine`.
-fn nimber_search<'a, G: SearchGame>(g: &'a G, engine: &Options) -> NimberSearch<'a, G> {
-    NimberSearch::new(g, engine.memory)
-        .with_time_limit(engine.time_limit)
-        .with_node_limit(engine.node_limit)
-        .with_cancel(engine.cancel.clone())
-}
-
-/// One search's game, options and tables.
-struct Session<'a, G: SearchGame> {
-    g: &'a G,
-    options: &'a SearchOptions,
-    engine: Options,
-    leaves: Option<&'a Leaves>,
-    observer: &'a dyn Observer,
-    /// Entries loaded but not re-proven (the load was stopped first):
-    /// carried into every save as they were read.
-    carried: RefCell<proofdb::Records<G>>,
-}
-
-impl<G: SearchGame> Session<'_, G> {
-    /// The values of `roots` by alpha-beta, one table shared by all.
-    fn values_alphabeta(
-        &self,
-        roots: &[G::Pos],
-        target: Option<SaveTarget>,
-    ) -> Result<SearchReport> {
-        let (g, observer) = (self.g, self.observer);
-        let options = alphabeta_options(&self.engine);
-        let threads = options.threads;
-        let mut ab = AlphaBeta::new(g, options)
-            .with_progress(move |s: &alphabeta::Stats| observer.alphabeta(s));
-        if let Some(l) = self.leaves {
-            ab = ab.with_leaves(l.values());
-        }
-        let loaded = self.load(Kind::Values, |db, stop| {
-            if self.options.trust_load {
-                Ok(proofdb::trust_values(db, &mut ab))
-            } else {
-                proofdb::verify_values(g, db, &mut ab, stop)
-            }
-        })?;
-        let (results, elapsed) = each(g, roots, |p| {
-            let before = ab.stats().nodes;
-            let proof = ab.prove(p);
-            let answer = Answer::Value {
-                bounds: proof.bounds,
-                best_move: proof.best_move.as_ref().map(|m| g.format_move(m)),
-            };
-            (answer, proof.stats.nodes - before, ab.stop_reason())
-        });
-        let stop = ab.stop_reason();
-        let s = ab.stats();
-        // The table doubles while it stays within the memory: what it may
-        // grow to, in bytes and entries.
-        let mut max_bytes = s.tt_bytes.max(1);
-        while max_bytes * 2 <= self.engine.memory {
-            max_bytes *= 2;
-        }
-        let counters = Counters::Values(Stats {
-            nodes: s.nodes,
-            leaf_hits: s.leaf_hits,
-            tt_used: s.tt_used,
-            tt_capacity: s.tt_capacity,
-            tt_bytes: s.tt_bytes,
-            tt_max: s.tt_capacity * (max_bytes / s.tt_bytes.max(1)),
-            tt_max_bytes: max_bytes,
-            target: s.target,
-            elapsed: s.elapsed,
-            deepest: s.deepest,
-            threads,
-            ..Stats::default()
-        });
-        let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
-        report.engine = Some(Engine::AlphaBeta);
-        observer.proven(&report);
-        if let Some(t) = target {
-            // Gathered before the table is freed, written after, as
-            // df-pn's are.
-            let facts = ab.proven();
-            drop(ab);
-            let mut facts = value_facts(g, facts, observer, true);
-            with_carried(g, &mut facts, &self.carried.borrow(), value_fact);
-            report.saved = Some(save_records(g, Ok(t), Kind::Values, &mut facts));
-        }
-        Ok(report)
-    }
-
-    /// The values of `roots`, one transposition table shared by all.
-    fn values(&self, roots: &[G::Pos], target: Option<SaveTarget>) -> Result<SearchReport> {
-        if which_engine(self.g, self.options) == Engine::AlphaBeta {
-            return self.values_alphabeta(roots, target);
-        }
-        let (g, observer) = (self.g, self.observer);
-        let mut stall = Stall::default();
-        // The periodic saves and the last one share the target.
-        let target = RefCell::new(target);
-        let mut dfpn = Dfpn::new(g, self.engine.clone()).with_progress(move |s: &Stats| {
-            observer.values(s);
-            if stall.update(s) {
-                observer.notice(&Notice::Stalled);
-            }
-        });
-        if let (Some(every), true) = (self.options.save_every, target.borrow().is_some()) {
-            let (target, carried) = (&target, &self.carried);
-            dfpn = dfpn.with_snapshots(every, move |facts| {
-                if let Some(t) = target.borrow_mut().as_mut() {
-                    let mut facts = value_facts(g, facts, observer, false);
-                    with_carried(g, &mut facts, &carried.borrow(), value_fact);
-                    observer.notice(&match save_records(g, Err(t), Kind::Values, &mut facts) {
-                        Ok(saved) => Notice::Saved(saved),
-                        Err(e) => Notice::SaveFailed(e.to_string()),
-                    });
-                }
-            });
-        }
-        if let Some(l) = self.leaves {
-            dfpn = dfpn.with_leaves(l.values());
-        }
-        // The records are consumed here, not kept through the search: those
-        // re-proven are handed to the search.
-        let loaded = self.load(Kind::Values, |db, stop| {
-            if self.options.trust_load {
-                Ok(proofdb::trust_values(db, &mut dfpn))
-            } else {
-                proofdb::verify_values(g, db, &mut dfpn, stop)
-            }
-        })?;
-        let (results, elapsed) = each(g, roots, |p| {
-            let before = dfpn.stats().nodes;
-            let proof = dfpn.prove(p);
-            let answer = Answer::Value {
-                bounds: proof.bounds,
-                best_move: proof.best_move.as_ref().map(|m| g.format_move(m)),
-            };
-            (answer, proof.stats.nodes - before, dfpn.stop_reason())
-        });
-        let stop = dfpn.stop_reason();
-        let counters = Counters::Values(dfpn.stats());
-        let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
-        observer.proven(&report);
-        if target.borrow().is_some() {
-            // Gathered before the table is freed, written after: the save
-            // never holds the table and the file's records at once.
-            let facts: Vec<_> = dfpn.proven().collect();
-            drop(dfpn);
-            let mut facts = value_facts(g, facts, observer, true);
-            with_carried(g, &mut facts, &self.carried.borrow(), value_fact);
-            report.saved = target
-                .into_inner()
-                .map(|t| save_records(g, Ok(t), Kind::Values, &mut facts));
-        }
-        Ok(report)
-    }
-
-    /// The nimbers of `roots` by component search, one memo shared by all.
-    fn nimbers(&self, roots: &[G::Pos], target: Option<SaveTarget>) -> Result<SearchReport> {
-        let (g, observer) = (self.g, self.observer);
-        let view = self.leaves.map(Leaves::nimbers);
-        let target = RefCell::new(target);
-        let mut search = nimber_search(g, &self.engine)
-            .with_progress(move |s: &NimberStats| observer.nimbers(s));
-        if let (Some(every), true) = (self.options.save_every, target.borrow().is_some()) {
-            let (target, carried) = (&target, &self.carried);
-            search = search.with_snapshots(every, move |known| {
-                if let Some(t) = target.borrow_mut().as_mut() {
-                    let mut records: Vec<_> = known
-                        .map(|(k, n, p)| Record {
-                            key: *k,
-                            fact: Fact::Nimber(n),
-                            pos: p.clone(),
-                        })
-                        .collect();
-                    with_carried(g, &mut records, &carried.borrow(), Record::with_fact);
-                    observer.notice(
-                        &match save_records(g, Err(t), Kind::Nimbers, &mut records) {
-                            Ok(saved) => Notice::Saved(saved),
-                            Err(e) => Notice::SaveFailed(e.to_string()),
-                        },
-                    );
-                }
-            });
-        }
-        if let Some(v) = &view {
-            search = search.with_leaves(v);
-        }
-        let loaded = self.load(Kind::Nimbers, |db, stop| {
-            if self.options.trust_load {
-                Ok(proofdb::trust_nimbers(db, &mut search))
-            } else {
-                proofdb::verify_nimbers(g, db, &mut search, stop)
-            }
-        })?;
-        let (results, elapsed) = each(g, roots, |p| {
-            let before = search.stats().nodes;
-            let n = search.nimber(p);
-            let nodes = search.stats().nodes - before;
-            (Answer::Nimber(n), nodes, search.stop_reason())
-        });
-        let stop = search.stop_reason();
-        let counters = Counters::Nimbers(search.stats());
-        let mut report = self.report(roots, results, stop, counters, elapsed, loaded);
-        observer.proven(&report);
-        let target = target.borrow_mut().take();
-        report.saved = target.map(|t| {
-            let mut records: Vec<_> = search
-                .known()
-                .map(|(k, n, p)| Record {
-                    key: *k,
-                    fact: Fact::Nimber(n),
-                    pos: p.clone(),
-                })
-                .collect();
-            with_carried(g, &mut records, &self.carried.borrow(), Record::with_fact);
-            save_records(g, Ok(t), Kind::Nimbers, &mut records)
-        });
-        Ok(report)
-    }
-
-    /// The report of searching `roots` (the openings after a stop were not
-    /// searched).
-    fn report(
-        &self,
-        roots: &[G::Pos],
-        results: Vec<Searched>,
-        stop: Option<Stop>,
-        counters: Counters,
-        elapsed: Duration,
-        loaded: Option<Loaded>,
-    ) -> SearchReport {
-        let proven = results.len() == roots.len() && results.iter().all(|r| r.value().is_some());
-        SearchReport {
-            game: self.g.spec(),
-            kind: kind_of(self.options),
-            openings: self.options.openings.is_some(),
-            results,
-            proven,
-            stopped: stop.filter(|_| !proven),
-            counters,
-            elapsed,
-            memory: self.engine.memory,
-            engine: (!self.options.nimber).then_some(Engine::Dfpn),
-            loaded,
-            saved: None,
-        }
-    }
-
-    /// `load`: reads and merges the databases and has `verify` re-prove
-    /// every entry, handing those that hold to the search (or, trusted,
-    /// hands them all over, with a warning). A stop (a cancel, the time
-    /// limit) ends the re-proving early: the entries not re-proven are not
-    /// used, but carried into the run's saves as read.
-    fn load(
-        &self,
-        kind: Kind,
-        verify: impl FnOnce(&Merged<G>, &dyn Fn() -> bool) -> Result<CheckReport>,
-    ) -> Result<Option<Loaded>> {
-        if self.options.load.is_empty() {
-            return Ok(None);
-        }
-        let started = Instant::now();
-        let (_, db) = proofdb::read(self.g, &self.options.load, Some(kind), self.engine.memory)?;
-        let deadline = self.engine.time_limit.map(|t| started + t);
-        let cancel = &self.engine.cancel;
-        let stop = || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
-        carry_while_loading(self.options, &db, &self.carried);
-        let report = verify(&db, &stop)?;
-        if report.trusted > 0 {
-            self.observer.notice(&Notice::Trusted(report.trusted));
-        }
-        *self.carried.borrow_mut() = db.carried(&report);
-        Ok(Some(Loaded {
-            report,
-            elapsed: started.elapsed(),
-        }))
-    }
-}
-
-/// Proves `roots` one after another with `prove` (what it answered, the
-/// nodes it expanded, why its engine stopped); the searches and how long
-/// they took together.
-fn each<G: SearchGame>(
+/// `load`: reads and merges the databases and has the engine re-prove
+/// every entry, keeping those that hold (or, trusted, take them all, with a
+/// warning). A stop (a cancel, the time limit) ends the re-proving early:
+/// the entries not re-proven are not used, but carried into the run's
+/// saves as read.
+fn load<G: SearchGame>(
     g: &G,
-    roots: &[G::Pos],
-    mut prove: impl FnMut(&G::Pos) -> (Answer, u64, Option<Stop>),
-) -> (Vec<Searched>, Duration) {
-    let started = Instant::now();
-    let mut results = Vec::new();
-    for p in roots {
-        let t = Instant::now();
-        let (answer, nodes, stop) = prove(p);
-        results.push(Searched {
-            position: g.format_position(p),
-            answer,
-            nodes,
-            elapsed: t.elapsed(),
-        });
-        // Once stopped, every later proof would return at once, unproven.
-        if stop.is_some() {
-            break;
-        }
+    options: &SearchOptions,
+    engine: &Options,
+    kind: Kind,
+    prover: &mut dyn Prover<G>,
+    observer: &dyn Observer,
+    carried: &RefCell<Records<G>>,
+) -> Result<Option<Loaded>> {
+    if options.load.is_empty() {
+        return Ok(None);
     }
-    (results, started.elapsed())
+    let started = Instant::now();
+    let (_, db) = proofdb::read(g, &options.load, Some(kind), engine.memory)?;
+    let deadline = engine.time_limit.map(|t| started + t);
+    let cancel = &engine.cancel;
+    let stop = || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
+    // With periodic saves on, every entry read is carried until the
+    // re-proving ends (then only those it left), so that a save made while
+    // re-proving — the run killed before it ends — holds them all. Without
+    // periodic saves no copy is made.
+    if options.save_every.is_some() && options.save.is_some() {
+        *carried.borrow_mut() = db.records().to_vec();
+    }
+    let report = prover.load(&db, options.trust_load, &stop)?;
+    if report.trusted > 0 {
+        observer.notice(&Notice::Trusted(report.trusted));
+    }
+    *carried.borrow_mut() = prover.carried(&db, &report);
+    Ok(Some(Loaded {
+        report,
+        elapsed: started.elapsed(),
+    }))
 }
 
 /// `save`: the output checked, locked and given its temporary file before
 /// the search (see [`SaveTarget`]). The run's inputs — `inputs` (a pattern
 /// file), the databases loaded, the tables — are never replaced, whatever
 /// path names them.
-pub(crate) fn save_target(
-    options: &SearchOptions,
-    observer: &dyn Observer,
-) -> Result<Option<SaveTarget>> {
+fn save_target(options: &SearchOptions, observer: &dyn Observer) -> Result<Option<SaveTarget>> {
     let Some(path) = &options.save else {
         return Ok(None);
     };
@@ -1100,30 +760,49 @@ pub(crate) fn save_target(
     Ok(Some(target))
 }
 
-/// Writes `records` through `target` (Sprouts' engines give whole
-/// records). Bounds that contradict each other are a bug, not a fact: they
-/// are left out, and said.
-pub(crate) fn save<G: SearchGame>(
+/// Writes what an engine proved through `target` — the last save (which
+/// releases the output), or with `target` kept, a periodic one — with the
+/// entries a stopped load carried. Bounds that contradict each other are a
+/// bug, not a fact: they are left out, and said to `observer` when given.
+/// Positions whose key the game cannot turn back into a position are not
+/// saved.
+fn write<G: SearchGame>(
     g: &G,
-    target: SaveTarget,
+    target: Result<SaveTarget, &mut SaveTarget>,
     kind: Kind,
-    records: impl Iterator<Item = proofdb::Record<G::Pos, G::Key>>,
-    observer: &dyn Observer,
+    proved: Proved<G>,
+    carried: &[Record<G::Pos, G::Key>],
+    observer: Option<&dyn Observer>,
 ) -> Result<Saved> {
+    let holds = |f: &Fact| !matches!(f, Fact::Value(b) if b.lo > b.hi);
     let mut impossible = 0u64;
-    let mut records: Vec<_> = records
-        .filter(|r| match r.fact {
-            Fact::Value(b) if b.lo > b.hi => {
-                impossible += 1;
-                false
-            }
-            _ => true,
-        })
-        .collect();
-    if impossible > 0 {
-        observer.notice(&Notice::NotSaved(impossible));
+    let mut count = |f: &Fact| {
+        let ok = holds(f);
+        impossible += u64::from(!ok);
+        ok
+    };
+    match proved {
+        Proved::Keys(mut facts) => {
+            facts.retain(|(_, f)| count(f));
+            tell(observer, impossible);
+            proofdb::nameable(g, &mut facts);
+            with_carried(g, &mut facts, carried, value_fact);
+            save_records(g, target, kind, &mut facts)
+        }
+        Proved::Records(mut records) => {
+            records.retain(|r| count(&r.fact));
+            tell(observer, impossible);
+            with_carried(g, &mut records, carried, Record::with_fact);
+            save_records(g, target, kind, &mut records)
+        }
     }
-    save_records(g, Ok(target), kind, &mut records)
+}
+
+/// Says that `impossible` entries were left out of a save.
+fn tell(observer: Option<&dyn Observer>, impossible: u64) {
+    if let (Some(o), true) = (observer, impossible > 0) {
+        o.notice(&Notice::NotSaved(impossible));
+    }
 }
 
 /// Adds to `records` the entries a stopped load left unchecked (`carried`,
@@ -1131,7 +810,7 @@ pub(crate) fn save<G: SearchGame>(
 /// its fact: a key both hold keeps the bounds both give (each was proven,
 /// so their meet holds), or the run's if they contradict (a forged file's
 /// entry is never preferred to what the run proved).
-pub(crate) fn with_carried<G: SearchGame, T: proofdb::Written<G>>(
+fn with_carried<G: SearchGame, T: proofdb::Written<G>>(
     _game: &G,
     records: &mut Vec<T>,
     carried: &[Record<G::Pos, G::Key>],
@@ -1160,70 +839,10 @@ pub(crate) fn with_carried<G: SearchGame, T: proofdb::Written<G>>(
     }
 }
 
-/// Before a load re-proves its entries: with periodic saves on, every
-/// entry read is carried until the re-proving ends (then only those it
-/// left), so that a save made while re-proving — the run killed before it
-/// ends — holds them all. Without periodic saves no copy is made.
-pub(crate) fn carry_while_loading<G: SearchGame>(
-    options: &SearchOptions,
-    db: &Merged<G>,
-    carried: &RefCell<proofdb::Records<G>>,
-) {
-    if options.save_every.is_some() && options.save.is_some() {
-        *carried.borrow_mut() = db.records().to_vec();
-    }
-}
-
 /// A carried entry as a search's value fact (its position named from the
 /// key when written, as the run's own).
 fn value_fact<P, K: Copy>(r: &Record<P, K>, fact: Fact) -> (K, Fact) {
     (r.key, fact)
-}
-
-/// A periodic save (`--save-every`) of `records` through `target`, said to
-/// the observer whether it was written or failed (a failed save leaves the
-/// last one in place, and the search goes on).
-pub(crate) fn save_snapshot<G: SearchGame>(
-    g: &G,
-    target: &mut SaveTarget,
-    kind: Kind,
-    records: impl Iterator<Item = proofdb::Record<G::Pos, G::Key>>,
-    observer: &dyn Observer,
-) {
-    let mut records: Vec<_> = records
-        .filter(|r| !matches!(r.fact, Fact::Value(b) if b.lo > b.hi))
-        .collect();
-    observer.notice(&match save_records(g, Err(target), kind, &mut records) {
-        Ok(saved) => Notice::Saved(saved),
-        Err(e) => Notice::SaveFailed(e.to_string()),
-    });
-}
-
-/// What a value search proved, as the entries of a proof database. Bounds
-/// that contradict each other are a bug, not a fact: they are left out, and
-/// said (when `tell`). Positions whose key the game cannot turn back into a
-/// position are not saved.
-fn value_facts<G: SearchGame>(
-    g: &G,
-    facts: Vec<(G::Key, Bounds)>,
-    observer: &dyn Observer,
-    tell: bool,
-) -> Vec<(G::Key, Fact)> {
-    let mut impossible = 0u64;
-    let mut facts: Vec<(G::Key, Fact)> = facts
-        .into_iter()
-        .filter(|(_, b)| {
-            let ok = b.lo <= b.hi;
-            impossible += u64::from(!ok);
-            ok
-        })
-        .map(|(k, b)| (k, Fact::Value(b)))
-        .collect();
-    if impossible > 0 && tell {
-        observer.notice(&Notice::NotSaved(impossible));
-    }
-    proofdb::nameable(g, &mut facts);
-    facts
 }
 
 /// Writes `records` through `target`: the last save (which releases the
@@ -1245,89 +864,43 @@ fn save_records<G: SearchGame>(
     })
 }
 
-/// The tables given as leaves.
-struct Leaves {
-    tables: TableLeaves,
-    cram: Option<CramNimberLeaves>,
-}
-
-impl Leaves {
-    fn values<G: SearchGame>(&self) -> &dyn ValueLeaves<G> {
-        &self.tables
-    }
-
-    fn nimbers(&self) -> NimberView<'_> {
-        NimberView(self.cram.as_ref(), &self.tables)
-    }
-}
-
-/// Cram regions from the nimber tables (any placement), else a table of the
-/// same spec.
-struct NimberView<'a>(Option<&'a CramNimberLeaves>, &'a TableLeaves);
-
-impl<G: SearchGame> NimberLeaves<G> for NimberView<'_> {
-    fn nimber(&self, g: &G, p: &G::Pos) -> Option<u32> {
-        self.0
-            .and_then(|c| c.nimber_of(g, p))
-            .or_else(|| NimberLeaves::nimber(self.1, g, p))
-    }
-}
-
-/// Opens the tables, refusing tables no position of this search can be in.
-/// Every table is opened verified (its data CRC checked) by
-/// [`TableLeaves::open`] or the Cram nimber leaves, whichever uses it.
-fn open_leaves<G: SearchGame>(g: &G, paths: &[PathBuf], nimber: bool) -> Result<Option<Leaves>> {
-    if paths.is_empty() {
-        return Ok(None);
-    }
-    let spec = g.spec();
-    let is_cram = spec.starts_with("cram:") && g.impartial();
-    let mut same = Vec::new();
-    let mut cram = Vec::new();
-    for path in paths {
-        let tb = crate::Tablebase::open(path).map_err(|e| Error::File {
-            path: path.clone(),
-            error: Box::new(e),
-        })?;
-        let table_spec = tb.header().spec.clone();
-        let unfolded =
-            crate::with_game!(tb.game(), t => crate::Game::spec(&crate::Game::unfolded(t)));
-        if unfolded == spec {
-            same.push(path.clone());
-        } else if is_cram && nimber && table_spec.starts_with("cram:") {
-            cram.push(path.clone());
-        } else {
-            return Err(Error::LeafTable {
-                path: path.clone(),
-                reason: format!(
-                    "a table of {}; this search of {spec} can use tables of the same game{}",
-                    Error::quote(&table_spec),
-                    if is_cram {
-                        " (or, with --nimber, Cram nimber tables)"
-                    } else {
-                        ""
-                    }
-                ),
-            });
-        }
-    }
-    let tables = TableLeaves::open(&same)?;
-    let cram = if cram.is_empty() {
-        None
+/// The positions a run proves: the position, or with `moves` the position
+/// and each of its children, or with `openings` the distinct positions (up
+/// to symmetry) that many plies after it, stopping at game-over positions
+/// on the way. Listed within the run's limits (one position may have very
+/// many children); what stopped it when they did.
+fn listed<G: Engines>(
+    g: &G,
+    root: &G::Pos,
+    options: &SearchOptions,
+    engine: &Options,
+) -> Result<std::result::Result<Vec<G::Pos>, Stop>> {
+    let mut limits = Limits::new(
+        engine.memory,
+        engine.node_limit,
+        engine.time_limit,
+        engine.cancel.clone(),
+    );
+    let mut stop = |made: u64, bytes: u64| limits.generation_stops(0, made, bytes);
+    let roots = if options.moves {
+        g.successors(root, &mut stop)
+            .map(|kids| std::iter::once(root.clone()).chain(kids).collect())
+    } else if let Some(plies) = options.openings {
+        openings(g, root, plies, &mut stop)?
     } else {
-        Some(CramNimberLeaves::open(&cram)?)
+        Some(vec![root.clone()])
     };
-    Ok(Some(Leaves { tables, cram }))
+    Ok(roots.ok_or_else(|| limits.stop().unwrap_or(Stop::Requested)))
 }
 
 /// The distinct positions (up to symmetry) `plies` moves after `root`,
-/// stopping at game-over positions on the way; `None` if `cancel` was
-/// cancelled while listing them.
-pub(crate) fn openings<G: SearchGame>(
+/// stopping at game-over positions on the way; `None` if `stop` said to
+/// stop while listing them.
+pub(crate) fn openings<G: Engines>(
     g: &G,
     root: &G::Pos,
     plies: u32,
-    cancel: &Cancel,
+    stop: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<Option<Vec<G::Pos>>> {
     let mut level = vec![root.clone()];
     for ply in 1..=plies {
@@ -1339,7 +912,7 @@ pub(crate) fn openings<G: SearchGame>(
         let mut seen = HashSet::new();
         let mut next = Vec::new();
         for p in &level {
-            if cancel.is_cancelled() {
+            if stop(0, 0) {
                 return Ok(None);
             }
             if g.terminal(p).is_some() {
@@ -1348,7 +921,10 @@ pub(crate) fn openings<G: SearchGame>(
                 }
                 continue;
             }
-            for (_, c) in g.moves(p) {
+            let Some(kids) = g.successors(p, stop) else {
+                return Ok(None);
+            };
+            for c in kids {
                 if seen.insert(g.key(&c)) {
                     next.push(c);
                 }
@@ -1363,80 +939,13 @@ pub(crate) fn openings<G: SearchGame>(
 }
 
 /// The refusal of an `--openings` listing that passed [`MAX_OPENINGS`]
-/// distinct positions after `ply` of its `plies`: one message for every
-/// game's listing.
-pub(crate) fn too_many_openings(plies: impl ToString, ply: impl std::fmt::Display) -> Error {
+/// distinct positions after `ply` of its `plies`.
+fn too_many_openings(plies: impl ToString, ply: impl std::fmt::Display) -> Error {
     Error::SearchOption {
         option: "--openings",
         given: plies.to_string(),
         rule: format!(
             "more than {MAX_OPENINGS} distinct positions after {ply} plies; use fewer plies"
         ),
-    }
-}
-
-/// Watches the progress for a search that has stalled: its table full and
-/// the root's proof and disproof numbers unchanged for [`STALL_SECONDS`] —
-/// what a table too small for the game looks like.
-#[derive(Default)]
-struct Stall {
-    last: Option<(u32, u32, i8)>,
-    since: Duration,
-    warned: bool,
-}
-
-impl Stall {
-    /// Takes the counters of one progress report; `true` once, when the
-    /// search has stalled.
-    fn update(&mut self, s: &Stats) -> bool {
-        let now = (s.root_pn, s.root_dn, s.target);
-        // 4-way buckets rarely fill every slot: 99% is full.
-        let full = s.tt_used * 100 >= s.tt_capacity * 99;
-        if self.last != Some(now) || !full {
-            self.last = Some(now);
-            self.since = s.elapsed;
-            return false;
-        }
-        if self.warned || s.elapsed - self.since < Duration::from_secs(STALL_SECONDS) {
-            return false;
-        }
-        self.warned = true;
-        true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn report(secs: u64, pn: u32, used: u64) -> Stats {
-        Stats {
-            root_pn: pn,
-            root_dn: 7,
-            target: 1,
-            tt_used: used,
-            tt_capacity: 1000,
-            elapsed: Duration::from_secs(secs),
-            ..Stats::default()
-        }
-    }
-
-    #[test]
-    fn a_full_table_whose_root_numbers_stay_put_warns_once() {
-        let mut stall = Stall::default();
-        // Moving numbers, or a table with room: no warning however long.
-        for t in 0..200 {
-            assert!(!stall.update(&report(t, t as u32, 1000)));
-        }
-        let mut stall = Stall::default();
-        for t in 0..200 {
-            assert!(!stall.update(&report(t, 5, 900)));
-        }
-        // Full and still: a warning after a minute, then no more.
-        let mut stall = Stall::default();
-        let warned: Vec<u64> = (0..200)
-            .filter(|&t| stall.update(&report(t, 5, 995)))
-            .collect();
-        assert_eq!(warned, [STALL_SECONDS]);
     }
 }

@@ -31,7 +31,8 @@
 //! drawing, memoised on the drawing's bytes.
 
 use retrograde::games::sprouts::{Land, Position};
-use retrograde::internal::search::sprouts::{Misere, Normal, Options};
+use retrograde::internal::search::sprouts::{Misere, Normal};
+use retrograde::search::engine::Options;
 use std::collections::{BTreeSet, HashMap};
 
 /// End of a walk in a drawing's key.

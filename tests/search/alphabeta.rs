@@ -5,8 +5,9 @@
 use crate::common;
 use crate::engine::playout_positions;
 use retrograde::internal::search::{TableLeaves, ValueLeaves};
-use retrograde::search::alphabeta::{AlphaBeta, Options};
-use retrograde::search::dfpn::{self, Dfpn};
+use retrograde::search::alphabeta::AlphaBeta;
+use retrograde::search::dfpn::Dfpn;
+use retrograde::search::engine::{AlphaBetaOptions, Options};
 use retrograde::search::games::AnySearch;
 use retrograde::search::{reference, SearchGame, Stop};
 use retrograde::{with_search, Value};
@@ -16,7 +17,7 @@ fn options(threads: usize, native: bool) -> Options {
     Options {
         memory: 4 << 20,
         threads,
-        native,
+        alphabeta: AlphaBetaOptions { native },
         ..Options::default()
     }
 }
@@ -114,7 +115,7 @@ fn alphabeta_agrees_with_dfpn_and_tables_on_random_positions() {
         for g in reps.into_iter().take(count) {
             with_search!(&g, g => {
                 let positions = playout_positions(g, games, 0xab);
-                let mut pn = Dfpn::new(g, dfpn::Options { memory: 16 << 20, ..dfpn::Options::default() });
+                let mut pn = Dfpn::new(g, Options { memory: 16 << 20, ..Options::default() });
                 let values: Vec<Value> = positions
                     .iter()
                     .map(|p| {
@@ -363,7 +364,7 @@ fn sogo4_cube_agrees_with_dfpn_and_negamax() {
     };
     assert!(retrograde::search::alphabeta::preferred(&g));
     let positions = sogo4_late(&g, 120, 32, 53, 0x50c0);
-    let mut pn = Dfpn::new(&g, dfpn::Options::default());
+    let mut pn = Dfpn::new(&g, Options::default());
     let values: Vec<Value> = positions
         .iter()
         .map(|p| {

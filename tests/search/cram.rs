@@ -4,9 +4,10 @@
 
 use crate::shared::{table, Rng};
 use retrograde::games::Cram;
-use retrograde::internal::search::ValueLeaves;
 use retrograde::internal::search::{CramNimberLeaves, CramSearch};
+use retrograde::internal::search::{NimberLeaves, ValueLeaves};
 use retrograde::internal::solve::mex;
+use retrograde::search::engine::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::reference;
 use retrograde::search::SearchGame;
@@ -436,17 +437,17 @@ fn nimbers_past_the_tables() {
     {
         let g = cram(spec);
         let t = Instant::now();
-        let mut plain = NimberSearch::new(&g, 1 << 30);
+        let mut plain = NimberSearch::new(&g, &Options::with_memory(1 << 30));
         let n = plain.nimber(&0).unwrap();
         let s = plain.stats();
         eprintln!(
             "{spec}: nimber {n}, {:.2?}, {} nodes, {} memo (no leaves)",
             t.elapsed(),
             s.nodes,
-            s.memo
+            s.tt_used
         );
         let t = Instant::now();
-        let mut with = NimberSearch::new(&g, 1 << 30).with_leaves(&leaves);
+        let mut with = NimberSearch::new(&g, &Options::with_memory(1 << 30)).with_leaves(&leaves);
         assert_eq!(with.nimber(&0), Some(n));
         let s = with.stats();
         eprintln!(
@@ -454,7 +455,7 @@ fn nimbers_past_the_tables() {
             t.elapsed(),
             s.nodes,
             s.leaf_hits,
-            s.memo
+            s.tt_used
         );
     }
 }
@@ -483,7 +484,8 @@ fn keys_turn_back_into_positions() {
         None,
         "not least"
     );
-    // The CLI's generic path reaches the same table answer.
+    // The table answers through the leaves' generic interface, and not for
+    // misère Cram.
     let dir = tempfile::tempdir().unwrap();
     let leaves =
         CramNimberLeaves::open(&[solve_nimbers(dir.path(), 2, 4, false, TableKind::Nimber)])
@@ -492,9 +494,9 @@ fn keys_turn_back_into_positions() {
     let p = g
         .parse_position("######/######/##..##/##..##/##..##/##..##")
         .unwrap();
-    assert_eq!(leaves.nimber_of(&g, &p), Some(reference::nimber(&g, &p)));
-    assert_eq!(leaves.nimber_of(&g, &p), leaves.nimber(&g, &p));
-    assert_eq!(leaves.nimber_of(&cram("cram:6x6:misere"), &p), None);
+    let generic: &dyn NimberLeaves<CramSearch> = &leaves;
+    assert_eq!(generic.nimber(&g, &p), Some(reference::nimber(&g, &p)));
+    assert_eq!(generic.nimber(&cram("cram:6x6:misere"), &p), None);
 }
 
 /// Lemoine and Viennot's couples over Cram's regions against the nimber
@@ -504,7 +506,8 @@ fn keys_turn_back_into_positions() {
 /// positions, as in a search).
 #[test]
 fn couples_agree_with_the_nimber_tables() {
-    use retrograde::internal::search::{Couples, CouplesOptions, CramLands};
+    use retrograde::internal::search::{Couples, CramLands};
+    use retrograde::search::engine::Options as CouplesOptions;
     let dir = tempfile::tempdir().unwrap();
     let t33 = solve_nimbers(dir.path(), 3, 3, false, TableKind::Nimber);
     let leaves = CramNimberLeaves::open(&[t33]).unwrap();
@@ -525,7 +528,8 @@ fn couples_agree_with_the_nimber_tables() {
             false => (0..4000).map(|_| rng.next() & ((1u64 << n) - 1)).collect(),
         };
         for with_leaves in [false, true] {
-            let lands = CramLands::new(with_leaves.then_some(&leaves));
+            let lands =
+                CramLands::new(with_leaves.then_some(&leaves as &dyn NimberLeaves<CramSearch>));
             let mut e = Couples::with_lands(lands, &CouplesOptions::default());
             let mut wins = 0;
             for (i, &p) in masks.iter().enumerate() {
@@ -562,7 +566,8 @@ fn couples_agree_with_the_nimber_tables() {
 /// under the share while an unbounded engine keeps every land it met.
 #[test]
 fn couples_within_a_small_memory_agree_with_the_tables() {
-    use retrograde::internal::search::{Couples, CouplesOptions, CramLands};
+    use retrograde::internal::search::{Couples, CramLands};
+    use retrograde::search::engine::Options as CouplesOptions;
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(0xb0_07ed);
     for (r, c) in [(4, 4), (4, 5), (3, 7)] {
@@ -579,7 +584,13 @@ fn couples_within_a_small_memory_agree_with_the_tables() {
             ..CouplesOptions::default()
         };
         let mut e = Couples::with_lands(CramLands::new(None), &small);
-        let mut big = Couples::with_lands(CramLands::new(None), &CouplesOptions::default());
+        let mut big = Couples::with_lands(
+            CramLands::new(None),
+            &CouplesOptions {
+                memory: 1 << 30,
+                ..CouplesOptions::default()
+            },
+        );
         let mut most = 0;
         for (i, &p) in masks.iter().enumerate() {
             let Some(want) = tb.nimber_index(p).unwrap() else {
@@ -624,7 +635,8 @@ fn the_couples_engine_runs_as_the_search_does() {
     for spec in ["cram:4x5", "cram:5x5", "cram:3x7"] {
         let game = AnySearch::parse(spec).unwrap();
         let g = cram(spec);
-        let mut plain = retrograde::search::nimber::NimberSearch::new(&g, 1 << 28);
+        let mut plain =
+            retrograde::search::nimber::NimberSearch::new(&g, &Options::with_memory(1 << 28));
         let want = plain.nimber(&0).unwrap();
         let base = SearchOptions {
             engine: Engine::Couples,
@@ -786,7 +798,7 @@ fn the_mirror_strategy_claims_only_regions_of_nimber_zero() {
         (6, 6, false),
     ] {
         let g = cram(&format!("cram:{r}x{c}"));
-        let mut plain = NimberSearch::new(&g, 1 << 28);
+        let mut plain = NimberSearch::new(&g, &Options::with_memory(1 << 28));
         let n = r * c;
         let mut masks: Vec<u64> = match every {
             true => (0..1u64 << n).collect(),
@@ -885,7 +897,7 @@ fn the_couples_check_re_proves_region_nimbers_and_refuses_forged_ones() {
     };
     let r = run(&game, &saving, &Quiet).unwrap();
     let entries = r.saved.unwrap().unwrap().entries as u64;
-    let want = retrograde::search::nimber::NimberSearch::new(&g, 1 << 28)
+    let want = retrograde::search::nimber::NimberSearch::new(&g, &Options::with_memory(1 << 28))
         .nimber(&0)
         .unwrap();
     let c = check(&game, &db, &couples, &Quiet).unwrap();

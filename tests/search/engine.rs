@@ -4,7 +4,7 @@
 
 use crate::common;
 use retrograde::internal::search::{verify_values, Dfpn, TableLeaves, ValueLeaves};
-use retrograde::search::dfpn::Options;
+use retrograde::search::engine::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::nimber::NimberSearch;
 use retrograde::search::proofdb::{self, Fact, Kind, Record};
@@ -163,7 +163,7 @@ fn nimbers_agree_with_the_reference_and_the_published_values() {
     let g = AnySearch::parse_table_rules("cram:3x4").unwrap();
     with_search!(&g, g => {
         for p in playout_positions(g, 10, 7) {
-            let n = NimberSearch::new(g, 1 << 20).nimber(&p).unwrap();
+            let n = NimberSearch::new(g, &Options::with_memory(1 << 20)).nimber(&p).unwrap();
             assert_eq!(n, reference::nimber(g, &p), "{}", g.format_position(&p));
         }
     });
@@ -171,7 +171,7 @@ fn nimbers_agree_with_the_reference_and_the_published_values() {
     let published = [0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5, 2, 2, 3, 3];
     for (n, &expect) in (1..=20).zip(&published) {
         let g = AnySearch::parse_table_rules(&format!("cram:1x{n}")).unwrap();
-        let got = with_search!(&g, g => NimberSearch::new(g, 1 << 20).nimber(&g.start()).unwrap());
+        let got = with_search!(&g, g => NimberSearch::new(g, &Options::with_memory(1 << 20)).nimber(&g.start()).unwrap());
         assert_eq!(got, expect, "1x{n}");
     }
 }

@@ -12,7 +12,7 @@ use crate::shared::Rng;
 use retrograde::internal::search::{
     cube_perms, cube_value_perms, Dfpn, Occupy, TableLeaves, ValueLeaves,
 };
-use retrograde::search::dfpn::Options;
+use retrograde::search::engine::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::SearchGame;
 

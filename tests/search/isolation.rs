@@ -209,7 +209,8 @@ fn specs_and_notation() {
 #[test]
 #[ignore]
 fn dfpn_past_the_tables() {
-    use retrograde::search::dfpn::{prove, Options};
+    use retrograde::search::dfpn::prove;
+    use retrograde::search::engine::Options;
     use std::time::Duration;
     let g = isolation("isolation:4x4");
     let proof = prove(&g, &g.start(), Options::default());

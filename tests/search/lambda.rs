@@ -7,7 +7,7 @@
 use crate::common;
 use crate::shared::{check_as, save_proven, Rng};
 use retrograde::internal::search::{Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves};
-use retrograde::search::dfpn::Options;
+use retrograde::search::engine::{DfpnOptions, Options};
 use retrograde::search::games::AnySearch;
 use retrograde::search::{reference, SearchGame};
 use retrograde::Value;
@@ -48,7 +48,10 @@ fn options(threads: usize) -> Options {
     Options {
         memory: 16 << 20,
         threads,
-        warm_up: 0,
+        dfpn: DfpnOptions {
+            warm_up: 0,
+            ..DfpnOptions::default()
+        },
         ..Options::default()
     }
 }

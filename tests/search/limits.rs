@@ -5,7 +5,7 @@
 
 use crate::common::bin;
 use retrograde::internal::search::Dfpn;
-use retrograde::search::dfpn::Options;
+use retrograde::search::engine::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::nimber::NimberSearch;
 use retrograde::search::{Bounds, SearchGame, Stop};
@@ -72,7 +72,7 @@ fn a_line_100000_plies_deep_needs_heap_not_stack() {
                 .prove(&g.start());
             assert_eq!(proof.value, Some(Value::Lose));
             assert_eq!(proof.stats.deepest, 100_000);
-            let n = NimberSearch::new(g, 16 << 20).nimber(&g.start());
+            let n = NimberSearch::new(g, &Options::with_memory(16 << 20)).nimber(&g.start());
             assert_eq!(n, Some(0));
         });
         let g = AnySearch::parse("subtraction:99999:1").unwrap();
@@ -85,7 +85,7 @@ fn a_line_100000_plies_deep_needs_heap_not_stack() {
         let expect = digit_nimbers(n);
         let g = AnySearch::parse(&format!("digits:{n}")).unwrap();
         with_search!(&g, g => {
-            let mut search = NimberSearch::new(g, 256 << 20);
+            let mut search = NimberSearch::new(g, &Options::with_memory(256 << 20));
             for start in [n, n - 1, 123_457] {
                 let p = g.parse_position(&start.to_string()).unwrap();
                 assert_eq!(search.nimber(&p), Some(expect[start]), "digits from {start}");
@@ -110,7 +110,7 @@ fn a_line_deeper_than_the_path_may_hold_stops_with_a_reason() {
         for (_, b) in dfpn.proven() {
             assert!(b.lo <= b.hi);
         }
-        let mut search = NimberSearch::new(g, 1 << 20);
+        let mut search = NimberSearch::new(g, &Options::with_memory(1 << 20));
         assert_eq!(search.nimber(&g.start()), None);
         assert_eq!(search.stop_reason(), Some(Stop::Depth));
     });
@@ -149,7 +149,7 @@ fn the_node_budget_is_exact() {
     let g = AnySearch::parse("cram:4x6").unwrap();
     with_search!(&g, g => {
         for limit in [1, 100, 4097] {
-            let mut search = NimberSearch::new(g, 1 << 20).with_node_limit(Some(limit));
+            let mut search = NimberSearch::new(g, &Options { memory: 1 << 20, node_limit: Some(limit), ..Options::default() });
             assert_eq!(search.nimber(&g.start()), None);
             assert_eq!(search.stats().nodes, limit);
             assert_eq!(search.stop_reason(), Some(Stop::Nodes));

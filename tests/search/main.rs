@@ -23,7 +23,7 @@ mod threats;
 mod shared {
     use retrograde::games::AnyGame;
     use retrograde::internal::search::{verify_values, Dfpn, TableRules};
-    use retrograde::search::dfpn::Options;
+    use retrograde::search::engine::Options;
     use retrograde::search::games::AnySearch;
     use retrograde::search::proofdb::{self, CheckReport, Fact, Kind, Record};
     use retrograde::search::SearchGame;

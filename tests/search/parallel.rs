@@ -8,7 +8,8 @@
 use crate::common;
 use crate::engine::playout_positions;
 use retrograde::internal::search::{TableLeaves, ValueLeaves};
-use retrograde::search::dfpn::{Dfpn, Options};
+use retrograde::search::dfpn::Dfpn;
+use retrograde::search::engine::{DfpnOptions, Options};
 use retrograde::search::games::AnySearch;
 use retrograde::search::proofdb::{self, Fact, Kind};
 use retrograde::search::run::{self, Engine, Notice, Observer, Quiet, SearchOptions};
@@ -23,7 +24,10 @@ fn with_threads(threads: usize, memory: u64) -> Options {
     Options {
         memory,
         threads,
-        warm_up: 0,
+        dfpn: DfpnOptions {
+            warm_up: 0,
+            ..DfpnOptions::default()
+        },
         ..Options::default()
     }
 }

@@ -34,11 +34,7 @@ fn cancelling_one_search_stops_it_and_not_a_later_one() {
     let report = run(&big, &stopped, &CancelAtStart(stopped.cancel.clone())).unwrap();
     assert!(!report.proven);
     assert_eq!(report.stopped, Some(Stop::Requested));
-    assert!(
-        report.counters.nodes() <= 1024,
-        "{}",
-        report.counters.nodes()
-    );
+    assert!(report.stats.nodes <= 1024, "{}", report.stats.nodes);
     assert!(stopped.cancel.is_cancelled());
 
     // A later search in the same process, with its own token, proves (the
@@ -57,11 +53,7 @@ fn cancelling_one_search_stops_it_and_not_a_later_one() {
     };
     let report = run(&big, &shared, &Quiet).unwrap();
     assert_eq!(report.stopped, Some(Stop::Requested));
-    assert!(
-        report.counters.nodes() <= 1024,
-        "{}",
-        report.counters.nodes()
-    );
+    assert!(report.stats.nodes <= 1024, "{}", report.stats.nodes);
 
     // The same for nimbers: a cancelled cram:7x7 stops, cram:3x4 then proves.
     let cram = AnySearch::parse("cram:7x7").unwrap();

@@ -15,7 +15,8 @@
 use crate::common::run;
 use proptest::prelude::*;
 use retrograde::games::sprouts::Position;
-use retrograde::internal::search::sprouts::{Misere, Normal, Options, SproutsSearch};
+use retrograde::internal::search::sprouts::{Misere, Normal, SproutsSearch};
+use retrograde::search::engine::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::run::{check, run as search, Quiet, SearchOptions};

@@ -10,7 +10,7 @@ use crate::shared::{check_as, save_proven, Rng};
 use retrograde::internal::search::{
     Dfpn, Occupy, OccupyPos, TableLeaves, ValueLeaves, THREAT_BUDGET,
 };
-use retrograde::search::dfpn::Options;
+use retrograde::search::engine::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::{reference, SearchGame};
 use retrograde::Value;

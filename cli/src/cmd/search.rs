@@ -7,12 +7,10 @@
 use super::solve::parse_size;
 use anyhow::{bail, Result};
 use retrograde::internal::solve::input_files;
-use retrograde::search::alphabeta::Stats as AlphaBetaStats;
-use retrograde::search::dfpn::Stats;
+use retrograde::search::engine::{Counted, Stats};
 use retrograde::search::games::AnySearch;
-use retrograde::search::nimber::NimberStats;
 use retrograde::search::run::{
-    self, Answer, CheckOutcome, Counters, Notice, Observer, SearchOptions, SearchReport, Searched,
+    self, Answer, CheckOutcome, Notice, Observer, SearchOptions, SearchReport, Searched,
 };
 use retrograde::search::{value_of, Cancel, Stop};
 use retrograde::Error;
@@ -265,19 +263,7 @@ impl Observer for Printer<'_> {
         }
     }
 
-    fn values(&self, s: &Stats) {
-        if !self.args.quiet {
-            eprintln!("{s}");
-        }
-    }
-
-    fn nimbers(&self, s: &NimberStats) {
-        if !self.args.quiet {
-            eprintln!("{s}");
-        }
-    }
-
-    fn alphabeta(&self, s: &AlphaBetaStats) {
+    fn progress(&self, s: &Stats) {
         if !self.args.quiet {
             eprintln!("{s}");
         }
@@ -299,10 +285,11 @@ impl Observer for Printer<'_> {
 fn report_json(r: &SearchReport, moves: bool) -> Json {
     let seconds = r.elapsed.as_secs_f64();
     let mut out = json!({ "game": r.game });
+    let s = &r.stats;
     merge(
         &mut out,
-        match &r.counters {
-            Counters::Values(s) => json!({
+        match s.counted {
+            Counted::ProofNumbers | Counted::AlphaBeta => json!({
                 "nodes": s.nodes,
                 "seconds": seconds,
                 "nodes_per_second": s.nodes as f64 / r.node_seconds().max(1e-9),
@@ -313,9 +300,9 @@ fn report_json(r: &SearchReport, moves: bool) -> Json {
                 "leaf_hits": s.leaf_hits,
                 "engine": r.engine.map(|e| e.name()),
             }),
-            Counters::Nimbers(s) => json!({
+            Counted::Components => json!({
                 "components": s.nodes,
-                "memo": s.memo,
+                "memo": s.tt_used,
                 "leaf_hits": s.leaf_hits,
                 "seconds": seconds,
             }),
@@ -323,7 +310,7 @@ fn report_json(r: &SearchReport, moves: bool) -> Json {
     );
     out["proven"] = json!(r.proven);
     out["stopped"] = json!(r.stopped.map(Stop::name));
-    out["deepest"] = json!(r.counters.deepest());
+    out["deepest"] = json!(s.deepest);
     if let (true, Some((root, children))) = (moves, r.results.split_first()) {
         merge(&mut out, position_json(root));
         out["moves"] = children.iter().map(position_json).collect();

@@ -250,7 +250,7 @@ impl SearchSource {
                 "search": {
                     "proven": report.proven,
                     "stopped": report.stopped.map(Stop::name),
-                    "nodes": report.counters.nodes(),
+                    "nodes": report.stats.nodes,
                     "seconds": report.elapsed.as_secs_f64(),
                 },
             }),

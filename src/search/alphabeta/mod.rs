@@ -49,6 +49,7 @@ mod generic;
 mod gravity;
 pub(crate) mod table;
 
+use super::engine::{Counted, Options, Stats};
 use super::leaves::ValueLeaves;
 use super::{score, Bounds, Cancel, SearchGame, Stop};
 use crate::value::Value;
@@ -72,82 +73,6 @@ const ATTEMPT_NODES: u64 = 16 * CHUNK;
 /// The stack a first attempt may take on the caller's thread (any thread
 /// has this much: Rust's spawned threads 2 MiB).
 const ATTEMPT_STACK: usize = 256 << 10;
-
-/// How a search runs.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Most bytes the transposition table may grow to.
-    pub memory: u64,
-    /// Threads searching (Lazy SMP); at least one.
-    pub threads: usize,
-    /// Stop after this many nodes (positions visited): exactly, never one
-    /// more, whatever the number of threads.
-    pub node_limit: Option<u64>,
-    /// Stop after this long.
-    pub time_limit: Option<Duration>,
-    /// Stop when this token is cancelled.
-    pub cancel: Cancel,
-    /// Use the game's own search when it has one (the gravity boards'); off,
-    /// the generic search over [`SearchGame`] (tests compare the two).
-    pub native: bool,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            memory: 256 << 20,
-            threads: 1,
-            node_limit: None,
-            time_limit: None,
-            cancel: Cancel::default(),
-            native: true,
-        }
-    }
-}
-
-/// Counters, for progress lines and the final report.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    /// Positions visited (by every thread).
-    pub nodes: u64,
-    /// Positions answered by a table.
-    pub leaf_hits: u64,
-    /// Entries in use in the transposition table.
-    pub tt_used: u64,
-    /// Its capacity in entries.
-    pub tt_capacity: u64,
-    /// Its size in bytes.
-    pub tt_bytes: u64,
-    /// The question being probed: the root's value at least this (1 win,
-    /// 0 tie).
-    pub target: i8,
-    /// Threads searching.
-    pub threads: usize,
-    /// Time since the search began.
-    pub elapsed: Duration,
-    /// The longest line searched so far, in plies from the root.
-    pub deepest: u64,
-}
-
-/// The progress line `retrograde search --engine alphabeta` prints about
-/// once a second.
-impl std::fmt::Display for Stats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::units::thousands;
-        let secs = self.elapsed.as_secs_f64().max(1e-9);
-        write!(
-            f,
-            "nodes {}  {}/s  table {:.0}% of {} MiB  ({}?)  {} threads  {:.0} s",
-            thousands(self.nodes),
-            thousands((self.nodes as f64 / secs) as u64),
-            100.0 * self.tt_used as f64 / self.tt_capacity.max(1) as f64,
-            self.tt_bytes >> 20,
-            if self.target == 1 { "win" } else { "not lose" },
-            self.threads,
-            secs
-        )
-    }
-}
 
 /// What a search proved about its root.
 #[derive(Clone, Debug)]
@@ -520,7 +445,7 @@ pub struct AlphaBeta<'a, G: SearchGame> {
     solver: Box<dyn Solver<'a, G> + 'a>,
     ctl: Control,
     target: i8,
-    progress: Option<super::ProgressFn<'a, Stats>>,
+    progress: Option<super::engine::ProgressFn<'a>>,
 }
 
 impl<'a, G: SearchGame> AlphaBeta<'a, G> {
@@ -528,7 +453,7 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
     /// if less), which grows up to `memory`.
     pub fn new(game: &'a G, options: Options) -> AlphaBeta<'a, G> {
         let first = INITIAL_TABLE.min(options.memory);
-        let native = if options.native {
+        let native = if options.alphabeta.native {
             game.alphabeta_native(first)
         } else {
             None
@@ -576,18 +501,18 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
 
     /// The counters so far.
     pub fn stats(&self) -> Stats {
-        let c = &self.ctl;
-        Stats {
-            nodes: c.nodes.load(Ordering::Relaxed),
-            leaf_hits: c.leaf_hits.load(Ordering::Relaxed),
-            tt_used: c.used.load(Ordering::Relaxed).min(self.solver.capacity()),
-            tt_capacity: self.solver.capacity(),
-            tt_bytes: self.solver.bytes(),
-            target: self.target,
-            threads: self.options.threads.max(1),
-            elapsed: c.start.elapsed(),
-            deepest: c.deepest.load(Ordering::Relaxed),
-        }
+        counters(
+            &self.ctl,
+            &*self.solver,
+            self.target,
+            self.options.threads.max(1),
+            self.options.memory,
+        )
+    }
+
+    /// The game searched.
+    pub fn game(&self) -> &'a G {
+        self.game
     }
 
     /// Why the search stopped, if it has: once stopped it stays stopped.
@@ -705,7 +630,7 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
                 return r;
             }
         }
-        let threads = self.options.threads.max(1);
+        let (threads, memory) = (self.options.threads.max(1), self.options.memory);
         // A generic game's line may be thousands of plies (a take-away
         // game): its frames go on the thread's stack, bounded by the
         // memory a search's path may take.
@@ -764,20 +689,7 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
                         if now >= next_report {
                             next_report = now + Duration::from_secs(1);
                             if let Some(f) = progress.as_mut() {
-                                f(&Stats {
-                                    nodes: ctl.nodes.load(Ordering::Relaxed),
-                                    leaf_hits: ctl.leaf_hits.load(Ordering::Relaxed),
-                                    tt_used: ctl
-                                        .used
-                                        .load(Ordering::Relaxed)
-                                        .min(solver.capacity()),
-                                    tt_capacity: solver.capacity(),
-                                    tt_bytes: solver.bytes(),
-                                    target: k,
-                                    threads,
-                                    elapsed: ctl.start.elapsed(),
-                                    deepest: ctl.deepest.load(Ordering::Relaxed),
-                                });
+                                f(&counters(ctl, solver, k, threads, memory));
                             }
                         }
                     }
@@ -790,7 +702,38 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
     }
 }
 
-impl<G: SearchGame> super::proofdb::Prover<G> for AlphaBeta<'_, G> {
+/// The counters of a search on `solver`'s table, which doubles while it
+/// stays within `memory`: what it may grow to, in bytes and entries.
+fn counters<'a, G: SearchGame>(
+    ctl: &Control,
+    solver: &(dyn Solver<'a, G> + 'a),
+    target: i8,
+    threads: usize,
+    memory: u64,
+) -> Stats {
+    let (capacity, bytes) = (solver.capacity(), solver.bytes());
+    let mut max_bytes = bytes.max(1);
+    while max_bytes * 2 <= memory {
+        max_bytes *= 2;
+    }
+    Stats {
+        counted: Counted::AlphaBeta,
+        nodes: ctl.nodes.load(Ordering::Relaxed),
+        leaf_hits: ctl.leaf_hits.load(Ordering::Relaxed),
+        tt_used: ctl.used.load(Ordering::Relaxed).min(capacity),
+        tt_capacity: capacity,
+        tt_bytes: bytes,
+        tt_max: capacity * (max_bytes / bytes.max(1)),
+        tt_max_bytes: max_bytes,
+        target,
+        threads,
+        elapsed: ctl.start.elapsed(),
+        deepest: ctl.deepest.load(Ordering::Relaxed),
+        ..Stats::default()
+    }
+}
+
+impl<G: SearchGame> super::proofdb::Decider<G> for AlphaBeta<'_, G> {
     fn decide(&mut self, p: &G::Pos, k: i8) -> Option<bool> {
         AlphaBeta::decide(self, p, k)
     }

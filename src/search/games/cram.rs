@@ -485,19 +485,6 @@ impl CramNimberLeaves {
     }
 }
 
-impl CramNimberLeaves {
-    /// [`CramNimberLeaves::nimber`] for a search game known only by its
-    /// trait (the CLI's generic code): a Cram search is recognised by its
-    /// type; any other game gets `None`.
-    pub fn nimber_of<G: SearchGame>(&self, g: &G, p: &G::Pos) -> Option<u32> {
-        // Search games are 'static: a Cram search is recognised by its type,
-        // with no text in between.
-        let cram = (g as &dyn std::any::Any).downcast_ref::<CramSearch>()?;
-        let q = (p as &dyn std::any::Any).downcast_ref::<u64>()?;
-        self.nimber(cram, q)
-    }
-}
-
 impl NimberLeaves<CramSearch> for CramNimberLeaves {
     fn nimber(&self, g: &CramSearch, p: &u64) -> Option<u32> {
         CramNimberLeaves::nimber(self, g, p)

@@ -15,21 +15,20 @@
 
 use super::cram::{CramNimberLeaves, CramSearch};
 use crate::error::{Error, Result};
-use crate::search::couples::{Couples, Folded, LandInfo, Lands, Options};
-use crate::search::hash::{FastBuild, FastHasher};
-use crate::search::nimber::NimberStats;
-use crate::search::proofdb::{self, CheckReport, Fact, Kind, Record};
-use crate::search::run::{
-    carry_while_loading, check_game_with, prepare, save, save_snapshot, save_target, with_carried,
-    Answer, CheckOutcome, Counters, Engine, Loaded, NimberCheck, Notice, Observer, SearchOptions,
-    SearchReport, Searched,
+use crate::games::AnyGame;
+use crate::search::couples::{Couples, Folded, LandInfo, Lands};
+use crate::search::engine::{
+    refuse_moves, standard, Counted, Engines, Proved, Prover, Purpose, Setup, Stats,
 };
-use crate::search::{Bounds, SearchGame};
+use crate::search::hash::{FastBuild, FastHasher};
+use crate::search::leaves::{sort_tables, Leaves, NimberLeaves, TableLeaves};
+use crate::search::nimber::NimberSearch;
+use crate::search::proofdb::{self, CheckReport, Fact, Kind, Record};
+use crate::search::run::{Answer, Engine, Notice, SearchOptions};
+use crate::search::{Bounds, SearchGame, Stop};
 use crate::value::Value;
-use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
-use std::path::Path;
-use std::time::Instant;
+use std::path::PathBuf;
 
 /// Cram's regions as lands: keys, with a board for every bounding box.
 pub struct CramLands<'a> {
@@ -40,7 +39,7 @@ pub struct CramLands<'a> {
     /// its permutation of the box's squares and the squares `s` at which
     /// a domino would meet its own image (σ(s) = s, or σ(s) next to s).
     mirrors: Vec<Vec<Mirror>>,
-    leaves: Option<&'a CramNimberLeaves>,
+    leaves: Option<&'a dyn NimberLeaves<CramSearch>>,
 }
 
 /// An involution of a bounding box, for the mirror strategy.
@@ -80,7 +79,7 @@ fn mirrors(h: u32, w: u32) -> Vec<Mirror> {
 
 impl<'a> CramLands<'a> {
     /// Every board of at most 64 squares, and the nimber tables, if any.
-    pub fn new(leaves: Option<&'a CramNimberLeaves>) -> CramLands<'a> {
+    pub fn new(leaves: Option<&'a dyn NimberLeaves<CramSearch>>) -> CramLands<'a> {
         let mut boards = vec![None; 65 * 65];
         let mut all = Vec::with_capacity(65 * 65);
         all.resize_with(65 * 65, Vec::new);
@@ -209,59 +208,122 @@ impl Lands for CramLands<'_> {
     }
 }
 
-/// Runs a search of normal-play Cram by couples, as `options` say (see
-/// [`crate::search::run::run`]).
-pub fn run(
-    g: &CramSearch,
-    options: &SearchOptions,
-    observer: &dyn Observer,
-) -> Result<SearchReport> {
-    if g.misere() {
-        return Err(refused(
-            "sums normal-play Cram's regions; misère Cram is not a sum (use --engine dfpn)",
-        ));
+impl Engines for CramSearch {
+    /// The engine of couples sums normal-play regions, proves one
+    /// position, and keeps region nimbers.
+    fn refuse(&self, request: &SearchOptions) -> Result<()> {
+        refuse_moves(request)?;
+        if request.engine != Engine::Couples {
+            return Ok(());
+        }
+        if self.misere() {
+            return Err(refused(
+                "sums normal-play Cram's regions; misère Cram is not a sum (use --engine dfpn)",
+            ));
+        }
+        if request.openings.is_some() {
+            return Err(refused("proves one position: it does not list --openings"));
+        }
+        if !request.nimber && (request.save.is_some() || !request.load.is_empty()) {
+            return Err(refused(
+                "keeps region nimbers: --save and --load go with --nimber",
+            ));
+        }
+        Ok(())
     }
-    if options.openings.is_some() {
-        return Err(refused("proves one position: it does not list --openings"));
+
+    /// Tables of the same board, and with `--nimber` (or the engine of
+    /// couples, which takes only those) Cram nimber tables of any size,
+    /// whose regions answer for the regions that fit them.
+    fn leaves(
+        &self,
+        request: &SearchOptions,
+        paths: &[PathBuf],
+        kind: Kind,
+    ) -> Result<Option<Leaves<Self>>> {
+        if paths.is_empty() {
+            return Ok(None);
+        }
+        let (same, regions) = if request.engine == Engine::Couples {
+            (Vec::new(), paths.to_vec())
+        } else {
+            let region = |tb: &crate::Tablebase<crate::reader::FileStorage>| {
+                kind == Kind::Nimbers && matches!(tb.game(), AnyGame::Cram(_))
+            };
+            sort_tables(
+                self,
+                paths,
+                region,
+                " (or, with --nimber, Cram nimber tables)",
+            )?
+        };
+        let regions: Option<Box<dyn NimberLeaves<Self>>> = match regions.is_empty() {
+            true => None,
+            false => Some(Box::new(CramNimberLeaves::open(&regions)?)),
+        };
+        Ok(Some(Leaves::new(TableLeaves::open(&same)?, regions)))
     }
-    if !options.nimber && (options.save.is_some() || !options.load.is_empty()) {
-        return Err(refused(
-            "keeps region nimbers: --save and --load go with --nimber",
-        ));
-    }
-    let (root, o) = prepare(g, options)?;
-    let leaves = match options.tablebases.is_empty() {
-        true => None,
-        false => Some(CramNimberLeaves::open(&options.tablebases)?),
-    };
-    // The periodic saves and the last one share the target.
-    let target = RefCell::new(save_target(options, observer)?);
-    observer.started();
-    let opts = Options::from(&o);
-    // Entries loaded but not re-proved (the load was stopped first):
-    // carried into every save as they were read.
-    let carried = RefCell::new(Vec::new());
-    let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
-        .with_progress(move |s| observer.values(s));
-    if let (Some(every), true) = (options.save_every, target.borrow().is_some()) {
-        let (target, carried) = (&target, &carried);
-        e = e.with_snapshots(every, move |lands| {
-            if let Some(t) = target.borrow_mut().as_mut() {
-                let mut records = records(g, lands);
-                with_carried(g, &mut records, &carried.borrow(), Record::with_fact);
-                save_snapshot(g, t, Kind::Nimbers, records.into_iter(), observer);
+
+    /// The engine of couples when asked for; a check of a nimber database
+    /// also takes it when the database is not closed under moves (as the
+    /// engine of couples saves it: only the regions it met), which the
+    /// plain component search would re-prove by computing every child's
+    /// whole nimber (`cram:5x8`'s 24,042 entries: 1.7 s by couples, where
+    /// the plain search had re-proved 18,564 when stopped after 100 s); a
+    /// closed one (as the component search saves it) the component search
+    /// re-proves without searching (`cram:5x6`'s 356,382 entries: 3.2 s, by
+    /// couples 6.9 s).
+    fn prover<'a>(&'a self, setup: Setup<'a, Self>) -> Result<Box<dyn Prover<Self> + 'a>> {
+        let asked = setup.request.engine == Engine::Couples;
+        let couples = match setup.purpose {
+            Purpose::Search => asked,
+            Purpose::Check { db, .. } => {
+                setup.kind == Kind::Nimbers
+                    && (asked
+                        || (setup.request.engine == Engine::Auto
+                            && !self.misere()
+                            && !closed(self, db)))
             }
-        });
+        };
+        if !couples {
+            return standard(self, setup);
+        }
+        let observer = setup.observer;
+        let leaves = setup.leaves.and_then(Leaves::regions);
+        let mut e = Couples::with_lands(CramLands::new(leaves), setup.options)
+            .with_progress(move |s| observer.progress(s));
+        if let Some((every, mut save)) = setup.snapshots {
+            let g = self;
+            e = e.with_snapshots(every, move |lands| save(Proved::Records(records(g, lands))));
+        }
+        Ok(Box::new(CramCouples {
+            g: self,
+            e,
+            kind: setup.kind,
+            options: setup.options,
+        }))
     }
-    let loaded = load(g, options, &o, &mut e, observer, &carried)?;
-    // The couples the load searched re-proving are the run's, not the
-    // position's.
-    let before = e.stats().nodes;
-    let started = Instant::now();
-    let lands = CramLands::lands_of(g, root);
-    let answer = if options.nimber {
-        Answer::Nimber(e.nimber_sum(&lands, 0))
-    } else {
+}
+
+/// Normal-play Cram by couples, with what the run asks of it.
+struct CramCouples<'a> {
+    g: &'a CramSearch,
+    e: Couples<'a, CramLands<'a>>,
+    kind: Kind,
+    options: &'a crate::search::engine::Options,
+}
+
+impl Prover<CramSearch> for CramCouples<'_> {
+    fn engine(&self) -> Option<Engine> {
+        Some(Engine::Couples)
+    }
+
+    fn prove(&mut self, root: &u64) -> Answer {
+        let (g, e) = (self.g, &mut self.e);
+        let lands = CramLands::lands_of(g, *root);
+        if self.kind == Kind::Nimbers {
+            return Answer::Nimber(e.nimber_sum(&lands, 0));
+        }
         let wins = e.wins_sum(&lands, 0);
         let bounds = match wins {
             Some(true) => Bounds::exact(Value::Win),
@@ -271,7 +333,7 @@ pub fn run(
         // A winning move: a child whose sum is proved to lose.
         let best_move = (wins == Some(true))
             .then(|| {
-                g.moves(&root).into_iter().find_map(|(m, c)| {
+                g.moves(root).into_iter().find_map(|(m, c)| {
                     let ids: Vec<u32> = CramLands::lands_of(g, c).iter().map(|l| e.id(l)).collect();
                     let loses = match e.fold(&ids, 0) {
                         Folded::Heap(x) => x == 0,
@@ -283,56 +345,59 @@ pub fn run(
             })
             .flatten();
         Answer::Value { bounds, best_move }
-    };
-    if e.zero_hits() > 0 {
-        observer.notice(&Notice::Mirrored(e.zero_hits()));
     }
-    let stats = e.stats();
-    let elapsed = started.elapsed();
-    let result = Searched {
-        position: g.format_position(&root),
-        answer,
-        nodes: stats.nodes - before,
-        elapsed,
-    };
-    let proven = result.value().is_some();
-    let counters = if options.nimber {
-        Counters::Nimbers(NimberStats {
-            nodes: stats.nodes,
-            leaf_hits: stats.leaf_hits,
-            memo: e.nimbers_known() as u64,
-            elapsed,
-            deepest: stats.deepest,
-        })
-    } else {
-        Counters::Values(stats)
-    };
-    let mut report = SearchReport {
-        engine: Some(Engine::Couples),
-        game: g.spec(),
-        kind: if options.nimber {
-            Kind::Nimbers
-        } else {
-            Kind::Values
-        },
-        openings: false,
-        results: vec![result],
-        proven,
-        stopped: e.stop_reason().filter(|_| !proven),
-        counters,
-        elapsed,
-        memory: o.memory,
-        loaded,
-        saved: None,
-    };
-    observer.proven(&report);
-    let target = target.borrow_mut().take();
-    report.saved = target.map(|t| {
-        let mut records = records(g, e.lands());
-        with_carried(g, &mut records, &carried.borrow(), Record::with_fact);
-        save(g, t, Kind::Nimbers, records.into_iter(), observer)
-    });
-    Ok(report)
+
+    /// A nimber search's counters are a component search's: regions
+    /// searched and the nimbers known.
+    fn stats(&self) -> Stats {
+        let s = self.e.stats();
+        match self.kind {
+            Kind::Nimbers => Stats {
+                counted: Counted::Components,
+                tt_used: self.e.nimbers_known() as u64,
+                tt_capacity: 0,
+                tt_bytes: 0,
+                tt_max: 0,
+                tt_max_bytes: 0,
+                ..s
+            },
+            Kind::Values => s,
+        }
+    }
+
+    fn stop_reason(&self) -> Option<Stop> {
+        self.e.stop_reason()
+    }
+
+    /// Region nimbers re-proved by couples from their children (or
+    /// trusted), handed to the engine.
+    fn load(
+        &mut self,
+        db: &proofdb::Merged<CramSearch>,
+        trust: bool,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<CheckReport> {
+        if !trust {
+            return verify_by_couples(self.g, db, &mut self.e, stop);
+        }
+        let mut search = NimberSearch::new(self.g, self.options);
+        let r = proofdb::trust_nimbers(db, &mut search);
+        for (k, n, _) in search.known() {
+            self.e.add_loss(k, n);
+        }
+        Ok(r)
+    }
+
+    fn notices(&self) -> Vec<Notice> {
+        match self.e.zero_hits() {
+            0 => Vec::new(),
+            n => vec![Notice::Mirrored(n)],
+        }
+    }
+
+    fn proved(self: Box<Self>, _: &[u64], _: bool) -> Proved<CramSearch> {
+        Proved::Records(records(self.g, self.e.lands()))
+    }
 }
 
 fn refused(rule: &str) -> Error {
@@ -374,45 +439,6 @@ fn closed(g: &CramSearch, db: &proofdb::Merged<CramSearch>) -> bool {
                 .all(|p| g.terminal(p).is_some() || db.fact(&g.key(p)).is_some())
         })
     })
-}
-
-/// `--load`: the databases' region nimbers, re-proved by the component
-/// search from their children (or trusted), handed to the engine.
-fn load(
-    g: &CramSearch,
-    options: &SearchOptions,
-    o: &crate::search::dfpn::Options,
-    e: &mut Couples<CramLands>,
-    observer: &dyn Observer,
-    carried: &RefCell<Vec<Record<u64, u128>>>,
-) -> Result<Option<Loaded>> {
-    if options.load.is_empty() {
-        return Ok(None);
-    }
-    let started = Instant::now();
-    let (_, db) = proofdb::read(g, &options.load, Some(Kind::Nimbers), o.memory)?;
-    carry_while_loading(options, &db, carried);
-    let report = if options.trust_load {
-        let mut search = crate::search::nimber::NimberSearch::new(g, o.memory);
-        let r = proofdb::trust_nimbers(&db, &mut search);
-        if r.trusted > 0 {
-            observer.notice(&Notice::Trusted(r.trusted));
-        }
-        for (k, n, _) in search.known() {
-            e.add_loss(k, n);
-        }
-        r
-    } else {
-        let deadline = o.time_limit.map(|t| started + t);
-        let cancel = o.cancel.clone();
-        let stop = move || cancel.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
-        verify_by_couples(g, &db, e, &stop)?
-    };
-    *carried.borrow_mut() = db.carried(&report);
-    Ok(Some(Loaded {
-        report,
-        elapsed: started.elapsed(),
-    }))
 }
 
 /// Re-proves every entry of a nimber database with the engine of couples,
@@ -493,38 +519,4 @@ fn verify_by_couples(
         .filter(|&i| !done[i as usize])
         .collect();
     Ok(report)
-}
-
-/// `search cram:... --engine couples --check FILE`: the database
-/// re-proved with the engine of couples (with the tables as its leaves).
-///
-/// Without `--engine couples`, a database closed under moves (as the
-/// component search saves: every region its entries' moves make is an
-/// entry) is re-proved by the plain component search, which then searches
-/// nothing (`cram:5x6`'s 356,382 entries: 3.2 s, by couples 6.9 s); one
-/// that is not (as the engine of couples saves, only the regions it met)
-/// by couples (`cram:5x8`'s 24,042 entries: 1.7 s, where the plain search
-/// had re-proved 18,564 when stopped after 100 s).
-pub fn check(
-    g: &CramSearch,
-    database: &Path,
-    options: &SearchOptions,
-    observer: &dyn Observer,
-) -> Result<CheckOutcome> {
-    let leaves = match options.tablebases.is_empty() {
-        true => None,
-        false => Some(CramNimberLeaves::open(&options.tablebases)?),
-    };
-    let asked = options.engine == Engine::Couples;
-    let by_couples: NimberCheck<'_, CramSearch> = Box::new(move |db, o, stop| {
-        if !asked && closed(g, db) {
-            return Ok(None);
-        }
-        let opts = Options::from(o);
-        let mut e = Couples::with_lands(CramLands::new(leaves.as_ref()), &opts)
-            .with_progress(move |s| observer.values(s));
-        let r = verify_by_couples(g, db, &mut e, stop)?;
-        Ok(Some((r, e.stop_reason(), e.stats().deepest)))
-    });
-    check_game_with(g, database, options, observer, Some(by_couples))
 }

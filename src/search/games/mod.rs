@@ -195,3 +195,21 @@ macro_rules! with_search {
         $crate::__games_registry!(__with_search_arms!($any, $g, $body))
     };
 }
+
+/// The representations searched by the standard engines (df-pn, alpha-beta
+/// where the game has its own, the component search for nimbers) with
+/// tables of their own game as leaves; Cram (`cram_couples`) and Sprouts
+/// (`sprouts`) name their own.
+mod standard {
+    use super::columns::Columns;
+    use super::isolation::IsolationSearch;
+    use super::occupy::{KeyWidth, Occupy, Words};
+    use super::table::TableRules;
+    use crate::games::AnyGame;
+    use crate::search::engine::Engines;
+
+    impl Engines for Columns {}
+    impl Engines for IsolationSearch {}
+    impl Engines for TableRules<AnyGame> {}
+    impl<const W: usize> Engines for Occupy<W> where Words: KeyWidth<W> {}
+}

@@ -50,9 +50,9 @@
 use super::normal::{Options, INF};
 use crate::games::sprouts::{Land, Position};
 use crate::search::bounded::{chunk, compact, may_insert, sized_map, BoundedCache};
-use crate::search::dfpn::Stats;
+use crate::search::engine::{ProgressFn, Stats};
 use crate::search::hash::FastBuild;
-use crate::search::{Limits, ProgressFn, Stop, RESULTS_PER_NODE};
+use crate::search::{Limits, Stop, RESULTS_PER_NODE};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
@@ -180,7 +180,7 @@ pub struct Misere<'a> {
     nodes: u64,
     depth: u64,
     deepest: u64,
-    progress: Option<ProgressFn<'a, Stats>>,
+    progress: Option<ProgressFn<'a>>,
     /// The numbers of the outermost position being proved, for the
     /// progress line.
     root: (u32, u32),
@@ -230,7 +230,7 @@ impl<'a> Misere<'a> {
             tt_table,
             fixed: tt_table + proved_table + ids_table + lands_slots,
             memory,
-            epsilon: options.epsilon,
+            epsilon: options.dfpn.epsilon,
             limits: Limits::new(
                 options.memory,
                 options.node_limit,
@@ -311,6 +311,7 @@ impl<'a> Misere<'a> {
             target: 1,
             elapsed: self.limits.elapsed(),
             deepest: self.deepest,
+            ..Stats::default()
         }
     }
 

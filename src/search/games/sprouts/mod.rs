@@ -26,10 +26,10 @@
 //! remember exact canonical forms; a database stores each position's text,
 //! from which loading recomputes the key).
 
+mod engine;
 pub mod misere;
 pub mod normal;
 pub mod proof;
-pub mod run;
 
 use super::Represents;
 use crate::games::sprouts::{Position, Sprouts};

@@ -4,7 +4,8 @@
 //! form, ordered by their lives.
 
 use crate::games::sprouts::{Land, Position};
-pub use crate::search::couples::{Couples, Folded, Lands, Options, INF};
+pub use crate::search::couples::{Couples, Folded, Lands, INF};
+pub use crate::search::engine::Options;
 
 /// Sprouts' lands for the couples engine.
 #[derive(Clone, Copy, Debug, Default)]
