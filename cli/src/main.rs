@@ -91,7 +91,7 @@ fn clean_up_on_signal() {
                 while libc::sigwait(&set, &mut sig) == 0 {
                     // A running search stops and keeps what it proved (its
                     // --save); a second signal ends the process at once.
-                    if !asked && cmd::search::request_stop() {
+                    if !asked && cmd::cancel::request_stop() {
                         asked = true;
                         eprintln!(
                             "\nstopping the search: keeping what is proven (again to quit now)"

@@ -149,6 +149,14 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// Every engine, in the order their names are listed.
+    pub const ALL: [Engine; 4] = [
+        Engine::Auto,
+        Engine::Dfpn,
+        Engine::AlphaBeta,
+        Engine::Couples,
+    ];
+
     /// The engine's name, as `--engine` takes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -157,6 +165,11 @@ impl Engine {
             Engine::AlphaBeta => "alphabeta",
             Engine::Couples => "couples",
         }
+    }
+
+    /// The engine named `name` ([`Engine::name`]).
+    pub fn from_name(name: &str) -> Option<Engine> {
+        Engine::ALL.into_iter().find(|e| e.name() == name)
     }
 }
 

@@ -3,6 +3,7 @@
 //! limit; in `open` and `output`: opening files and formatting results.
 
 pub mod analyze;
+pub mod cancel;
 pub mod compare;
 pub mod completions;
 pub mod games;

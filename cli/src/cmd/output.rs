@@ -2,6 +2,9 @@
 //! position descriptions, the header's counts, and their JSON forms.
 
 use retrograde::format::Header;
+use retrograde::search::engine::Counted;
+use retrograde::search::run::{Answer, CheckOutcome, SearchReport, Searched};
+use retrograde::search::{value_of, Stop};
 use retrograde::{Outcome, PositionInfo, TableKind, Value};
 use serde_json::{json, Value as Json};
 use std::path::Path;
@@ -187,5 +190,115 @@ mod tests {
         assert_eq!(human_bytes(2 << 20), "2.00 MiB");
         assert_eq!(human_bytes(5_033_164_800 + 4096), "4.69 GiB");
         assert_eq!(human_bytes(3 << 40), "3.00 TiB");
+    }
+}
+
+/// The report as JSON, with what was loaded and the save's outcome; with
+/// `--moves`, the position's fields and its children as `moves`.
+pub fn search_json(r: &SearchReport, moves: bool) -> Json {
+    let seconds = r.elapsed.as_secs_f64();
+    let mut out = json!({ "game": r.game });
+    let s = &r.stats;
+    merge(
+        &mut out,
+        match s.counted {
+            Counted::ProofNumbers | Counted::AlphaBeta => json!({
+                "nodes": s.nodes,
+                "seconds": seconds,
+                "nodes_per_second": s.nodes as f64 / r.node_seconds().max(1e-9),
+                "table_entries": s.tt_capacity,
+                "table_used": s.tt_used,
+                "table_bytes": s.tt_bytes,
+                "threads": s.threads,
+                "leaf_hits": s.leaf_hits,
+                "engine": r.engine.map(|e| e.name()),
+            }),
+            Counted::Components => json!({
+                "components": s.nodes,
+                "memo": s.tt_used,
+                "leaf_hits": s.leaf_hits,
+                "seconds": seconds,
+            }),
+        },
+    );
+    out["proven"] = json!(r.proven);
+    out["stopped"] = json!(r.stopped.map(Stop::name));
+    out["deepest"] = json!(s.deepest);
+    if let (true, Some((root, children))) = (moves, r.results.split_first()) {
+        merge(&mut out, searched_json(root));
+        out["moves"] = children.iter().map(searched_json).collect();
+    } else if r.openings {
+        out["openings"] = r
+            .results
+            .iter()
+            .map(|s| {
+                let mut p = searched_json(s);
+                let counted = match s.answer {
+                    Answer::Value { .. } => "nodes",
+                    Answer::Nimber(_) => "components",
+                };
+                p[counted] = json!(s.nodes);
+                p["seconds"] = json!(s.elapsed.as_secs_f64());
+                p
+            })
+            .collect();
+    } else if let Some(s) = r.results.first() {
+        // The one position's fields beside the counters, which give its
+        // nodes and time.
+        merge(&mut out, searched_json(s));
+    }
+    out["loaded"] = json!(r
+        .loaded
+        .as_ref()
+        .map_or(0, |l| l.report.checked + l.report.trusted));
+    if let Some(l) = &r.loaded {
+        out["loaded_unchecked"] = json!(l.report.unchecked);
+        out["loaded_trusted"] = json!(l.report.trusted);
+        out["load_seconds"] = json!(l.elapsed.as_secs_f64());
+    }
+    let saved = r.saved.as_ref();
+    out["saved"] = json!(saved.and_then(|s| s.as_ref().ok()).map(|s| s.entries));
+    if let Some(Err(e)) = saved {
+        out["save_error"] = json!(e.to_string());
+    }
+    out
+}
+
+/// What was proven of one position.
+fn searched_json(s: &Searched) -> Json {
+    match &s.answer {
+        Answer::Value { bounds, best_move } => json!({
+            "position": s.position,
+            "value": bounds.value().map(|v| v.name()),
+            "bounds": {
+                "at_least": value_of(bounds.lo).name(),
+                "at_most": value_of(bounds.hi).name(),
+            },
+            "best_move": best_move,
+        }),
+        Answer::Nimber(n) => json!({
+            "position": s.position,
+            "nimber": n,
+            "value": s.value().map(|v| v.name()),
+        }),
+    }
+}
+
+/// `--check --json`: what the database holds for the position.
+pub fn check_json(c: &CheckOutcome) -> Json {
+    json!({
+        "game": c.game,
+        "position": c.position,
+        "checked": c.report.checked,
+        "searched": c.report.searched,
+        "entry": c.entry_text(),
+        "seconds": c.elapsed.as_secs_f64(),
+    })
+}
+
+/// Adds the fields of the object `more` to the object `out`.
+fn merge(out: &mut Json, more: Json) {
+    if let (Some(out), Json::Object(more)) = (out.as_object_mut(), more) {
+        out.extend(more);
     }
 }

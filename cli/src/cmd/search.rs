@@ -4,20 +4,19 @@
 //! search is the library's ([`retrograde::search::run`]); this file parses
 //! the arguments, cancels the search on a signal, and prints.
 
-use super::solve::parse_size;
+use super::cancel;
+use super::output::{check_json, search_json};
+use super::solve::parse_memory;
 use anyhow::{bail, Result};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use retrograde::internal::solve::input_files;
-use retrograde::search::engine::{Counted, Stats};
+use retrograde::search::engine::Stats;
 use retrograde::search::games::AnySearch;
-use retrograde::search::run::{
-    self, Answer, CheckOutcome, Notice, Observer, SearchOptions, SearchReport, Searched,
-};
-use retrograde::search::{value_of, Cancel, Stop};
+use retrograde::search::run::{self, Engine, Notice, Observer, SearchOptions, SearchReport};
+use retrograde::search::{Cancel, Stop};
 use retrograde::Error;
-use serde_json::{json, Value as Json};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// Exit status of a search stopped (by a limit or Ctrl-C) before it proved
@@ -67,8 +66,8 @@ pub struct Args {
     /// Also save to the --save FILE every this many seconds while the search
     /// runs, each time a whole database replacing the last: a run that dies
     /// leaves what it had proven, to resume from with --load.
-    #[arg(long, value_name = "SECONDS", requires = "save")]
-    save_every: Option<f64>,
+    #[arg(long, value_name = "SECONDS", requires = "save", value_parser = seconds)]
+    save_every: Option<Duration>,
     /// Start from the positions proven in FILE (a proof database).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     load: Vec<PathBuf>,
@@ -97,8 +96,8 @@ pub struct Args {
     moves: bool,
     /// Stop after this many seconds (looked at before every node, or
     /// component with --nimber: the search ends within one node of it).
-    #[arg(long, value_name = "SECONDS")]
-    time: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    time: Option<Duration>,
     /// Stop after this many expanded nodes (components with --nimber):
     /// exactly that many, never one more.
     #[arg(long, value_name = "N")]
@@ -113,41 +112,37 @@ pub struct Args {
     /// given. Both take --threads and --memory. couples (normal-play Cram,
     /// values and --nimber): Lemoine and Viennot's method, proving only the
     /// couples region + *k a sum needs; one thread.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    engine: EngineArg,
+    #[arg(long, default_value = "auto", value_parser = engine_name())]
+    engine: Engine,
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
 }
 
-/// `--engine`'s values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum EngineArg {
-    Auto,
-    Dfpn,
-    Alphabeta,
-    Couples,
+/// `--engine`'s values: the library's engine names.
+fn engine_name() -> impl TypedValueParser<Value = Engine> {
+    PossibleValuesParser::new(Engine::ALL.map(Engine::name))
+        .map(|name: String| Engine::from_name(&name).expect("a possible value"))
+}
+
+/// A positive number of seconds (below about 31 years, which would
+/// overflow soon after).
+fn seconds(s: &str) -> std::result::Result<Duration, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t < 1e9 => Ok(Duration::from_secs_f64(t)),
+        _ => Err("must be a positive number of seconds".into()),
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let game = AnySearch::parse(&args.game)?;
-    let time_limit = match args.time {
-        Some(t) if !(t > 0.0 && t < 1e9) => bail!("--time must be a positive number of seconds"),
-        t => t.map(Duration::from_secs_f64),
-    };
-    let save_every = match args.save_every {
-        Some(t) if !(t > 0.0 && t < 1e9) => {
-            bail!("--save-every must be a positive number of seconds")
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
     let options = SearchOptions {
         position: args.position.clone(),
         nimber: args.nimber,
         memory: args.memory,
         epsilon: args.epsilon,
         node_limit: args.nodes,
-        time_limit,
+        time_limit: args.time,
         tablebases: args.tablebases.clone(),
         load: args.load.clone(),
         trust_load: args.trust_load,
@@ -160,20 +155,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Some(n) => n,
             None => 0,
         },
-        save_every,
-        engine: match args.engine {
-            EngineArg::Auto => run::Engine::Auto,
-            EngineArg::Dfpn => run::Engine::Dfpn,
-            EngineArg::Alphabeta => run::Engine::AlphaBeta,
-            EngineArg::Couples => run::Engine::Couples,
-        },
+        save_every: args.save_every,
+        engine: args.engine,
         moves: args.moves,
     };
     let printer = Printer {
         args: &args,
         options: &options,
     };
-    let _listening = Listening;
+    let _listening = cancel::Listening;
     if let Some(path) = &args.check {
         let c = run::check(&game, path, &options, &printer)?;
         if c.stopped.is_some() {
@@ -207,7 +197,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // The result was printed before the save (Printer::proven); the save's
     // outcome comes after it.
     match (args.json, report.saved_text()) {
-        (true, _) => println!("{}", report_json(&report, args.moves)),
+        (true, _) => println!("{}", search_json(&report, args.moves)),
         (false, Some(line)) => println!("{line}"),
         (false, None) => {}
     }
@@ -220,35 +210,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })
 }
 
-/// The token of the search this process runs once it has started, for the
-/// signal handler: a signal then cancels the search (which returns and
-/// saves what it proved) instead of ending the process.
-static RUNNING: Mutex<Option<Cancel>> = Mutex::new(None);
-
-/// For the signal handler: cancels the running search, if one has started;
-/// returns whether one had (else the handler ends the process at once).
-pub fn request_stop() -> bool {
-    let running = match RUNNING.lock() {
-        Ok(r) => r.clone(),
-        Err(p) => p.into_inner().clone(),
-    };
-    running.is_some_and(|c| {
-        c.cancel();
-        true
-    })
-}
-
-/// Takes the running search's token off [`RUNNING`] when the command ends.
-struct Listening;
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        if let Ok(mut r) = RUNNING.lock() {
-            *r = None;
-        }
-    }
-}
-
 /// The command line's [`Observer`]: progress lines and notices on stderr,
 /// the text result on stdout before the save.
 struct Printer<'a> {
@@ -258,9 +219,7 @@ struct Printer<'a> {
 
 impl Observer for Printer<'_> {
     fn started(&self) {
-        if let Ok(mut r) = RUNNING.lock() {
-            *r = Some(self.options.cancel.clone());
-        }
+        cancel::started(&self.options.cancel);
     }
 
     fn progress(&self, s: &Stats) {
@@ -277,144 +236,5 @@ impl Observer for Printer<'_> {
         if !self.args.json {
             print!("{}", report.text(self.options));
         }
-    }
-}
-
-/// The report as JSON, with what was loaded and the save's outcome; with
-/// `--moves`, the position's fields and its children as `moves`.
-fn report_json(r: &SearchReport, moves: bool) -> Json {
-    let seconds = r.elapsed.as_secs_f64();
-    let mut out = json!({ "game": r.game });
-    let s = &r.stats;
-    merge(
-        &mut out,
-        match s.counted {
-            Counted::ProofNumbers | Counted::AlphaBeta => json!({
-                "nodes": s.nodes,
-                "seconds": seconds,
-                "nodes_per_second": s.nodes as f64 / r.node_seconds().max(1e-9),
-                "table_entries": s.tt_capacity,
-                "table_used": s.tt_used,
-                "table_bytes": s.tt_bytes,
-                "threads": s.threads,
-                "leaf_hits": s.leaf_hits,
-                "engine": r.engine.map(|e| e.name()),
-            }),
-            Counted::Components => json!({
-                "components": s.nodes,
-                "memo": s.tt_used,
-                "leaf_hits": s.leaf_hits,
-                "seconds": seconds,
-            }),
-        },
-    );
-    out["proven"] = json!(r.proven);
-    out["stopped"] = json!(r.stopped.map(Stop::name));
-    out["deepest"] = json!(s.deepest);
-    if let (true, Some((root, children))) = (moves, r.results.split_first()) {
-        merge(&mut out, position_json(root));
-        out["moves"] = children.iter().map(position_json).collect();
-    } else if r.openings {
-        out["openings"] = r
-            .results
-            .iter()
-            .map(|s| {
-                let mut p = position_json(s);
-                let counted = match s.answer {
-                    Answer::Value { .. } => "nodes",
-                    Answer::Nimber(_) => "components",
-                };
-                p[counted] = json!(s.nodes);
-                p["seconds"] = json!(s.elapsed.as_secs_f64());
-                p
-            })
-            .collect();
-    } else if let Some(s) = r.results.first() {
-        // The one position's fields beside the counters, which give its
-        // nodes and time.
-        merge(&mut out, position_json(s));
-    }
-    out["loaded"] = json!(r
-        .loaded
-        .as_ref()
-        .map_or(0, |l| l.report.checked + l.report.trusted));
-    if let Some(l) = &r.loaded {
-        out["loaded_unchecked"] = json!(l.report.unchecked);
-        out["loaded_trusted"] = json!(l.report.trusted);
-        out["load_seconds"] = json!(l.elapsed.as_secs_f64());
-    }
-    let saved = r.saved.as_ref();
-    out["saved"] = json!(saved.and_then(|s| s.as_ref().ok()).map(|s| s.entries));
-    if let Some(Err(e)) = saved {
-        out["save_error"] = json!(e.to_string());
-    }
-    out
-}
-
-/// What was proven of one position.
-fn position_json(s: &Searched) -> Json {
-    match &s.answer {
-        Answer::Value { bounds, best_move } => json!({
-            "position": s.position,
-            "value": bounds.value().map(|v| v.name()),
-            "bounds": {
-                "at_least": value_of(bounds.lo).name(),
-                "at_most": value_of(bounds.hi).name(),
-            },
-            "best_move": best_move,
-        }),
-        Answer::Nimber(n) => json!({
-            "position": s.position,
-            "nimber": n,
-            "value": s.value().map(|v| v.name()),
-        }),
-    }
-}
-
-/// `--check --json`: what the database holds for the position.
-fn check_json(c: &CheckOutcome) -> Json {
-    json!({
-        "game": c.game,
-        "position": c.position,
-        "checked": c.report.checked,
-        "searched": c.report.searched,
-        "entry": c.entry_text(),
-        "seconds": c.elapsed.as_secs_f64(),
-    })
-}
-
-/// Adds the fields of the object `more` to the object `out`.
-fn merge(out: &mut Json, more: Json) {
-    if let (Some(out), Json::Object(more)) = (out.as_object_mut(), more) {
-        out.extend(more);
-    }
-}
-
-/// `--memory`: a size as `solve` reads it, and also 0, so that the
-/// minimum check can say what was given and what is needed.
-fn parse_memory(s: &str) -> std::result::Result<u64, String> {
-    parse_size(s).or_else(|e| {
-        let t = s.trim();
-        let number = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        let zero = number.trim().parse::<f64>() == Ok(0.0);
-        if zero {
-            Ok(0)
-        } else {
-            Err(e)
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn memory_zero_reaches_the_minimum_check() {
-        assert_eq!(parse_memory("0"), Ok(0));
-        assert_eq!(parse_memory("0K"), Ok(0));
-        assert_eq!(parse_memory("65535"), Ok(65535));
-        assert!(parse_memory("-1").is_err());
-        assert!(parse_memory("x").is_err());
     }
 }

@@ -327,6 +327,21 @@ pub(super) fn print_report(
 /// overflow a `Duration` soon after.
 const MAX_CHECKPOINT_SECS: f64 = 1e9;
 
+/// `--memory`: a size as `solve` reads it, and also 0, so that the
+/// minimum check can say what was given and what is needed.
+pub(super) fn parse_memory(s: &str) -> std::result::Result<u64, String> {
+    parse_size(s).or_else(|e| {
+        let t = s.trim();
+        let number = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let zero = number.trim().parse::<f64>() == Ok(0.0);
+        if zero {
+            Ok(0)
+        } else {
+            Err(e)
+        }
+    })
+}
+
 /// A size such as `2G`, `512M`, `100K` or `4096` (bytes); K, M, G, T are
 /// powers of 1024, and a trailing `B` or `iB` is allowed.
 pub(super) fn parse_size(s: &str) -> std::result::Result<u64, String> {
@@ -449,4 +464,18 @@ fn dry_run_report(
         e.calibration_seconds
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_zero_reaches_the_minimum_check() {
+        assert_eq!(parse_memory("0"), Ok(0));
+        assert_eq!(parse_memory("0K"), Ok(0));
+        assert_eq!(parse_memory("65535"), Ok(65535));
+        assert!(parse_memory("-1").is_err());
+        assert!(parse_memory("x").is_err());
+    }
 }
