@@ -88,9 +88,7 @@ pub struct Proof<M> {
     pub stop: Option<Stop>,
 }
 
-/// Nodes a search of several threads expands with one thread before the
-/// others join (per question asked at the root).
-pub const WARM_UP: u64 = 4096;
+pub use super::engine::WARM_UP;
 
 /// Nodes a thread takes at a time from a shared node budget: enough that
 /// the threads rarely meet on the counter, and the budget stays exact (a

@@ -1,23 +1,13 @@
-//! What every engine shares: one [`Options`] (memory, threads, limits,
-//! cancellation, with each engine's own settings nested), one [`Stats`]
-//! (the counters every progress line and report reads), and the
-//! [`Prover`] interface through which the session loop
-//! ([`super::run`]) drives any engine: prove a position's value or
-//! nimber, take the entries of a proof database (re-proven or trusted),
-//! and hand over what it proved for saving. A game representation names
-//! its engines and its leaves by implementing [`Engines`]; the defaults
-//! (df-pn, alpha-beta where the game has its own, the component search for
-//! nimbers, tables of the same game as leaves) serve every game that has
-//! nothing of its own.
+//! What every engine and every caller of a search share: one [`Options`]
+//! (memory, threads, limits, cancellation, with each engine's own settings
+//! nested), one [`Stats`] (the counters every progress line and report
+//! reads), what a search is asked ([`SearchOptions`], [`Engine`]), what it
+//! answers ([`Answer`]) and tells ([`Notice`]). The engines ([`super::dfpn`], [`super::alphabeta`],
+//! [`super::nimber`], the couples engine) build on this module alone; the
+//! interface through which the session loop drives them is
+//! [`super::prover`].
 
-use super::alphabeta::{self, AlphaBeta};
-use super::dfpn::{Dfpn, WARM_UP};
-use super::leaves::{open_tables, Leaves};
-use super::nimber::NimberSearch;
-use super::proofdb::{self, CheckReport, Fact, Kind, Merged, Record, Records};
-use super::run::{Answer, Engine, Notice, Observer, SearchOptions};
-use super::{Bounds, Cancel, SearchGame, Stop};
-use crate::error::{Error, Result};
+use super::{Bounds, Cancel};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -69,6 +59,10 @@ impl Options {
         }
     }
 }
+
+/// Nodes a df-pn search of several threads expands with one thread before
+/// the others join (per question asked at the root).
+pub const WARM_UP: u64 = 4096;
 
 /// The proof-number engines' own settings.
 #[derive(Clone, Debug)]
@@ -196,414 +190,201 @@ impl std::fmt::Display for Stats {
 /// A progress callback, called about once a second with the counters.
 pub(crate) type ProgressFn<'a> = Box<dyn FnMut(&Stats) + 'a>;
 
-/// What an engine proved, as the entries of a proof database: keys with
-/// their facts (the position is made from the key when written), or whole
-/// records.
-pub enum Proved<G: SearchGame> {
-    /// Keys and facts.
-    Keys(Vec<(G::Key, Fact)>),
-    /// Records, positions included.
-    Records(Records<G>),
+/// What a search is asked to do. The default proves the start position's
+/// value with the default memory and ε, no limits, no tables, nothing
+/// loaded or saved.
+#[derive(Clone, Debug, Default)]
+pub struct SearchOptions {
+    /// The position, in the game's notation (`None`: the start).
+    pub position: Option<String>,
+    /// The nimber of an impartial position (by components) instead of its
+    /// value.
+    pub nimber: bool,
+    /// Bytes for the transposition table (or the nimber memo); `None`:
+    /// [`default_memory`]. At least [`MIN_MEMORY`], and no more than the
+    /// machine has available.
+    pub memory: Option<u64>,
+    /// ε of the 1+ε trick, from [`MIN_EPSILON`] to [`MAX_EPSILON`]
+    /// (`None`: 0.25).
+    pub epsilon: Option<f64>,
+    /// Stop after this many expanded nodes (components for nimbers):
+    /// exactly that many, never one more.
+    pub node_limit: Option<u64>,
+    /// Stop after this long (looked at before every node or component, so
+    /// a search ends within one node of it).
+    pub time_limit: Option<Duration>,
+    /// Tables to answer positions from: any table of the searched game (same
+    /// spec), and for Cram nimbers any `cram:RxC --nimbers` table.
+    pub tablebases: Vec<PathBuf>,
+    /// Proof databases to start from.
+    pub load: Vec<PathBuf>,
+    /// Use the loaded entries without re-proving them (a wrong or forged
+    /// database then gives wrong answers).
+    pub trust_load: bool,
+    /// Where to keep what the search proved (a proof database), also when
+    /// it is stopped. Checked, locked and given its temporary file before
+    /// the search starts.
+    pub save: Option<PathBuf>,
+    /// Prove every distinct position (up to symmetry) this many plies after
+    /// the position, one after another.
+    pub openings: Option<u32>,
+    /// Files the run reads besides `load` and `tablebases` (a pattern
+    /// file), which `save` may not replace.
+    pub inputs: Vec<PathBuf>,
+    /// Cancelled, the search stops and returns (and saves) what it proved.
+    pub cancel: Cancel,
+    /// Threads proving values together on one table (the nimber search is
+    /// one thread): 0 (the default) is one per core
+    /// ([`std::thread::available_parallelism`]). The value never depends on
+    /// it.
+    pub threads: usize,
+    /// Also save to `save` this often while the search runs, not only at
+    /// its end, so that a run that dies (a crash, a power loss, a kill)
+    /// leaves what it had proven at the last save: what a campaign of days
+    /// resumes from with `load`. Each save is a whole database, written to
+    /// a temporary file and renamed over the last.
+    pub save_every: Option<Duration>,
+    /// The engine of a value search (also of `check`'s re-proving).
+    pub engine: Engine,
+    /// Also prove every child of the position (Glop's Children tab): the
+    /// results are the position, then each child. Sprouts only, whose moves
+    /// are written as the positions they lead to.
+    pub moves: bool,
 }
 
-/// A periodic save: handed what the engine proved so far.
-pub(crate) type SnapshotFn<'a, G> = Box<dyn FnMut(Proved<G>) + 'a>;
-
-/// One engine as the session loop drives it, whatever it proves with.
-pub trait Prover<G: SearchGame> {
-    /// The engine's name in the report (`None`: a nimber search, or a
-    /// game's own engine).
-    fn engine(&self) -> Option<Engine>;
-    /// Proves `p`: its value with a move that achieves it, or its nimber.
-    fn prove(&mut self, p: &G::Pos) -> Answer;
-    /// The counters now.
-    fn stats(&self) -> Stats;
-    /// Why the engine stopped (a limit, a cancel), once it has.
-    fn stop_reason(&self) -> Option<Stop>;
-    /// Takes the entries of `db`: re-proves each from its children (those
-    /// that hold are used from then on), or with `trust` uses them as they
-    /// are. `stop` ends the re-proving early.
-    fn load(&mut self, db: &Merged<G>, trust: bool, stop: &dyn Fn() -> bool)
-        -> Result<CheckReport>;
-    /// The entries a stopped load left unproven: kept for the saves as
-    /// they were read.
-    fn carried(&mut self, db: &Merged<G>, report: &CheckReport) -> Records<G> {
-        db.carried(report)
-    }
-    /// What the engine knows of `p` without searching.
-    fn known(&mut self, _p: &G::Pos) -> Option<Fact> {
-        None
-    }
-    /// What the user should know at the end.
-    fn notices(&self) -> Vec<Notice> {
-        Vec::new()
-    }
-    /// What it proved, for saving (the engine is dropped first: the save
-    /// never holds its table and the file's records at once). `proven`:
-    /// the roots proven, for an engine that saves the proofs of its roots
-    /// only; `stopped`: the run stopped first.
-    fn proved(self: Box<Self>, proven: &[G::Pos], stopped: bool) -> Proved<G>;
+/// Which engine proves values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// Per game, from measurements ([`alphabeta::preferred`]): alpha-beta
+    /// where the game has its own alpha-beta search (the gravity boards),
+    /// df-pn elsewhere, and df-pn whenever `epsilon` is given.
+    #[default]
+    Auto,
+    /// Depth-first proof-number search ([`super::dfpn`]).
+    Dfpn,
+    /// Alpha-beta with null-window probes, on every thread
+    /// ([`super::alphabeta`]).
+    AlphaBeta,
+    /// Lemoine and Viennot's couples `G + *k` over a sum's components
+    /// (`super::couples`): normal-play Cram, values and nimbers.
+    Couples,
 }
 
-/// Why an engine is made.
-pub enum Purpose<'a, G: SearchGame> {
-    /// To prove positions.
-    Search,
-    /// To re-prove the proof database given.
-    Check {
-        /// The database, read.
-        db: &'a Merged<G>,
-        /// Its file.
-        path: &'a std::path::Path,
+impl Engine {
+    /// Every engine, in the order their names are listed.
+    pub const ALL: [Engine; 4] = [
+        Engine::Auto,
+        Engine::Dfpn,
+        Engine::AlphaBeta,
+        Engine::Couples,
+    ];
+
+    /// The engine's name, as `--engine` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Dfpn => "dfpn",
+            Engine::AlphaBeta => "alphabeta",
+            Engine::Couples => "couples",
+        }
+    }
+
+    /// The engine named `name` ([`Engine::name`]).
+    pub fn from_name(name: &str) -> Option<Engine> {
+        Engine::ALL.into_iter().find(|e| e.name() == name)
+    }
+}
+
+/// What a search tells the user besides its result: each a complete line
+/// (without the program's name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Notice {
+    /// Temporary files that killed runs of the same output left behind were
+    /// removed.
+    RemovedStale(Vec<PathBuf>),
+    /// This many loaded entries are used without being re-proven.
+    Trusted(u64),
+    /// This many positions with contradictory bounds (a bug) were left out
+    /// of the saved database.
+    NotSaved(u64),
+    /// The table is full and the root's proof numbers have not moved for a
+    /// minute: the table is probably too small for the game.
+    Stalled,
+    /// A periodic save (`save_every`) wrote this database.
+    Saved(Saved),
+    /// A periodic save failed (the search goes on, and saves again later).
+    SaveFailed(String),
+    /// This many regions (lands met, counted again when met anew after
+    /// being forgotten) were given nimber 0 by a strategy, not searched:
+    /// Cram's mirror strategy.
+    Mirrored(u64),
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::units::thousands;
+        match self {
+            Notice::RemovedStale(removed) => {
+                f.write_str(&crate::format::stale_notice(removed).unwrap_or_default())
+            }
+            Notice::Trusted(n) => write!(
+                f,
+                "warning: --trust-load: {} loaded entries are used without being re-proven; a wrong or forged database gives wrong answers",
+                thousands(*n)
+            ),
+            Notice::NotSaved(n) => write!(
+                f,
+                "warning: {} positions with contradictory bounds were not saved (a bug: please report it)",
+                thousands(*n)
+            ),
+            Notice::Stalled => f.write_str(
+                "warning: the table is full and the root's proof numbers have not moved for a minute: it is probably too small for this game; a larger --memory is usually far faster",
+            ),
+            Notice::Saved(s) => write!(
+                f,
+                "saved {} entries to {} ({}); the search goes on",
+                thousands(s.entries as u64),
+                s.path.display(),
+                crate::units::human_bytes(s.bytes)
+            ),
+            Notice::SaveFailed(e) => write!(
+                f,
+                "warning: a periodic save failed, the search goes on and saves again later: {e}"
+            ),
+            Notice::Mirrored(n) => write!(
+                f,
+                "{} given nimber 0 by the mirror strategy (a symmetric region is lost for the player to move), not searched",
+                match n {
+                    1 => "1 region was".to_string(),
+                    n => format!("{} regions were", thousands(*n)),
+                }
+            ),
+        }
+    }
+}
+
+/// What a search proved about one position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A value search's answer.
+    Value {
+        /// What is known of the value for the player to move.
+        bounds: Bounds,
+        /// A move that achieves the value, in the game's notation.
+        best_move: Option<String>,
     },
+    /// A nimber search's answer: `None` if stopped first.
+    Nimber(Option<u32>),
 }
 
-/// What the session gives the engine it asks a game for.
-pub struct Setup<'a, G: SearchGame> {
-    /// The run's request.
-    pub request: &'a SearchOptions,
-    /// The engine's options, checked.
-    pub options: &'a Options,
-    /// Values or nimbers.
-    pub kind: Kind,
-    /// The tables given as leaves.
-    pub leaves: Option<&'a Leaves<G>>,
-    /// Told the progress and notices.
-    pub observer: &'a dyn Observer,
-    /// Periodic saves (`--save-every`), when asked for and saving.
-    pub snapshots: Option<(Duration, SnapshotFn<'a, G>)>,
-    /// A search or a check.
-    pub purpose: Purpose<'a, G>,
-}
-
-/// How a game representation is searched: the options it refuses, the
-/// tables it takes as leaves, and the engine that proves it. Every method
-/// has the default that suits a game with nothing of its own.
-pub trait Engines: SearchGame + Sized {
-    /// Refuses the options this game's search cannot honour, before
-    /// anything else is done (no file opened).
-    fn refuse(&self, request: &SearchOptions) -> Result<()> {
-        if request.engine == Engine::Couples {
-            return Err(Error::SearchOption {
-                option: "--engine",
-                given: "couples".into(),
-                rule: "sums normal-play Cram's regions (Sprouts' normal play always uses couples)"
-                    .into(),
-            });
-        }
-        refuse_moves(request)
-    }
-
-    /// What the run proves and its databases hold: values, or with
-    /// `request.nimber` nimbers.
-    fn kind(&self, request: &SearchOptions) -> Kind {
-        match request.nimber {
-            true => Kind::Nimbers,
-            false => Kind::Values,
-        }
-    }
-
-    /// Opens the tables given as leaves, refusing those no position of the
-    /// search can be in: by default tables of the same game.
-    fn leaves(
-        &self,
-        _request: &SearchOptions,
-        paths: &[PathBuf],
-        _kind: Kind,
-    ) -> Result<Option<Leaves<Self>>> {
-        open_tables(self, paths)
-    }
-
-    /// The positions after `p`'s moves, for listing openings and children;
-    /// `None` when `stop` (given the positions made so far and their
-    /// bytes) says to stop first: a position may have very many children.
-    fn successors(
-        &self,
-        p: &Self::Pos,
-        _stop: &mut dyn FnMut(u64, u64) -> bool,
-    ) -> Option<Vec<Self::Pos>> {
-        Some(self.moves(p).into_iter().map(|(_, c)| c).collect())
-    }
-
-    /// The engine that proves this game's positions as `setup` asks.
-    fn prover<'a>(&'a self, setup: Setup<'a, Self>) -> Result<Box<dyn Prover<Self> + 'a>> {
-        standard(self, setup)
-    }
-}
-
-/// `--moves` is refused by a game whose moves are not written as the
-/// positions they lead to.
-pub fn refuse_moves(request: &SearchOptions) -> Result<()> {
-    match request.moves {
-        true => Err(Error::SearchOption {
-            option: "--moves",
-            given: String::new(),
-            rule: "lists a Sprouts position's children (Glop's Children tab); other games list the positions after a move with --openings 1".into(),
-        }),
-        false => Ok(()),
-    }
-}
-
-/// The engine the user asked for, or per game: alpha-beta where the game
-/// has its own alpha-beta search and nothing asks for df-pn, df-pn else.
-pub(crate) fn which<G: SearchGame>(g: &G, request: &SearchOptions) -> Engine {
-    match request.engine {
-        Engine::Auto
-            if request.epsilon.is_none()
-                && request.save_every.is_none()
-                && alphabeta::preferred(g) =>
-        {
-            Engine::AlphaBeta
-        }
-        Engine::Auto => Engine::Dfpn,
-        e => e,
-    }
-}
-
-/// The engines every game has: df-pn or alpha-beta for values, the
-/// component search for nimbers, each with the tables as leaves.
-pub fn standard<'a, G: SearchGame>(
-    g: &'a G,
-    setup: Setup<'a, G>,
-) -> Result<Box<dyn Prover<G> + 'a>> {
-    let Setup {
-        request,
-        options,
-        kind,
-        leaves,
-        observer,
-        snapshots,
-        ..
-    } = setup;
-    let progress = move |s: &Stats| observer.progress(s);
-    if kind == Kind::Nimbers {
-        let mut search = NimberSearch::new(g, options).with_progress(progress);
-        if let Some((every, mut save)) = snapshots {
-            search = search.with_snapshots(every, move |known| {
-                save(Proved::Records(
-                    known
-                        .map(|(k, n, p)| Record {
-                            key: *k,
-                            fact: Fact::Nimber(n),
-                            pos: p.clone(),
-                        })
-                        .collect(),
-                ))
-            });
-        }
-        if let Some(l) = leaves {
-            search = search.with_leaves(l);
-        }
-        return Ok(Box::new(search));
-    }
-    if which(g, request) == Engine::AlphaBeta {
-        let mut ab = AlphaBeta::new(g, options.clone()).with_progress(progress);
-        if let Some(l) = leaves {
-            ab = ab.with_leaves(l.values());
-        }
-        return Ok(Box::new(ab));
-    }
-    let mut stall = Stall::default();
-    let mut dfpn = Dfpn::new(g, options.clone()).with_progress(move |s: &Stats| {
-        observer.progress(s);
-        if stall.update(s) {
-            observer.notice(&Notice::Stalled);
-        }
-    });
-    if let Some((every, mut save)) = snapshots {
-        dfpn = dfpn.with_snapshots(every, move |facts| save(value_facts(facts)));
-    }
-    if let Some(l) = leaves {
-        dfpn = dfpn.with_leaves(l.values());
-    }
-    Ok(Box::new(dfpn))
-}
-
-/// Proven bounds as the facts of a proof database.
-fn value_facts<G: SearchGame>(facts: Vec<(G::Key, Bounds)>) -> Proved<G> {
-    Proved::Keys(
-        facts
-            .into_iter()
-            .map(|(k, b)| (k, Fact::Value(b)))
-            .collect(),
-    )
-}
-
-/// A value answer from a proof's bounds and best move.
-fn value_answer<G: SearchGame>(g: &G, bounds: Bounds, best: Option<&G::Move>) -> Answer {
-    Answer::Value {
-        bounds,
-        best_move: best.map(|m| g.format_move(m)),
-    }
-}
-
-impl<G: SearchGame> Prover<G> for Dfpn<'_, G> {
-    fn engine(&self) -> Option<Engine> {
-        Some(Engine::Dfpn)
-    }
-    fn prove(&mut self, p: &G::Pos) -> Answer {
-        let proof = Dfpn::prove(self, p);
-        value_answer(self.game(), proof.bounds, proof.best_move.as_ref())
-    }
-    fn stats(&self) -> Stats {
-        Dfpn::stats(self)
-    }
-    fn stop_reason(&self) -> Option<Stop> {
-        Dfpn::stop_reason(self)
-    }
-    fn load(
-        &mut self,
-        db: &Merged<G>,
-        trust: bool,
-        stop: &dyn Fn() -> bool,
-    ) -> Result<CheckReport> {
-        match trust {
-            true => Ok(proofdb::trust_values(db, self)),
-            false => proofdb::verify_values(self.game(), db, self, stop),
-        }
-    }
-    fn proved(self: Box<Self>, _: &[G::Pos], _: bool) -> Proved<G> {
-        let facts: Vec<_> = self.proven().collect();
-        drop(self);
-        value_facts(facts)
-    }
-}
-
-impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
-    fn engine(&self) -> Option<Engine> {
-        Some(Engine::AlphaBeta)
-    }
-    fn prove(&mut self, p: &G::Pos) -> Answer {
-        let proof = AlphaBeta::prove(self, p);
-        value_answer(self.game(), proof.bounds, proof.best_move.as_ref())
-    }
-    fn stats(&self) -> Stats {
-        AlphaBeta::stats(self)
-    }
-    fn stop_reason(&self) -> Option<Stop> {
-        AlphaBeta::stop_reason(self)
-    }
-    fn load(
-        &mut self,
-        db: &Merged<G>,
-        trust: bool,
-        stop: &dyn Fn() -> bool,
-    ) -> Result<CheckReport> {
-        match trust {
-            true => Ok(proofdb::trust_values(db, self)),
-            false => proofdb::verify_values(self.game(), db, self, stop),
-        }
-    }
-    fn proved(self: Box<Self>, _: &[G::Pos], _: bool) -> Proved<G> {
-        let facts = self.proven();
-        drop(self);
-        value_facts(facts)
-    }
-}
-
-impl<G: SearchGame> Prover<G> for NimberSearch<'_, G> {
-    fn engine(&self) -> Option<Engine> {
-        None
-    }
-    fn prove(&mut self, p: &G::Pos) -> Answer {
-        Answer::Nimber(self.nimber(p))
-    }
-    fn stats(&self) -> Stats {
-        NimberSearch::stats(self)
-    }
-    fn stop_reason(&self) -> Option<Stop> {
-        NimberSearch::stop_reason(self)
-    }
-    fn load(
-        &mut self,
-        db: &Merged<G>,
-        trust: bool,
-        stop: &dyn Fn() -> bool,
-    ) -> Result<CheckReport> {
-        match trust {
-            true => Ok(proofdb::trust_nimbers(db, self)),
-            false => proofdb::verify_nimbers(self.game(), db, self, stop),
-        }
-    }
-    fn proved(self: Box<Self>, _: &[G::Pos], _: bool) -> Proved<G> {
-        Proved::Records(
-            self.known()
-                .map(|(k, n, p)| Record {
-                    key: *k,
-                    fact: Fact::Nimber(n),
-                    pos: p.clone(),
-                })
-                .collect(),
-        )
-    }
-}
-
-/// How long the root's numbers may stay put in a full table before a
-/// search warns ([`Notice::Stalled`]).
-const STALL_SECONDS: u64 = 60;
-
-/// Watches the progress for a search that has stalled: its table full and
-/// the root's proof and disproof numbers unchanged for [`STALL_SECONDS`] —
-/// what a table too small for the game looks like.
-#[derive(Default)]
-struct Stall {
-    last: Option<(u32, u32, i8)>,
-    since: Duration,
-    warned: bool,
-}
-
-impl Stall {
-    /// Takes the counters of one progress report; `true` once, when the
-    /// search has stalled.
-    fn update(&mut self, s: &Stats) -> bool {
-        let now = (s.root_pn, s.root_dn, s.target);
-        // 4-way buckets rarely fill every slot: 99% is full.
-        let full = s.tt_used * 100 >= s.tt_capacity * 99;
-        if self.last != Some(now) || !full {
-            self.last = Some(now);
-            self.since = s.elapsed;
-            return false;
-        }
-        if self.warned || s.elapsed - self.since < Duration::from_secs(STALL_SECONDS) {
-            return false;
-        }
-        self.warned = true;
-        true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn report(secs: u64, pn: u32, used: u64) -> Stats {
-        Stats {
-            root_pn: pn,
-            root_dn: 7,
-            target: 1,
-            tt_used: used,
-            tt_capacity: 1000,
-            elapsed: Duration::from_secs(secs),
-            ..Stats::default()
-        }
-    }
-
-    #[test]
-    fn a_full_table_whose_root_numbers_stay_put_warns_once() {
-        let mut stall = Stall::default();
-        // Moving numbers, or a table with room: no warning however long.
-        for t in 0..200 {
-            assert!(!stall.update(&report(t, t as u32, 1000)));
-        }
-        let mut stall = Stall::default();
-        for t in 0..200 {
-            assert!(!stall.update(&report(t, 5, 900)));
-        }
-        // Full and still: a warning after a minute, then no more.
-        let mut stall = Stall::default();
-        let warned: Vec<u64> = (0..200)
-            .filter(|&t| stall.update(&report(t, 5, 995)))
-            .collect();
-        assert_eq!(warned, [STALL_SECONDS]);
-    }
+/// What a save wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Saved {
+    /// The proof database.
+    pub path: PathBuf,
+    /// Entries written.
+    pub entries: usize,
+    /// Bytes written.
+    pub bytes: u64,
 }

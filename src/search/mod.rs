@@ -34,6 +34,7 @@ pub(crate) mod hash;
 pub(crate) mod leaves;
 pub mod nimber;
 pub mod proofdb;
+pub mod prover;
 pub mod reference;
 mod report;
 pub mod run;

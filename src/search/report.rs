@@ -2,9 +2,9 @@
 //! line per fact, a label of 12 columns then the fact. The JSON form is the
 //! command line's (it names the same fields).
 
-use super::engine::Counted;
+use super::engine::{Answer, Counted, Engine, SearchOptions};
 use super::proofdb::Fact;
-use super::run::{Answer, CheckOutcome, Engine, Loaded, SearchOptions, SearchReport};
+use super::run::{CheckOutcome, Loaded, SearchReport};
 use super::{path_budget, Stop};
 use crate::units::{human_bytes, thousands};
 use std::fmt::{self, Display, Formatter};

@@ -33,16 +33,18 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::engine::{Engines, Options, Proved, Prover, Purpose, Setup, SnapshotFn, Stats};
+pub use super::engine::{Answer, Engine, Notice, Saved, SearchOptions};
+use super::engine::{Options, Stats};
 use super::games::AnySearch;
 use super::proofdb::{self, CheckReport, Fact, Kind, Record, Records, SaveTarget};
-use super::{Bounds, Cancel, Limits, SearchGame, Stop};
+use super::prover::{Engines, Proved, Prover, Purpose, Setup, SnapshotFn};
+use super::{Limits, SearchGame, Stop};
 use crate::error::{Error, Result};
 use crate::solve::memory_available;
 use crate::value::Value;
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The smallest memory a search takes: below it even a 16-square game's
@@ -67,111 +69,6 @@ pub const MAX_THREADS: usize = 1024;
 /// grows by the branching factor each ply, so a few plies too many would
 /// exhaust memory while listing positions no run could prove one by one.
 pub const MAX_OPENINGS: usize = 100_000;
-
-/// What a search is asked to do. The default proves the start position's
-/// value with the default memory and ε, no limits, no tables, nothing
-/// loaded or saved.
-#[derive(Clone, Debug, Default)]
-pub struct SearchOptions {
-    /// The position, in the game's notation (`None`: the start).
-    pub position: Option<String>,
-    /// The nimber of an impartial position (by components) instead of its
-    /// value.
-    pub nimber: bool,
-    /// Bytes for the transposition table (or the nimber memo); `None`:
-    /// [`default_memory`]. At least [`MIN_MEMORY`], and no more than the
-    /// machine has available.
-    pub memory: Option<u64>,
-    /// ε of the 1+ε trick, from [`MIN_EPSILON`] to [`MAX_EPSILON`]
-    /// (`None`: 0.25).
-    pub epsilon: Option<f64>,
-    /// Stop after this many expanded nodes (components for nimbers):
-    /// exactly that many, never one more.
-    pub node_limit: Option<u64>,
-    /// Stop after this long (looked at before every node or component, so
-    /// a search ends within one node of it).
-    pub time_limit: Option<Duration>,
-    /// Tables to answer positions from: any table of the searched game (same
-    /// spec), and for Cram nimbers any `cram:RxC --nimbers` table.
-    pub tablebases: Vec<PathBuf>,
-    /// Proof databases to start from.
-    pub load: Vec<PathBuf>,
-    /// Use the loaded entries without re-proving them (a wrong or forged
-    /// database then gives wrong answers).
-    pub trust_load: bool,
-    /// Where to keep what the search proved (a proof database), also when
-    /// it is stopped. Checked, locked and given its temporary file before
-    /// the search starts.
-    pub save: Option<PathBuf>,
-    /// Prove every distinct position (up to symmetry) this many plies after
-    /// the position, one after another.
-    pub openings: Option<u32>,
-    /// Files the run reads besides `load` and `tablebases` (a pattern
-    /// file), which `save` may not replace.
-    pub inputs: Vec<PathBuf>,
-    /// Cancelled, the search stops and returns (and saves) what it proved.
-    pub cancel: Cancel,
-    /// Threads proving values together on one table (the nimber search is
-    /// one thread): 0 (the default) is one per core
-    /// ([`std::thread::available_parallelism`]). The value never depends on
-    /// it.
-    pub threads: usize,
-    /// Also save to `save` this often while the search runs, not only at
-    /// its end, so that a run that dies (a crash, a power loss, a kill)
-    /// leaves what it had proven at the last save: what a campaign of days
-    /// resumes from with `load`. Each save is a whole database, written to
-    /// a temporary file and renamed over the last.
-    pub save_every: Option<Duration>,
-    /// The engine of a value search (also of `check`'s re-proving).
-    pub engine: Engine,
-    /// Also prove every child of the position (Glop's Children tab): the
-    /// results are the position, then each child. Sprouts only, whose moves
-    /// are written as the positions they lead to.
-    pub moves: bool,
-}
-
-/// Which engine proves values.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Engine {
-    /// Per game, from measurements ([`alphabeta::preferred`]): alpha-beta
-    /// where the game has its own alpha-beta search (the gravity boards),
-    /// df-pn elsewhere, and df-pn whenever `epsilon` is given.
-    #[default]
-    Auto,
-    /// Depth-first proof-number search ([`super::dfpn`]).
-    Dfpn,
-    /// Alpha-beta with null-window probes, on every thread
-    /// ([`super::alphabeta`]).
-    AlphaBeta,
-    /// Lemoine and Viennot's couples `G + *k` over a sum's components
-    /// (`super::couples`): normal-play Cram, values and nimbers.
-    Couples,
-}
-
-impl Engine {
-    /// Every engine, in the order their names are listed.
-    pub const ALL: [Engine; 4] = [
-        Engine::Auto,
-        Engine::Dfpn,
-        Engine::AlphaBeta,
-        Engine::Couples,
-    ];
-
-    /// The engine's name, as `--engine` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Auto => "auto",
-            Engine::Dfpn => "dfpn",
-            Engine::AlphaBeta => "alphabeta",
-            Engine::Couples => "couples",
-        }
-    }
-
-    /// The engine named `name` ([`Engine::name`]).
-    pub fn from_name(name: &str) -> Option<Engine> {
-        Engine::ALL.into_iter().find(|e| e.name() == name)
-    }
-}
 
 /// The memory a search may take when given none: 1 GiB, or half of what the
 /// machine has available if that is less (and at least [`MIN_MEMORY`]). A
@@ -205,89 +102,6 @@ pub struct Quiet;
 
 impl Observer for Quiet {}
 
-/// What a search tells the user besides its result: each a complete line
-/// (without the program's name).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Notice {
-    /// Temporary files that killed runs of the same output left behind were
-    /// removed.
-    RemovedStale(Vec<PathBuf>),
-    /// This many loaded entries are used without being re-proven.
-    Trusted(u64),
-    /// This many positions with contradictory bounds (a bug) were left out
-    /// of the saved database.
-    NotSaved(u64),
-    /// The table is full and the root's proof numbers have not moved for a
-    /// minute: the table is probably too small for the game.
-    Stalled,
-    /// A periodic save (`save_every`) wrote this database.
-    Saved(Saved),
-    /// A periodic save failed (the search goes on, and saves again later).
-    SaveFailed(String),
-    /// This many regions (lands met, counted again when met anew after
-    /// being forgotten) were given nimber 0 by a strategy, not searched:
-    /// Cram's mirror strategy.
-    Mirrored(u64),
-}
-
-impl std::fmt::Display for Notice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::units::thousands;
-        match self {
-            Notice::RemovedStale(removed) => {
-                f.write_str(&crate::format::stale_notice(removed).unwrap_or_default())
-            }
-            Notice::Trusted(n) => write!(
-                f,
-                "warning: --trust-load: {} loaded entries are used without being re-proven; a wrong or forged database gives wrong answers",
-                thousands(*n)
-            ),
-            Notice::NotSaved(n) => write!(
-                f,
-                "warning: {} positions with contradictory bounds were not saved (a bug: please report it)",
-                thousands(*n)
-            ),
-            Notice::Stalled => f.write_str(
-                "warning: the table is full and the root's proof numbers have not moved for a minute: it is probably too small for this game; a larger --memory is usually far faster",
-            ),
-            Notice::Saved(s) => write!(
-                f,
-                "saved {} entries to {} ({}); the search goes on",
-                thousands(s.entries as u64),
-                s.path.display(),
-                crate::units::human_bytes(s.bytes)
-            ),
-            Notice::SaveFailed(e) => write!(
-                f,
-                "warning: a periodic save failed, the search goes on and saves again later: {e}"
-            ),
-            Notice::Mirrored(n) => write!(
-                f,
-                "{} given nimber 0 by the mirror strategy (a symmetric region is lost for the player to move), not searched",
-                match n {
-                    1 => "1 region was".to_string(),
-                    n => format!("{} regions were", thousands(*n)),
-                }
-            ),
-        }
-    }
-}
-
-/// What a search proved about one position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Answer {
-    /// A value search's answer.
-    Value {
-        /// What is known of the value for the player to move.
-        bounds: Bounds,
-        /// A move that achieves the value, in the game's notation.
-        best_move: Option<String>,
-    },
-    /// A nimber search's answer: `None` if stopped first.
-    Nimber(Option<u32>),
-}
-
 /// One position searched: the position itself, or one of its openings.
 #[derive(Clone, Debug)]
 pub struct Searched {
@@ -318,17 +132,6 @@ pub struct Loaded {
     pub report: CheckReport,
     /// How long reading and re-proving took.
     pub elapsed: Duration,
-}
-
-/// What a save wrote.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Saved {
-    /// The proof database.
-    pub path: PathBuf,
-    /// Entries written.
-    pub entries: usize,
-    /// Bytes written.
-    pub bytes: u64,
 }
 
 /// What [`run`] did.
@@ -439,12 +242,14 @@ pub fn run_game<G: Engines>(
         }
         _ => None,
     };
+    let (progress, notice) = tell(observer);
     let mut prover = g.prover(Setup {
         request: options,
         options: &engine,
         kind,
         leaves: leaves.as_ref(),
-        observer,
+        progress: &progress,
+        notice: &notice,
         snapshots,
         purpose: Purpose::Search,
     })?;
@@ -567,12 +372,14 @@ pub fn check_game<G: Engines>(
         engine.memory,
     )?;
     let started = Instant::now();
+    let (progress, notice) = tell(observer);
     let mut prover = g.prover(Setup {
         request: options,
         options: &engine,
         kind,
         leaves: leaves.as_ref(),
-        observer,
+        progress: &progress,
+        notice: &notice,
         snapshots: None,
         purpose: Purpose::Check {
             db: &db,
@@ -797,22 +604,30 @@ fn write<G: SearchGame>(
     match proved {
         Proved::Keys(mut facts) => {
             facts.retain(|(_, f)| count(f));
-            tell(observer, impossible);
+            tell_not_saved(observer, impossible);
             proofdb::nameable(g, &mut facts);
             with_carried(g, &mut facts, carried, value_fact);
             save_records(g, target, kind, &mut facts)
         }
         Proved::Records(mut records) => {
             records.retain(|r| count(&r.fact));
-            tell(observer, impossible);
+            tell_not_saved(observer, impossible);
             with_carried(g, &mut records, carried, Record::with_fact);
             save_records(g, target, kind, &mut records)
         }
     }
 }
 
+/// The observer's progress and notices, as the engines take them.
+fn tell(observer: &dyn Observer) -> (impl Fn(&Stats) + '_, impl Fn(&Notice) + '_) {
+    (
+        move |s: &Stats| observer.progress(s),
+        move |n: &Notice| observer.notice(n),
+    )
+}
+
 /// Says that `impossible` entries were left out of a save.
-fn tell(observer: Option<&dyn Observer>, impossible: u64) {
+fn tell_not_saved(observer: Option<&dyn Observer>, impossible: u64) {
     if let (Some(o), true) = (observer, impossible > 0) {
         o.notice(&Notice::NotSaved(impossible));
     }

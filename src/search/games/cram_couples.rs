@@ -17,14 +17,12 @@ use super::cram::{CramNimberLeaves, CramSearch};
 use crate::error::{Error, Result};
 use crate::games::AnyGame;
 use crate::search::couples::{Couples, Folded, LandInfo, Lands};
-use crate::search::engine::{
-    refuse_moves, standard, Counted, Engines, Proved, Prover, Purpose, Setup, Stats,
-};
+use crate::search::engine::{Answer, Counted, Engine, Notice, Options, SearchOptions, Stats};
 use crate::search::hash::{FastBuild, FastHasher};
 use crate::search::leaves::{sort_tables, Leaves, NimberLeaves, TableLeaves};
 use crate::search::nimber::NimberSearch;
 use crate::search::proofdb::{self, CheckReport, Fact, Kind, Record};
-use crate::search::run::{Answer, Engine, Notice, SearchOptions};
+use crate::search::prover::{refuse_moves, standard, Engines, Proved, Prover, Purpose, Setup};
 use crate::search::{Bounds, SearchGame, Stop};
 use crate::value::Value;
 use std::hash::{Hash, Hasher};
@@ -288,10 +286,10 @@ impl Engines for CramSearch {
         if !couples {
             return standard(self, setup);
         }
-        let observer = setup.observer;
+        let progress = setup.progress;
         let leaves = setup.leaves.and_then(Leaves::regions);
-        let mut e = Couples::with_lands(CramLands::new(leaves), setup.options)
-            .with_progress(move |s| observer.progress(s));
+        let mut e =
+            Couples::with_lands(CramLands::new(leaves), setup.options).with_progress(progress);
         if let Some((every, mut save)) = setup.snapshots {
             let g = self;
             e = e.with_snapshots(every, move |lands| save(Proved::Records(records(g, lands))));
@@ -310,7 +308,7 @@ struct CramCouples<'a> {
     g: &'a CramSearch,
     e: Couples<'a, CramLands<'a>>,
     kind: Kind,
-    options: &'a crate::search::engine::Options,
+    options: &'a Options,
 }
 
 impl Prover<CramSearch> for CramCouples<'_> {

@@ -206,7 +206,7 @@ mod standard {
     use super::occupy::{KeyWidth, Occupy, Words};
     use super::table::TableRules;
     use crate::games::AnyGame;
-    use crate::search::engine::Engines;
+    use crate::search::prover::Engines;
 
     impl Engines for Columns {}
     impl Engines for IsolationSearch {}

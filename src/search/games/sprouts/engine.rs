@@ -10,10 +10,10 @@ use super::proof;
 use super::SproutsSearch;
 use crate::error::{Error, ProofFault, Result};
 use crate::games::sprouts::Position;
-use crate::search::engine::{Engines, Options, Proved, Prover, Purpose, Setup, Stats};
+use crate::search::engine::{Answer, Engine as EngineName, Options, SearchOptions, Stats};
 use crate::search::leaves::Leaves;
 use crate::search::proofdb::{CheckReport, Fact, Kind, Merged, Records};
-use crate::search::run::{Answer, Engine as EngineName, SearchOptions};
+use crate::search::prover::{Engines, Proved, Prover, Purpose, Setup};
 use crate::search::{Bounds, Stop};
 use crate::value::Value;
 use std::path::PathBuf;
@@ -89,8 +89,7 @@ impl Engines for SproutsSearch {
                 });
             }
         }
-        let observer = setup.observer;
-        let progress = move |s: &Stats| observer.progress(s);
+        let progress = setup.progress;
         let o: &Options = setup.options;
         let own = if self.misere() {
             let mut m = Misere::new(o).with_progress(progress);
