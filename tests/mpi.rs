@@ -219,6 +219,23 @@ fn bad_input_is_one_message() {
         assert!(lines[0].contains(says), "{game}: {err}");
         assert_eq!(names(dir.path()), Vec::<String>::new(), "{game}");
     }
+    // An output that is a device is refused when rank 0 takes its lock,
+    // once, and left as it was.
+    std::os::unix::fs::symlink("/dev/null", &out).unwrap();
+    let o = solve_mpi(3, "connect:4x4", &out, &[], None);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("retrograde: error"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("character device"), "{err}");
+    assert!(std::fs::symlink_metadata(&out)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(names(dir.path()), vec!["x.rtb".to_string()]);
 }
 
 /// `--dry-run --mpi` prints the ranks' memory and disk and one traffic line

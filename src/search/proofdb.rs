@@ -286,22 +286,26 @@ pub fn load<G: SearchGame>(game: &G, path: &Path) -> crate::Result<(Kind, Record
 }
 
 /// Where a search will save what it proves, made ready before the search
-/// starts: the output is checked (a regular file or nothing, not one of the
-/// run's inputs, its directory there), locked against every other solve or
-/// search of the same name for the whole run (`NAME.lock`, as a solve does),
-/// and its temporary file is created — exclusively, under an unpredictable
-/// name (`NAME.<pid>-<random>.partial`, the solver's
-/// [`TempFile`]) — which also shows the directory is writable. The
+/// starts: its directory must be there; the output is checked (a regular
+/// file or nothing, not one of the run's inputs) and locked against every
+/// other solve or search of the same name for the whole run (`NAME.lock`,
+/// [`OutputLock::acquire`], as a solve does), and its temporary file is
+/// created — exclusively, under an unpredictable name
+/// (`NAME.<pid>-<random>.partial`, the solver's [`TempFile`]) — which also
+/// shows the directory is writable. The
 /// temporary and lock files are registered, so a second Ctrl-C (the signal
 /// handler's [`crate::format::remove_temporary_files`]) removes them, and
 /// dropping the target unsaved removes them too.
 ///
 /// A long search saves now and then as well ([`SaveTarget::save_now`]):
-/// each save is a whole database renamed into place, and the target then
-/// takes a new temporary file for the next one, keeping the lock.
+/// each save is a whole database renamed into place (the output checked
+/// again first), and the target then takes a new temporary file for the
+/// next one, keeping the lock.
 #[derive(Debug)]
 pub(crate) struct SaveTarget {
     path: PathBuf,
+    /// The run's inputs, checked again before each rename.
+    inputs: Vec<PathBuf>,
     // Declared before the lock: dropped (removed) while the lock is held.
     // None only after a save whose next temporary file could not be made.
     tmp: Option<TempFile>,
@@ -314,7 +318,6 @@ impl SaveTarget {
     /// reads (a pattern file, databases, tables), which it may not replace.
     pub fn prepare(path: &Path, inputs: &[PathBuf]) -> crate::Result<SaveTarget> {
         let shown = Error::quote_path(path);
-        check_output(path, inputs)?;
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -337,7 +340,7 @@ impl SaveTarget {
                 ))
             }
         }
-        let lock = OutputLock::acquire(path)?;
+        let lock = OutputLock::acquire(path, inputs)?;
         // Under the lock no other run of this output is writing, so the
         // temporaries of killed runs (solves' or searches') can go.
         let removed = crate::format::remove_stale_temporaries(path);
@@ -347,6 +350,7 @@ impl SaveTarget {
         })?;
         Ok(SaveTarget {
             path: path.to_path_buf(),
+            inputs: inputs.to_vec(),
             tmp: Some(tmp),
             _lock: lock,
             removed,
@@ -412,6 +416,9 @@ impl SaveTarget {
         let ((), len) = tmp
             .write(|w| write_to(game, w, kind, records))
             .map_err(|e| write_error(&self.path, e))?;
+        // Checked again just before the rename: the output may have been
+        // replaced by something else (a device, a link to an input) since.
+        check_output(&self.path, &self.inputs)?;
         tmp.persist(&self.path).map_err(|e| Error::File {
             path: self.path.clone(),
             error: Box::new(e),

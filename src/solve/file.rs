@@ -64,14 +64,15 @@ pub fn solve_to_file<G: Game>(
         fs::create_dir_all(dir)
             .map_err(|e| Error::io(format!("cannot create directory {}", dir.display()), e))?;
     }
-    let lock = OutputLock::acquire(path)?;
+    let lock = OutputLock::acquire(path, &options.inputs)?;
     solve_locked(game, &lock, options, progress)
 }
 
 /// Solves `game` into the output `lock` guards. For callers that must keep
 /// the output theirs after the solve too (the command line reads the
 /// finished file back before it reports), take the lock with
-/// [`OutputLock::acquire`], call this, and drop the lock when done.
+/// [`OutputLock::acquire`] (given `options.inputs`: that is where the
+/// output is checked), call this, and drop the lock when done.
 pub fn solve_locked<G: Game>(
     game: &G,
     lock: &OutputLock,
@@ -79,7 +80,6 @@ pub fn solve_locked<G: Game>(
     progress: &dyn Progress,
 ) -> Result<SolveReport> {
     let path = lock.output();
-    check_output(path, &options.inputs)?;
     let codec = codec_for(game, options.kind)?;
     let ckpt_path = checkpoint_path(path);
     remove_stale(path, &ckpt_path, progress);

@@ -12,6 +12,11 @@
 //!   a socket is refused rather than replaced by a regular file.
 //! * The output may not be one of the solve's own inputs (compared by device
 //!   and inode, so no spelling of the path gets past it).
+//! * Both are checked ([`check_output`], which also refuses `-` and the
+//!   names of working files) when the output's lock is taken
+//!   ([`OutputLock::acquire`], before anything is written), and again just
+//!   before the rename that replaces the output: the path may have become
+//!   something else in between.
 //! * For the whole solve, an advisory lock is held on `NAME.lock`, so a
 //!   second solve of the same output is refused with a message instead of
 //!   racing the first one to the rename.
@@ -62,6 +67,8 @@ pub fn input_files(spec: &str) -> Vec<PathBuf> {
 /// Refuses an output path that a solve (or a search's proof database) must
 /// not replace: a name reserved for working files, an existing file that is
 /// not a regular file (following a symlink), or one of the run's `inputs`.
+/// [`OutputLock::acquire`] checks this before a run; a run checks it again
+/// just before the rename that replaces the output.
 pub fn check_output(path: &Path, inputs: &[PathBuf]) -> Result<()> {
     let shown = Error::quote_path(path);
     let refuse = |why: String| Error::Output(format!("{shown}: {why}"));
@@ -123,9 +130,14 @@ pub struct OutputLock {
 }
 
 impl OutputLock {
-    /// Takes the lock for `output`, or refuses at once if another process
-    /// holds it.
-    pub fn acquire(output: &Path) -> Result<OutputLock> {
+    /// Checks that `output` may be replaced by a run that reads `inputs`
+    /// ([`check_output`]) and takes its lock, or refuses at once if another
+    /// process holds it. Every run that writes an output (a solve, streamed
+    /// or shared by MPI ranks, a search's proof database) takes it before
+    /// its work, so this is where a bad output is refused; nothing is
+    /// created for a refused one.
+    pub fn acquire(output: &Path, inputs: &[PathBuf]) -> Result<OutputLock> {
+        check_output(output, inputs)?;
         let lock_path = sibling(output, ".lock");
         let io = |e| Error::io(format!("cannot lock {}", Error::quote_path(&lock_path)), e);
         // Another process may remove the lock file between our open and our
@@ -214,12 +226,12 @@ mod tests {
     fn a_second_lock_on_one_output_is_refused_until_the_first_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("t.rtb");
-        let first = OutputLock::acquire(&out).unwrap();
-        let err = OutputLock::acquire(&out).unwrap_err().to_string();
+        let first = OutputLock::acquire(&out, &[]).unwrap();
+        let err = OutputLock::acquire(&out, &[]).unwrap_err().to_string();
         assert!(err.contains("another solve or search is writing"), "{err}");
         drop(first);
         assert!(!dir.path().join("t.rtb.lock").exists());
-        let again = OutputLock::acquire(&out).unwrap();
+        let again = OutputLock::acquire(&out, &[]).unwrap();
         assert_eq!(again.output(), out);
     }
 
@@ -229,8 +241,74 @@ mod tests {
         let victim = dir.path().join("victim");
         std::fs::write(&victim, b"keep").unwrap();
         std::os::unix::fs::symlink(&victim, dir.path().join("t.rtb.lock")).unwrap();
-        assert!(OutputLock::acquire(&dir.path().join("t.rtb")).is_err());
+        assert!(OutputLock::acquire(&dir.path().join("t.rtb"), &[]).is_err());
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+    }
+
+    /// Taking the lock is where a run's output is checked: a refused
+    /// output leaves no lock file behind.
+    #[test]
+    fn the_lock_refuses_a_bad_output_before_creating_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let input = d.join("rules.txt");
+        std::fs::write(&input, b"x").unwrap();
+        std::os::unix::fs::symlink("/dev/null", d.join("null.rtb")).unwrap();
+        for (out, why) in [
+            (d.join("null.rtb"), "character device"),
+            (input.clone(), "own input"),
+            (d.join("t.rtb.ckpt"), "reserved"),
+            (PathBuf::from("-"), "standard output"),
+        ] {
+            let err = OutputLock::acquire(&out, std::slice::from_ref(&input))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(why), "{err}");
+        }
+        let mut names: Vec<_> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["null.rtb", "rules.txt"]);
+        let lock = OutputLock::acquire(&d.join("t.rtb"), &[input]).unwrap();
+        assert!(d.join("t.rtb.lock").exists());
+        drop(lock);
+    }
+
+    /// A search's save checks its output again just before each rename: an
+    /// output that became a link to a device, or to one of the run's
+    /// inputs, after the target was prepared is refused and left alone.
+    #[test]
+    fn a_save_refuses_an_output_that_changed_since_it_was_locked() {
+        use crate::search::games::cram::CramSearch;
+        use crate::search::proofdb::{Fact, Kind, SaveTarget};
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let out = d.join("c.proof");
+        let input = d.join("a.proof");
+        std::fs::write(&input, b"keep").unwrap();
+        let g = CramSearch::new(2, 3, false).unwrap();
+        let mut none: Vec<(u128, Fact)> = Vec::new();
+        let mut target = SaveTarget::prepare(&out, std::slice::from_ref(&input)).unwrap();
+        std::os::unix::fs::symlink("/dev/null", &out).unwrap();
+        let err = target.save_now(&g, Kind::Nimbers, &mut none).unwrap_err();
+        assert!(err.to_string().contains("character device"), "{err}");
+        assert!(fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+        fs::remove_file(&out).unwrap();
+        std::os::unix::fs::symlink(&input, &out).unwrap();
+        let err = target.save_now(&g, Kind::Nimbers, &mut none).unwrap_err();
+        assert!(err.to_string().contains("own input"), "{err}");
+        assert_eq!(fs::read(&input).unwrap(), b"keep");
+        fs::remove_file(&out).unwrap();
+        target.save(&g, Kind::Nimbers, &mut none).unwrap();
+        assert!(fs::symlink_metadata(&out).unwrap().is_file());
+        let mut names: Vec<_> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.proof", "c.proof"]);
     }
 
     #[test]

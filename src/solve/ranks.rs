@@ -45,7 +45,7 @@
 //! of the tier below, as the single process.
 
 use super::file::{checkpoint_kind, remove_stale};
-use super::output::{check_output, open_regular, OutputLock};
+use super::output::{open_regular, OutputLock};
 use super::stream::{self, label_share, Prepared};
 use super::{codec_for, NoProgress, Progress, SolveOptions, SolveReport, Tally};
 use crate::error::{Error, Result};
@@ -306,7 +306,8 @@ pub fn agree(world: &SimpleCommunicator, terms: Option<&[Term]>) -> Result<()> {
 
 /// Solves `game` into `path` as one rank of `world`: every rank of the job
 /// calls this with the same game, path and options; rank 0 passes the
-/// output's lock (taken with [`OutputLock::acquire`]), the others `None`.
+/// output's lock (taken with [`OutputLock::acquire`], which checked the
+/// output against `options.inputs`), the others `None`.
 /// Rank 0 returns the report; the others `Ok(None)`. A rank that fails
 /// returns its error; the others return [`Error::PeerFailed`]. The ranks
 /// first [`agree`] on [`table_terms`]: given different games, options or
@@ -512,7 +513,6 @@ fn prepare<G: Game>(
             Error::quote_path(path)
         )));
     }
-    check_output(path, &options.inputs)?;
     let codec = codec_for(game, options.kind)?;
     if let Some(why) = stream::cannot_stream(game) {
         return Err(Error::Output(format!(

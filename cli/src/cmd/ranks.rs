@@ -8,8 +8,10 @@
 //! (`retrograde::solve::agree`: a rank given another game, fold, table
 //! kind, output or checkpointing makes rank 0 name the difference in one
 //! line and every rank exit non-zero, with nothing written); then rank 0
-//! creates the output's directory and takes its lock, and the ranks solve
-//! together (`retrograde::solve::solve_mpi`).
+//! creates the output's directory and takes its lock (which checks the
+//! output: a device, `-`, the solve's own input are refused, and every
+//! rank exits non-zero), and the ranks solve together
+//! (`retrograde::solve::solve_mpi`).
 
 use super::output::{human_bytes, thousands};
 use super::progress;
@@ -65,7 +67,8 @@ pub fn solve(args: Args) -> Result<ExitCode> {
     // Agreed: rank 0 alone creates the output's directory and takes its
     // lock (it installs the file); every rank learns whether that worked.
     let lock = if rank == 0 {
-        create_output_dir(&job.path).and_then(|()| Ok(Some(OutputLock::acquire(&job.path)?)))
+        create_output_dir(&job.path)
+            .and_then(|()| Ok(Some(OutputLock::acquire(&job.path, &job.options.inputs)?)))
     } else {
         Ok(None)
     };

@@ -7,7 +7,7 @@ use super::resources::{
 use super::{open::open, progress, with_threads};
 use anyhow::{bail, Context, Result};
 use retrograde::internal::solve::{
-    check_output, estimate, input_files, solve_locked, OutputLock, PROCESS_MEMORY,
+    estimate, input_files, solve_locked, OutputLock, PROCESS_MEMORY,
 };
 use retrograde::solve::{SolveOptions, Streaming};
 use retrograde::{with_game, AnyGame, TableKind};
@@ -105,9 +105,11 @@ fn solve(args: Args) -> Result<ExitCode> {
         threads,
         ..
     } = job;
-    // Held until the report is printed: the file read back for the start's
-    // value is the one this solve wrote, not another solve's.
-    let lock = OutputLock::acquire(&path)?;
+    // Taking the lock checks the output (a device, `-`, the solve's own
+    // input are refused here, before the solve). Held until the report is
+    // printed: the file read back for the start's value is the one this
+    // solve wrote, not another solve's.
+    let lock = OutputLock::acquire(&path, &options.inputs)?;
     let bar = progress::Bar::new(game.size());
     let started = Instant::now();
     let report = with_game!(&game, g => solve_locked(g, &lock, &options, &bar))
@@ -128,11 +130,12 @@ pub(super) struct Job {
     pub done: Option<ExitCode>,
 }
 
-/// Everything before the solve: the game, options and output checked, the
-/// dry run, and (without `--force`) the memory and disk checks. With
+/// Everything before the solve: the game, options and output name checked,
+/// the dry run, and (without `--force`) the memory and disk checks. With
 /// `no_dry_run` the dry run is left to the caller. Writes nothing (the
 /// dry run prints): the caller creates the output's directory
-/// ([`create_output_dir`]).
+/// ([`create_output_dir`]) and takes the output's lock, which checks what
+/// the output names (a device, `-`, the solve's own input are refused).
 pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
     let Args {
         game: spec,
@@ -196,7 +199,6 @@ pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
             path.display()
         );
     }
-    check_output(&path, &options.inputs)?;
     let threads = rayon::current_num_threads();
     let mut job = Job {
         game,

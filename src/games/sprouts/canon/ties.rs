@@ -1,64 +1,10 @@
-//! The canonical form of a land, in two steps.
-//!
-//! 1. Each region's *shape*: its least writing over its two orientations
-//!    (read forwards or mirrored: a region can be mirrored on its own, its
-//!    only link to others being letters with one life), each boundary's
-//!    starting point, and the order of its boundaries (the `0`s first, the
-//!    least), with lower-case letters named by first appearance in their
-//!    boundary and every upper-case letter written as its *colour*. Colours
-//!    are refined from the shapes: at first all alike, then a letter's
-//!    colour is its old colour with the shapes of the two regions it joins,
-//!    until no more colours appear. A region of two or three lives is free
-//!    (its shape cannot matter): its `1`s, `2`s, then its colours, sorted.
-//! 2. The regions in order of shape; then, among the writings that give
-//!    each region its shape (the orientations, rotations and orders of
-//!    boundaries that tie, and the orders of regions of equal shape), the
-//!    least text once the letters are named by first appearance (letters
-//!    of both cases share the ranks). This is built from the front: the
-//!    next region or boundary is the one that writes least; a tie between
-//!    two that write alike but name different letters is resolved by
-//!    trying each, up to [`BRANCHES`] in all.
-//!
-//! Both steps depend only on the land, not on how it was written, so equal
-//! lands get equal bytes, except where a tie left by the colours is not a
-//! symmetry of the land and the bound cuts the trying short: then the bytes
-//! are still this land's (a correct key), only perhaps not the canonical
-//! ones, so one land may get two keys (never two lands one). The tests
-//! rewrite every land reachable from 5 spots in other ways and read back
-//! the same bytes.
-//!
-//! Written for speed: the canonical form is computed for every child of
-//! every land a search meets (it was most of a search's time, and half of
-//! that in the allocator), so vertices are `u16` codes in flat arrays,
-//! upper-case letters are numbered densely per land (a naming is a short
-//! byte array, a colour a slot), rotations that tie are bit masks, and no
-//! step allocates: the tie search keeps its writings, namings and ties on
-//! stacks it truncates as it backtracks, and every buffer (the regions'
-//! too) lives in a per-thread scratch reused from one land to the next.
+//! Step 2 of the canonical form: the least text over the writings that
+//! give each region its shape, built from the front, ties tried in turn.
 
-use super::working::{Census, Tok, WRegion, T_ONE, T_TWO};
-use super::{Land, BOUNDARY_END, LAND_END, LETTERS, MAX_LETTERS, ONE, REGION_END, TWO, ZERO};
-use std::cell::RefCell;
+use super::shape::{Region, Writing};
+use super::{at, HIGH, LOW, S_BOUNDARY, S_REGION, V_ID, V_LOWER, V_UPPER};
+use crate::games::sprouts::{BOUNDARY_END, LETTERS, MAX_LETTERS, ONE, REGION_END, TWO, ZERO};
 use std::cmp::Ordering;
-
-/// Tie branches a canonical form may try beyond the first.
-const BRANCHES: u32 = 256;
-
-/// Vertex codes: `1`, `2`, a lower-case letter's id, and an upper-case
-/// letter's dense number in its land (see [`canonical`]).
-const V_ONE: u16 = T_ONE;
-const V_TWO: u16 = T_TWO;
-const V_LOWER: u16 = 1 << 13;
-const V_UPPER: u16 = 1 << 14;
-const V_ID: u16 = V_LOWER - 1;
-
-/// Shape codes: `0`, `1`, `2` as their bytes; a lower-case letter of local
-/// rank r is `LOW + r`; an upper-case letter of colour c is `HIGH + c`
-/// (after every lower-case one); then the ends.
-const LOW: u16 = 3;
-const HIGH: u16 = 1 << 12;
-const S_BOUNDARY: u16 = u16::MAX - 1;
-const S_REGION: u16 = u16::MAX;
 
 /// A naming (the upper-case letters named so far and the next rank) is a
 /// *frame* of bytes: the rank of each upper-case letter of the land by its
@@ -67,451 +13,9 @@ const S_REGION: u16 = u16::MAX;
 /// equal exactly when their frames are.
 const UNNAMED: u8 = u8::MAX;
 
-/// The vertex `k` places after `s` of a boundary of `n` vertices, read
-/// forwards or mirrored.
-#[inline]
-fn at(b: &[u16], s: usize, k: usize, mirror: bool) -> u16 {
-    let n = b.len();
-    debug_assert!(s < n && k < n);
-    let i = if mirror {
-        if k <= s {
-            s - k
-        } else {
-            s + n - k
-        }
-    } else if s + k < n {
-        s + k
-    } else {
-        s + k - n
-    };
-    b[i]
-}
-
-/// Writes boundary `b` read from `s` (mirrored or not) as shape codes,
-/// and how they compare with `least` (the same boundary's least writing
-/// so far, if any): as soon as they are past it, the writing stops there.
-fn shape_at(
-    b: &[u16],
-    s: usize,
-    mirror: bool,
-    colours: &[u16],
-    out: &mut Vec<u16>,
-    least: Option<&[u16]>,
-) -> Ordering {
-    let start = out.len();
-    let mut next_lower = 0u16;
-    // Every writing of a boundary has its length: codes compare one by one.
-    let mut order = Ordering::Equal;
-    for k in 0..b.len() {
-        let v = at(b, s, k, mirror);
-        let code = if v & V_UPPER != 0 {
-            HIGH + colours[usize::from(v & V_ID)]
-        } else if v & V_LOWER != 0 {
-            // Its first side, if already written, gave its rank.
-            match (0..k).find(|&j| at(b, s, j, mirror) == v) {
-                Some(j) => out[start + j],
-                None => {
-                    next_lower += 1;
-                    LOW + next_lower - 1
-                }
-            }
-        } else {
-            v
-        };
-        out.push(code);
-        if let (Ordering::Equal, Some(l)) = (order, least) {
-            order = code.cmp(&l[k]);
-            if order == Ordering::Greater {
-                return order;
-            }
-        }
-    }
-    out.push(S_BOUNDARY);
-    order
-}
-
-/// A boundary's least shape (appended to `out`) and the rotations that
-/// give it (bit s: from vertex s; boundaries longer than 64 keep the
-/// first 64 starting points, each still a correct writing).
-fn boundary_shape(
-    b: &[u16],
-    mirror: bool,
-    colours: &[u16],
-    out: &mut Vec<u16>,
-    buf: &mut Vec<u16>,
-) -> u64 {
-    let start = out.len();
-    let mut mask = 0u64;
-    for s in 0..b.len().min(64) {
-        buf.clear();
-        let order = if s == 0 {
-            shape_at(b, s, mirror, colours, buf, None);
-            Ordering::Less
-        } else {
-            shape_at(b, s, mirror, colours, buf, Some(&out[start..]))
-        };
-        match order {
-            Ordering::Less => {
-                out.truncate(start);
-                out.extend_from_slice(buf);
-                mask = 1 << s;
-            }
-            Ordering::Equal => mask |= 1 << s,
-            Ordering::Greater => {}
-        }
-    }
-    mask
-}
-
-/// One orientation of a region that gives it its shape: its boundaries in
-/// shape order, each with the rotations that give its shape, and for each
-/// the first boundary of its run of equal shapes (a run may be written in
-/// any order).
-#[derive(Default)]
-struct Writing {
-    mirror: bool,
-    /// (boundary number, rotations) in shape order.
-    order: Vec<(u16, u64)>,
-    run: Vec<u16>,
-}
-
-/// A region's vertices and shape. Kept in the scratch and filled again
-/// for each land ([`Region::fill`]), so that its vectors are reused.
-#[derive(Default)]
-struct Region {
-    zeros: u32,
-    free: bool,
-    /// Its vertices, boundary after boundary, and where each boundary lies.
-    verts: Vec<u16>,
-    bounds: Vec<(u32, u32)>,
-    shape: Vec<u16>,
-    /// Whether it has upper-case letters (else its bytes are its shape
-    /// with its letters ranked after the names so far).
-    upper: bool,
-    /// The writings that give its shape (not for free regions): the first
-    /// `writings_len` (one per orientation at most).
-    writings: [Writing; 2],
-    writings_len: usize,
-    /// A free region's `1`s, `2`s and upper-case letters (dense numbers).
-    ones: usize,
-    twos: usize,
-    uppers: Vec<u16>,
-}
-
-impl Region {
-    /// The region `reg` of a land whose upper-case letters are `ids`
-    /// (sorted: a letter's dense number is its place there).
-    fn fill(&mut self, reg: &WRegion, census: &Census, ids: &[Tok]) {
-        self.verts.clear();
-        self.bounds.clear();
-        self.uppers.clear();
-        self.shape.clear();
-        self.writings_len = 0;
-        let mut upper = false;
-        for b in &reg.bounds {
-            self.bounds.push((self.verts.len() as u32, b.len() as u32));
-            for &t in b {
-                self.verts.push(match t {
-                    T_ONE => V_ONE,
-                    T_TWO => V_TWO,
-                    _ if census.upper(t) => {
-                        upper = true;
-                        let d = ids.binary_search(&t).expect("an upper-case letter");
-                        V_UPPER | d as u16
-                    }
-                    _ if census.lower(t) => V_LOWER | t,
-                    _ => V_TWO,
-                });
-            }
-        }
-        self.zeros = reg.zeros;
-        self.free = census.half_lives(reg) <= 6;
-        self.upper = upper;
-        self.ones = 0;
-        self.twos = 0;
-        if self.free {
-            let (mut ones, mut twos) = (0, 0);
-            for &v in &self.verts {
-                if v & V_UPPER != 0 {
-                    self.uppers.push(v & V_ID);
-                } else if v & V_LOWER != 0 {
-                    // One `2` for its two sides (the reduction writes it so
-                    // already).
-                    twos += 1;
-                } else if v == V_ONE {
-                    ones += 2;
-                } else {
-                    twos += 2;
-                }
-            }
-            self.ones = ones / 2;
-            self.twos = twos / 2;
-        }
-    }
-
-    fn boundary(&self, i: usize) -> &[u16] {
-        let (s, n) = self.bounds[i];
-        &self.verts[s as usize..(s + n) as usize]
-    }
-
-    /// The shape (and writings) under `colours`.
-    fn shape(&mut self, colours: &[u16], scratch: &mut ShapeBufs) {
-        let mut shape = std::mem::take(&mut self.shape);
-        shape.clear();
-        for _ in 0..self.zeros {
-            shape.push(u16::from(ZERO));
-            shape.push(S_BOUNDARY);
-        }
-        if self.free {
-            if !self.bounds.is_empty() {
-                shape.extend(std::iter::repeat_n(u16::from(ONE), self.ones));
-                shape.extend(std::iter::repeat_n(u16::from(TWO), self.twos));
-                let at = shape.len();
-                shape.extend(self.uppers.iter().map(|&d| HIGH + colours[usize::from(d)]));
-                shape[at..].sort_unstable();
-                shape.push(S_BOUNDARY);
-            }
-            shape.push(S_REGION);
-            self.shape = shape;
-            return;
-        }
-        let head = shape.len();
-        self.writings_len = 0;
-        let nb = self.bounds.len();
-        // A region of one boundary of at most two vertices reads the same
-        // mirrored (up to rotation).
-        let mirrors: &[bool] = if nb <= 1 && self.verts.len() <= 2 {
-            &[false]
-        } else {
-            &[false, true]
-        };
-        let mut best_len = 0;
-        let ShapeBufs {
-            flat,
-            buf,
-            cand,
-            parts,
-        } = scratch;
-        for &mirror in mirrors {
-            // Each boundary's least shape, in one flat buffer.
-            flat.clear();
-            parts.clear();
-            for i in 0..nb {
-                let at = flat.len();
-                let mask = boundary_shape(self.boundary(i), mirror, colours, flat, buf);
-                parts.push((at as u32, (flat.len() - at) as u32, i as u16, mask));
-            }
-            let slice = |p: &(u32, u32, u16, u64)| &flat[p.0 as usize..(p.0 + p.1) as usize];
-            parts.sort_by(|a, b| slice(a).cmp(slice(b)));
-            cand.clear();
-            for p in parts.iter() {
-                cand.extend_from_slice(slice(p));
-            }
-            cand.push(S_REGION);
-            let order = if self.writings_len == 0 {
-                Ordering::Less
-            } else {
-                cand.as_slice().cmp(&shape[head..head + best_len])
-            };
-            if order == Ordering::Greater {
-                continue;
-            }
-            // The writing goes in the first free slot, then to the front
-            // if it is the least so far.
-            let slot = self.writings_len;
-            let w = &mut self.writings[slot];
-            w.mirror = mirror;
-            w.order.clear();
-            w.order.extend(parts.iter().map(|p| (p.2, p.3)));
-            w.run.clear();
-            for i in 0..nb {
-                let r = if i > 0 && slice(&parts[i]) == slice(&parts[i - 1]) {
-                    w.run[i - 1]
-                } else {
-                    i as u16
-                };
-                w.run.push(r);
-            }
-            if order == Ordering::Equal {
-                self.writings_len += 1;
-            } else {
-                shape.truncate(head);
-                shape.extend_from_slice(cand);
-                best_len = cand.len();
-                self.writings.swap(0, slot);
-                self.writings_len = 1;
-            }
-        }
-        self.shape = shape;
-    }
-}
-
-/// Buffers reused by the shapes.
-#[derive(Default)]
-struct ShapeBufs {
-    flat: Vec<u16>,
-    buf: Vec<u16>,
-    cand: Vec<u16>,
-    parts: Vec<(u32, u32, u16, u64)>,
-}
-
-/// Buffers reused by the colour refinement.
-#[derive(Default)]
-struct RefineBufs {
-    /// The two regions of each upper-case letter, by dense number.
-    letters: Vec<(u32, u32)>,
-    /// Regions by shape, and each region's rank among the shapes.
-    order: Vec<u32>,
-    rank: Vec<u16>,
-    keys: Vec<(u16, u16, u16)>,
-    distinct: Vec<(u16, u16, u16)>,
-}
-
-/// Everything a canonical form works in, kept from one land to the next.
-#[derive(Default)]
-struct Scratch {
-    prepared: Vec<Region>,
-    colours: Vec<u16>,
-    ids: Vec<Tok>,
-    shape: ShapeBufs,
-    refine: RefineBufs,
-    canon: Bufs,
-}
-
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
-
 /// The byte of the letter of rank `r`.
 fn letter(r: u8) -> u8 {
     LETTERS + r.min(MAX_LETTERS as u8 - 1)
-}
-
-/// The canonical form of the land made of `regions` (reduced: every region
-/// alive, free regions written as one boundary); `census` tells each
-/// letter's case.
-pub(crate) fn canonical(regions: &[WRegion], census: &Census) -> Land {
-    SCRATCH.with(|s| canonical_in(regions, census, &mut s.borrow_mut()))
-}
-
-fn canonical_in(regions: &[WRegion], census: &Census, s: &mut Scratch) -> Land {
-    let Scratch {
-        prepared,
-        colours,
-        ids,
-        shape,
-        refine: rb,
-        canon,
-    } = s;
-    // The upper-case letters, numbered densely in the order of their ids
-    // (so that every order taken from the ids is the same).
-    ids.clear();
-    for reg in regions {
-        for b in &reg.bounds {
-            ids.extend(b.iter().copied().filter(|&t| census.upper(t)));
-        }
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    let n = regions.len();
-    while prepared.len() < n {
-        prepared.push(Region::default());
-    }
-    let prepared = &mut prepared[..n];
-    for (p, reg) in prepared.iter_mut().zip(regions) {
-        p.fill(reg, census, ids);
-    }
-    colours.clear();
-    colours.resize(ids.len(), 0);
-    if n > 1 {
-        refine(prepared, colours, shape, rb);
-    } else {
-        // One region (so no upper-case letter): no colours to refine.
-        prepared[0].shape(colours, shape);
-    }
-    // Free regions last: by then most of their letters are named, so the
-    // orders of their new letters (each a tie to try) are few.
-    prepared.sort_by(|a, b| (a.free, &a.shape).cmp(&(b.free, &b.shape)));
-    let stride = ids.len() + 1;
-    canon.reset(n, stride);
-    let mut c = Canon {
-        regions: prepared,
-        colours,
-        stride,
-        budget: BRANCHES,
-        b: canon,
-    };
-    c.solve(0, 0);
-    let mut best = Vec::with_capacity(c.b.best.len() + 1);
-    best.extend_from_slice(&c.b.best);
-    best.push(LAND_END);
-    Land(best.into())
-}
-
-/// Colour refinement: a letter's colour from the shapes of the regions it
-/// joins, until the number of colours stops growing; leaves each region's
-/// shape under the final colours.
-fn refine(prepared: &mut [Region], colours: &mut [u16], sb: &mut ShapeBufs, rb: &mut RefineBufs) {
-    // An upper-case letter is written once in each of two regions.
-    rb.letters.clear();
-    rb.letters.resize(colours.len(), (u32::MAX, u32::MAX));
-    for (r, p) in prepared.iter().enumerate() {
-        for &v in &p.verts {
-            if v & V_UPPER != 0 {
-                let e = &mut rb.letters[usize::from(v & V_ID)];
-                if e.0 == u32::MAX {
-                    *e = (r as u32, r as u32);
-                } else {
-                    e.1 = r as u32;
-                }
-            }
-        }
-    }
-    let mut count = 1;
-    let mut first = true;
-    loop {
-        for p in prepared.iter_mut() {
-            // A region with no upper-case letter has no colour in its shape.
-            if first || p.upper {
-                p.shape(colours, sb);
-            }
-        }
-        first = false;
-        if rb.letters.is_empty() {
-            return;
-        }
-        // Each region's rank among the distinct shapes.
-        rb.order.clear();
-        rb.order.extend(0..prepared.len() as u32);
-        rb.order
-            .sort_unstable_by(|&a, &b| prepared[a as usize].shape.cmp(&prepared[b as usize].shape));
-        rb.rank.clear();
-        rb.rank.resize(prepared.len(), 0);
-        let mut k = 0u16;
-        for i in 0..rb.order.len() {
-            let r = rb.order[i] as usize;
-            if i > 0 && prepared[r].shape != prepared[rb.order[i - 1] as usize].shape {
-                k += 1;
-            }
-            rb.rank[r] = k;
-        }
-        rb.keys.clear();
-        for (d, &(a, b)) in rb.letters.iter().enumerate() {
-            let (x, y) = (rb.rank[a as usize], rb.rank[b as usize]);
-            rb.keys.push((colours[d], x.min(y), x.max(y)));
-        }
-        rb.distinct.clear();
-        rb.distinct.extend_from_slice(&rb.keys);
-        rb.distinct.sort_unstable();
-        rb.distinct.dedup();
-        if rb.distinct.len() <= count {
-            return;
-        }
-        count = rb.distinct.len();
-        for (d, k) in rb.keys.iter().enumerate() {
-            colours[d] = rb.distinct.binary_search(k).expect("a key") as u16;
-        }
-    }
 }
 
 /// Whether `out` is already past `best` where both are written.
@@ -523,9 +27,9 @@ fn past(out: &[u8], best: &[u8]) -> bool {
 /// The tie search's stacks and buffers. Frames are namings (see
 /// [`UNNAMED`]), each `stride` bytes.
 #[derive(Default)]
-struct Bufs {
+pub(super) struct Bufs {
     /// The least complete writing so far.
-    best: Vec<u8>,
+    pub(super) best: Vec<u8>,
     has_best: bool,
     /// The regions written so far.
     out: Vec<u8>,
@@ -559,7 +63,7 @@ struct Bufs {
 impl Bufs {
     /// Ready for a land of `n` regions and frames of `stride` bytes: the
     /// naming with nothing named is the first frame.
-    fn reset(&mut self, n: usize, stride: usize) {
+    pub(super) fn reset(&mut self, n: usize, stride: usize) {
         self.best.clear();
         self.has_best = false;
         self.out.clear();
@@ -610,19 +114,19 @@ fn take(next: &mut u8) -> u8 {
     r
 }
 
-struct Canon<'a> {
-    regions: &'a [Region],
-    colours: &'a [u16],
-    stride: usize,
-    budget: u32,
-    b: &'a mut Bufs,
+pub(super) struct Canon<'a> {
+    pub(super) regions: &'a [Region],
+    pub(super) colours: &'a [u16],
+    pub(super) stride: usize,
+    pub(super) budget: u32,
+    pub(super) b: &'a mut Bufs,
 }
 
 impl Canon<'_> {
     /// Completes the writing `b.out` (naming: frame `nm` of `b.names`) from
     /// region number `done` on, keeping the least result. The next region
     /// is one of the unused regions of the least shape left.
-    fn solve(&mut self, done: usize, nm: usize) {
+    pub(super) fn solve(&mut self, done: usize, nm: usize) {
         if self.b.has_best && past(&self.b.out, &self.b.best) {
             return;
         }
