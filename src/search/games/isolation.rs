@@ -7,7 +7,7 @@
 //! (`crate::games::isolation::{Params, check_board, parse_board,
 //! format_board}`), so the two cannot drift apart.
 //!
-//! Rules (src/games/isolation.rs): a turn is a king step of the mover's
+//! Rules (src/games/isolation/): a turn is a king step of the mover's
 //! piece onto a present square the other piece does not hold, then the
 //! removal of any present square no piece stands on (the vacated one
 //! included). A player with no step loses (wins, in misère). Player 0 moves
