@@ -1,87 +1,33 @@
-//! Gravity games (Connect-Four boards, small Sogo cubes) as the strongest
-//! Connect-Four solvers represent them (Tromp's Fhourstones, Pons' solver):
-//! one word for the pieces of the player to move and one for every occupied
-//! cell, each column a run of `H + 1` bits, the top one a **sentinel**
-//! that is never occupied. Built from the game's own description
+//! Gravity games (Connect-Four boards, small Sogo cubes) on the column
+//! bitboard of [`bits`] (one word for the mover's pieces, one for every
+//! occupied cell, a sentinel above each column), as a [`SearchGame`] for
+//! df-pn and the reference; the alpha-beta engine's fast path
+//! (`crate::search::alphabeta`) searches the same words through
+//! [`bits::Bits`]. Built from the game's own description
 //! (`crate::games::placement::Placement`: its floor, patterns, symmetries
 //! and notation), so specs, positions and moves are read and written by the
 //! game's own functions.
 //!
-//! Layout: column `(x, y)` of the floor starts at bit
-//! `(y·(nx + 1) + x)·(H + 1)`, level `z` is `z` bits up. The sentinel row
-//! (and, on a floor of several rows, a sentinel column after each row of
-//! columns) makes every step off the board land on a cell that is always
-//! empty, so a line of `K` cells along a direction is `K` bits spaced by
-//! that direction's stride, and the empty cells that complete a line for a
-//! player are computed for all lines at once by shifts
-//! ([`Columns::winning`]): per direction, the cells with `j` of the
-//! player's pieces behind them and `K − 1 − j` ahead. This holds only when
-//! the placement's patterns are exactly the `K`-in-a-row lines of the grid:
-//! checked when the board is built, else the winning cells are found
-//! pattern by pattern.
-//!
-//! The board is a [`SearchGame`] (for df-pn and the reference), and the
-//! alpha-beta engine's fast path (`crate::search::alphabeta`) searches it
-//! directly: its key is `pieces + occupied + bottom row` (one bit above
-//! each column's top piece marks its height, so the word is the position),
-//! the least of its images under the floor's symmetries.
-//!
 //! Misère boards are left to the generic representation (`occupy`):
 //! the pruning this board exists for assumes completing a line wins.
+
+pub(crate) mod bits;
 
 use super::Represents;
 use crate::games::placement::{Notation, Placed, Placement};
 use crate::search::alphabeta::Native;
 use crate::search::SearchGame;
 use crate::value::Value;
+use bits::{below, play, Layout};
 
-/// Most columns a board holds (each takes at least two bits).
-pub const MAX_COLUMNS: usize = 32;
-
-/// The cells that complete a line, by shifts or by patterns.
-#[derive(Clone, Debug)]
-pub(crate) enum Lines {
-    /// Every pattern is a line of `k` cells along one of `dirs` (strides in
-    /// bits); the vertical direction (stride 1) is `vertical`, apart from
-    /// the others, since under gravity a vertical line is completed only on
-    /// top.
-    Shifts {
-        k: u32,
-        vertical: bool,
-        dirs: Vec<u32>,
-    },
-    /// The patterns, as masks in this layout.
-    Patterns(Vec<u64>),
-}
+pub use bits::MAX_COLUMNS;
 
 /// A gravity game on one word.
 pub struct Columns {
     spec: String,
     notation: Box<dyn Notation>,
-    /// Columns of the floor and their height.
-    nx: u32,
-    cols: usize,
-    height: u32,
-    cells: u32,
-    /// Bit of level 0 of each column.
-    base: Vec<u32>,
-    /// Level 0 of every column.
-    bottom: u64,
-    /// Every cell of the board (no sentinel).
-    board: u64,
-    /// Each column's cells.
-    col_mask: Vec<u64>,
-    /// How the cells that complete a line are found.
-    lines: Lines,
-    /// The patterns as masks in this layout (the open-line test and tests).
-    patterns: Vec<u64>,
-    /// The floor's symmetries other than the identity, as column
-    /// permutations (`perm[c]` is the image of column `c`).
-    syms: Vec<Vec<u8>>,
-    /// Their inverses.
-    inverse: Vec<Vec<u8>>,
-    /// Columns centre first: the move order's tie-break.
-    order: Vec<u8>,
+    /// The word layout and every operation on it.
+    bits: Layout,
 }
 
 impl<D: Placed> Represents<D> for Columns {
@@ -98,232 +44,15 @@ impl<D: Placed> Represents<D> for Columns {
     }
 }
 
-/// Bits of a floor of `nx × ny` columns of `h` cells with sentinels.
-fn layout_bits(nx: u32, ny: u32, h: u32) -> u64 {
-    (u64::from(ny - 1) * u64::from(nx + 1) + u64::from(nx)) * u64::from(h + 1)
-}
-
 impl Columns {
     /// The board of a placement, or `None` when this representation does
     /// not take it (no gravity, misère, more than 64 bits with sentinels).
     fn new(p: Placement) -> Option<Columns> {
-        let f = p.floor?;
-        if p.misere || f.nx == 0 || f.ny == 0 || f.height == 0 {
-            return None;
-        }
-        if layout_bits(f.nx, f.ny, f.height) > 64 {
-            return None;
-        }
-        let (nx, ny, h) = (f.nx, f.ny, f.height);
-        let cols = (nx * ny) as usize;
-        let stride = h + 1;
-        let base: Vec<u32> = (0..cols as u32)
-            .map(|c| ((c / nx) * (nx + 1) + c % nx) * stride)
-            .collect();
-        let level_mask = if h >= 64 { u64::MAX } else { (1u64 << h) - 1 };
-        let col_mask: Vec<u64> = base.iter().map(|&b| level_mask << b).collect();
-        let bottom = base.iter().fold(0u64, |m, &b| m | 1 << b);
-        let board = col_mask.iter().fold(0u64, |m, &c| m | c);
-        let cell_bit = |cell: u16| -> u64 {
-            let (c, z) = (u32::from(cell) / h, u32::from(cell) % h);
-            1u64 << (base[c as usize] + z)
-        };
-        let patterns: Vec<u64> = p
-            .patterns
-            .iter()
-            .map(|pat| pat.iter().fold(0u64, |m, &s| m | cell_bit(s)))
-            .collect();
-        let lines = Self::lines(nx, ny, h, &base, &patterns);
-        // The floor's symmetries as column permutations: a gravity symmetry
-        // keeps every cell's level.
-        let group = crate::games::symmetry::symmetry_group(
-            &p.symmetries,
-            &p.patterns,
-            p.squares as usize,
-            384,
-        );
-        let mut syms = Vec::new();
-        for perm in &group[1..] {
-            let cperm: Vec<u8> = (0..cols as u32)
-                .map(|c| (u32::from(perm[(c * h) as usize]) / h) as u8)
-                .collect();
-            let keeps_levels = (0..p.squares).all(|cell| {
-                let (c, z) = (cell / h, cell % h);
-                u32::from(perm[cell as usize]) == u32::from(cperm[c as usize]) * h + z
-            });
-            if !keeps_levels {
-                // Not a symmetry of a gravity board: never offered, but a
-                // key folded by it would merge different positions.
-                return None;
-            }
-            syms.push(cperm);
-        }
-        let centre = |c: u32| {
-            let (x, y) = (c % nx, c / nx);
-            (2 * x).abs_diff(nx - 1) + (2 * y).abs_diff(ny - 1)
-        };
-        let mut order: Vec<u8> = (0..cols as u8).collect();
-        order.sort_by_key(|&c| (centre(u32::from(c)), c));
-        let inverse = syms
-            .iter()
-            .map(|perm| {
-                let mut inv = vec![0u8; cols];
-                for (c, &img) in perm.iter().enumerate() {
-                    inv[img as usize] = c as u8;
-                }
-                inv
-            })
-            .collect();
+        let bits = Layout::new(&p)?;
         Some(Columns {
             spec: p.spec,
             notation: p.notation,
-            nx,
-            cols,
-            height: h,
-            cells: p.squares,
-            base,
-            bottom,
-            board,
-            col_mask,
-            lines,
-            patterns,
-            syms,
-            inverse,
-            order,
-        })
-    }
-
-    /// Shifts when the patterns are exactly the lines of `k` cells of the
-    /// grid along its 13 directions (those whose lines fit in the word),
-    /// else the patterns themselves.
-    fn lines(nx: u32, ny: u32, h: u32, base: &[u32], patterns: &[u64]) -> Lines {
-        let fallback = Lines::Patterns(patterns.to_vec());
-        let Some(first) = patterns.first() else {
-            return fallback;
-        };
-        let k = first.count_ones();
-        if k == 0 || patterns.iter().any(|p| p.count_ones() != k) {
-            return fallback;
-        }
-        let stride = h as i64 + 1;
-        let row = (nx as i64 + 1) * stride;
-        let dims = [nx as i64, ny as i64, h as i64];
-        let mut lines = Vec::new();
-        let mut dirs = Vec::new();
-        let mut vertical = false;
-        for dx in -1i64..=1 {
-            for dy in -1i64..=1 {
-                for dz in -1i64..=1 {
-                    if (dx, dy, dz) <= (0, 0, 0) {
-                        continue;
-                    }
-                    let s = dx * stride + dy * row + dz;
-                    // Directions are kept with a positive stride; a line
-                    // spans (k − 1)·|s| bits, which must fit in a word.
-                    let s = s.unsigned_abs();
-                    if s == 0 || (k as u64 - 1) * s >= 64 {
-                        continue;
-                    }
-                    let mut any = false;
-                    for x in 0..dims[0] {
-                        for y in 0..dims[1] {
-                            for z in 0..dims[2] {
-                                let cells: Option<u64> = (0..k as i64)
-                                    .map(|i| (x + i * dx, y + i * dy, z + i * dz))
-                                    .try_fold(0u64, |m, (a, b, c)| {
-                                        let inside = (0..dims[0]).contains(&a)
-                                            && (0..dims[1]).contains(&b)
-                                            && (0..dims[2]).contains(&c);
-                                        inside.then(|| {
-                                            m | 1u64
-                                                << (base[(a + b * dims[0]) as usize] as i64 + c)
-                                        })
-                                    });
-                                if let Some(m) = cells {
-                                    lines.push(m);
-                                    any = true;
-                                }
-                            }
-                        }
-                    }
-                    if any {
-                        if (dx, dy, dz) == (0, 0, 1) {
-                            vertical = true;
-                        } else if !dirs.contains(&(s as u32)) {
-                            dirs.push(s as u32);
-                        }
-                    }
-                }
-            }
-        }
-        // Two directions may share a stride (never on boards with
-        // sentinels, but the comparison below is what decides).
-        let mut mine = lines;
-        mine.sort_unstable();
-        mine.dedup();
-        let mut theirs = patterns.to_vec();
-        theirs.sort_unstable();
-        theirs.dedup();
-        if mine != theirs || !Self::shifts_exact(k, vertical, &dirs, h, base, &theirs) {
-            return fallback;
-        }
-        Lines::Shifts { k, vertical, dirs }
-    }
-
-    /// Whether the shift computation finds, for every single piece
-    /// configuration of one line minus one cell, exactly that cell: a
-    /// check of the sentinel argument on this very board (a stride shared
-    /// by two directions, or a step that wraps onto a board cell, fails
-    /// it).
-    fn shifts_exact(
-        k: u32,
-        vertical: bool,
-        dirs: &[u32],
-        h: u32,
-        base: &[u32],
-        lines: &[u64],
-    ) -> bool {
-        let board = base.iter().fold(0u64, |m, &b| {
-            m | (if h >= 64 { u64::MAX } else { (1u64 << h) - 1 }) << b
-        });
-        let probe = Lines::Shifts {
-            k,
-            vertical,
-            dirs: dirs.to_vec(),
-        };
-        lines.iter().all(|&l| {
-            let mut rest = l;
-            while rest != 0 {
-                let cell = rest & rest.wrapping_neg();
-                rest &= rest - 1;
-                // A vertical line (k consecutive bits) is completed only on
-                // top: gravity fills the cells below a piece.
-                let low = l & l.wrapping_neg();
-                let consecutive = l == low.wrapping_mul(u64::MAX >> (64 - k));
-                if consecutive && cell != 1u64 << (63 - l.leading_zeros()) {
-                    continue;
-                }
-                let pieces = l & !cell;
-                let expect = lines
-                    .iter()
-                    .filter(|&&m| m & !pieces == cell)
-                    .fold(0u64, |a, &m| a | (m & !pieces));
-                let got = winning_by(&probe, pieces, pieces, board);
-                // `got` may include other cells completing other lines of
-                // the same pieces; it must include `cell` iff some line does.
-                if got & cell != expect & cell {
-                    return false;
-                }
-                let others = got & !cell;
-                let allowed = lines
-                    .iter()
-                    .filter(|&&m| (m & !pieces).count_ones() == 1)
-                    .fold(0u64, |a, &m| a | (m & !pieces));
-                if others & !allowed != 0 {
-                    return false;
-                }
-            }
-            true
+            bits,
         })
     }
 
@@ -332,218 +61,26 @@ impl Columns {
         &self.spec
     }
 
-    /// Number of columns.
+    /// The board's word layout and its operations.
     #[inline(always)]
-    pub fn columns(&self) -> usize {
-        self.cols
-    }
-
-    /// Cells of a column.
-    #[inline(always)]
-    pub fn height(&self) -> u32 {
-        self.height
-    }
-
-    /// Cells of the board.
-    #[inline(always)]
-    pub fn cells(&self) -> u32 {
-        self.cells
-    }
-
-    /// The mask of column `c`'s cells.
-    #[inline(always)]
-    pub(crate) fn col_mask(&self, c: usize) -> u64 {
-        self.col_mask[c]
-    }
-
-    /// Columns centre first.
-    #[inline(always)]
-    pub(crate) fn order(&self) -> &[u8] {
-        &self.order
-    }
-
-    /// Every cell of the board.
-    #[inline(always)]
-    pub(crate) fn board(&self) -> u64 {
-        self.board
-    }
-
-    /// `(W, H)` when the board is Connect-Four's kind: one row of `W`
-    /// columns of `H` cells side by side (column `c` at bit `c·(H+1)`),
-    /// won by four in a row vertically, horizontally and diagonally (each
-    /// direction's lines present, the patterns exactly the shifts'), the
-    /// mirror its one symmetry. The search then compiles its shifts as
-    /// constants, as Pons' solver does for its one board.
-    pub(crate) fn connect_four(&self) -> Option<(u32, u32)> {
-        let h = self.height;
-        let Lines::Shifts {
-            k: 4,
-            vertical: true,
-            dirs,
-        } = &self.lines
-        else {
-            return None;
-        };
-        let mut d = dirs.clone();
-        d.sort_unstable();
-        let w = self.cols as u32;
-        let mirror: Vec<u8> = (0..w as u8).rev().collect();
-        let side_by_side = (0..w).all(|c| self.base[c as usize] == c * (h + 1));
-        (self.nx == w && side_by_side && d == [h, h + 1, h + 2] && self.syms == [mirror])
-            .then_some((w, h))
-    }
-
-    /// How lines are found.
-    pub(crate) fn line_kind(&self) -> &Lines {
-        &self.lines
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.bits
     }
 
     /// The winning patterns as masks of this layout.
     pub fn patterns(&self) -> &[u64] {
-        &self.patterns
+        self.bits.patterns()
     }
 
     /// Whether the winning cells are computed by shifts (the placement's
     /// patterns are exactly the grid's lines).
     pub fn by_shifts(&self) -> bool {
-        matches!(self.lines, Lines::Shifts { .. })
+        self.bits.by_shifts()
     }
 
     /// The symmetries folded into keys, besides the identity.
     pub fn symmetry_count(&self) -> usize {
-        self.syms.len() + 1
-    }
-
-    /// The cells a piece may drop into.
-    #[inline(always)]
-    pub(crate) fn possible(&self, mask: u64) -> u64 {
-        mask.wrapping_add(self.bottom) & self.board
-    }
-
-    /// The empty cells that complete a pattern for `pieces` (any cell of the
-    /// board, playable now or not).
-    #[inline(always)]
-    pub(crate) fn winning(&self, pieces: u64, mask: u64) -> u64 {
-        winning_by(&self.lines, pieces, mask, self.board)
-    }
-
-    /// Whether a player whose pieces are `pieces` and whose opponent's are
-    /// `theirs` can still complete a pattern: some line holds none of the
-    /// opponent's pieces.
-    #[inline]
-    pub(crate) fn open_line(&self, theirs: u64) -> bool {
-        let free = self.board & !theirs;
-        match &self.lines {
-            Lines::Shifts { k, vertical, dirs } => {
-                let k = *k;
-                let run = |s: u32| {
-                    let mut m = free;
-                    for i in 1..k {
-                        m &= free >> (i * s);
-                    }
-                    m != 0
-                };
-                (*vertical && run(1)) || dirs.iter().any(|&s| run(s))
-            }
-            Lines::Patterns(ps) => ps.iter().any(|&p| p & theirs == 0),
-        }
-    }
-
-    /// The key of a position: `pieces + mask + bottom`, the position in
-    /// one word (one bit above each column's top piece).
-    #[inline(always)]
-    pub(crate) fn raw_key(&self, cur: u64, mask: u64) -> u64 {
-        cur.wrapping_add(mask).wrapping_add(self.bottom)
-    }
-
-    /// The position of a raw key: the mover's pieces and the mask.
-    pub(crate) fn of_raw_key(&self, key: u64) -> (u64, u64) {
-        let mut cur = 0;
-        let mut mask = 0;
-        for &b in &self.base {
-            let seg = (key >> b) & ((1u64 << (self.height + 1)) - 1);
-            // The highest bit is the marker above the top piece.
-            let top = 63 - seg.leading_zeros();
-            let below = (1u64 << top) - 1;
-            cur |= (seg & below) << b;
-            mask |= below << b;
-        }
-        (cur, mask)
-    }
-
-    /// The image of a word (a key, or pieces) under column permutation `perm`.
-    #[inline]
-    fn permute(&self, w: u64, perm: &[u8]) -> u64 {
-        let seg = (1u64 << (self.height + 1)) - 1;
-        let mut out = 0;
-        for (c, &b) in self.base.iter().enumerate() {
-            out |= ((w >> b) & seg) << self.base[perm[c] as usize];
-        }
-        out
-    }
-
-    /// The canonical key: the least raw key of the position's images.
-    #[inline]
-    pub(crate) fn sym_key(&self, cur: u64, mask: u64) -> u64 {
-        self.sym_key_image(cur, mask).0
-    }
-
-    /// The canonical key and the symmetry that gives it (0: the identity,
-    /// `i`: the `i`-th other).
-    #[inline]
-    pub(crate) fn sym_key_image(&self, cur: u64, mask: u64) -> (u64, u8) {
-        let k = self.raw_key(cur, mask);
-        let mut best = (k, 0);
-        for (i, perm) in self.syms.iter().enumerate() {
-            let img = self.permute(k, perm);
-            if img < best.0 {
-                best = (img, i as u8 + 1);
-            }
-        }
-        best
-    }
-
-    /// The image of column `c` under symmetry `sym` (as
-    /// [`Columns::sym_key_image`] numbers them).
-    #[inline]
-    pub(crate) fn column_image(&self, c: u8, sym: u8) -> u8 {
-        match sym {
-            0 => c,
-            s => self.syms[s as usize - 1][c as usize],
-        }
-    }
-
-    /// The column whose image under symmetry `sym` is `c`.
-    #[inline]
-    pub(crate) fn column_preimage(&self, c: u8, sym: u8) -> u8 {
-        match sym {
-            0 => c,
-            s => self.inverse[s as usize - 1][c as usize],
-        }
-    }
-
-    /// A word's cells in the notation's cell numbering (`c·H + z`).
-    fn compact(&self, w: u64) -> u64 {
-        let lm = if self.height >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.height) - 1
-        };
-        self.base.iter().enumerate().fold(0u64, |m, (c, &b)| {
-            m | ((w >> b) & lm) << (c as u32 * self.height)
-        })
-    }
-
-    /// Cells in the notation's numbering, in this layout.
-    fn spread(&self, w: u64) -> u64 {
-        let lm = if self.height >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.height) - 1
-        };
-        self.base.iter().enumerate().fold(0u64, |m, (c, &b)| {
-            m | ((w >> (c as u32 * self.height)) & lm) << b
-        })
+        self.bits.symmetry_count()
     }
 
     /// The position with `x` and `o` pieces (this layout), `done` computed.
@@ -554,30 +91,8 @@ impl Columns {
         ColumnsPos {
             cur,
             mask,
-            done: self.owns(last),
+            done: self.bits.owns(last),
         }
-    }
-
-    /// Whether `pieces` own a pattern.
-    fn owns(&self, pieces: u64) -> bool {
-        self.patterns.iter().any(|&p| p & !pieces == 0)
-    }
-
-    /// The cell (notation numbering) of the bit `m`.
-    #[inline]
-    pub(crate) fn cell_of(&self, m: u64) -> u16 {
-        let bit = m.trailing_zeros();
-        let c = self.column_of(m);
-        (c as u32 * self.height + bit - self.base[c]) as u16
-    }
-
-    /// The column of the bit `m`.
-    #[inline]
-    pub(crate) fn column_of(&self, m: u64) -> usize {
-        let bit = m.trailing_zeros();
-        let stride = self.height + 1;
-        let slot = bit / stride;
-        (slot / (self.nx + 1) * self.nx + slot % (self.nx + 1)) as usize
     }
 
     /// Both players' pieces, `x`'s first, in this layout.
@@ -592,77 +107,8 @@ impl Columns {
 
     /// Both players' pieces in the notation's numbering (`c·H + z`).
     pub fn cells_of(&self, p: &ColumnsPos) -> [u64; 2] {
-        self.pieces(p).map(|w| self.compact(w))
+        self.pieces(p).map(|w| self.bits.compact(w))
     }
-}
-
-/// The empty cells of `board` (not in `mask`) that complete a line for
-/// `pieces`.
-#[inline(always)]
-pub(crate) fn winning_by(lines: &Lines, pieces: u64, mask: u64, board: u64) -> u64 {
-    match lines {
-        Lines::Shifts { k, vertical, dirs } => {
-            let k = *k;
-            let mut r = 0;
-            if *vertical {
-                // Completed only on top: k − 1 pieces right below.
-                let mut m = pieces << 1;
-                for i in 2..k {
-                    m &= pieces << i;
-                }
-                r |= if k == 1 { !0 } else { m };
-            }
-            for &s in dirs {
-                r |= line_wins(pieces, s, k);
-            }
-            r & board & !mask
-        }
-        Lines::Patterns(ps) => {
-            let mut r = 0;
-            for &p in ps {
-                let need = p & !pieces;
-                if need & need.wrapping_sub(1) == 0 {
-                    r |= need;
-                }
-            }
-            r & board & !mask
-        }
-    }
-}
-
-/// Cells with `j` of `p` behind them and `k − 1 − j` ahead along stride
-/// `s`, for some `j`.
-#[inline(always)]
-fn line_wins(p: u64, s: u32, k: u32) -> u64 {
-    match k {
-        4 => line_wins_k::<4>(p, s),
-        3 => line_wins_k::<3>(p, s),
-        5 => line_wins_k::<5>(p, s),
-        _ => {
-            let mut back = [!0u64; 64];
-            let mut ahead = [!0u64; 64];
-            for m in 1..k as usize {
-                back[m] = back[m - 1] & (p << (m as u32 * s));
-                ahead[m] = ahead[m - 1] & (p >> (m as u32 * s));
-            }
-            (0..k as usize).fold(0, |r, j| r | (back[j] & ahead[k as usize - 1 - j]))
-        }
-    }
-}
-
-#[inline(always)]
-fn line_wins_k<const K: usize>(p: u64, s: u32) -> u64 {
-    let mut back = [!0u64; K];
-    let mut ahead = [!0u64; K];
-    for m in 1..K {
-        back[m] = back[m - 1] & (p << (m as u32 * s));
-        ahead[m] = ahead[m - 1] & (p >> (m as u32 * s));
-    }
-    let mut r = 0;
-    for j in 0..K {
-        r |= back[j] & ahead[K - 1 - j];
-    }
-    r
 }
 
 /// A position: the pieces of the player to move, every occupied cell, and
@@ -708,7 +154,8 @@ impl SearchGame for Columns {
 
     fn parse_position(&self, s: &str) -> Result<ColumnsPos, String> {
         let stones = self.notation.parse_position(s)?;
-        Ok(self.position(self.spread(stones[0][0]), self.spread(stones[1][0])))
+        let b = &self.bits;
+        Ok(self.position(b.spread(stones[0][0]), b.spread(stones[1][0])))
     }
 
     fn format_position(&self, p: &ColumnsPos) -> String {
@@ -724,7 +171,7 @@ impl SearchGame for Columns {
     fn terminal(&self, p: &ColumnsPos) -> Option<Value> {
         if p.done {
             Some(Value::Lose)
-        } else if p.mask == self.board {
+        } else if p.mask == self.bits.board() {
             Some(Value::Tie)
         } else {
             None
@@ -740,20 +187,21 @@ impl SearchGame for Columns {
         if self.terminal(p).is_some() {
             return Vec::new();
         }
-        let possible = self.possible(p.mask);
+        let b = &self.bits;
+        let possible = b.possible(p.mask);
         let theirs = p.cur ^ p.mask;
-        let mine_win = self.winning(p.cur, p.mask);
-        let their_win = self.winning(theirs, p.mask);
+        let mine_win = b.winning(p.cur, p.mask);
+        let their_win = b.winning(theirs, p.mask);
         let forced = possible & their_win;
-        let mut order: Vec<(u32, u64)> = Vec::with_capacity(self.cols);
-        for (rank, &c) in self.order.iter().enumerate() {
-            let m = possible & self.col_mask[c as usize];
+        let mut order: Vec<(u32, u64)> = Vec::with_capacity(b.columns());
+        for (rank, &c) in b.order().iter().enumerate() {
+            let m = possible & b.col_mask(c as usize);
             if m == 0 {
                 continue;
             }
             let class = if m & mine_win != 0 {
                 0
-            } else if forced & !m != 0 || m & (their_win >> 1) != 0 {
+            } else if forced & !m != 0 || m & below(their_win) != 0 {
                 // Leaves an opponent's threat open, or plays under one.
                 3
             } else if m & forced != 0 {
@@ -761,20 +209,17 @@ impl SearchGame for Columns {
             } else {
                 2
             };
-            let threats = self.winning(p.cur | m, p.mask).count_ones().min(255);
+            let threats = b.winning(p.cur | m, p.mask).count_ones().min(255);
             order.push((class << 16 | (255 - threats) << 8 | rank as u32, m));
         }
         order.sort_unstable();
         order
             .into_iter()
             .map(|(_, m)| {
+                let (cur, mask) = play(p.cur, p.mask, m);
                 let done = m & mine_win != 0;
-                let child = ColumnsPos {
-                    cur: theirs,
-                    mask: p.mask | m,
-                    done,
-                };
-                (self.cell_of(m), child)
+                let child = ColumnsPos { cur, mask, done };
+                (b.cell_of(m), child)
             })
             .collect()
     }
@@ -782,11 +227,9 @@ impl SearchGame for Columns {
     fn key(&self, p: &ColumnsPos) -> [u64; 2] {
         let [x, o] = self.cells_of(p);
         let mut best = [x, o];
-        for perm in &self.syms {
-            let img = [
-                self.compact(self.permute(self.spread(x), perm)),
-                self.compact(self.permute(self.spread(o), perm)),
-            ];
+        let b = &self.bits;
+        for (ix, io) in b.images(b.spread(x)).zip(b.images(b.spread(o))) {
+            let img = [b.compact(ix), b.compact(io)];
             if img < best {
                 best = img;
             }
@@ -795,7 +238,7 @@ impl SearchGame for Columns {
     }
 
     fn position_of_key(&self, key: &[u64; 2]) -> Option<ColumnsPos> {
-        let p = self.position(self.spread(key[0]), self.spread(key[1]));
+        let p = self.position(self.bits.spread(key[0]), self.bits.spread(key[1]));
         // Only a key some position has turns back into one.
         (self.cells_of(&p) == *key).then_some(p)
     }
@@ -805,7 +248,7 @@ impl SearchGame for Columns {
     }
 
     fn wins_now(&self, p: &ColumnsPos) -> bool {
-        !p.done && self.winning(p.cur, p.mask) & self.possible(p.mask) != 0
+        !p.done && self.bits.winning(p.cur, p.mask) & self.bits.possible(p.mask) != 0
     }
 
     /// A tie once no line is open for either player: each holds pieces of
@@ -815,6 +258,6 @@ impl SearchGame for Columns {
             return None;
         }
         let theirs = p.cur ^ p.mask;
-        (!self.open_line(theirs) && !self.open_line(p.cur)).then_some(Value::Tie)
+        (!self.bits.open_line(theirs) && !self.bits.open_line(p.cur)).then_some(Value::Tie)
     }
 }
