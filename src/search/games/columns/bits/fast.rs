@@ -46,6 +46,7 @@ impl Layout {
                 dirs,
             } if dirs.len() == 3 => f.with(&Shifted::<4, 3> {
                 layout: self,
+                board: self.board,
                 vertical: *vertical,
                 dirs: [dirs[0], dirs[1], dirs[2]],
             }),
@@ -59,6 +60,8 @@ impl Layout {
 /// a line length it reads at every call).
 pub(crate) struct Shifted<'a, const K: usize, const D: usize> {
     layout: &'a Layout,
+    /// The layout's board, kept here: one load fewer per call.
+    board: u64,
     vertical: bool,
     dirs: [u32; D],
 }
@@ -79,12 +82,12 @@ impl<const K: usize, const D: usize> Bits for Shifted<'_, K, D> {
         for &s in &self.dirs {
             r |= line_wins_k::<K>(p, s);
         }
-        r & self.layout.board & !mask
+        r & self.board & !mask
     }
 
     #[inline(always)]
     fn open(&self, theirs: u64) -> bool {
-        let free = self.layout.board & !theirs;
+        let free = self.board & !theirs;
         let mut any = if self.vertical {
             line_free_k::<K>(free, 1)
         } else {
