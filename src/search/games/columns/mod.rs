@@ -18,7 +18,7 @@ use crate::games::placement::{Notation, Placed, Placement};
 use crate::search::alphabeta::Native;
 use crate::search::SearchGame;
 use crate::value::Value;
-use bits::{below, play, Bits, Layout};
+use bits::{below, play, Layout};
 
 pub use bits::MAX_COLUMNS;
 
@@ -258,6 +258,6 @@ impl SearchGame for Columns {
             return None;
         }
         let theirs = p.cur ^ p.mask;
-        (!self.bits.open(theirs) && !self.bits.open(p.cur)).then_some(Value::Tie)
+        (!self.bits.open_line(theirs) && !self.bits.open_line(p.cur)).then_some(Value::Tie)
     }
 }

@@ -13,7 +13,7 @@
 //! empty, so a line of `K` cells along a direction is `K` bits spaced by
 //! that direction's stride, and the empty cells that complete a line for a
 //! player are computed for all lines at once by shifts
-//! ([`Bits::winning`]): per direction, the cells with `j` of the
+//! ([`Layout::winning`]): per direction, the cells with `j` of the
 //! player's pieces behind them and `K − 1 − j` ahead. This holds only when
 //! the placement's patterns are exactly the `K`-in-a-row lines of the grid:
 //! checked when the board is built, else the winning cells are found
@@ -385,6 +385,40 @@ impl Layout {
         self.syms.len() + 1
     }
 
+    /// The cells a piece may drop into.
+    #[inline(always)]
+    pub(crate) fn possible(&self, mask: u64) -> u64 {
+        mask.wrapping_add(self.bottom) & self.board
+    }
+
+    /// The empty cells that complete a pattern for `pieces` (any cell of the
+    /// board, playable now or not).
+    #[inline(always)]
+    pub(crate) fn winning(&self, pieces: u64, mask: u64) -> u64 {
+        winning_by(&self.lines, pieces, mask, self.board)
+    }
+
+    /// Whether a player whose opponent's pieces are `theirs` can still
+    /// complete a pattern: some line holds none of the opponent's pieces.
+    #[inline]
+    pub(crate) fn open_line(&self, theirs: u64) -> bool {
+        let free = self.board & !theirs;
+        match &self.lines {
+            Lines::Shifts { k, vertical, dirs } => {
+                let k = *k;
+                let run = |s: u32| {
+                    let mut m = free;
+                    for i in 1..k {
+                        m &= free >> (i * s);
+                    }
+                    m != 0
+                };
+                (*vertical && run(1)) || dirs.iter().any(|&s| run(s))
+            }
+            Lines::Patterns(ps) => ps.iter().any(|&p| p & theirs == 0),
+        }
+    }
+
     /// Whether `pieces` own a pattern.
     pub(crate) fn owns(&self, pieces: u64) -> bool {
         self.patterns.iter().any(|&p| p & !pieces == 0)
@@ -431,7 +465,41 @@ impl Layout {
     /// The canonical key: the least raw key of the position's images.
     #[inline]
     pub(crate) fn sym_key(&self, cur: u64, mask: u64) -> u64 {
-        self.key(cur, mask).0
+        self.sym_key_image(cur, mask).0
+    }
+
+    /// The canonical key and the symmetry that gives it (0: the identity,
+    /// `i`: the `i`-th other).
+    #[inline]
+    pub(crate) fn sym_key_image(&self, cur: u64, mask: u64) -> (u64, u8) {
+        let k = self.raw_key(cur, mask);
+        let mut best = (k, 0);
+        for (i, perm) in self.syms.iter().enumerate() {
+            let img = self.permute(k, perm);
+            if img < best.0 {
+                best = (img, i as u8 + 1);
+            }
+        }
+        best
+    }
+
+    /// The image of column `c` under symmetry `sym` (as
+    /// [`Layout::sym_key_image`] numbers them).
+    #[inline]
+    pub(crate) fn column_image(&self, c: u8, sym: u8) -> u8 {
+        match sym {
+            0 => c,
+            s => self.syms[s as usize - 1][c as usize],
+        }
+    }
+
+    /// The column whose image under symmetry `sym` is `c`.
+    #[inline]
+    pub(crate) fn column_preimage(&self, c: u8, sym: u8) -> u8 {
+        match sym {
+            0 => c,
+            s => self.inverse[s as usize - 1][c as usize],
+        }
     }
 
     /// A word's cells in the notation's cell numbering (`c·H + z`).
@@ -596,7 +664,7 @@ pub(crate) trait Bits: Sync {
     /// Whether some line holds none of `theirs`.
     fn open(&self, theirs: u64) -> bool;
     /// The least raw key of the position's images, and which image
-    /// (the [`Layout`]'s key and numbering).
+    /// ([`Layout::sym_key_image`]'s key and numbering).
     fn key(&self, cur: u64, mask: u64) -> (u64, u8);
     /// Column `c` in image `image`.
     fn column_image(&self, c: u8, image: u8) -> u8;
@@ -613,71 +681,28 @@ pub(crate) trait WithBits {
 
 /// Any board, through its tables.
 impl Bits for Layout {
-    /// The cells a piece may drop into.
     #[inline(always)]
     fn possible(&self, mask: u64) -> u64 {
-        mask.wrapping_add(self.bottom) & self.board
+        Layout::possible(self, mask)
     }
-
-    /// The empty cells that complete a pattern for `pieces` (any cell of the
-    /// board, playable now or not).
-    #[inline(always)]
-    fn winning(&self, pieces: u64, mask: u64) -> u64 {
-        winning_by(&self.lines, pieces, mask, self.board)
+    #[inline]
+    fn winning(&self, p: u64, mask: u64) -> u64 {
+        Layout::winning(self, p, mask)
     }
-
-    /// Whether a player whose opponent's pieces are `theirs` can still
-    /// complete a pattern: some line holds none of the opponent's pieces.
     #[inline]
     fn open(&self, theirs: u64) -> bool {
-        let free = self.board & !theirs;
-        match &self.lines {
-            Lines::Shifts { k, vertical, dirs } => {
-                let k = *k;
-                let run = |s: u32| {
-                    let mut m = free;
-                    for i in 1..k {
-                        m &= free >> (i * s);
-                    }
-                    m != 0
-                };
-                (*vertical && run(1)) || dirs.iter().any(|&s| run(s))
-            }
-            Lines::Patterns(ps) => ps.iter().any(|&p| p & theirs == 0),
-        }
+        self.open_line(theirs)
     }
-
-    /// The canonical key and the symmetry that gives it (0: the identity,
-    /// `i`: the `i`-th other).
-    #[inline]
+    #[inline(always)]
     fn key(&self, cur: u64, mask: u64) -> (u64, u8) {
-        let k = self.raw_key(cur, mask);
-        let mut best = (k, 0);
-        for (i, perm) in self.syms.iter().enumerate() {
-            let img = self.permute(k, perm);
-            if img < best.0 {
-                best = (img, i as u8 + 1);
-            }
-        }
-        best
+        self.sym_key_image(cur, mask)
     }
-
-    /// The image of column `c` under symmetry `sym` (as
-    /// [`Bits::key`] numbers them).
-    #[inline]
-    fn column_image(&self, c: u8, sym: u8) -> u8 {
-        match sym {
-            0 => c,
-            s => self.syms[s as usize - 1][c as usize],
-        }
+    #[inline(always)]
+    fn column_image(&self, c: u8, image: u8) -> u8 {
+        Layout::column_image(self, c, image)
     }
-
-    /// The column whose image under symmetry `sym` is `c`.
-    #[inline]
-    fn column_preimage(&self, c: u8, sym: u8) -> u8 {
-        match sym {
-            0 => c,
-            s => self.inverse[s as usize - 1][c as usize],
-        }
+    #[inline(always)]
+    fn column_preimage(&self, c: u8, image: u8) -> u8 {
+        Layout::column_preimage(self, c, image)
     }
 }
