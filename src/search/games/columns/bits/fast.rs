@@ -145,9 +145,17 @@ impl<const W: u32, const H: u32> Bits for Fixed<W, H> {
 
     #[inline(always)]
     fn winning(&self, p: u64, mask: u64) -> u64 {
+        // Pons' formula, with fewer operations than `line_wins_k` once
+        // the strides are constants (with strides read at run time the
+        // loop's form measured fewer instructions): per direction, the
+        // cell after three in a row, before them, or in the gap of 2+1
+        // and 1+2.
         let mut r = vertical_wins_k::<4>(p);
         for s in [H, H + 1, H + 2] {
-            r |= line_wins_k::<4>(p, s);
+            let back = (p << s) & (p << (2 * s));
+            let ahead = (p >> s) & (p >> (2 * s));
+            r |= back & ((p << (3 * s)) | (p >> s));
+            r |= ahead & ((p << s) | (p >> (3 * s)));
         }
         r & Self::BOARD & !mask
     }
@@ -157,7 +165,8 @@ impl<const W: u32, const H: u32> Bits for Fixed<W, H> {
         let free = Self::BOARD & !theirs;
         let mut any = 0;
         for s in [1, H, H + 1, H + 2] {
-            any |= line_free_k::<4>(free, s);
+            let two = free & (free >> s);
+            any |= two & (two >> (2 * s));
         }
         any != 0
     }

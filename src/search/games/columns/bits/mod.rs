@@ -607,13 +607,6 @@ fn line_wins(p: u64, s: u32, k: u32) -> u64 {
 /// [`line_wins`] with the line length a constant.
 #[inline(always)]
 fn line_wins_k<const K: usize>(p: u64, s: u32) -> u64 {
-    if K == 4 {
-        // Pons' formula: the cell after three in a row, before them, or
-        // in the gap of 2+1 and 1+2.
-        let back = (p << s) & (p << (2 * s));
-        let ahead = (p >> s) & (p >> (2 * s));
-        return back & ((p << (3 * s)) | (p >> s)) | ahead & ((p << s) | (p >> (3 * s)));
-    }
     let mut back = [!0u64; K];
     let mut ahead = [!0u64; K];
     for m in 1..K {
@@ -641,10 +634,6 @@ fn vertical_wins_k<const K: usize>(p: u64) -> u64 {
 /// The first cells of the runs of `K` cells of `free` along stride `s`.
 #[inline(always)]
 fn line_free_k<const K: usize>(free: u64, s: u32) -> u64 {
-    if K == 4 {
-        let two = free & (free >> s);
-        return two & (two >> (2 * s));
-    }
     let mut m = free;
     for i in 1..K {
         m &= free >> (i as u32 * s);
