@@ -26,8 +26,8 @@
 
 use super::table::{work_of, Compact, Info, NO_MOVE};
 use super::{Busy, Native, Solver, Worker};
-use crate::search::games::columns::{winning_by, Columns};
-use crate::search::games::columns::{ColumnsPos, Lines};
+use crate::search::games::columns::bits::{below, play, Bits, WithBits};
+use crate::search::games::columns::{Columns, ColumnsPos};
 use crate::search::leaves::ValueLeaves;
 use crate::search::{score, Bounds, SearchGame};
 use std::collections::HashMap;
@@ -41,217 +41,6 @@ pub(crate) fn native(g: &Columns, bytes: u64) -> Native<'_, Columns> {
         leaves: None,
         busy: Busy::new(),
     }))
-}
-
-/// What the search asks of a board: the playable cells, the cells that
-/// complete lines, the open-line test, and the canonical key with the
-/// symmetry that gives it (moves in the table are kept as the canonical
-/// image's columns). Connect-Four's sizes have every shift and mask a
-/// constant ([`Fixed`]); any other board goes through [`Runtime`].
-trait Board: Sync {
-    /// The cells a piece may drop into.
-    fn possible(&self, mask: u64) -> u64;
-    /// The empty cells that complete a line for `pieces`.
-    fn winning(&self, pieces: u64, mask: u64) -> u64;
-    /// Whether some line holds none of `theirs`.
-    fn open(&self, theirs: u64) -> bool;
-    /// The least raw key of the position's images, and which image
-    /// ([`Columns::sym_key_image`]'s key and numbering).
-    fn key(&self, cur: u64, mask: u64) -> (u64, u8);
-    /// Column `c` in image `image`.
-    fn column_image(&self, c: u8, image: u8) -> u8;
-    /// The column whose image in `image` is `c`.
-    fn column_preimage(&self, c: u8, image: u8) -> u8;
-}
-
-/// Connect-Four on `W` columns of `H` cells, four in a row, the mirror its
-/// one symmetry, every shift and mask a constant: where the board's
-/// description is exactly that ([`Columns::connect_four`]). Callgrind on a
-/// Begin-Hard position of Pons' sets: the runtime shifts' loops were 30% of
-/// the instructions, the mirror through the column table 6%.
-struct Fixed<const W: u32, const H: u32>;
-
-impl<const W: u32, const H: u32> Fixed<W, H> {
-    /// A column's bits with its sentinel.
-    const S: u32 = H + 1;
-    const BOTTOM: u64 = {
-        let mut b = 0u64;
-        let mut c = 0;
-        while c < W {
-            b |= 1 << (c * Self::S);
-            c += 1;
-        }
-        b
-    };
-    const BOARD: u64 = Self::BOTTOM * ((1u64 << H) - 1);
-}
-
-impl<const W: u32, const H: u32> Board for Fixed<W, H> {
-    #[inline(always)]
-    fn possible(&self, mask: u64) -> u64 {
-        mask.wrapping_add(Self::BOTTOM) & Self::BOARD
-    }
-
-    #[inline(always)]
-    fn winning(&self, p: u64, mask: u64) -> u64 {
-        // Pons' formula: per direction, the cell after three in a row,
-        // before them, or in the gap of 2+1 and 1+2.
-        let mut r = (p << 1) & (p << 2) & (p << 3);
-        for s in [H, H + 1, H + 2] {
-            let back = (p << s) & (p << (2 * s));
-            let ahead = (p >> s) & (p >> (2 * s));
-            r |= back & ((p << (3 * s)) | (p >> s));
-            r |= ahead & ((p << s) | (p >> (3 * s)));
-        }
-        r & Self::BOARD & !mask
-    }
-
-    #[inline(always)]
-    fn open(&self, theirs: u64) -> bool {
-        let free = Self::BOARD & !theirs;
-        let mut any = 0;
-        for s in [1, H, H + 1, H + 2] {
-            let two = free & (free >> s);
-            any |= two & (two >> (2 * s));
-        }
-        any != 0
-    }
-
-    #[inline(always)]
-    fn key(&self, cur: u64, mask: u64) -> (u64, u8) {
-        let k = cur.wrapping_add(mask).wrapping_add(Self::BOTTOM);
-        let seg = (1u64 << Self::S) - 1;
-        let mut m = 0;
-        for c in 0..W {
-            m |= ((k >> (c * Self::S)) & seg) << ((W - 1 - c) * Self::S);
-        }
-        if m < k {
-            (m, 1)
-        } else {
-            (k, 0)
-        }
-    }
-
-    #[inline(always)]
-    fn column_image(&self, c: u8, image: u8) -> u8 {
-        match image {
-            0 => c,
-            _ => W as u8 - 1 - c,
-        }
-    }
-
-    #[inline(always)]
-    fn column_preimage(&self, c: u8, image: u8) -> u8 {
-        self.column_image(c, image)
-    }
-}
-
-/// Any board the representation takes, through its own tables, with the
-/// lines found by `L`.
-struct Runtime<'g, L> {
-    g: &'g Columns,
-    lines: L,
-}
-
-impl<L: Wins> Board for Runtime<'_, L> {
-    #[inline(always)]
-    fn possible(&self, mask: u64) -> u64 {
-        self.g.possible(mask)
-    }
-    #[inline(always)]
-    fn winning(&self, p: u64, mask: u64) -> u64 {
-        self.lines.winning(p, mask)
-    }
-    #[inline(always)]
-    fn open(&self, theirs: u64) -> bool {
-        self.lines.open(theirs)
-    }
-    #[inline(always)]
-    fn key(&self, cur: u64, mask: u64) -> (u64, u8) {
-        self.g.sym_key_image(cur, mask)
-    }
-    #[inline(always)]
-    fn column_image(&self, c: u8, image: u8) -> u8 {
-        self.g.column_image(c, image)
-    }
-    #[inline(always)]
-    fn column_preimage(&self, c: u8, image: u8) -> u8 {
-        self.g.column_preimage(c, image)
-    }
-}
-
-/// How a runtime board finds the cells that complete its lines: shifts of
-/// a fixed line length and number of directions, or the board's general
-/// code.
-trait Wins: Sync {
-    /// The empty cells that complete a line for `pieces`.
-    fn winning(&self, pieces: u64, mask: u64) -> u64;
-    /// Whether some line holds none of `theirs`.
-    fn open(&self, theirs: u64) -> bool;
-}
-
-/// Lines of `K` cells along `D` directions besides the vertical.
-struct Shifts<const K: usize, const D: usize> {
-    vertical: bool,
-    dirs: [u32; D],
-    board: u64,
-}
-
-impl<const K: usize, const D: usize> Wins for Shifts<K, D> {
-    #[inline(always)]
-    fn winning(&self, p: u64, mask: u64) -> u64 {
-        let mut r = 0;
-        if self.vertical {
-            let mut m = p << 1;
-            for i in 2..K {
-                m &= p << i;
-            }
-            r |= m;
-        }
-        for &s in &self.dirs {
-            let mut back = [!0u64; K];
-            let mut ahead = [!0u64; K];
-            for m in 1..K {
-                back[m] = back[m - 1] & (p << (m as u32 * s));
-                ahead[m] = ahead[m - 1] & (p >> (m as u32 * s));
-            }
-            for j in 0..K {
-                r |= back[j] & ahead[K - 1 - j];
-            }
-        }
-        r & self.board & !mask
-    }
-
-    #[inline(always)]
-    fn open(&self, theirs: u64) -> bool {
-        let free = self.board & !theirs;
-        let run = |s: u32| {
-            let mut m = free;
-            for i in 1..K {
-                m &= free >> (i as u32 * s);
-            }
-            m
-        };
-        let mut any = if self.vertical { run(1) } else { 0 };
-        for &s in &self.dirs {
-            any |= run(s);
-        }
-        any != 0
-    }
-}
-
-/// Any board, through its own code.
-struct General<'g>(&'g Columns, &'g Lines);
-
-impl Wins for General<'_> {
-    #[inline]
-    fn winning(&self, p: u64, mask: u64) -> u64 {
-        winning_by(self.1, p, mask, self.0.board())
-    }
-    #[inline]
-    fn open(&self, theirs: u64) -> bool {
-        self.0.open_line(theirs)
-    }
 }
 
 /// The native search: the board, its table, the known bounds (keyed by
@@ -284,7 +73,7 @@ impl Gravity<'_> {
     /// every piece; the mover cannot win at once) is at least `k`, with the
     /// column that shows it; `None` when stopped. The root (`ply` 0) does
     /// not take its answer from the table: it is searched for its move.
-    fn negamax<L: Board>(
+    fn negamax<L: Bits>(
         &self,
         l: &L,
         w: &mut Worker<'_>,
@@ -296,7 +85,7 @@ impl Gravity<'_> {
         if !w.visit() {
             return None;
         }
-        let g = self.g;
+        let g = self.g.layout();
         let opp = cur ^ mask;
         let possible = l.possible(mask);
         let opp_win = l.winning(opp, mask);
@@ -310,7 +99,7 @@ impl Gravity<'_> {
             playable = forced;
         }
         // Never under an opponent's winning cell.
-        playable &= !(opp_win >> 1);
+        playable &= !below(opp_win);
         if playable == 0 {
             return Some((false, NO_MOVE));
         }
@@ -370,7 +159,7 @@ impl Gravity<'_> {
                     mask,
                     done: false,
                 };
-                if let Some(v) = leaves.value(g, &pos) {
+                if let Some(v) = leaves.value(self.g, &pos) {
                     w.leaf_hits += 1;
                     let info = Info {
                         bounds: Bounds::exact(v),
@@ -398,7 +187,8 @@ impl Gravity<'_> {
             while rest != 0 {
                 let m = rest & rest.wrapping_neg();
                 rest &= rest - 1;
-                let child = l.key(opp, mask | m).0;
+                let (o, after) = play(cur, mask, m);
+                let child = l.key(o, after).0;
                 self.table.prefetch(child);
                 keys[n] = (m, child);
                 n += 1;
@@ -448,7 +238,7 @@ impl Gravity<'_> {
         if share {
             self.busy.enter(key);
         }
-        let refuted = self.refuted(l, w, moves, playable, opp, mask, k, ply, share);
+        let refuted = self.refuted(l, w, moves, playable, cur, mask, k, ply, share);
         if share {
             self.busy.leave(key);
         }
@@ -467,37 +257,37 @@ impl Gravity<'_> {
     /// stopped. With `share`, a move another thread is searching waits
     /// until the others are done.
     #[allow(clippy::too_many_arguments)]
-    fn refuted<L: Board>(
+    fn refuted<L: Bits>(
         &self,
         l: &L,
         w: &mut Worker<'_>,
         moves: &[u16],
         playable: u64,
-        opp: u64,
+        cur: u64,
         mask: u64,
         k: i8,
         ply: u32,
         share: bool,
     ) -> Option<u8> {
-        let g = self.g;
+        let g = self.g.layout();
         let mut later = [0u8; MAX_MOVES];
         let mut n = 0;
         let first = moves.iter().map(|&e| e as u8);
         for (i, c) in first.enumerate() {
-            let m = playable & g.col_mask(c as usize);
-            if share && i > 0 && self.busy.has(l.key(opp, mask | m).0) {
+            let (opp, after) = play(cur, mask, playable & g.col_mask(c as usize));
+            if share && i > 0 && self.busy.has(l.key(opp, after).0) {
                 later[n] = c;
                 n += 1;
                 continue;
             }
-            let (child, _) = self.negamax(l, w, opp, mask | m, 1 - k, ply + 1)?;
+            let (child, _) = self.negamax(l, w, opp, after, 1 - k, ply + 1)?;
             if !child {
                 return Some(c);
             }
         }
         for &c in &later[..n] {
-            let m = playable & g.col_mask(c as usize);
-            let (child, _) = self.negamax(l, w, opp, mask | m, 1 - k, ply + 1)?;
+            let (opp, after) = play(cur, mask, playable & g.col_mask(c as usize));
+            let (child, _) = self.negamax(l, w, opp, after, 1 - k, ply + 1)?;
             if !child {
                 return Some(c);
             }
@@ -516,16 +306,23 @@ impl Gravity<'_> {
             w.filled += 1;
         }
     }
+}
 
-    /// The probe with lines found by `l`.
-    fn run<L: Board>(
-        &self,
-        l: &L,
-        w: &mut Worker<'_>,
-        root: &ColumnsPos,
-        k: i8,
-    ) -> Option<(bool, Option<usize>)> {
-        let (yes, c) = self.negamax(l, w, root.cur, root.mask, k, 0)?;
+/// A probe of the root, run by `Layout::with_bits` on the fastest bits
+/// the board has.
+struct Probe<'s, 'a, 'w, 'x> {
+    search: &'s Gravity<'a>,
+    w: &'w mut Worker<'x>,
+    root: &'s ColumnsPos,
+    k: i8,
+}
+
+impl WithBits for Probe<'_, '_, '_, '_> {
+    type Out = Option<(bool, Option<usize>)>;
+
+    fn with<B: Bits>(self, l: &B) -> Self::Out {
+        let Probe { search, w, root, k } = self;
+        let (yes, c) = search.negamax(l, w, root.cur, root.mask, k, 0)?;
         Some((yes, (yes && c != NO_MOVE).then_some(usize::from(c))))
     }
 }
@@ -533,8 +330,9 @@ impl Gravity<'_> {
 impl<'a> Solver<'a, Columns> for Gravity<'a> {
     /// The token is the move's column.
     fn move_of(&self, root: &ColumnsPos, token: usize) -> Option<u16> {
-        let m = self.g.possible(root.mask) & self.g.col_mask(token);
-        (m != 0).then(|| self.g.cell_of(m))
+        let g = self.g.layout();
+        let m = g.possible(root.mask) & g.col_mask(token);
+        (m != 0).then(|| g.cell_of(m))
     }
 
     fn probe(&self, w: &mut Worker<'_>, root: &ColumnsPos, k: i8) -> Option<(bool, Option<usize>)> {
@@ -543,68 +341,20 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
             return Some((score(v) >= k, None));
         }
         // The search's nodes never have a win at once: the root may.
-        let now = g.winning(root.cur, root.mask) & g.possible(root.mask);
+        let b = g.layout();
+        let now = b.winning(root.cur, root.mask) & b.possible(root.mask);
         if now != 0 {
             if !w.visit() {
                 return None;
             }
-            return Some((true, Some(g.column_of(now & now.wrapping_neg()))));
+            return Some((true, Some(b.column_of(now & now.wrapping_neg()))));
         }
-        if let Some(dims) = g.connect_four() {
-            macro_rules! fixed {
-                ($(($w:literal, $h:literal)),*) => {
-                    match dims {
-                        $(($w, $h) => return self.run(&Fixed::<$w, $h>, w, root, k),)*
-                        _ => {}
-                    }
-                };
-            }
-            // The sizes compiled with constants (the tables' and the
-            // usual ones); any other runs the same search through the
-            // board's tables.
-            fixed!(
-                (4, 4),
-                (5, 4),
-                (6, 4),
-                (7, 4),
-                (8, 4),
-                (4, 5),
-                (5, 5),
-                (6, 5),
-                (7, 5),
-                (5, 6),
-                (6, 6),
-                (7, 6),
-                (8, 6),
-                (9, 6),
-                (6, 7),
-                (7, 7),
-                (8, 7)
-            );
-        }
-        match g.line_kind() {
-            Lines::Shifts {
-                k: 4,
-                vertical,
-                dirs,
-            } if dirs.len() == 3 => {
-                let lines = Shifts::<4, 3> {
-                    vertical: *vertical,
-                    dirs: [dirs[0], dirs[1], dirs[2]],
-                    board: g.board(),
-                };
-                self.run(&Runtime { g, lines }, w, root, k)
-            }
-            lines => self.run(
-                &Runtime {
-                    g,
-                    lines: General(g, lines),
-                },
-                w,
-                root,
-                k,
-            ),
-        }
+        g.layout().with_bits(Probe {
+            search: self,
+            w,
+            root,
+            k,
+        })
     }
 
     fn set_leaves(&mut self, leaves: &'a dyn ValueLeaves<Columns>) {
@@ -615,7 +365,7 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
         let Some(p) = self.g.position_of_key(&key) else {
             return;
         };
-        let raw = self.g.sym_key(p.cur, p.mask);
+        let raw = self.g.layout().sym_key(p.cur, p.mask);
         let b = self.known.entry(raw).or_insert(Bounds::UNKNOWN);
         *b = b.meet(bounds);
     }
@@ -630,7 +380,7 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
         }
         out.into_iter()
             .map(|(raw, b)| {
-                let (cur, mask) = self.g.of_raw_key(raw);
+                let (cur, mask) = self.g.layout().of_raw_key(raw);
                 let p = ColumnsPos {
                     cur,
                     mask,
@@ -651,81 +401,5 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
 
     fn grow(&mut self) -> u64 {
         self.table.double()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::search::games::AnySearch;
-
-    fn columns(spec: &str) -> Columns {
-        match AnySearch::parse(spec).unwrap() {
-            AnySearch::ConnectColumns(g) | AnySearch::SogoColumns(g) => g,
-            _ => panic!("{spec}: not a column board"),
-        }
-    }
-
-    /// `Fixed<W, H>` answers as the board's own tables do, on positions
-    /// of random play (lines and all), for every question the search asks.
-    fn same_as_runtime<const W: u32, const H: u32>(spec: &str, seed: u64) {
-        let g = columns(spec);
-        assert_eq!(g.connect_four(), Some((W, H)), "{spec}");
-        let f = Fixed::<W, H>;
-        let mut x = seed;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let mut positions = 0;
-        for _ in 0..300 {
-            let (mut cur, mut mask) = (0u64, 0u64);
-            loop {
-                let possible = g.possible(mask);
-                assert_eq!(f.possible(mask), possible);
-                for (a, b) in [(cur, cur ^ mask), (cur ^ mask, cur)] {
-                    assert_eq!(f.winning(a, mask), g.winning(a, mask));
-                    assert_eq!(f.open(b), g.open_line(b));
-                }
-                let (key, image) = f.key(cur, mask);
-                assert_eq!((key, image), g.sym_key_image(cur, mask));
-                for c in 0..W as u8 {
-                    assert_eq!(f.column_image(c, image), g.column_image(c, image));
-                    assert_eq!(f.column_preimage(c, image), g.column_preimage(c, image));
-                }
-                positions += 1;
-                if possible == 0 {
-                    break;
-                }
-                let cols: Vec<u64> = (0..g.columns())
-                    .map(|c| possible & g.col_mask(c))
-                    .filter(|&m| m != 0)
-                    .collect();
-                let m = cols[(next() % cols.len() as u64) as usize];
-                // The mover's pieces become the opponent's.
-                cur ^= mask;
-                mask |= m;
-            }
-        }
-        assert!(positions > 300 * (W * H / 2) as usize);
-    }
-
-    #[test]
-    fn fixed_boards_answer_as_the_board_tables() {
-        same_as_runtime::<7, 6>("connect:7x6", 1);
-        same_as_runtime::<4, 4>("connect:4x4", 2);
-        same_as_runtime::<6, 5>("connect:6x5", 3);
-        same_as_runtime::<8, 7>("connect:8x7", 4);
-        same_as_runtime::<5, 4>("connect:5x4x4", 5);
-    }
-
-    #[test]
-    fn only_connect_four_boards_are_fixed() {
-        assert_eq!(columns("connect:7x6").connect_four(), Some((7, 6)));
-        for spec in ["connect:5x4x3", "connect:4x3x2", "sogo:3"] {
-            assert_eq!(columns(spec).connect_four(), None, "{spec}");
-        }
     }
 }

@@ -1,11 +1,10 @@
-//! Gravity games (Connect-Four boards, small Sogo cubes) as the strongest
-//! Connect-Four solvers represent them (Tromp's Fhourstones, Pons' solver):
-//! one word for the pieces of the player to move and one for every occupied
-//! cell, each column a run of `H + 1` bits, the top one a **sentinel**
-//! that is never occupied. Built from the game's own description
-//! (`crate::games::placement::Placement`: its floor, patterns, symmetries
-//! and notation), so specs, positions and moves are read and written by the
-//! game's own functions.
+//! The gravity boards' bitboard, as the strongest Connect-Four solvers
+//! keep it (Tromp's Fhourstones, Pons' solver): one word for the pieces of
+//! the player to move and one for every occupied cell, each column a run
+//! of `H + 1` bits, the top one a **sentinel** that is never occupied.
+//! Every operation on these words lives here, for the game's
+//! representation ([`super::Columns`], df-pn and the reference) and the
+//! alpha-beta search (`crate::search::alphabeta`) alike.
 //!
 //! Layout: column `(x, y)` of the floor starts at bit
 //! `(y·(nx + 1) + x)·(H + 1)`, level `z` is `z` bits up. The sentinel row
@@ -14,33 +13,32 @@
 //! empty, so a line of `K` cells along a direction is `K` bits spaced by
 //! that direction's stride, and the empty cells that complete a line for a
 //! player are computed for all lines at once by shifts
-//! ([`Columns::winning`]): per direction, the cells with `j` of the
+//! ([`Layout::winning`]): per direction, the cells with `j` of the
 //! player's pieces behind them and `K − 1 − j` ahead. This holds only when
 //! the placement's patterns are exactly the `K`-in-a-row lines of the grid:
 //! checked when the board is built, else the winning cells are found
 //! pattern by pattern.
 //!
-//! The board is a [`SearchGame`] (for df-pn and the reference), and the
-//! alpha-beta engine's fast path (`crate::search::alphabeta`) searches it
-//! directly: its key is `pieces + occupied + bottom row` (one bit above
+//! A position's key is `pieces + occupied + bottom row` (one bit above
 //! each column's top piece marks its height, so the word is the position),
 //! the least of its images under the floor's symmetries.
 //!
-//! Misère boards are left to the generic representation (`occupy`):
-//! the pruning this board exists for assumes completing a line wins.
+//! The search asks its questions through [`Bits`], answered by the
+//! [`Layout`]'s tables for any board, by [`Shifted`](fast::Shifted) with the line length
+//! a constant, or by [`Fixed`](fast::Fixed) with every shift and mask a constant
+//! (Connect-Four's usual sizes); [`Layout::with_bits`] picks the fastest
+//! the board allows.
 
-use super::Represents;
-use crate::games::placement::{Notation, Placed, Placement};
-use crate::search::alphabeta::Native;
-use crate::search::SearchGame;
-use crate::value::Value;
+mod fast;
+
+use crate::games::placement::Placement;
 
 /// Most columns a board holds (each takes at least two bits).
 pub const MAX_COLUMNS: usize = 32;
 
 /// The cells that complete a line, by shifts or by patterns.
 #[derive(Clone, Debug)]
-pub(crate) enum Lines {
+enum Lines {
     /// Every pattern is a line of `k` cells along one of `dirs` (strides in
     /// bits); the vertical direction (stride 1) is `vertical`, apart from
     /// the others, since under gravity a vertical line is completed only on
@@ -54,10 +52,8 @@ pub(crate) enum Lines {
     Patterns(Vec<u64>),
 }
 
-/// A gravity game on one word.
-pub struct Columns {
-    spec: String,
-    notation: Box<dyn Notation>,
+/// A gravity board's word layout, its lines and its symmetries.
+pub struct Layout {
     /// Columns of the floor and their height.
     nx: u32,
     cols: usize,
@@ -84,30 +80,26 @@ pub struct Columns {
     order: Vec<u8>,
 }
 
-impl<D: Placed> Represents<D> for Columns {
-    /// Every gravity board whose columns and sentinels fit in 64 bits,
-    /// unless misère; others are left to the next representation.
-    fn represent(d: &D) -> Option<Result<Self, String>> {
-        if d.words() != 1 {
-            return None;
-        }
-        match d.placement() {
-            Err(e) => Some(Err(e)),
-            Ok(p) => Columns::new(p).map(Ok),
-        }
-    }
-}
-
 /// Bits of a floor of `nx × ny` columns of `h` cells with sentinels.
 fn layout_bits(nx: u32, ny: u32, h: u32) -> u64 {
     (u64::from(ny - 1) * u64::from(nx + 1) + u64::from(nx)) * u64::from(h + 1)
 }
 
-impl Columns {
-    /// The board of a placement, or `None` when this representation does
-    /// not take it (no gravity, misère, more than 64 bits with sentinels).
-    fn new(p: Placement) -> Option<Columns> {
-        let f = p.floor?;
+/// The cells of a column of `h` levels, from bit 0.
+fn levels(h: u32) -> u64 {
+    if h >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << h) - 1
+    }
+}
+
+impl Layout {
+    /// The layout of a placement, or `None` when it has none (no gravity,
+    /// misère, more than 64 bits with sentinels, a symmetry that moves a
+    /// cell to another level).
+    pub(crate) fn new(p: &Placement) -> Option<Layout> {
+        let f = p.floor.as_ref()?;
         if p.misere || f.nx == 0 || f.ny == 0 || f.height == 0 {
             return None;
         }
@@ -120,8 +112,7 @@ impl Columns {
         let base: Vec<u32> = (0..cols as u32)
             .map(|c| ((c / nx) * (nx + 1) + c % nx) * stride)
             .collect();
-        let level_mask = if h >= 64 { u64::MAX } else { (1u64 << h) - 1 };
-        let col_mask: Vec<u64> = base.iter().map(|&b| level_mask << b).collect();
+        let col_mask: Vec<u64> = base.iter().map(|&b| levels(h) << b).collect();
         let bottom = base.iter().fold(0u64, |m, &b| m | 1 << b);
         let board = col_mask.iter().fold(0u64, |m, &c| m | c);
         let cell_bit = |cell: u16| -> u64 {
@@ -174,9 +165,7 @@ impl Columns {
                 inv
             })
             .collect();
-        Some(Columns {
-            spec: p.spec,
-            notation: p.notation,
+        Some(Layout {
             nx,
             cols,
             height: h,
@@ -283,9 +272,7 @@ impl Columns {
         base: &[u32],
         lines: &[u64],
     ) -> bool {
-        let board = base.iter().fold(0u64, |m, &b| {
-            m | (if h >= 64 { u64::MAX } else { (1u64 << h) - 1 }) << b
-        });
+        let board = base.iter().fold(0u64, |m, &b| m | levels(h) << b);
         let probe = Lines::Shifts {
             k,
             vertical,
@@ -327,21 +314,10 @@ impl Columns {
         })
     }
 
-    /// The canonical spec.
-    pub fn spec_str(&self) -> &str {
-        &self.spec
-    }
-
     /// Number of columns.
     #[inline(always)]
     pub fn columns(&self) -> usize {
         self.cols
-    }
-
-    /// Cells of a column.
-    #[inline(always)]
-    pub fn height(&self) -> u32 {
-        self.height
     }
 
     /// Cells of the board.
@@ -372,8 +348,8 @@ impl Columns {
     /// columns of `H` cells side by side (column `c` at bit `c·(H+1)`),
     /// won by four in a row vertically, horizontally and diagonally (each
     /// direction's lines present, the patterns exactly the shifts'), the
-    /// mirror its one symmetry. The search then compiles its shifts as
-    /// constants, as Pons' solver does for its one board.
+    /// mirror its one symmetry: what [`Fixed`](fast::Fixed) computes
+    /// with constants.
     pub(crate) fn connect_four(&self) -> Option<(u32, u32)> {
         let h = self.height;
         let Lines::Shifts {
@@ -391,11 +367,6 @@ impl Columns {
         let side_by_side = (0..w).all(|c| self.base[c as usize] == c * (h + 1));
         (self.nx == w && side_by_side && d == [h, h + 1, h + 2] && self.syms == [mirror])
             .then_some((w, h))
-    }
-
-    /// How lines are found.
-    pub(crate) fn line_kind(&self) -> &Lines {
-        &self.lines
     }
 
     /// The winning patterns as masks of this layout.
@@ -427,9 +398,8 @@ impl Columns {
         winning_by(&self.lines, pieces, mask, self.board)
     }
 
-    /// Whether a player whose pieces are `pieces` and whose opponent's are
-    /// `theirs` can still complete a pattern: some line holds none of the
-    /// opponent's pieces.
+    /// Whether a player whose opponent's pieces are `theirs` can still
+    /// complete a pattern: some line holds none of the opponent's pieces.
     #[inline]
     pub(crate) fn open_line(&self, theirs: u64) -> bool {
         let free = self.board & !theirs;
@@ -447,6 +417,11 @@ impl Columns {
             }
             Lines::Patterns(ps) => ps.iter().any(|&p| p & theirs == 0),
         }
+    }
+
+    /// Whether `pieces` own a pattern.
+    pub(crate) fn owns(&self, pieces: u64) -> bool {
+        self.patterns.iter().any(|&p| p & !pieces == 0)
     }
 
     /// The key of a position: `pieces + mask + bottom`, the position in
@@ -482,6 +457,11 @@ impl Columns {
         out
     }
 
+    /// The images of a word under the symmetries other than the identity.
+    pub(crate) fn images(&self, w: u64) -> impl Iterator<Item = u64> + '_ {
+        self.syms.iter().map(move |perm| self.permute(w, perm))
+    }
+
     /// The canonical key: the least raw key of the position's images.
     #[inline]
     pub(crate) fn sym_key(&self, cur: u64, mask: u64) -> u64 {
@@ -504,7 +484,7 @@ impl Columns {
     }
 
     /// The image of column `c` under symmetry `sym` (as
-    /// [`Columns::sym_key_image`] numbers them).
+    /// [`Layout::sym_key_image`] numbers them).
     #[inline]
     pub(crate) fn column_image(&self, c: u8, sym: u8) -> u8 {
         match sym {
@@ -523,44 +503,19 @@ impl Columns {
     }
 
     /// A word's cells in the notation's cell numbering (`c·H + z`).
-    fn compact(&self, w: u64) -> u64 {
-        let lm = if self.height >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.height) - 1
-        };
+    pub(crate) fn compact(&self, w: u64) -> u64 {
+        let lm = levels(self.height);
         self.base.iter().enumerate().fold(0u64, |m, (c, &b)| {
             m | ((w >> b) & lm) << (c as u32 * self.height)
         })
     }
 
     /// Cells in the notation's numbering, in this layout.
-    fn spread(&self, w: u64) -> u64 {
-        let lm = if self.height >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.height) - 1
-        };
+    pub(crate) fn spread(&self, w: u64) -> u64 {
+        let lm = levels(self.height);
         self.base.iter().enumerate().fold(0u64, |m, (c, &b)| {
             m | ((w >> (c as u32 * self.height)) & lm) << b
         })
-    }
-
-    /// The position with `x` and `o` pieces (this layout), `done` computed.
-    fn position(&self, x: u64, o: u64) -> ColumnsPos {
-        let mask = x | o;
-        let mover = mask.count_ones() & 1;
-        let (cur, last) = if mover == 0 { (x, o) } else { (o, x) };
-        ColumnsPos {
-            cur,
-            mask,
-            done: self.owns(last),
-        }
-    }
-
-    /// Whether `pieces` own a pattern.
-    fn owns(&self, pieces: u64) -> bool {
-        self.patterns.iter().any(|&p| p & !pieces == 0)
     }
 
     /// The cell (notation numbering) of the bit `m`.
@@ -579,27 +534,26 @@ impl Columns {
         let slot = bit / stride;
         (slot / (self.nx + 1) * self.nx + slot % (self.nx + 1)) as usize
     }
+}
 
-    /// Both players' pieces, `x`'s first, in this layout.
-    pub fn pieces(&self, p: &ColumnsPos) -> [u64; 2] {
-        let other = p.cur ^ p.mask;
-        if p.mover() == 0 {
-            [p.cur, other]
-        } else {
-            [other, p.cur]
-        }
-    }
+/// The position after the mover (pieces `cur`, every piece `mask`) drops a
+/// piece on cell `m`: the opponent's pieces (now to move), every piece.
+#[inline(always)]
+pub(crate) fn play(cur: u64, mask: u64, m: u64) -> (u64, u64) {
+    (cur ^ mask, mask | m)
+}
 
-    /// Both players' pieces in the notation's numbering (`c·H + z`).
-    pub fn cells_of(&self, p: &ColumnsPos) -> [u64; 2] {
-        self.pieces(p).map(|w| self.compact(w))
-    }
+/// The cells right under `cells` (under gravity, a piece there makes each
+/// of `cells` playable).
+#[inline(always)]
+pub(crate) fn below(cells: u64) -> u64 {
+    cells >> 1
 }
 
 /// The empty cells of `board` (not in `mask`) that complete a line for
 /// `pieces`.
 #[inline(always)]
-pub(crate) fn winning_by(lines: &Lines, pieces: u64, mask: u64, board: u64) -> u64 {
+fn winning_by(lines: &Lines, pieces: u64, mask: u64, board: u64) -> u64 {
     match lines {
         Lines::Shifts { k, vertical, dirs } => {
             let k = *k;
@@ -650,6 +604,7 @@ fn line_wins(p: u64, s: u32, k: u32) -> u64 {
     }
 }
 
+/// [`line_wins`] with the line length a constant.
 #[inline(always)]
 fn line_wins_k<const K: usize>(p: u64, s: u32) -> u64 {
     let mut back = [!0u64; K];
@@ -665,156 +620,78 @@ fn line_wins_k<const K: usize>(p: u64, s: u32) -> u64 {
     r
 }
 
-/// A position: the pieces of the player to move, every occupied cell, and
-/// whether the player who just moved completed a pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ColumnsPos {
-    /// The pieces of the player to move.
-    pub cur: u64,
-    /// Every occupied cell.
-    pub mask: u64,
-    /// The player who just moved owns a pattern.
-    pub done: bool,
+/// The top cells of `K − 1` pieces of `p` in a column: the cells that
+/// complete a vertical line of `K` (`K` ≥ 2).
+#[inline(always)]
+fn vertical_wins_k<const K: usize>(p: u64) -> u64 {
+    let mut m = p << 1;
+    for i in 2..K {
+        m &= p << i;
+    }
+    m
 }
 
-impl ColumnsPos {
-    /// The player to move: 0 (`x`) when both have as many pieces.
+/// The first cells of the runs of `K` cells of `free` along stride `s`.
+#[inline(always)]
+fn line_free_k<const K: usize>(free: u64, s: u32) -> u64 {
+    let mut m = free;
+    for i in 1..K {
+        m &= free >> (i as u32 * s);
+    }
+    m
+}
+
+/// What the search asks of a board: the playable cells, the cells that
+/// complete lines, the open-line test, and the canonical key with the
+/// symmetry that gives it (moves in the table are kept as the canonical
+/// image's columns). Each implementation answers as the [`Layout`] does.
+pub(crate) trait Bits: Sync {
+    /// The cells a piece may drop into.
+    fn possible(&self, mask: u64) -> u64;
+    /// The empty cells that complete a line for `pieces`.
+    fn winning(&self, pieces: u64, mask: u64) -> u64;
+    /// Whether some line holds none of `theirs`.
+    fn open(&self, theirs: u64) -> bool;
+    /// The least raw key of the position's images, and which image
+    /// ([`Layout::sym_key_image`]'s key and numbering).
+    fn key(&self, cur: u64, mask: u64) -> (u64, u8);
+    /// Column `c` in image `image`.
+    fn column_image(&self, c: u8, image: u8) -> u8;
+    /// The column whose image in `image` is `c`.
+    fn column_preimage(&self, c: u8, image: u8) -> u8;
+}
+
+/// A computation over a board's [`Bits`], run by [`Layout::with_bits`]
+/// with the implementation that fits the board.
+pub(crate) trait WithBits {
+    type Out;
+    fn with<B: Bits>(self, bits: &B) -> Self::Out;
+}
+
+/// Any board, through its tables.
+impl Bits for Layout {
     #[inline(always)]
-    pub fn mover(&self) -> usize {
-        (self.mask.count_ones() & 1) as usize
+    fn possible(&self, mask: u64) -> u64 {
+        Layout::possible(self, mask)
     }
-}
-
-impl SearchGame for Columns {
-    type Pos = ColumnsPos;
-    /// The cell the piece lands on, in the notation's numbering (`c·H + z`).
-    type Move = u16;
-    /// The canonical image's pieces in the notation's numbering, `x`'s
-    /// first: the generic representation's key, so proof databases of
-    /// either representation are the same file.
-    type Key = [u64; 2];
-
-    fn spec(&self) -> String {
-        self.spec.clone()
-    }
-
-    fn start(&self) -> ColumnsPos {
-        ColumnsPos {
-            cur: 0,
-            mask: 0,
-            done: false,
-        }
-    }
-
-    fn parse_position(&self, s: &str) -> Result<ColumnsPos, String> {
-        let stones = self.notation.parse_position(s)?;
-        Ok(self.position(self.spread(stones[0][0]), self.spread(stones[1][0])))
-    }
-
-    fn format_position(&self, p: &ColumnsPos) -> String {
-        let [x, o] = self.cells_of(p);
-        self.notation.format_position(&[[x, 0, 0, 0], [o, 0, 0, 0]])
-    }
-
-    fn format_move(&self, m: &u16) -> String {
-        self.notation.format_move(*m)
-    }
-
     #[inline]
-    fn terminal(&self, p: &ColumnsPos) -> Option<Value> {
-        if p.done {
-            Some(Value::Lose)
-        } else if p.mask == self.board {
-            Some(Value::Tie)
-        } else {
-            None
-        }
+    fn winning(&self, p: u64, mask: u64) -> u64 {
+        Layout::winning(self, p, mask)
     }
-
-    /// Winning moves first, then the block of the opponent's one threat,
-    /// then the others by the threats they make (Pons' order: the cells the
-    /// mover could then complete, centre columns first on ties), and last
-    /// the moves that give the opponent a win (a second threat not
-    /// blocked, or the cell under one of theirs).
-    fn moves(&self, p: &ColumnsPos) -> Vec<(u16, ColumnsPos)> {
-        if self.terminal(p).is_some() {
-            return Vec::new();
-        }
-        let possible = self.possible(p.mask);
-        let theirs = p.cur ^ p.mask;
-        let mine_win = self.winning(p.cur, p.mask);
-        let their_win = self.winning(theirs, p.mask);
-        let forced = possible & their_win;
-        let mut order: Vec<(u32, u64)> = Vec::with_capacity(self.cols);
-        for (rank, &c) in self.order.iter().enumerate() {
-            let m = possible & self.col_mask[c as usize];
-            if m == 0 {
-                continue;
-            }
-            let class = if m & mine_win != 0 {
-                0
-            } else if forced & !m != 0 || m & (their_win >> 1) != 0 {
-                // Leaves an opponent's threat open, or plays under one.
-                3
-            } else if m & forced != 0 {
-                1
-            } else {
-                2
-            };
-            let threats = self.winning(p.cur | m, p.mask).count_ones().min(255);
-            order.push((class << 16 | (255 - threats) << 8 | rank as u32, m));
-        }
-        order.sort_unstable();
-        order
-            .into_iter()
-            .map(|(_, m)| {
-                let done = m & mine_win != 0;
-                let child = ColumnsPos {
-                    cur: theirs,
-                    mask: p.mask | m,
-                    done,
-                };
-                (self.cell_of(m), child)
-            })
-            .collect()
+    #[inline]
+    fn open(&self, theirs: u64) -> bool {
+        self.open_line(theirs)
     }
-
-    fn key(&self, p: &ColumnsPos) -> [u64; 2] {
-        let [x, o] = self.cells_of(p);
-        let mut best = [x, o];
-        for perm in &self.syms {
-            let img = [
-                self.compact(self.permute(self.spread(x), perm)),
-                self.compact(self.permute(self.spread(o), perm)),
-            ];
-            if img < best {
-                best = img;
-            }
-        }
-        best
+    #[inline(always)]
+    fn key(&self, cur: u64, mask: u64) -> (u64, u8) {
+        self.sym_key_image(cur, mask)
     }
-
-    fn position_of_key(&self, key: &[u64; 2]) -> Option<ColumnsPos> {
-        let p = self.position(self.spread(key[0]), self.spread(key[1]));
-        // Only a key some position has turns back into one.
-        (self.cells_of(&p) == *key).then_some(p)
+    #[inline(always)]
+    fn column_image(&self, c: u8, image: u8) -> u8 {
+        Layout::column_image(self, c, image)
     }
-
-    fn alphabeta_native(&self, table_bytes: u64) -> Option<Native<'_, Columns>> {
-        Some(crate::search::alphabeta::gravity_native(self, table_bytes))
-    }
-
-    fn wins_now(&self, p: &ColumnsPos) -> bool {
-        !p.done && self.winning(p.cur, p.mask) & self.possible(p.mask) != 0
-    }
-
-    /// A tie once no line is open for either player: each holds pieces of
-    /// both, so the board fills up without one.
-    fn decided(&self, p: &ColumnsPos) -> Option<Value> {
-        if p.done {
-            return None;
-        }
-        let theirs = p.cur ^ p.mask;
-        (!self.open_line(theirs) && !self.open_line(p.cur)).then_some(Value::Tie)
+    #[inline(always)]
+    fn column_preimage(&self, c: u8, image: u8) -> u8 {
+        Layout::column_preimage(self, c, image)
     }
 }
