@@ -66,8 +66,8 @@ pub struct Args {
     /// Also save to the --save FILE every this many seconds while the search
     /// runs, each time a whole database replacing the last: a run that dies
     /// leaves what it had proven, to resume from with --load.
-    #[arg(long, value_name = "SECONDS", requires = "save", value_parser = seconds)]
-    save_every: Option<Duration>,
+    #[arg(long, value_name = "SECONDS", requires = "save")]
+    save_every: Option<f64>,
     /// Start from the positions proven in FILE (a proof database).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     load: Vec<PathBuf>,
@@ -96,8 +96,8 @@ pub struct Args {
     moves: bool,
     /// Stop after this many seconds (looked at before every node, or
     /// component with --nimber: the search ends within one node of it).
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
-    time: Option<Duration>,
+    #[arg(long, value_name = "SECONDS")]
+    time: Option<f64>,
     /// Stop after this many expanded nodes (components with --nimber):
     /// exactly that many, never one more.
     #[arg(long, value_name = "N")]
@@ -125,12 +125,12 @@ fn engine_name() -> impl TypedValueParser<Value = Engine> {
         .map(|name: String| Engine::from_name(&name).expect("a possible value"))
 }
 
-/// A positive number of seconds (below about 31 years, which would
-/// overflow soon after).
-fn seconds(s: &str) -> std::result::Result<Duration, String> {
-    match s.parse::<f64>() {
-        Ok(t) if t > 0.0 && t < 1e9 => Ok(Duration::from_secs_f64(t)),
-        _ => Err("must be a positive number of seconds".into()),
+/// `option`'s positive number of seconds (below about 31 years, which
+/// would overflow soon after), refused in one line.
+fn seconds(option: &str, t: Option<f64>) -> Result<Option<Duration>> {
+    match t {
+        Some(t) if !(t > 0.0 && t < 1e9) => bail!("{option} must be a positive number of seconds"),
+        t => Ok(t.map(Duration::from_secs_f64)),
     }
 }
 
@@ -142,7 +142,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         memory: args.memory,
         epsilon: args.epsilon,
         node_limit: args.nodes,
-        time_limit: args.time,
+        time_limit: seconds("--time", args.time)?,
         tablebases: args.tablebases.clone(),
         load: args.load.clone(),
         trust_load: args.trust_load,
@@ -155,7 +155,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Some(n) => n,
             None => 0,
         },
-        save_every: args.save_every,
+        save_every: seconds("--save-every", args.save_every)?,
         engine: args.engine,
         moves: args.moves,
     };
