@@ -38,6 +38,7 @@ pub(super) const NODE_CHUNK: u64 = 256;
 const BUSY_SLOTS: usize = 1 << 16;
 
 impl<G: SearchGame> Dfpn<'_, G> {
+    /// One question at the root searched by all the threads on the shared
     /// table, until one of them answers it or the search stops.
     pub(super) fn crew_search(&mut self, root: &G::Pos, key: G::Key, k: i8) -> (u32, u32) {
         let threads = self.options.threads;
