@@ -17,7 +17,8 @@
 //! (the total instructions over the `nodes` the JSON reports).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use retrograde::search::alphabeta::{AlphaBeta, Options};
+use retrograde::search::alphabeta::AlphaBeta;
+use retrograde::search::engine::Options;
 use retrograde::search::games::AnySearch;
 use retrograde::search::SearchGame;
 use retrograde::with_search;

@@ -1,0 +1,524 @@
+//! Impartial sums by Lemoine and Viennot's method: the outcome of a sum
+//! needs only the nimbers of all its components but one, `L1 + L2 + *k`
+//! winning exactly when `L1 + *(k ^ n(L2))` does. The engine proves
+//! *couples* `L + *k` (one component, a *land*, and a Nim heap): the mover
+//! wins when some child loses, a child being a move in `L` (whose result, a
+//! sum of lands, is folded the same way) or a smaller heap `L + *j`. A loss
+//! of `L + *k` is exactly `n(L) = k`, and the nimber of a land is found by
+//! proving `L + *0`, `L + *1`, ... until one loses. So an outcome asks only
+//! for the couples it needs, never a land's whole nimber unless a sum does.
+//!
+//! Couples are proved by df-pn (Nagai; with the 1+ε trick of Pawlewicz and
+//! Lew): proof and disproof numbers of couples not yet proved are kept in a
+//! bounded table (by couple, an exact key: a land's number and the heap);
+//! what is proved (a land's nimber, couples that win) is kept with the land,
+//! by its exact canonical form. Everything is bounded by `--memory`: the
+//! lands too, which are most of it (every region a move makes is one, and
+//! few are ever searched); when they fill their share the engine forgets
+//! about half of them, which loses only time, never a value (`evict.rs`
+//! tells which). A child of several lands of unknown nimber is settled,
+//! when the search goes into it, to a couple by computing the nimbers of
+//! all its lands but the largest, each within a budget (`sums.rs`).
+//!
+//! The engine names no game: a game gives its lands through [`Lands`]
+//! (Sprouts' lands in Glop's canonical form, `search::games::sprouts`;
+//! Cram's regions by their region keys, `search::games::cram`).
+//!
+//! The parts: this file holds what the engine knows of each land and its
+//! interning; `search.rs` the df-pn over couples; `sums.rs` the folding of
+//! known nimbers into a sum and the settling of a sum to one couple;
+//! `evict.rs` what is forgotten when the lands fill their share.
+
+mod evict;
+mod search;
+mod sums;
+
+use crate::search::bounded::BoundedCache;
+use crate::search::engine::{Options, ProgressFn, Stats};
+use crate::search::hash::FastBuild;
+use crate::search::{Limits, Stop};
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// An infinite proof or disproof number: proved.
+pub const INF: u32 = u32::MAX;
+
+/// A map hashed by [`FastHasher`].
+type FastMap<K, V> = HashMap<K, V, FastBuild>;
+
+/// A game's lands: the components of its positions, each in a canonical
+/// form by which equal lands are one.
+pub trait Lands {
+    /// A land in canonical form.
+    type Land: Clone + Eq + Hash;
+    /// The land's size, by which a sum's lands are ordered: the largest is
+    /// the one left for the couple.
+    fn size(&self, land: &Self::Land) -> u32;
+    /// The positions the land's moves lead to, each as its lands.
+    fn children(&self, land: &Self::Land) -> Vec<Vec<Self::Land>>;
+    /// [`Lands::children`] appended flat to `lands`, child `i` ending at
+    /// `ends[i]` (an index of `lands`): a game may give them with no
+    /// allocation per child, which is most of a couple's cost.
+    fn children_into(&self, land: &Self::Land, lands: &mut Vec<Self::Land>, ends: &mut Vec<u32>) {
+        for c in self.children(land) {
+            lands.extend(c);
+            ends.push(lands.len() as u32);
+        }
+    }
+    /// [`Lands::children_into`], asking `stop` every so often (with the
+    /// results made so far and about the bytes they hold) whether to give
+    /// up; returns `false` if it did (`lands` and `ends` then hold a part).
+    /// A game whose lands can have very many children (Sprouts) makes them
+    /// so; the default makes them all.
+    fn children_until(
+        &self,
+        land: &Self::Land,
+        lands: &mut Vec<Self::Land>,
+        ends: &mut Vec<u32>,
+        _stop: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> bool {
+        self.children_into(land, lands, ends);
+        true
+    }
+    /// The disproof number of a couple never expanded whose land has size
+    /// `size` (its proof number is 1: one losing child proves a win). The
+    /// larger the land, the more children must be shown to win for a loss;
+    /// how much more is the game's to tune (see [`Couples`]' `fresh`).
+    fn fresh_dn(&self, size: u32) -> u32 {
+        1 + size
+    }
+    /// The land's nimber when something else knows it (a table), so that
+    /// the engine never searches it.
+    fn leaf(&self, _land: &Self::Land) -> Option<u32> {
+        None
+    }
+    /// Whether a strategy shows, with no search, that the land alone is
+    /// lost for the player to move (nimber 0): Cram's mirror strategy on a
+    /// region symmetric under an involution that maps no domino onto one
+    /// it meets. Nimber 0 is exact, so the land then adds to any sum.
+    fn zero(&self, _land: &Self::Land) -> bool {
+        false
+    }
+}
+
+/// What the engine knows of one land.
+pub struct LandInfo<T> {
+    /// The land.
+    pub land: T,
+    /// Its size ([`Lands::size`]).
+    pub size: u32,
+    /// Its nimber, once a couple `land + *k` is proved to lose.
+    pub nimber: Option<u32>,
+    /// Heaps `k < 64` for which `land + *k` is proved to win (bit k): in
+    /// the struct, as heaps are small, so a land costs no allocation.
+    wins: u64,
+    /// Heaps from 64 on (bit k - 64 of word (k - 64) / 64), rarely any.
+    more_wins: Option<Box<[u64]>>,
+    /// When it was last used (the engine's clock), for eviction.
+    used: u32,
+    /// Whether a table gave its nimber (cheap to find again).
+    from_leaf: bool,
+    /// Couples expanded in searches for its nimber that ran out of their
+    /// budget ([`Couples::settle_in_search`]), saturating.
+    effort: u32,
+    /// Whether the slot holds a land (false once evicted, until reused).
+    live: bool,
+}
+
+impl<T> LandInfo<T> {
+    fn wins(&self, k: u32) -> bool {
+        if k < 64 {
+            return self.wins >> k & 1 == 1;
+        }
+        let k = k - 64;
+        self.more_wins
+            .as_ref()
+            .and_then(|m| m.get((k / 64) as usize))
+            .is_some_and(|w| w >> (k % 64) & 1 == 1)
+    }
+
+    fn set_win(&mut self, k: u32) {
+        if k < 64 {
+            self.wins |= 1 << k;
+            return;
+        }
+        let k = k - 64;
+        let i = (k / 64) as usize;
+        let mut m = self.more_wins.take().map(Vec::from).unwrap_or_default();
+        if m.len() <= i {
+            m.resize(i + 1, 0);
+        }
+        m[i] |= 1 << (k % 64);
+        self.more_wins = Some(m.into_boxed_slice());
+    }
+
+    /// The heaps proved to win beside this land.
+    pub fn win_heaps(&self) -> impl Iterator<Item = u32> + '_ {
+        let low = (0..64u32).filter(move |&b| self.wins >> b & 1 == 1);
+        let high = self.more_wins.iter().flat_map(|m| {
+            m.iter().enumerate().flat_map(|(i, &w)| {
+                (0..64)
+                    .filter(move |b| w >> b & 1 == 1)
+                    .map(move |b| (64 + i * 64 + b) as u32)
+            })
+        });
+        low.chain(high)
+    }
+
+    /// Eviction class: the higher, the longer kept.
+    fn class(&self) -> u32 {
+        match (self.nimber, self.from_leaf) {
+            (Some(_), false) => 3,
+            _ if self.wins != 0 || self.more_wins.is_some() => 2,
+            (Some(_), true) => 1,
+            (None, _) => 0,
+        }
+    }
+}
+
+/// A child of a couple once the nimbers known are folded in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Folded {
+    /// No land of unknown nimber is left: a heap of this size (it loses
+    /// when 0).
+    Heap(u32),
+    /// One land of unknown nimber and a heap.
+    Couple(u32, u32),
+    /// Several lands of unknown nimber and a heap.
+    Sum(Vec<u32>, u32),
+}
+
+/// The children of a land, in land numbers, in one allocation: child `i`
+/// is `lands[ends[i - 1]..ends[i]]` (its lands, in the game's order).
+pub struct KidList {
+    lands: Box<[u32]>,
+    ends: Box<[u32]>,
+}
+
+impl KidList {
+    /// How many children.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Child `i`'s lands.
+    pub fn child(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.lands[start..self.ends[i] as usize]
+    }
+
+    /// Bytes it takes (with its map entry and allocations, about).
+    fn bytes(&self) -> usize {
+        4 * (self.lands.len() + self.ends.len()) + 96
+    }
+}
+
+/// Children of lands kept, shared with the search frames using them.
+pub type Kids = Rc<KidList>;
+
+/// Periodic snapshots of what the engine has proved (`--save-every`): what
+/// [`Couples::with_snapshots`] hands the lands known to.
+type Snapshots<'a, T> =
+    crate::search::Snapshots<dyn FnMut(&mut dyn Iterator<Item = &LandInfo<T>>) + 'a>;
+
+/// The least budget, in couples, of a nimber search that settles a sum
+/// inside the search ([`Couples::settle_in_search`]): most small lands'
+/// nimbers take far fewer, so only the hard ones are ever cut.
+const SETTLE_MIN: u64 = 4096;
+
+/// Couples spent on a land's unfinished nimber per unit they add to the
+/// numbers of a sum it is in ([`Couples::sum_numbers`]). On `sprouts:14`,
+/// `15` and `16`, 16 took 141,200, 180,341 and 42,403 couples; 64 took
+/// 239,165, 339,844 and 40,841; 256 took 209,878, 230,333 and 42,959.
+const EFFORT_SCALE: u32 = 16;
+
+/// Lands short of the cap at which the search evicts: more than one land's
+/// children ever make.
+const EVICT_MARGIN: usize = 1 << 12;
+
+/// The engine over the lands of `L`.
+pub struct Couples<'a, L: Lands> {
+    game: L,
+    ids: FastMap<L::Land, u32>,
+    lands: Vec<LandInfo<L::Land>>,
+    /// Slots of evicted lands, for reuse.
+    free: Vec<u32>,
+    /// Lands kept at most; past it, half are forgotten.
+    lands_cap: usize,
+    /// The clock of uses (ticks once per couple expanded).
+    clock: u32,
+    /// Lands held by number by callers up the stack (besides `frames`).
+    pins: Vec<u32>,
+    /// The lands and children of the couples being expanded, outermost
+    /// first: what the search holds by number.
+    frames: Vec<(u32, Kids)>,
+    /// Lands forgotten so far.
+    evicted: u64,
+    /// The children's lands as the game gives them (a buffer reused).
+    found: Vec<L::Land>,
+    /// Proof and disproof numbers of couples in progress, by
+    /// `land << 32 | heap`.
+    tt: FastMap<u64, (u32, u32)>,
+    tt_cap: usize,
+    /// Children of lands, while memory allows.
+    kids: BoundedCache<u32, Kids>,
+    epsilon: f64,
+    limits: Limits,
+    nodes: u64,
+    depth: u64,
+    deepest: u64,
+    progress: Option<ProgressFn<'a>>,
+    /// The numbers of the outermost couple being proved, for the progress
+    /// line.
+    root: (u32, u32),
+    snapshots: Option<Snapshots<'a, L::Land>>,
+    /// Lands answered by [`Lands::leaf`].
+    leaf_hits: u64,
+    /// Lands answered by [`Lands::zero`].
+    zero_hits: u64,
+    /// The couples count at which the innermost nimber search settling a
+    /// sum runs out of budget (`u64::MAX`: none).
+    budget_end: u64,
+    /// The least budget of such a search, in couples.
+    settle_min: u64,
+    /// Searches for a nimber that ran out of their budget.
+    settles_cut: u64,
+}
+
+impl<'a, L: Lands> Couples<'a, L> {
+    /// An engine over `game`'s lands with `options`' memory and limits.
+    pub fn with_lands(game: L, options: &Options) -> Couples<'a, L> {
+        // The budget's shares: couples in progress an eighth (a key and
+        // numbers, and the map's slack: 40 bytes), children kept an eighth,
+        // lands half; the rest is slack for the allocator, the game's own
+        // tables and caches, and the path.
+        let tt_cap = (options.memory / 8 / 40).max(1 << 12) as usize;
+        let lands_cap = Self::lands_cap(options.memory / 2);
+        Couples {
+            game,
+            // Both at their full size from the start, so that they never
+            // grow by doubling past the budget.
+            ids: FastMap::with_capacity_and_hasher(lands_cap, Default::default()),
+            lands: Vec::with_capacity(lands_cap),
+            free: Vec::new(),
+            lands_cap,
+            clock: 0,
+            pins: Vec::new(),
+            frames: Vec::new(),
+            evicted: 0,
+            found: Vec::new(),
+            tt: FastMap::default(),
+            tt_cap,
+            kids: BoundedCache::new((options.memory / 8).max(1 << 20) as usize),
+            epsilon: options.dfpn.epsilon,
+            limits: Limits::new(
+                options.memory,
+                options.node_limit,
+                options.time_limit,
+                options.cancel.clone(),
+            ),
+            nodes: 0,
+            depth: 0,
+            deepest: 0,
+            progress: None,
+            root: (1, 1),
+            snapshots: None,
+            leaf_hits: 0,
+            zero_hits: 0,
+            budget_end: u64::MAX,
+            settle_min: SETTLE_MIN,
+            settles_cut: 0,
+        }
+    }
+
+    /// How many lands fit in `bytes`: a slot of the list and a bucket of
+    /// the map (its key, number and control byte) per land, the map's
+    /// buckets a power of two of which 7/8 are used.
+    fn lands_cap(bytes: u64) -> usize {
+        let slot = std::mem::size_of::<LandInfo<L::Land>>() as u64;
+        let bucket = std::mem::size_of::<(L::Land, u32)>() as u64 + 1;
+        // The largest power of two of buckets whose lands fit.
+        let mut buckets: u64 = 1 << 10;
+        while (buckets * 2) * bucket + (buckets * 2) * 7 / 8 * slot <= bytes {
+            buckets *= 2;
+        }
+        (buckets * 7 / 8) as usize
+    }
+
+    /// The game whose lands these are.
+    pub fn game(&self) -> &L {
+        &self.game
+    }
+
+    /// Sets the least budget of a nimber search settling a sum inside the
+    /// search (couples; the default is 4,096): a tiny one makes every
+    /// such search run out and be put off again and again, which the tests
+    /// use to show the values never depend on it.
+    pub fn with_settle_min(mut self, couples: u64) -> Self {
+        self.settle_min = couples.max(1);
+        self
+    }
+
+    /// Calls `f` about once a second with the counters.
+    pub fn with_progress(mut self, f: impl FnMut(&Stats) + 'a) -> Self {
+        self.progress = Some(Box::new(f));
+        self
+    }
+
+    /// Hands every land known ([`Couples::lands`]) to `save` about every
+    /// `every` while the search runs (checked every 1,024 couples): so
+    /// that a run of days that dies (a crash, a kill, the machine going
+    /// down) leaves what it had proved at its last snapshot to resume from.
+    pub fn with_snapshots(
+        mut self,
+        every: Duration,
+        save: impl FnMut(&mut dyn Iterator<Item = &LandInfo<L::Land>>) + 'a,
+    ) -> Self {
+        self.snapshots = Some(Snapshots::new(every, Box::new(save)));
+        self
+    }
+
+    /// The land's number, interned (with its nimber when a leaf knows it).
+    /// A number stays the land's while the search holds it (the engine's
+    /// own frames and pins); a caller outside the engine holds one only
+    /// until its next search call.
+    pub fn id(&mut self, land: &L::Land) -> u32 {
+        if let Some(&i) = self.ids.get(land) {
+            self.lands[i as usize].used = self.clock;
+            return i;
+        }
+        // The strategy first: a few bit operations, where a table is a
+        // lookup in a file.
+        let nimber = match self.game.zero(land) {
+            true => {
+                self.zero_hits += 1;
+                Some(0)
+            }
+            false => {
+                let n = self.game.leaf(land);
+                self.leaf_hits += u64::from(n.is_some());
+                n
+            }
+        };
+        let info = LandInfo {
+            land: land.clone(),
+            size: self.game.size(land),
+            nimber,
+            wins: 0,
+            more_wins: None,
+            used: self.clock,
+            from_leaf: nimber.is_some(),
+            effort: 0,
+            live: true,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.lands[i as usize] = info;
+                i
+            }
+            None => {
+                self.lands.push(info);
+                (self.lands.len() - 1) as u32
+            }
+        };
+        self.ids.insert(land.clone(), i);
+        i
+    }
+
+    /// Runs `make`, a game's child generation outside the search (a proof
+    /// database's check), with a poll that gives up when the search's
+    /// limits say (see [`Lands::children_until`]).
+    pub fn generating<T>(&mut self, make: impl FnOnce(&mut dyn FnMut(u64, u64) -> bool) -> T) -> T {
+        let (limits, nodes) = (&mut self.limits, self.nodes);
+        make(&mut |results, bytes| limits.generation_stops(nodes, results, bytes))
+    }
+
+    /// Lands forgotten to stay within the memory (met again, they are new).
+    pub fn evicted(&self) -> u64 {
+        self.evicted
+    }
+
+    /// Searches for the nimber of a land in a sum that ran out of their
+    /// budget and were put off (see [`Couples::settle_in_search`]).
+    pub fn settles_cut(&self) -> u64 {
+        self.settles_cut
+    }
+
+    /// Lands whose nimber [`Lands::zero`] gave (met anew after being
+    /// forgotten, a land counts again).
+    pub fn zero_hits(&self) -> u64 {
+        self.zero_hits
+    }
+
+    /// Lands known now.
+    pub fn lands_known(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The land's number, if the engine has met it.
+    pub fn find(&self, land: &L::Land) -> Option<u32> {
+        self.ids.get(land).copied()
+    }
+
+    /// What the engine knows of land number `i`.
+    pub fn info(&self, i: u32) -> &LandInfo<L::Land> {
+        &self.lands[i as usize]
+    }
+
+    /// Every land known (met and not forgotten).
+    pub fn lands(&self) -> impl Iterator<Item = &LandInfo<L::Land>> + '_ {
+        self.lands.iter().filter(|i| i.live)
+    }
+
+    /// Records that `land + *k` loses (the land's nimber is k).
+    pub fn add_loss(&mut self, land: &L::Land, k: u32) {
+        self.evict_outside();
+        let i = self.id(land);
+        self.lands[i as usize].nimber = Some(k);
+    }
+
+    /// Records that `land + *k` wins.
+    pub fn add_win(&mut self, land: &L::Land, k: u32) {
+        self.evict_outside();
+        let i = self.id(land);
+        self.lands[i as usize].set_win(k);
+    }
+
+    /// The counters, as a df-pn search's.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            nodes: self.nodes,
+            leaf_hits: self.leaf_hits,
+            tt_used: self.tt.len() as u64,
+            tt_capacity: self.tt_cap as u64,
+            // The map's entries at about the bytes each its cap assumes.
+            tt_bytes: self.tt.len() as u64 * 40,
+            tt_max: self.tt_cap as u64,
+            tt_max_bytes: self.tt_cap as u64 * 40,
+            threads: 1,
+            root_pn: self.root.0,
+            root_dn: self.root.1,
+            target: 1,
+            elapsed: self.limits.elapsed(),
+            deepest: self.deepest,
+            ..Stats::default()
+        }
+    }
+
+    /// Lands with a known nimber.
+    pub fn nimbers_known(&self) -> usize {
+        self.lands().filter(|l| l.nimber.is_some()).count()
+    }
+
+    /// Why the engine stopped, if it has.
+    pub fn stop_reason(&self) -> Option<Stop> {
+        self.limits.stop()
+    }
+}
