@@ -122,77 +122,6 @@ pub fn header_json(h: &Header, path: &Path) -> Json {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{describe, human_bytes};
-    use retrograde::{Outcome, PositionInfo, Value};
-
-    fn info(
-        to_move: Option<u8>,
-        value: Value,
-        remoteness: Option<u32>,
-        nimber: Option<u32>,
-    ) -> PositionInfo {
-        PositionInfo {
-            position: "P".into(),
-            index: 0,
-            to_move,
-            outcome: Outcome { value, remoteness },
-            nimber,
-            primitive: remoteness == Some(0),
-            moves: Vec::new(),
-        }
-    }
-
-    /// An impartial game has no player to name: the line says what whoever
-    /// moves gets ("to move, win in 571" read as if "to move" were a side).
-    #[test]
-    fn a_position_is_described_in_words_true_of_its_game() {
-        assert_eq!(
-            describe(&info(Some(0), Value::Win, Some(11), None)),
-            "P: player 0 to move, win in 11"
-        );
-        assert_eq!(
-            describe(&info(Some(1), Value::Lose, Some(0), None)),
-            "P: player 1 to move, lose in 0 (game over)"
-        );
-        assert_eq!(
-            describe(&info(Some(0), Value::Draw, None, None)),
-            "P: player 0 to move, draw"
-        );
-        assert_eq!(
-            describe(&info(None, Value::Win, Some(571), None)),
-            "P: the player to move wins in 571"
-        );
-        assert_eq!(
-            describe(&info(None, Value::Lose, Some(0), None)),
-            "P: the player to move loses in 0 (game over)"
-        );
-        assert_eq!(
-            describe(&info(None, Value::Tie, Some(3), None)),
-            "P: the player to move ties in 3"
-        );
-        assert_eq!(
-            describe(&info(None, Value::Win, None, Some(2))),
-            "P: nimber 2, the player to move wins"
-        );
-        assert_eq!(
-            describe(&info(None, Value::Lose, None, Some(0))),
-            "P: nimber 0, the player to move loses"
-        );
-    }
-
-    #[test]
-    fn sizes_are_printed_in_a_unit_that_shows_them() {
-        assert_eq!(human_bytes(0), "0 bytes");
-        assert_eq!(human_bytes(1023), "1023 bytes");
-        assert_eq!(human_bytes(10_142), "9.90 KiB");
-        assert_eq!(human_bytes(2 << 20), "2.00 MiB");
-        assert_eq!(human_bytes(5_033_164_800 + 4096), "4.69 GiB");
-        assert_eq!(human_bytes(3 << 40), "3.00 TiB");
-    }
-}
-
 /// The report as JSON, with what was loaded and the save's outcome; with
 /// `--moves`, the position's fields and its children as `moves`.
 pub fn search_json(r: &SearchReport, moves: bool) -> Json {
@@ -300,5 +229,76 @@ pub fn check_json(c: &CheckOutcome) -> Json {
 fn merge(out: &mut Json, more: Json) {
     if let (Some(out), Json::Object(more)) = (out.as_object_mut(), more) {
         out.extend(more);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{describe, human_bytes};
+    use retrograde::{Outcome, PositionInfo, Value};
+
+    fn info(
+        to_move: Option<u8>,
+        value: Value,
+        remoteness: Option<u32>,
+        nimber: Option<u32>,
+    ) -> PositionInfo {
+        PositionInfo {
+            position: "P".into(),
+            index: 0,
+            to_move,
+            outcome: Outcome { value, remoteness },
+            nimber,
+            primitive: remoteness == Some(0),
+            moves: Vec::new(),
+        }
+    }
+
+    /// An impartial game has no player to name: the line says what whoever
+    /// moves gets ("to move, win in 571" read as if "to move" were a side).
+    #[test]
+    fn a_position_is_described_in_words_true_of_its_game() {
+        assert_eq!(
+            describe(&info(Some(0), Value::Win, Some(11), None)),
+            "P: player 0 to move, win in 11"
+        );
+        assert_eq!(
+            describe(&info(Some(1), Value::Lose, Some(0), None)),
+            "P: player 1 to move, lose in 0 (game over)"
+        );
+        assert_eq!(
+            describe(&info(Some(0), Value::Draw, None, None)),
+            "P: player 0 to move, draw"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Win, Some(571), None)),
+            "P: the player to move wins in 571"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Lose, Some(0), None)),
+            "P: the player to move loses in 0 (game over)"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Tie, Some(3), None)),
+            "P: the player to move ties in 3"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Win, None, Some(2))),
+            "P: nimber 2, the player to move wins"
+        );
+        assert_eq!(
+            describe(&info(None, Value::Lose, None, Some(0))),
+            "P: nimber 0, the player to move loses"
+        );
+    }
+
+    #[test]
+    fn sizes_are_printed_in_a_unit_that_shows_them() {
+        assert_eq!(human_bytes(0), "0 bytes");
+        assert_eq!(human_bytes(1023), "1023 bytes");
+        assert_eq!(human_bytes(10_142), "9.90 KiB");
+        assert_eq!(human_bytes(2 << 20), "2.00 MiB");
+        assert_eq!(human_bytes(5_033_164_800 + 4096), "4.69 GiB");
+        assert_eq!(human_bytes(3 << 40), "3.00 TiB");
     }
 }
