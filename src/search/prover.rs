@@ -255,6 +255,21 @@ fn value_facts<G: SearchGame>(facts: Vec<(G::Key, Bounds)>) -> Proved<G> {
     )
 }
 
+/// A value database taken by an engine that answers its questions
+/// ([`proofdb::Decider`]): trusted as it is, or re-proven entry by entry.
+fn load_values<G: SearchGame>(
+    g: &G,
+    engine: &mut impl proofdb::Decider<G>,
+    db: &Merged<G>,
+    trust: bool,
+    stop: &dyn Fn() -> bool,
+) -> Result<CheckReport> {
+    match trust {
+        true => Ok(proofdb::trust_values(db, engine)),
+        false => proofdb::verify_values(g, db, engine, stop),
+    }
+}
+
 /// A value answer from a proof's bounds and best move.
 fn value_answer<G: SearchGame>(g: &G, bounds: Bounds, best: Option<&G::Move>) -> Answer {
     Answer::Value {
@@ -283,10 +298,7 @@ impl<G: SearchGame> Prover<G> for Dfpn<'_, G> {
         trust: bool,
         stop: &dyn Fn() -> bool,
     ) -> Result<CheckReport> {
-        match trust {
-            true => Ok(proofdb::trust_values(db, self)),
-            false => proofdb::verify_values(self.game(), db, self, stop),
-        }
+        load_values(self.game(), self, db, trust, stop)
     }
     fn proved(self: Box<Self>, _: &[G::Pos], _: bool) -> Proved<G> {
         let facts: Vec<_> = self.proven().collect();
@@ -315,10 +327,7 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
         trust: bool,
         stop: &dyn Fn() -> bool,
     ) -> Result<CheckReport> {
-        match trust {
-            true => Ok(proofdb::trust_values(db, self)),
-            false => proofdb::verify_values(self.game(), db, self, stop),
-        }
+        load_values(self.game(), self, db, trust, stop)
     }
     fn proved(self: Box<Self>, _: &[G::Pos], _: bool) -> Proved<G> {
         let facts = self.proven();
