@@ -216,6 +216,18 @@ pub enum Error {
     /// The game's rules broke an invariant the solver relies on.
     #[error("game rules inconsistent: {}", Error::clip(.0))]
     GameInvariant(String),
+    /// No usable table of a game in a directory ([`crate::find_table`]):
+    /// the message is the command that makes one.
+    #[error("no table of {} in {}: make it with `{}`", Error::clip(.spec), Error::quote_path(.dir), Error::clip(.command))]
+    NoTable {
+        /// The game's canonical spec.
+        spec: String,
+        /// The directory looked in.
+        dir: PathBuf,
+        /// The `retrograde solve SPEC -o PATH` command that writes the
+        /// table where it is looked for first.
+        command: String,
+    },
     /// An error about one file, named in front of it: a table given to a
     /// search, an output's temporary file.
     #[error("{}: {error}", Error::quote_path(.path))]

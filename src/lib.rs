@@ -85,6 +85,7 @@ pub use crate::game::{Game, SubsetExtensions, SCAN_CHUNK};
 pub use crate::games::AnyGame;
 pub use crate::probe::{MoveInfo, PositionInfo};
 pub use crate::reader::raw;
+pub use crate::reader::{find_table, DEFAULT_DIR, DIR_VARIABLE};
 pub use crate::reader::{Bound, FileStorage, GameTable, Moves, RankedMove, Storage, Tablebase};
 pub use crate::value::{Outcome, Value};
 /// The storage of [`Tablebase::open_mmap`].

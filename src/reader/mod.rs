@@ -18,10 +18,12 @@
 //! [`Tablebase`] the game's spec and index size) without scanning the data;
 //! `verify` checks the data CRC. A probe reads one cell.
 
+mod dir;
 pub mod raw;
 pub(crate) mod storage;
 mod typed;
 
+pub use dir::{find_table, DEFAULT_DIR, DIR_VARIABLE};
 pub use storage::{FileStorage, Storage};
 pub use typed::{Bound, GameTable, Moves, RankedMove};
 

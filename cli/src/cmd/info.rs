@@ -10,8 +10,13 @@ use std::process::ExitCode;
 /// Show a tablebase's header: game, format, counts by value, largest remoteness.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Tablebase file.
+    /// Tablebase file, or a game spec (`isolation:4x4`) whose table is
+    /// found in --tables by the game in its header. An existing file wins
+    /// over a spec of the same spelling.
+    #[arg(value_name = "FILE|SPEC")]
     file: PathBuf,
+    #[command(flatten)]
+    tables: super::open::Tables,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -20,8 +25,10 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let Args {
         file,
+        tables,
         json: as_json,
     } = args;
+    let file = tables.resolve(&file)?;
     let file = file.as_path();
     let tb = open(file)?;
     let h = tb.header();

@@ -12,8 +12,13 @@ use std::process::ExitCode;
 /// The principal line of perfect play from a position to the end.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Tablebase file.
+    /// Tablebase file, or a game spec (`isolation:4x4`) whose table is
+    /// found in --tables by the game in its header. An existing file wins
+    /// over a spec of the same spelling.
+    #[arg(value_name = "FILE|SPEC")]
     file: PathBuf,
+    #[command(flatten)]
+    tables: super::open::Tables,
     /// Start from this position (default: the game's start).
     position: Option<String>,
     /// Print one JSON object per position.
@@ -23,7 +28,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let as_json = args.json;
-    let tb = open(&args.file)?;
+    let tb = open(&args.tables.resolve(&args.file)?)?;
     let steps = tb.line(args.position.as_deref(), MAX_PLIES)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use retrograde::{Mmap, Tablebase};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Opens for probing: positioned reads, so a file truncated under a long
 /// `probe -` run is an error message, not a crash.
@@ -37,4 +37,42 @@ pub fn named<T>(file: &Path, opened: retrograde::Result<T>) -> Result<T> {
 /// output carries the path in full instead: JSON escapes it.
 pub fn shown(file: &Path) -> String {
     retrograde::Error::quote_path(file)
+}
+
+/// Where the reader commands find a table named by its game.
+#[derive(clap::Args)]
+pub struct Tables {
+    /// Directory where a game spec given instead of a FILE finds its table
+    /// (by the game in each file's header).
+    #[arg(
+        long = "tables",
+        value_name = "DIR",
+        env = retrograde::DIR_VARIABLE,
+        default_value = retrograde::DEFAULT_DIR
+    )]
+    pub dir: PathBuf,
+}
+
+impl Tables {
+    /// The file a FILE-or-SPEC argument names. An existing path is a file,
+    /// whatever it looks like (so every FILE argument keeps its meaning; a
+    /// file named like a game is reached as the game by running elsewhere or
+    /// with its table in --tables); otherwise a game spec is looked up in
+    /// the directory. What is neither is reported as the file it most looks
+    /// like: a spec's error when it reads as a game, else the open error.
+    pub fn resolve(&self, arg: &Path) -> Result<PathBuf> {
+        if arg.symlink_metadata().is_ok() {
+            return Ok(arg.to_path_buf());
+        }
+        let Some(text) = arg.to_str() else {
+            return Ok(arg.to_path_buf());
+        };
+        match retrograde::find_table(&self.dir, text) {
+            Ok(path) => Ok(path),
+            Err(retrograde::Error::UnknownGame { .. }) if !text.contains(':') => {
+                Ok(arg.to_path_buf())
+            }
+            Err(e) => Err(anyhow::Error::new(e)),
+        }
+    }
 }

@@ -15,8 +15,13 @@ use std::process::ExitCode;
 /// Play against the perfect player in the terminal.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Tablebase file.
+    /// Tablebase file, or a game spec (`isolation:4x4`) whose table is
+    /// found in --tables by the game in its header. An existing file wins
+    /// over a spec of the same spelling.
+    #[arg(value_name = "FILE|SPEC")]
     file: PathBuf,
+    #[command(flatten)]
+    tables: super::open::Tables,
     /// Start from this position (default: the game's start).
     position: Option<String>,
     /// Your side: `first` (you move first) or `second`.
@@ -310,7 +315,7 @@ pub fn play_with(
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let tb = open(&args.file)?;
+    let tb = open(&args.tables.resolve(&args.file)?)?;
     let human_first = match args.side.to_ascii_lowercase().as_str() {
         "first" | "1" | "0" | "player0" => true,
         "second" | "2" | "player1" => false,

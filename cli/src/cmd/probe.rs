@@ -12,8 +12,13 @@ use std::process::ExitCode;
 /// Value and remoteness of positions (default: the start).
 #[derive(clap::Args)]
 pub struct Args {
-    /// Tablebase file.
+    /// Tablebase file, or a game spec (`isolation:4x4`) whose table is
+    /// found in --tables by the game in its header. An existing file wins
+    /// over a spec of the same spelling.
+    #[arg(value_name = "FILE|SPEC")]
     file: PathBuf,
+    #[command(flatten)]
+    tables: super::open::Tables,
     /// Positions in the game's notation; `-` reads one per line from
     /// standard input (so `-` is never a position here: Connect's and
     /// Sogo's empty board is `''`, or no position at all).
@@ -38,12 +43,14 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let Args {
         file,
+        tables,
         positions,
         moves: with_moves,
         advise,
         verify,
         json: as_json,
     } = args;
+    let file = tables.resolve(&file)?;
     let file = file.as_path();
     let advise = advise.as_deref();
     let tb = open(file)?;

@@ -3,15 +3,19 @@
 
 use crate::serve::{self, Options};
 use anyhow::{bail, Context, Result};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Serve the explorer page and the JSON API for tablebases.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Tablebase files (default: every *.rtb in tablebases/, unless
-    /// --search is given).
+    /// Tablebase files, or game specs whose tables are found in --tables
+    /// (default: every *.rtb in --tables, unless --search is given). An
+    /// existing file wins over a spec of the same spelling.
+    #[arg(value_name = "FILE|SPEC")]
     files: Vec<PathBuf>,
+    #[command(flatten)]
+    tables: super::open::Tables,
     /// Also serve a game that has no table, e.g. sprouts:5 or
     /// sprouts:4:misere: each position and its children are searched when
     /// asked for, within --search-time and --search-nodes; what the budget
@@ -121,7 +125,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let files = match (args.files.is_empty(), args.searches.is_empty()) {
         // Only searched games asked for: no tables.
         (true, false) => Vec::new(),
-        _ => files_to_serve(args.files)?,
+        _ => files_to_serve(args.files, &args.tables)?,
     };
     serve::start(Options {
         addr,
@@ -142,13 +146,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The files to serve: those given, each once (a file named twice, by
-/// another path or a link, would show as two tables), or every `*.rtb` in
-/// `tablebases/`.
-fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+/// The files to serve: those given (a spec by its table in --tables), each
+/// once (a file named twice, by another path or a link, would show as two
+/// tables), or every `*.rtb` in --tables.
+fn files_to_serve(files: Vec<PathBuf>, tables: &super::open::Tables) -> Result<Vec<PathBuf>> {
     if !files.is_empty() {
         let mut once: Vec<PathBuf> = Vec::new();
         for f in files {
+            let f = tables.resolve(&f)?;
             if !once
                 .iter()
                 .any(|g| retrograde::internal::solve::same_file(g, &f))
@@ -158,9 +163,12 @@ fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
         }
         return Ok(once);
     }
-    let dir = Path::new("tablebases");
+    let dir = tables.dir.as_path();
     if !dir.is_dir() {
-        bail!("no FILE given and no tablebases/ directory here (make a table: retrograde solve isolation:4x4)");
+        bail!(
+            "no FILE given and no {}/ directory here (make a table: retrograde solve isolation:4x4)",
+            retrograde::Error::clip(dir.to_string_lossy().trim_end_matches('/'))
+        );
     }
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("no FILE given and cannot list {}", dir.display()))?
@@ -170,7 +178,8 @@ fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
     found.sort();
     if found.is_empty() {
         bail!(
-            "no FILE given and no *.rtb in tablebases/ (make one: retrograde solve isolation:4x4)"
+            "no FILE given and no *.rtb in {}/ (make one: retrograde solve isolation:4x4)",
+            retrograde::Error::clip(dir.to_string_lossy().trim_end_matches('/'))
         );
     }
     Ok(found)
