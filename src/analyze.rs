@@ -12,6 +12,7 @@
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::reader::{Storage, Tablebase};
+use crate::solve::{NoProgress, Progress};
 use crate::value::{Outcome, Value};
 use bitvec::prelude::*;
 use rayon::prelude::*;
@@ -125,6 +126,18 @@ impl Analysis {
 /// symmetric positions count separately and the figures equal those of the
 /// unfolded table; only the values are read through the folded index.
 pub fn analyze<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Analysis> {
+    analyze_with(game, tb, &NoProgress)
+}
+
+/// [`analyze`], reporting to `progress`: in an acyclic game its length is
+/// the work units of the tiers swept, advanced as each is done; in a loopy
+/// game, the index's size, advanced by the positions visited (an upper
+/// bound: the walk ends when no new position is reached).
+pub fn analyze_with<G: Game, D: Storage + Sync>(
+    game: &G,
+    tb: &Tablebase<D>,
+    progress: &dyn Progress,
+) -> Result<Analysis> {
     let walk = game.unfolded();
     let size = walk.size();
     let start = walk.start();
@@ -137,10 +150,13 @@ pub fn analyze<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Resul
         ..Analysis::default()
     };
     if !walk.acyclic() {
-        return analyze_loopy(game, &walk, tb, total);
+        progress.length(size);
+        return analyze_loopy(game, &walk, tb, total, progress);
     }
+    progress.length((0..=start_tier).map(|t| walk.tier_units(t)).sum());
     for tier in (0..=start_tier).rev() {
         let units = walk.tier_units(tier);
+        progress.tier(start_tier - tier, start_tier + 1, units);
         let part = (0..units)
             .into_par_iter()
             .map(|unit| {
@@ -164,6 +180,7 @@ pub fn analyze<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Resul
                         reached.set_aliased(c as usize, true);
                     });
                 });
+                progress.advance(1);
                 match err {
                     Some(e) => Err(e),
                     None => Ok(a),
@@ -186,6 +203,7 @@ fn analyze_loopy<G: Game, D: Storage + Sync>(
     walk: &G,
     tb: &Tablebase<D>,
     mut total: Analysis,
+    progress: &dyn Progress,
 ) -> Result<Analysis> {
     let size = walk.size();
     let words: Vec<AtomicU64> = (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
@@ -221,6 +239,7 @@ fn analyze_loopy<G: Game, D: Storage + Sync>(
                         }
                     });
                 }
+                progress.advance(chunk.len() as u64);
                 Ok((a, next))
             })
             .collect::<Result<_>>()?;

@@ -20,6 +20,7 @@ use crate::error::Result;
 use crate::format::TableKind;
 use crate::game::Game;
 use crate::reader::{Storage, Tablebase};
+use crate::solve::{NoProgress, Progress};
 use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 
@@ -202,8 +203,19 @@ pub fn padding_is_zero(file: &[u8], header: &crate::format::Header) -> bool {
 
 /// Re-derives every entry of `tb` from its children.
 pub fn rederive<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Result<Rederivation> {
+    rederive_with(game, tb, &NoProgress)
+}
+
+/// [`rederive`], reporting to `progress`: its length is the number of
+/// entries, advanced as each chunk of them is checked.
+pub fn rederive_with<G: Game, D: Storage + Sync>(
+    game: &G,
+    tb: &Tablebase<D>,
+    progress: &dyn Progress,
+) -> Result<Rederivation> {
     const CHUNK: u64 = 1 << 16;
     let size = game.size();
+    progress.length(size);
     let chunks = size.div_ceil(CHUNK);
     let parts: Vec<Rederivation> = (0..chunks)
         .into_par_iter()
@@ -218,6 +230,7 @@ pub fn rederive<G: Game, D: Storage + Sync>(game: &G, tb: &Tablebase<D>) -> Resu
                     out.note(m);
                 }
             }
+            progress.advance(((c + 1) * CHUNK).min(size) - c * CHUNK);
             out
         })
         .collect();

@@ -14,6 +14,10 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "retrograde", version, about, long_about = None)]
 struct Cli {
+    /// Colour values (win green, lose red, tie and draw yellow) in text
+    /// output: `auto` on a terminal unless NO_COLOR is set.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: cmd::color::When,
     #[command(subcommand)]
     command: Command,
 }
@@ -38,7 +42,9 @@ enum Command {
 fn main() -> ExitCode {
     restore_sigpipe();
     clean_up_on_signal();
-    let result = match Cli::parse().command {
+    let cli = Cli::parse();
+    cmd::color::init(cli.color);
+    let result = match cli.command {
         Command::Solve(args) => cmd::solve(args),
         Command::Info(args) => cmd::info::run(args),
         Command::Probe(args) => cmd::probe::run(args),

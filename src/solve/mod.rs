@@ -51,7 +51,10 @@ use crate::value::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
-/// Receives progress reports; the command line draws a bar from them.
+/// Receives progress reports; the command line draws a bar from them. The
+/// one callback of every long run over a table: the solve, and `verify`'s
+/// re-derivation and `analyze`'s walk (which call [`Progress::length`]
+/// first, since their caller cannot know the amount of work).
 pub trait Progress: Sync {
     /// A tier starts; `units` work units follow.
     fn tier(&self, tier: u32, tiers: u32, units: u64);
@@ -64,6 +67,10 @@ pub trait Progress: Sync {
     /// damaged checkpoint solved again, stale temporary files removed); the
     /// command line prints it on stderr.
     fn notice(&self, _message: &str) {}
+    /// The whole run will [`Progress::advance`] by `work` in all, when the
+    /// run knows it and its caller may not (a solve's is the table's size,
+    /// which the caller knows; it does not call this).
+    fn length(&self, _work: u64) {}
 }
 
 /// A progress sink that ignores everything.

@@ -4,7 +4,7 @@ use super::open::{open_mapped, shown};
 use super::output::{outcome_json, thousands};
 use super::with_threads;
 use anyhow::{Context, Result};
-use retrograde::internal::analyze::{analyze as analyze_tb, Analysis};
+use retrograde::internal::analyze::{analyze_with, Analysis};
 use retrograde::{with_game, Mmap, Tablebase, Value};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
@@ -18,19 +18,25 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// No progress bar (it is drawn on stderr only when that is a
+    /// terminal).
+    #[arg(short, long)]
+    quiet: bool,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    with_threads(args.threads, || analyze(&args.file, args.json))
+    with_threads(args.threads, || analyze(&args.file, args.json, args.quiet))
 }
 
-fn analyze(file: &Path, as_json: bool) -> Result<ExitCode> {
+fn analyze(file: &Path, as_json: bool, quiet: bool) -> Result<ExitCode> {
     let tb = open_mapped(file)?;
-    let a = with_game!(tb.game(), g => analyze_tb(g, &tb))
-        .with_context(|| format!("analyzing {}", shown(file)))?;
+    let bar = super::progress::Bar::task("analyzing", !quiet);
+    let a = with_game!(tb.game(), g => analyze_with(g, &tb, &bar));
+    bar.finish();
+    let a = a.with_context(|| format!("analyzing {}", shown(file)))?;
     if as_json {
         println!("{}", analysis_json(&a, &tb));
         return Ok(ExitCode::SUCCESS);

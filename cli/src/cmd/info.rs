@@ -1,7 +1,7 @@
 //! `retrograde info`: a tablebase's header.
 
 use super::open::{open, shown};
-use super::output::{header_json, print_counts, thousands};
+use super::output::{header_json, human_bytes, print_counts, thousands};
 use anyhow::Result;
 use retrograde::TableKind;
 use std::path::PathBuf;
@@ -54,9 +54,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     );
     println!(
-        "entries       {} ({:.2} MiB of data at offset {})",
+        "entries       {} ({} of data at offset {})",
         thousands(h.entries),
-        h.data_len() as f64 / (1 << 20) as f64,
+        human_bytes(h.data_len()),
         h.data_offset
     );
     println!("data CRC32    {:08x}", h.data_crc);

@@ -9,6 +9,8 @@ use retrograde::{Outcome, PositionInfo, TableKind, Value};
 use serde_json::{json, Value as Json};
 use std::path::Path;
 
+use super::color::paint;
+
 pub use retrograde::internal::text::{human_bytes, thousands};
 
 /// `"nothing"` where a file has no answer for a position.
@@ -33,19 +35,30 @@ pub fn describe(p: &PositionInfo) -> String {
         (Some(m), nimber) => format!(
             "{}: player {m} to move, {}{}{over}",
             p.position,
-            p.outcome,
+            paint(p.outcome.value, &p.outcome.to_string()),
             nimber.map_or(String::new(), |k| format!(" (nimber {k})"))
         ),
         (None, None) => format!(
             "{}: the player to move {}{over}",
             p.position,
-            as_verb(p.outcome)
+            paint(p.outcome.value, &as_verb(p.outcome))
         ),
         (None, Some(k)) => format!(
             "{}: nimber {k}, the player to move {}{over}",
             p.position,
-            as_verb(p.outcome)
+            paint(p.outcome.value, &as_verb(p.outcome))
         ),
+    }
+}
+
+/// A move's result for the player making it (`probe --moves`, `play`'s
+/// hints and moves): `win in 10` is a win 10 moves after this one; a move
+/// that ends the game is `win by this move` (the position it leads to is
+/// "lose in 0", which flipped would read "win in 0").
+pub fn move_result(o: Outcome) -> String {
+    match o.remoteness {
+        Some(0) => format!("{} by this move", o.value),
+        _ => o.to_string(),
     }
 }
 
@@ -234,7 +247,7 @@ fn merge(out: &mut Json, more: Json) {
 
 #[cfg(test)]
 mod tests {
-    use super::{describe, human_bytes};
+    use super::{describe, human_bytes, move_result};
     use retrograde::{Outcome, PositionInfo, Value};
 
     fn info(
@@ -290,6 +303,17 @@ mod tests {
             describe(&info(None, Value::Lose, None, Some(0))),
             "P: nimber 0, the player to move loses"
         );
+    }
+
+    /// A move that ends the game reads as what it does, never "win in 0".
+    #[test]
+    fn a_move_that_ends_the_game_says_so() {
+        let o = |value, remoteness| Outcome { value, remoteness };
+        assert_eq!(move_result(o(Value::Win, Some(0))), "win by this move");
+        assert_eq!(move_result(o(Value::Lose, Some(0))), "lose by this move");
+        assert_eq!(move_result(o(Value::Tie, Some(0))), "tie by this move");
+        assert_eq!(move_result(o(Value::Win, Some(1))), "win in 1");
+        assert_eq!(move_result(o(Value::Draw, None)), "draw");
     }
 
     #[test]

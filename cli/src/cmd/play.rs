@@ -1,7 +1,8 @@
 //! `retrograde play`: a human against the perfect player.
 
 use super::open::open;
-use super::output::describe;
+use super::color::{paint, paint_padded};
+use super::output::{describe, move_result};
 use super::MAX_PLIES;
 use anyhow::{bail, Result};
 use retrograde::games::board::{Cell, CellState, Labels, Layout};
@@ -186,20 +187,30 @@ fn layers(squares: &[&Cell], labels: Labels) -> Option<Vec<String>> {
     Some(lines)
 }
 
+/// An outcome of the player to move, as the human is told it after the
+/// computer's move: `lose in 4`, or `lose, the game is over`.
+fn for_the_one_to_move(o: retrograde::Outcome) -> String {
+    match o.remoteness {
+        Some(0) => format!("{}, the game is over", o.value),
+        _ => o.to_string(),
+    }
+}
+
 fn hint(p: &PositionInfo, out: &mut impl Write) -> Result<()> {
     writeln!(
         out,
         "  move        result for you   (remoteness after the move)"
     )?;
     for m in &p.moves {
-        let mut value = m.for_mover().to_string();
+        let o = m.for_mover();
+        let mut value = move_result(o);
         if let Some(k) = m.nimber {
             value = format!("{value} (nimber {k} after)");
         }
         let line = format!(
-            "  {:<10}  {:<16} {}",
+            "  {:<10}  {} {}",
             m.mv,
-            value,
+            paint_padded(o.value, &value, 16),
             if m.best { "best" } else { "" }
         );
         writeln!(out, "{}", line.trim_end())?;
@@ -281,7 +292,13 @@ pub fn play_with(
                 }
                 match info.moves.iter().find(|m| m.mv.eq_ignore_ascii_case(typed)) {
                     Some(m) => {
-                        writeln!(out, "you play {}", m.mv)?;
+                        let o = m.for_mover();
+                        writeln!(
+                            out,
+                            "you play {} (for you: {})",
+                            m.mv,
+                            paint(o.value, &move_result(o))
+                        )?;
                         info = tb.probe_text(Some(&m.position.clone()), true)?;
                         break;
                     }
@@ -301,8 +318,15 @@ pub fn play_with(
         } else {
             // The first best move: the shortest win, else a tie, else the
             // longest loss (the ranking probe_text gives).
+            // Said as the human now stands: the position the move leads to
+            // is the human's to move, so its outcome is the human's.
             let m = info.moves[0].clone();
-            writeln!(out, "computer plays {} ({})", m.mv, m.for_mover())?;
+            writeln!(
+                out,
+                "computer plays {} (for you: {})",
+                m.mv,
+                paint(m.child.value, &for_the_one_to_move(m.child))
+            )?;
             info = tb.probe_text(Some(&m.position), true)?;
         }
         human_to_move = !human_to_move;

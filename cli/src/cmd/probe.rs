@@ -1,7 +1,8 @@
 //! `retrograde probe`: value and remoteness of positions, with their moves.
 
 use super::open::{named, open};
-use super::output::{describe, outcome_json, position_json};
+use super::color::paint;
+use super::output::{describe, move_result, outcome_json, position_json};
 use anyhow::{bail, Context, Result};
 use retrograde::PositionInfo;
 use serde_json::{json, Value as Json};
@@ -160,12 +161,13 @@ fn print_moves(p: &PositionInfo, out: &mut dyn Write) -> Result<()> {
     let pw = p.moves[0].position.len().max(8);
     writeln!(out, "  {:<w$}  {:<pw$}  for the mover", "move", "position")?;
     for m in &p.moves {
+        let o = m.for_mover();
         writeln!(
             out,
             "  {:<w$}  {:<pw$}  {}{}",
             m.mv,
             m.position,
-            m.for_mover(),
+            paint(o.value, &move_result(o)),
             if m.best { "  best" } else { "" }
         )?;
     }

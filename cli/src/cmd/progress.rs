@@ -19,6 +19,8 @@ use std::time::Duration;
 pub struct Bar {
     bar: ProgressBar,
     start: Arc<Start>,
+    /// What a pass over a table is doing (`Bar::task`); `None` for a solve.
+    what: Option<String>,
 }
 
 /// Where the work of this run started: the bar's position and elapsed time
@@ -43,9 +45,11 @@ impl Start {
 }
 
 impl Bar {
-    pub fn new(total: u64) -> Bar {
+    /// The solve's bar (tiers, entries labelled, rate and time left), or
+    /// none at all when `shown` is false (`-q`).
+    pub fn drawn(total: u64, shown: bool) -> Bar {
         let start = Arc::new(Start::default());
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(Some(total), target(shown));
         let (s1, s2) = (start.clone(), start.clone());
         bar.set_style(
             ProgressStyle::with_template(
@@ -71,7 +75,44 @@ impl Bar {
             .progress_chars("=> "),
         );
         bar.set_message("-");
-        Bar { bar, start }
+        Bar {
+            bar,
+            start,
+            what: None,
+        }
+    }
+
+    /// The bar of a pass over a table (`verify`'s re-derivation,
+    /// `analyze`'s walk): the same bar, named by `what`, with the time
+    /// left; its length comes from the library ([`Progress::length`]), in
+    /// units of its own, so no count or rate is shown. None when `shown` is
+    /// false (`-q`).
+    pub fn task(what: &str, shown: bool) -> Bar {
+        let start = Arc::new(Start::default());
+        let bar = ProgressBar::with_draw_target(Some(0), target(shown));
+        let s = start.clone();
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {percent:>3}% {msg}{left}")
+                .expect("the template is a constant")
+                .with_key("left", move |state: &ProgressState, w: &mut dyn Write| {
+                    let total = state.len().unwrap_or(0);
+                    let left = s.since(state).and_then(|(done, secs)| {
+                        time_left(done, total.saturating_sub(state.pos()), secs)
+                    });
+                    if let Some(left) = left {
+                        let _ = write!(w, " about {} left", duration_text(left));
+                    }
+                })
+                .progress_chars("=> "),
+        );
+        bar.set_message(what.to_string());
+        // All of the pass is work: the time left counts from its start.
+        start.set.store(true, Relaxed);
+        Bar {
+            bar,
+            start,
+            what: Some(what.to_string()),
+        }
     }
 
     pub fn finish(&self) {
@@ -79,7 +120,21 @@ impl Bar {
     }
 }
 
+/// Standard error (indicatif draws nothing there unless it is a terminal),
+/// or nowhere.
+fn target(shown: bool) -> ProgressDrawTarget {
+    if shown {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    }
+}
+
 impl Progress for Bar {
+    fn length(&self, work: u64) {
+        self.bar.set_length(work);
+    }
+
     fn tier(&self, tier: u32, tiers: u32, _units: u64) {
         if !self.start.set.load(Relaxed) {
             self.start.pos.store(self.bar.position(), Relaxed);
@@ -88,7 +143,10 @@ impl Progress for Bar {
                 .store(self.bar.elapsed().as_millis() as u64, Relaxed);
             self.start.set.store(true, Relaxed);
         }
-        self.bar.set_message(format!("{}/{}", tier + 1, tiers));
+        self.bar.set_message(match &self.what {
+            None => format!("{}/{}", tier + 1, tiers),
+            Some(what) => format!("{what}, tier {}/{}", tier + 1, tiers),
+        });
     }
 
     fn advance(&self, positions: u64) {

@@ -79,7 +79,7 @@ pub fn solve(args: Args) -> Result<ExitCode> {
         Ok(_) if flags.contains(&0) => return Ok(fail(&world, None)),
         Ok(l) => l,
     };
-    let bar = (rank == 0).then(|| progress::Bar::new(job.game.size()));
+    let bar = (rank == 0).then(|| progress::Bar::drawn(job.game.size(), !job.quiet));
     let quiet = NoProgress;
     let p: &dyn Progress = match &bar {
         Some(b) => b,

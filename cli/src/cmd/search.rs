@@ -234,7 +234,7 @@ impl Observer for Printer<'_> {
 
     fn proven(&self, report: &SearchReport) {
         if !self.args.json {
-            print!("{}", report.text(self.options));
+            print!("{}", super::color::search_text(&report.text(self.options).to_string()));
         }
     }
 }

@@ -66,6 +66,10 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    /// No progress bar (it is drawn on stderr only when that is a
+    /// terminal).
+    #[arg(short, long)]
+    quiet: bool,
     /// Share the solve among the ranks of an MPI job (`mpirun -np K
     /// retrograde solve SPEC -o FILE --mpi`): tier by tier, each rank a
     /// contiguous share of every tier; the file is the single process's.
@@ -103,6 +107,7 @@ fn solve(args: Args) -> Result<ExitCode> {
         path,
         as_json,
         threads,
+        quiet,
         ..
     } = job;
     // Taking the lock checks the output (a device, `-`, the solve's own
@@ -110,7 +115,7 @@ fn solve(args: Args) -> Result<ExitCode> {
     // printed: the file read back for the start's value is the one this
     // solve wrote, not another solve's.
     let lock = OutputLock::acquire(&path, &options.inputs)?;
-    let bar = progress::Bar::new(game.size());
+    let bar = progress::Bar::drawn(game.size(), !quiet);
     let started = Instant::now();
     let report = with_game!(&game, g => solve_locked(g, &lock, &options, &bar))
         .with_context(|| format!("solving {}", game.spec()))?;
@@ -126,6 +131,8 @@ pub(super) struct Job {
     pub path: PathBuf,
     pub as_json: bool,
     pub threads: usize,
+    /// `-q`: no progress bar.
+    pub quiet: bool,
     /// `Some`: nothing to solve (the dry run printed its report).
     pub done: Option<ExitCode>,
 }
@@ -151,6 +158,7 @@ pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
         restart,
         nimbers,
         json: as_json,
+        quiet,
         #[cfg(feature = "mpi")]
             mpi: _,
     } = args;
@@ -206,6 +214,7 @@ pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
         path,
         as_json,
         threads,
+        quiet,
         done: None,
     };
     if dry_run && !no_dry_run {
@@ -316,9 +325,9 @@ pub(super) fn print_report(
     }
     print_counts(h);
     println!(
-        "wrote {} ({:.2} MiB, data CRC32 {:08x})",
+        "wrote {} ({}, data CRC32 {:08x})",
         path.display(),
-        h.file_len() as f64 / (1 << 20) as f64,
+        human_bytes(h.file_len()),
         h.data_crc
     );
     println!("start {}", describe(&start));

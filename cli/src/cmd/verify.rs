@@ -8,7 +8,8 @@ use super::output::{show, thousands};
 use super::with_threads;
 use anyhow::{bail, Context, Result};
 use retrograde::format::Header;
-use retrograde::internal::verify::{manifest_entry, rederive, verify_sample};
+use super::progress;
+use retrograde::internal::verify::{manifest_entry, rederive_with, verify_sample};
 use retrograde::with_game;
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
@@ -43,6 +44,10 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// No progress bar (it is drawn on stderr only when that is a
+    /// terminal).
+    #[arg(short, long)]
+    quiet: bool,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -70,7 +75,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return with_threads(args.threads, || sample(&args.file, n, seed, args.json));
     }
     with_threads(args.threads, || {
-        verify(&args.file, args.crc_only, args.json)
+        verify(&args.file, args.crc_only, args.json, args.quiet)
     })
 }
 
@@ -207,7 +212,7 @@ impl Report {
     }
 }
 
-fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
+fn verify(file: &Path, crc_only: bool, as_json: bool, quiet: bool) -> Result<ExitCode> {
     let tb = open_mapped(file)?;
     let h = tb.header();
     let mut report = Report::start(file, h, as_json);
@@ -234,7 +239,10 @@ fn verify(file: &Path, crc_only: bool, as_json: bool) -> Result<ExitCode> {
     report.padding_and_manifest(file, h)?;
     if !crc_only && crc.is_ok() {
         let started = Instant::now();
-        let r = with_game!(tb.game(), g => rederive(g, &tb))?;
+        let bar = progress::Bar::task("re-deriving", !quiet);
+        let r = with_game!(tb.game(), g => rederive_with(g, &tb, &bar));
+        bar.finish();
+        let r = r?;
         let secs = started.elapsed().as_secs_f64();
         report.set("checked", json!(r.checked));
         report.set("mismatches", json!(r.mismatches));
