@@ -47,8 +47,8 @@ pub const DIR_VARIABLE: &str = "RETROGRADE_TABLES";
 /// retrograde::with_game!(&game, g => retrograde::solve::solve_to_file(
 ///     g, &path, &Default::default(), &retrograde::solve::NoProgress))?;
 /// assert_eq!(find_table(dir.path(), "isolation:3x3")?, path);
-/// let tb = Tablebase::open_in(dir.path(), "isolation:3x3:a=1,b=8")?;
-/// assert_eq!(tb.header().spec, "isolation:3x3:a=1,b=8");
+/// let tb = Tablebase::open_in(dir.path(), "isolation:3x3:a=1,b=7")?;
+/// assert_eq!(tb.header().spec, "isolation:3x3:a=1,b=7");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn find_table(dir: &Path, spec: &str) -> Result<PathBuf> {

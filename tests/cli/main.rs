@@ -12,3 +12,4 @@ mod hostile_specs;
 mod play;
 mod readme;
 mod same_messages;
+mod tables;
