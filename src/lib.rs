@@ -91,6 +91,27 @@ pub use crate::value::{Outcome, Value};
 /// The storage of [`Tablebase::open_mmap`].
 pub use memmap2::Mmap;
 
+/// Expands to its items when this build of the crate has the feature
+/// `solve`, to nothing otherwise. For the tests of a crate whose dependency
+/// on this one must not turn `solve` on (the C library's: with the
+/// workspace's resolver 1 a dev-dependency's features are the library's
+/// too): its tests that solve tables run whenever the build has the solver
+/// anyway, as `cargo test` at the workspace's root has for the command line.
+#[cfg(feature = "solve")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_solver {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// See the other definition: without the feature `solve`, nothing.
+#[cfg(not(feature = "solve"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_solver {
+    ($($item:item)*) => {};
+}
+
 /// The Rust snippets of README.md, compiled and run by `cargo test --doc`.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

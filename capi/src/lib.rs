@@ -33,14 +33,15 @@
 //! * The message of the last failure on the calling thread is in
 //!   [`rtb_last_error`]; every other call resets it (to `""` on success).
 
-use retrograde::{Error, FileStorage, Outcome, Storage, Tablebase, Value};
+use retrograde::{Error, FileStorage, Outcome, Storage, TableKind, Tablebase, Value};
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_uint, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// Success.
 pub const RTB_OK: c_int = 0;
@@ -62,6 +63,18 @@ pub const RTB_ERR_FILE: c_int = -6;
 pub const RTB_ERR_PANIC: c_int = -7;
 /// An argument is not valid: unknown flag bits for [`rtb_open_with`].
 pub const RTB_ERR_ARG: c_int = -8;
+/// The table is not of the kind the call reads: a value table given to
+/// `rtb_nimber_*`.
+pub const RTB_ERR_KIND: c_int = -9;
+/// No table of the game in the directory ([`rtb_dir_probe`],
+/// [`rtb_dir_table`]): the message is the `retrograde solve` command that
+/// makes it.
+pub const RTB_ERR_NO_TABLE: c_int = -10;
+
+/// [`rtb_table_kind`]: values (win, lose, tie, draw) with remoteness.
+pub const RTB_TABLE_VALUE: c_int = 0;
+/// [`rtb_table_kind`]: nimbers (Sprague-Grundy values) of an impartial game.
+pub const RTB_TABLE_NIMBER: c_int = 1;
 
 /// [`rtb_open_with`] flag: memory-map the file. Probes are faster (a memory
 /// read instead of a system call), but if another process truncates the file
@@ -139,6 +152,12 @@ impl From<Error> for Failure {
         let code = match e {
             Error::BadPosition { .. } => RTB_ERR_POSITION,
             Error::IndexOutOfRange { .. } => RTB_ERR_RANGE,
+            Error::NoTable { .. } => RTB_ERR_NO_TABLE,
+            // A spec that is not a game with tables.
+            Error::UnknownGame { .. }
+            | Error::BadGame { .. }
+            | Error::BadParameters { .. }
+            | Error::SearchOnly { .. } => RTB_ERR_ARG,
             _ => RTB_ERR_FILE,
         };
         Failure(code, e.to_string())
@@ -514,6 +533,282 @@ pub unsafe extern "C" fn rtb_best_moves(
         // SAFETY: forwarded caller contract on `buf` and `len`.
         unsafe { write_text(&out, buf, len) }
     })
+}
+
+/// [`RTB_TABLE_VALUE`] or [`RTB_TABLE_NIMBER`], or a negative `RTB_ERR_*`
+/// code.
+///
+/// The handle is only compared, never dereferenced, so any value is safe.
+#[no_mangle]
+pub extern "C" fn rtb_table_kind(h: *const RtbHandle) -> c_int {
+    guard(
+        "rtb_table_kind",
+        |code| code,
+        || {
+            Ok(match lookup(h)?.header().kind() {
+                TableKind::Value => RTB_TABLE_VALUE,
+                TableKind::Nimber => RTB_TABLE_NIMBER,
+            })
+        },
+    )
+}
+
+/// Refuses a value table where a nimber table is needed.
+fn nimber_table(tb: &Shared) -> FfiResult<()> {
+    match tb.header().kind() {
+        TableKind::Nimber => Ok(()),
+        TableKind::Value => Err(Failure(
+            RTB_ERR_KIND,
+            format!(
+                "the table of {} holds values, not nimbers (solve it with --nimbers)",
+                Error::clip(&tb.header().spec)
+            ),
+        )),
+    }
+}
+
+/// The nimber of the position at `index` of a nimber table (>= 0), or a
+/// negative `RTB_ERR_*` code: `RTB_ERR_KIND` for a value table,
+/// `RTB_ERR_RANGE`, `RTB_ERR_POSITION` (the index is not a position).
+///
+/// The handle is only compared, never dereferenced, so any value is safe.
+#[no_mangle]
+pub extern "C" fn rtb_nimber_index(h: *const RtbHandle, index: u64) -> i64 {
+    guard("rtb_nimber_index", i64::from, || {
+        let tb = lookup(h)?;
+        nimber_table(&tb)?;
+        let n = tb.nimber_index(index)?.ok_or_else(|| {
+            Failure(
+                RTB_ERR_POSITION,
+                format!("index {index} is not a position (no nimber stored)"),
+            )
+        })?;
+        Ok(i64::from(n))
+    })
+}
+
+/// The nimber of a position in the game's notation (NULL: the start) of a
+/// nimber table (>= 0; 0: the player to move loses), or a negative
+/// `RTB_ERR_*` code (`RTB_ERR_KIND` for a value table). The nimbers of a
+/// position's moves are those of the positions `rtb_best_moves` lists.
+///
+/// # Safety
+/// `position` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_nimber_position(h: *const RtbHandle, position: *const c_char) -> i64 {
+    guard("rtb_nimber_position", i64::from, || {
+        let tb = lookup(h)?;
+        nimber_table(&tb)?;
+        // SAFETY: forwarded caller contract on `position`.
+        let text = unsafe { text_arg(position, "position") }?;
+        let info = tb.probe_text(text, false)?;
+        let n = info
+            .nimber
+            .ok_or_else(|| Failure(RTB_ERR_PANIC, "a nimber table gave no nimber".into()))?;
+        Ok(i64::from(n))
+    })
+}
+
+/// The opaque directory type of the C header (`rtb_dir`): an id, as
+/// handles are.
+#[repr(C)]
+pub struct RtbDir {
+    _private: [u8; 0],
+}
+
+/// A directory of tables, found by game: its path and the tables opened
+/// from it so far, by the spec asked for.
+struct Dir {
+    path: PathBuf,
+    tables: Mutex<BTreeMap<String, Shared>>,
+}
+
+/// Open directories by id (from the handles' counter: a directory is never
+/// taken for a handle, nor the reverse).
+static DIRS: RwLock<BTreeMap<usize, Arc<Dir>>> = RwLock::new(BTreeMap::new());
+
+fn lookup_dir(d: *const RtbDir) -> FfiResult<Arc<Dir>> {
+    if d.is_null() {
+        return Err(Failure(RTB_ERR_NULL, "the directory is NULL".into()));
+    }
+    let map = DIRS.read().unwrap_or_else(|e| e.into_inner());
+    map.get(&(d as usize)).cloned().ok_or_else(|| {
+        Failure(
+            RTB_ERR_HANDLE,
+            "invalid directory (not returned by rtb_open_dir, or already closed)".into(),
+        )
+    })
+}
+
+/// A path argument: any bytes on Unix, UTF-8 elsewhere.
+///
+/// # Safety
+/// `path` is a non-NULL NUL-terminated string valid for the call.
+unsafe fn path_arg(path: *const c_char) -> FfiResult<PathBuf> {
+    // SAFETY: the caller promises a non-NULL NUL-terminated string.
+    let c = unsafe { CStr::from_ptr(path) };
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(PathBuf::from(std::ffi::OsStr::from_bytes(c.to_bytes())))
+    }
+    #[cfg(not(unix))]
+    c.to_str()
+        .map(PathBuf::from)
+        .map_err(|e| Failure(RTB_ERR_UTF8, format!("the path is not valid UTF-8 ({e})")))
+}
+
+/// Opens a directory of tables, which then answers by game spec
+/// ([`rtb_dir_probe`], [`rtb_dir_table`]) the way python-chess's
+/// `open_tablebase` answers by position: each spec finds its table by the
+/// game in the files' headers, never by their names. NULL: the directory
+/// named by the environment variable `RETROGRADE_TABLES`, else
+/// `tablebases`. Returns NULL if the path is not a directory (message in
+/// `rtb_last_error`). Tables are opened when first asked for, and stay open
+/// until `rtb_dir_close`.
+///
+/// # Safety
+/// `path` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_open_dir(path: *const c_char) -> *mut RtbDir {
+    guard(
+        "rtb_open_dir",
+        |_| std::ptr::null_mut(),
+        || {
+            let path = if path.is_null() {
+                std::env::var_os(retrograde::DIR_VARIABLE)
+                    .filter(|v| !v.is_empty())
+                    .map_or_else(|| PathBuf::from(retrograde::DEFAULT_DIR), PathBuf::from)
+            } else {
+                // SAFETY: non-null, and the caller's contract.
+                unsafe { path_arg(path) }?
+            };
+            if !path.is_dir() {
+                return Err(Failure(
+                    RTB_ERR_FILE,
+                    format!("{} is not a directory", Error::quote_path(&path)),
+                ));
+            }
+            let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+            DIRS.write().unwrap_or_else(|e| e.into_inner()).insert(
+                id,
+                Arc::new(Dir {
+                    path,
+                    tables: Mutex::new(BTreeMap::new()),
+                }),
+            );
+            Ok(id as *mut RtbDir)
+        },
+    )
+}
+
+/// The table of `spec` in a directory, opened the first time it is asked
+/// for.
+///
+/// # Safety
+/// `spec` is NULL or a NUL-terminated string.
+unsafe fn dir_table(d: *const RtbDir, spec: *const c_char) -> FfiResult<Shared> {
+    let dir = lookup_dir(d)?;
+    // SAFETY: forwarded caller contract on `spec`.
+    let spec = unsafe { text_arg(spec, "game spec") }?
+        .ok_or_else(|| Failure(RTB_ERR_NULL, "the game spec is NULL".into()))?;
+    let mut tables = dir.tables.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(tb) = tables.get(spec) {
+        return Ok(tb.clone());
+    }
+    let path = retrograde::find_table(&dir.path, spec)?;
+    let file = FileStorage::open(&path).map_err(|e| Failure(RTB_ERR_FILE, e.to_string()))?;
+    let tb: Shared = Arc::new(
+        Tablebase::from_storage(Source::File(file))
+            .map_err(|e| Failure(RTB_ERR_FILE, format!("{}: {e}", Error::quote_path(&path))))?,
+    );
+    tables.insert(spec.to_string(), tb.clone());
+    Ok(tb)
+}
+
+/// Value and remoteness of a position (NULL: the start) of the game `spec`
+/// (e.g. "isolation:4x4"), from its table in the directory: one call from a
+/// spec to an answer. Returns `RTB_OK`, `RTB_ERR_NO_TABLE` (no table of
+/// that game there: the message is the command that makes it),
+/// `RTB_ERR_ARG` (the spec is not a game with tables), or another
+/// `RTB_ERR_*` code; the outputs are written only on success.
+///
+/// # Safety
+/// `spec` and `position` are NULL or NUL-terminated strings; `value` and
+/// `remoteness` are NULL or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_dir_probe(
+    d: *const RtbDir,
+    spec: *const c_char,
+    position: *const c_char,
+    value: *mut c_int,
+    remoteness: *mut c_int,
+) -> c_int {
+    guard(
+        "rtb_dir_probe",
+        |code| code,
+        || {
+            // SAFETY: forwarded caller contracts.
+            let tb = unsafe { dir_table(d, spec) }?;
+            // SAFETY: forwarded caller contract on `position`.
+            let text = unsafe { text_arg(position, "position") }?;
+            let info = tb.probe_text(text, false)?;
+            // SAFETY: forwarded caller contract on the output pointers.
+            unsafe { write_outcome(info.outcome, value, remoteness) }?;
+            Ok(RTB_OK)
+        },
+    )
+}
+
+/// A handle on the table of `spec` in the directory, for every other
+/// `rtb_*` call (moves, nimbers, indices); close it with `rtb_close` (the
+/// directory keeps its own). NULL on error, the message in
+/// `rtb_last_error` (for a missing table: the command that makes it).
+///
+/// # Safety
+/// `spec` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn rtb_dir_table(d: *const RtbDir, spec: *const c_char) -> *mut RtbHandle {
+    guard(
+        "rtb_dir_table",
+        |_| std::ptr::null_mut(),
+        || {
+            // SAFETY: forwarded caller contracts.
+            let tb = unsafe { dir_table(d, spec) }?;
+            let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+            HANDLES
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id, tb);
+            Ok(id as *mut RtbHandle)
+        },
+    )
+}
+
+/// Closes a directory and the tables it opened (handles given out by
+/// `rtb_dir_table` stay open). Returns `RTB_OK`, `RTB_ERR_NULL` or
+/// `RTB_ERR_HANDLE`.
+///
+/// The directory is only compared, never dereferenced, so any value is safe.
+#[no_mangle]
+pub extern "C" fn rtb_dir_close(d: *mut RtbDir) -> c_int {
+    guard(
+        "rtb_dir_close",
+        |code| code,
+        || {
+            lookup_dir(d)?;
+            DIRS.write()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&(d as usize))
+                .map(|_| RTB_OK)
+                .ok_or_else(|| {
+                    Failure(
+                        RTB_ERR_HANDLE,
+                        "the directory was closed concurrently".into(),
+                    )
+                })
+        },
+    )
 }
 
 /// The message of the last failed call on this thread, `""` if the last call

@@ -82,7 +82,10 @@ fn a_spec_finds_the_table_solve_wrote_and_a_missing_one_says_how_to_make_it() {
     assert!(by_file.starts_with(".0./.../.1.: player 0 to move, win in 5\n"));
     // The short and the canonical spelling find the same table.
     assert_eq!(ok(d, &["probe", "isolation:3x3", "--moves"]), by_file);
-    assert_eq!(ok(d, &["probe", "isolation:3x3:a=1,b=7", "--moves"]), by_file);
+    assert_eq!(
+        ok(d, &["probe", "isolation:3x3:a=1,b=7", "--moves"]),
+        by_file
+    );
     let info = ok(d, &["info", "isolation:3x3"]);
     assert!(
         info.starts_with("file          'tablebases/isolation-3x3.rtb'\n"),
@@ -95,7 +98,10 @@ fn a_spec_finds_the_table_solve_wrote_and_a_missing_one_says_how_to_make_it() {
     assert!(play(d, &["isolation:3x3"], "quit\n").contains("Bye."));
     // Another game's rules: another table, which is not there.
     let e = refused(d, &["probe", "isolation:3x3:a=2,b=7"]);
-    assert!(e.contains("retrograde solve isolation:3x3:a=2,b=7 -o "), "{e}");
+    assert!(
+        e.contains("retrograde solve isolation:3x3:a=2,b=7 -o "),
+        "{e}"
+    );
     // serve refuses a spec without a table before it listens.
     let e = refused(d, &["serve", "isolation:3x4", "--addr", "127.0.0.1:1"]);
     assert!(e.contains("no table of isolation:3x4"), "{e}");
@@ -110,12 +116,19 @@ fn a_spec_finds_the_table_solve_wrote_and_a_missing_one_says_how_to_make_it() {
 fn the_header_decides_not_the_file_name() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    ok(d, &["solve", "isolation:3x3", "-o", "tables/renamed.rtb", "-q"]);
+    ok(
+        d,
+        &["solve", "isolation:3x3", "-o", "tables/renamed.rtb", "-q"],
+    );
     // Found under any name...
     assert!(ok(d, &["probe", "isolation:3x3", "--tables", "tables"])
         .starts_with(".0./.../.1.: player 0 to move"));
     // ...and a file named after another game is never used for it.
-    std::fs::copy(d.join("tables/renamed.rtb"), d.join("tables/isolation-3x4.rtb")).unwrap();
+    std::fs::copy(
+        d.join("tables/renamed.rtb"),
+        d.join("tables/isolation-3x4.rtb"),
+    )
+    .unwrap();
     let e = refused(d, &["probe", "isolation:3x4", "--tables", "tables"]);
     assert!(
         e.ends_with(
@@ -134,7 +147,10 @@ fn the_header_decides_not_the_file_name() {
     // `isolation:3x3` here holds a 3×4 table.
     ok(d, &["solve", "isolation:3x4", "-o", "isolation:3x3", "-q"]);
     let info = ok(d, &["info", "isolation:3x3", "--tables", "tables"]);
-    assert!(info.contains("game          isolation:3x4:a=1,b=10"), "{info}");
+    assert!(
+        info.contains("game          isolation:3x4:a=1,b=10"),
+        "{info}"
+    );
 }
 
 #[test]
@@ -183,7 +199,9 @@ fn verify_and_analyze_draw_a_bar_on_a_terminal_unless_quiet() {
             .env_remove("NO_COLOR")
             .output()
             .ok()?;
-        o.status.success().then(|| String::from_utf8_lossy(&o.stdout).into_owned())
+        o.status
+            .success()
+            .then(|| String::from_utf8_lossy(&o.stdout).into_owned())
     };
     let Some(shown) = tty("verify tablebases/isolation-3x3.rtb") else {
         eprintln!("note: no `script` command here: the terminal case is not checked");
@@ -209,16 +227,25 @@ fn color_follows_the_flag_and_no_color() {
     let plain = ok(d, &["probe", "tictactoe", pos, "--moves"]);
     assert!(!plain.contains('\x1b'), "into a pipe, auto is plain");
     assert_eq!(
-        ok(d, &["--color", "never", "probe", "tictactoe", pos, "--moves"]),
+        ok(
+            d,
+            &["--color", "never", "probe", "tictactoe", pos, "--moves"]
+        ),
         plain
     );
-    let coloured = ok(d, &["probe", "tictactoe", pos, "--moves", "--color", "always"]);
+    let coloured = ok(
+        d,
+        &["probe", "tictactoe", pos, "--moves", "--color", "always"],
+    );
     assert!(
         coloured.starts_with("xx./oo./...: player 0 to move, \x1b[32mwin in 1\x1b[0m\n"),
         "{coloured:?}"
     );
     assert!(coloured.contains("\x1b[33mtie in 4\x1b[0m"), "{coloured:?}");
-    assert!(coloured.contains("\x1b[31mlose in 1\x1b[0m"), "{coloured:?}");
+    assert!(
+        coloured.contains("\x1b[31mlose in 1\x1b[0m"),
+        "{coloured:?}"
+    );
     // Without the escapes, the same text.
     let stripped = coloured
         .replace("\x1b[32m", "")
@@ -227,7 +254,10 @@ fn color_follows_the_flag_and_no_color() {
         .replace("\x1b[0m", "");
     assert_eq!(stripped, plain);
     // JSON is never coloured.
-    let json = ok(d, &["probe", "tictactoe", pos, "--json", "--color", "always"]);
+    let json = ok(
+        d,
+        &["probe", "tictactoe", pos, "--json", "--color", "always"],
+    );
     assert!(!json.contains('\x1b'));
     // NO_COLOR turns auto off (checked through `script`'s terminal where
     // there is one); `always` still colours.
@@ -271,8 +301,14 @@ fn a_move_that_ends_the_game_reads_as_a_win_by_that_move() {
     // play: the hint, the human's move and the computer's, each with the
     // value for the human.
     let game = play(d, &["tictactoe", "xx./oo./..."], "hint\n2\n");
-    assert!(game.contains("  2           win by this move best\n"), "{game}");
-    assert!(game.contains("you play 2 (for you: win by this move)"), "{game}");
+    assert!(
+        game.contains("  2           win by this move best\n"),
+        "{game}"
+    );
+    assert!(
+        game.contains("you play 2 (for you: win by this move)"),
+        "{game}"
+    );
     let game = play(d, &["tictactoe", "xx./oo./...", "--side", "second"], "");
     assert!(
         game.contains("computer plays 2 (for you: lose, the game is over)"),

@@ -1,7 +1,7 @@
 //! `retrograde play`: a human against the perfect player.
 
-use super::open::open;
 use super::color::{paint, paint_padded};
+use super::open::open;
 use super::output::{describe, move_result};
 use super::MAX_PLIES;
 use anyhow::{bail, Result};

@@ -1,7 +1,7 @@
 //! `retrograde probe`: value and remoteness of positions, with their moves.
 
-use super::open::{named, open};
 use super::color::paint;
+use super::open::{named, open};
 use super::output::{describe, move_result, outcome_json, position_json};
 use anyhow::{bail, Context, Result};
 use retrograde::PositionInfo;

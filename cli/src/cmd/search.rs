@@ -234,7 +234,10 @@ impl Observer for Printer<'_> {
 
     fn proven(&self, report: &SearchReport) {
         if !self.args.json {
-            print!("{}", super::color::search_text(&report.text(self.options).to_string()));
+            print!(
+                "{}",
+                super::color::search_text(&report.text(self.options).to_string())
+            );
         }
     }
 }

@@ -5,10 +5,10 @@
 
 use super::open::{open, open_mapped, shown};
 use super::output::{show, thousands};
+use super::progress;
 use super::with_threads;
 use anyhow::{bail, Context, Result};
 use retrograde::format::Header;
-use super::progress;
 use retrograde::internal::verify::{manifest_entry, rederive_with, verify_sample};
 use retrograde::with_game;
 use serde_json::{json, Value as Json};
