@@ -1,12 +1,19 @@
 /*
  * retrograde.h: the C interface of the retrograde tablebase reader.
  *
- * Build the library with `cargo build --release`: target/release/libretrograde.so
- * (libretrograde.dylib on macOS, retrograde.dll on Windows). The functions
- * are the cargo feature `ffi`, on by default; a build with
- * --no-default-features needs --features ffi. Link with
+ * Build the library alone, over the reader (no solver), with
+ *   cargo build --release --manifest-path capi/Cargo.toml
+ * target/release/libretrograde.so (libretrograde.dylib on macOS,
+ * retrograde.dll on Windows) and libretrograde.a (static). `cargo build
+ * --release` at the repository's root builds them too, with the command
+ * line. Link with
  *   cc -I include prog.c -L target/release -lretrograde -Wl,-rpath,$PWD/target/release
- * Implementation: src/ffi.rs. Guide: docs/EMBEDDING.md.
+ * or statically with
+ *   cc -I include prog.c target/release/libretrograde.a -lpthread -ldl -lm
+ * tools/retrograde-pc.sh writes a pkg-config file (retrograde.pc); cargo-c's
+ * `cargo cinstall --manifest-path capi/Cargo.toml --release --prefix DIR`
+ * installs both libraries, this header and the .pc. Implementation:
+ * capi/src/lib.rs. Guide: docs/EMBEDDING.md.
  *
  * Conventions
  *   - Functions return RTB_OK (0) or a negative RTB_ERR_* code; those that
@@ -67,6 +74,9 @@ extern "C" {
 /* An open tablebase (opaque). */
 typedef struct rtb_handle rtb_handle;
 
+/* An open directory of tables, found by game (opaque). */
+typedef struct rtb_dir rtb_dir;
+
 /* Game values (what rtb_probe_* store in *value). */
 typedef enum rtb_value {
     RTB_WIN = 0,  /* the player to move can force a win */
@@ -85,7 +95,17 @@ enum rtb_status {
     RTB_ERR_RANGE = -5,    /* index >= rtb_entries(h) */
     RTB_ERR_FILE = -6,     /* not a usable tablebase file, or another library error */
     RTB_ERR_PANIC = -7,    /* internal error (a bug in the library) */
-    RTB_ERR_ARG = -8       /* an argument is not valid (unknown rtb_open_with flags) */
+    RTB_ERR_ARG = -8,      /* an argument is not valid (unknown rtb_open_with flags; a
+                              game spec that is not a game with tables) */
+    RTB_ERR_KIND = -9,     /* a value table given to rtb_nimber_* */
+    RTB_ERR_NO_TABLE = -10 /* no table of the game in the directory; the message is
+                              the `retrograde solve SPEC -o PATH` command that makes it */
+};
+
+/* What rtb_table_kind returns. */
+enum rtb_table_kind {
+    RTB_TABLE_VALUE = 0,  /* values and remoteness */
+    RTB_TABLE_NIMBER = 1  /* nimbers of an impartial game (solve --nimbers) */
 };
 
 /* Flags of rtb_open_with. */
@@ -135,6 +155,41 @@ int rtb_probe_position(const rtb_handle *h, const char *position, int *value,
  * as good as the first (0 otherwise). Moves are ranked shortest win, shortest
  * tie, draws, longest loss. A game-over position gives "" (length 0). */
 int64_t rtb_best_moves(const rtb_handle *h, const char *position, char *buf, size_t len);
+
+/* RTB_TABLE_VALUE or RTB_TABLE_NIMBER, or RTB_ERR_*. */
+int rtb_table_kind(const rtb_handle *h);
+
+/* The nimber (>= 0; 0: the player to move loses) of the position at an
+ * index of a nimber table, or RTB_ERR_* (RTB_ERR_KIND for a value table,
+ * RTB_ERR_POSITION if the index holds no position, RTB_ERR_RANGE). */
+int64_t rtb_nimber_index(const rtb_handle *h, uint64_t index);
+
+/* The nimber of a position in the game's notation (NULL: the start) of a
+ * nimber table, or RTB_ERR_*. A move's nimber is that of the position it
+ * leads to (the positions rtb_best_moves lists). */
+int64_t rtb_nimber_position(const rtb_handle *h, const char *position);
+
+/* Opens a directory of tables (NULL: $RETROGRADE_TABLES, else
+ * "tablebases"). Each game spec finds its table by the game in the files'
+ * headers, never by their names; a value table is preferred to a nimber
+ * table of the same game. Tables open when first asked for. NULL on error
+ * (not a directory). */
+rtb_dir *rtb_open_dir(const char *path);
+
+/* Value and remoteness of a position (NULL: the start) of the game `spec`
+ * (e.g. "isolation:4x4") from its table in the directory. RTB_ERR_NO_TABLE
+ * when the directory holds none (rtb_last_error() says the command that
+ * makes it), RTB_ERR_ARG for a spec that is not a game with tables. */
+int rtb_dir_probe(const rtb_dir *d, const char *spec, const char *position, int *value,
+                  int *remoteness);
+
+/* A handle on the table of `spec` in the directory, for every other call;
+ * close it with rtb_close. NULL on error. */
+rtb_handle *rtb_dir_table(const rtb_dir *d, const char *spec);
+
+/* Closes a directory (handles from rtb_dir_table stay open): RTB_OK, or
+ * RTB_ERR_NULL / RTB_ERR_HANDLE. */
+int rtb_dir_close(rtb_dir *d);
 
 /* The last failure's message on this thread ("" after a success). Never
  * NULL; valid until the next rtb_* call on this thread. */
