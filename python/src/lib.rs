@@ -126,6 +126,11 @@ fn to_pyerr(py: Python<'_>, failure: Failure, path: Option<&PathBuf>) -> PyErr {
         | Error::FileChanged { .. }
         | Error::UnsupportedVersion { .. }
         | Error::GameMismatch { .. } => "FileError",
+        Error::NoTable { .. } => "MissingTableError",
+        Error::UnknownGame { .. }
+        | Error::BadGame { .. }
+        | Error::BadParameters { .. }
+        | Error::SearchOnly { .. } => "BadSpecError",
         _ => "Error",
     };
     let errno = match &e {
@@ -650,9 +655,20 @@ impl Tablebase {
     }
 }
 
+/// The file in ``directory`` holding the table of the game ``spec``, found
+/// by the game in each file's header (``retrograde.open_directory`` is the
+/// interface; this is its search, the command line's and the C library's).
+#[pyfunction]
+fn find_table(py: Python<'_>, directory: &Bound<'_, PyAny>, spec: &str) -> PyResult<PathBuf> {
+    let dir = path_arg(directory)?;
+    py.detach(|| retrograde::find_table(&dir, spec))
+        .map_err(|e| to_pyerr(py, e.into(), None))
+}
+
 /// The compiled part of the `retrograde` package: see ``help(retrograde)``.
 #[pymodule]
 fn _retrograde(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(find_table, m)?)?;
     m.add_class::<Tablebase>()?;
     m.add_class::<Position>()?;
     m.add_class::<Move>()?;

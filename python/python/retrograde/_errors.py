@@ -13,6 +13,8 @@ __all__ = [
     "BadPositionError",
     "IndexOutOfRangeError",
     "ClosedError",
+    "MissingTableError",
+    "BadSpecError",
 ]
 
 
@@ -50,3 +52,18 @@ class IndexOutOfRangeError(Error, IndexError):
 
 class ClosedError(Error, ValueError):
     """The tablebase was closed (like I/O on a closed file, a ValueError)."""
+
+
+class MissingTableError(Error, KeyError):
+    """A directory holds no table of the game asked for (as python-chess's
+    ``MissingTableError``, a KeyError). The message is the
+    ``retrograde solve SPEC -o PATH`` command that makes it."""
+
+    def __str__(self) -> str:
+        # KeyError's own format would quote the message.
+        return str(self.args[0]) if self.args else super().__str__()
+
+
+class BadSpecError(Error, ValueError):
+    """A game spec that names no game with tables: unknown, misspelt (the
+    message gives the canonical spelling), too large, or search-only."""
