@@ -24,7 +24,11 @@ def test_a_directory_routes_each_game_to_its_table(tables):
     with open_directory(root) as d:
         for name, (spec, _) in TABLES.items():
             with Tablebase(tables[name]) as tb:
-                assert d.probe(spec) == tb.probe(), spec
+                # isolation:3x3 is here twice, folded and not (each with its
+                # own index): either answers every position alike.
+                got, want = d.probe(spec), tb.probe()
+                for field in ("position", "value", "remoteness", "nimber", "to_move"):
+                    assert getattr(got, field) == getattr(want, field), (spec, field)
                 assert d[spec].game == tb.game
                 assert spec in d
         with Tablebase(tables["isolation"]) as tb:
