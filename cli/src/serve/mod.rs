@@ -191,10 +191,8 @@ impl Explorer {
                 Ok(view) if !impartial => json!(view.players()),
                 _ => Json::Null,
             };
-            let notation = retrograde::games::GAMES
-                .iter()
-                .find(|g| g.name == family)
-                .map_or("", |g| g.notation);
+            let described = retrograde::games::GAMES.iter().find(|g| g.name == family);
+            let notation = described.map_or("", |g| g.notation);
             let summary = json!({
                 "id": id,
                 "file": file.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -206,6 +204,7 @@ impl Explorer {
                 "impartial": impartial,
                 "players": players,
                 "notation": notation,
+                "rules": described.map(|g| g.rules),
             });
             let mut info = header_json(tb.header(), file);
             // The server's own paths are nobody's business over HTTP.
@@ -222,11 +221,11 @@ impl Explorer {
             let game = source.spec();
             let id = unique_id(&tables, &game.replace(':', "-"));
             let family = game.split(':').next().unwrap_or_default().to_string();
-            let notation = retrograde::games::GAMES
+            let described = retrograde::games::GAMES
                 .iter()
                 .chain(retrograde::games::SEARCH_GAMES)
-                .find(|g| g.name == family)
-                .map_or("", |g| g.notation);
+                .find(|g| g.name == family);
+            let notation = described.map_or("", |g| g.notation);
             let summary = json!({
                 "id": id,
                 "file": null,
@@ -238,6 +237,7 @@ impl Explorer {
                 "impartial": source.impartial(),
                 "players": null,
                 "notation": notation,
+                "rules": described.map(|g| g.rules),
             });
             let info = json!({
                 "file": null,
