@@ -6,6 +6,7 @@
 //! every error can be tested without a socket; `conn` holds the
 //! connections (hyper parses HTTP, tokio runs them).
 
+mod analysis;
 mod board;
 mod conn;
 mod host;
@@ -113,6 +114,8 @@ pub struct Explorer {
     loopback_only: bool,
     /// The search workers and the requests waiting for them.
     gate: Gate,
+    /// Each table's `analyze --json`, made when first asked for.
+    analyses: analysis::Analyses,
 }
 
 /// What bounds the searches: `workers` run at once, and at most `queue`
@@ -173,6 +176,7 @@ impl Explorer {
         loopback_only: bool,
     ) -> Result<Explorer> {
         let mut tables: Vec<Served> = Vec::new();
+        let mut analyses = analysis::Analyses::default();
         for file in files {
             let tb = named(file, Tablebase::open(file))?;
             if verify {
@@ -209,6 +213,7 @@ impl Explorer {
             let mut info = header_json(tb.header(), file);
             // The server's own paths are nobody's business over HTTP.
             info["file"] = summary["file"].clone();
+            analyses.push(Some((file.clone(), tb.header().data_crc)));
             tables.push(Served {
                 id,
                 source: Source::Table(tb),
@@ -245,6 +250,7 @@ impl Explorer {
                 "table": "search",
                 "budget": source.budget_json(),
             });
+            analyses.push(None);
             tables.push(Served {
                 id,
                 source: Source::Search(source),
@@ -256,6 +262,7 @@ impl Explorer {
             tables,
             loopback_only,
             gate: Gate::new(1, 0, budget.time),
+            analyses,
         })
     }
 
@@ -358,6 +365,12 @@ impl Explorer {
                     j["info"] = self.tables[t].info.clone();
                     Reply::json(200, &j)
                 }),
+            },
+            ["api", "tables", id, "analysis"] => match self.table(id) {
+                Err(r) => r,
+                Ok(t) => self
+                    .no_query(query)
+                    .unwrap_or_else(|| self.analyses.get(t)),
             },
             ["api", "tables", id, "position"] => {
                 let t = self.table(id)?;
