@@ -184,6 +184,7 @@ async function init() {
   table = table || state.tables[0];
   state.hideValues = params.get('hide') === '1';
   $('hide-values').checked = state.hideValues;
+  document.body.classList.toggle('values-hidden', state.hideValues);
   await selectTable(table.id, params.has('position') ? params.get('position') : null, linkRecord(params));
 }
 
@@ -447,7 +448,7 @@ function drawBarPanel(id, title, axis, groups, legend) {
   const plotW = CHART_W - left - 16;
   const base = top + plotH;
   const max = Math.max(1, ...groups.flatMap(([, bars]) => bars.map((b) => b.count)));
-  const root = svg('svg', { viewBox: `0 0 ${CHART_W} ${CHART_PANEL_H}`, class: 'analysis-svg', 'data-chart': id, role: 'img', 'aria-label': title });
+  const root = svg('svg', { viewBox: `0 0 ${CHART_W} ${CHART_PANEL_H + 24}`, class: 'analysis-svg', 'data-chart': id, role: 'img', 'aria-label': title });
   root.append(svg('text', { x: left, y: 18, class: 'axis-title', text: title }));
   root.append(svg('line', { x1: left, y1: base, x2: CHART_W - 16, y2: base, class: 'axis-centre' }));
   root.append(svg('line', { x1: left, y1: top, x2: left, y2: base, class: 'axis-centre' }));
@@ -1070,7 +1071,7 @@ function drawBlindMarker(cell, t, p, c) {
   grp.append(svg('rect', { x, y, width: s, height: s, class: 'marker-hit' }));
   const occupied = c.state === 'p0' || c.state === 'p1';
   if (occupied) grp.append(svg('rect', { x: x + 2, y: y + 2, width: s - 4, height: s - 4, rx: 8, class: 'marker-ring blind' }));
-  else grp.append(svg('circle', { cx: x + s / 2, cy: y + s / 2, r: s * 0.14, class: 'marker-dot blind' }));
+  else grp.append(svg('circle', { cx: x + s / 2, cy: y + s / 2, r: s * 0.1, class: 'marker-dot blind' }));
   // The preview of a second step's only move (a cell several moves share would show the best).
   if (state.selection.length > 0 && t.count === 1) {
     grp.addEventListener('mouseenter', () => preview(t.best));
