@@ -13,7 +13,11 @@ fn s(p: &Path) -> &str {
 
 fn analysis(table: &Path) -> Json {
     let out = run(&["analyze", s(table), "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -56,7 +60,7 @@ fn tiers_of(j: &Json) -> Vec<(BTreeMap<String, String>, u64)> {
         .iter()
         .map(|(k, c)| (k.parse().unwrap(), c.as_u64().unwrap()))
         .collect();
-    t.sort_by(|a, b| b.0.cmp(&a.0));
+    t.sort_by_key(|&(tier, _)| std::cmp::Reverse(tier));
     t.into_iter()
         .map(|(tier, c)| (BTreeMap::from([("data-tier".into(), tier.to_string())]), c))
         .collect()
@@ -111,7 +115,11 @@ fn svg_bars_are_the_counts_of_analyze_json() {
             .sum();
         assert_eq!(sum, j[v].as_u64().unwrap(), "{v}");
     }
-    assert_eq!(names(dir.path()), ["t.rtb", "t.svg"], "no working file left");
+    assert_eq!(
+        names(dir.path()),
+        ["t.rtb", "t.svg"],
+        "no working file left"
+    );
 }
 
 #[test]
@@ -146,7 +154,10 @@ fn svg_output_is_refused_or_replaced_as_other_outputs() {
         "is this run's own input",
     );
     assert_eq!(std::fs::read(&table).unwrap(), before);
-    refused_line(&run(&["analyze", s(&table), "--svg", "-"]), "--svg needs a file name");
+    refused_line(
+        &run(&["analyze", s(&table), "--svg", "-"]),
+        "--svg needs a file name",
+    );
     std::fs::create_dir(dir.path().join("d.svg")).unwrap();
     refused_line(
         &run(&["analyze", s(&table), "--svg", s(&dir.path().join("d.svg"))]),

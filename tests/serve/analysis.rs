@@ -26,7 +26,11 @@ fn analysis(server: &Server, id: &str) -> Json {
 
 fn cli_json(args: &[&str]) -> Json {
     let out = common::run(args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -45,7 +49,11 @@ fn the_analysis_is_analyze_json_and_the_rules_are_the_games() {
         let want = cli_json(&["analyze", path.to_str().unwrap(), "--json"]);
         assert_eq!(analysis(&server, id), want, "{id}");
         // Made once: asked again, the same at once.
-        assert_eq!(server.json(&format!("/api/tables/{id}/analysis")), want, "{id}");
+        assert_eq!(
+            server.json(&format!("/api/tables/{id}/analysis")),
+            want,
+            "{id}"
+        );
     }
     let (status, body) = server.get("/api/tables/sprouts-3/analysis");
     assert_eq!(status, 404, "{body}");

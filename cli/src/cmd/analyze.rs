@@ -8,8 +8,8 @@ use retrograde::internal::analyze::{analyze as analyze_tb, Analysis};
 use retrograde::internal::format::{remove_stale_temporaries, stale_notice, TempFile};
 use retrograde::internal::solve::{check_output, OutputLock};
 use retrograde::{with_game, Value};
-use std::io::Write;
 use serde_json::{json, Value as Json};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -56,7 +56,12 @@ pub fn analysis_svg(analysis: &Json) -> String {
                     (format!("*{k}"), vec![bar])
                 })
                 .collect();
-            ("Reachable positions by nimber", "nimber", groups, Vec::new())
+            (
+                "Reachable positions by nimber",
+                "nimber",
+                groups,
+                Vec::new(),
+            )
         }
         _ => {
             let hist: Vec<Vec<u64>> = COLOURS
@@ -108,7 +113,7 @@ pub fn analysis_svg(analysis: &Json) -> String {
                 .collect()
         })
         .unwrap_or_default();
-    tiers.sort_by(|a, b| b.0.cmp(&a.0));
+    tiers.sort_by_key(|&(t, _)| std::cmp::Reverse(t));
     let tier_groups: Vec<(String, Vec<Bar>)> = tiers
         .into_iter()
         .map(|(t, c)| {
@@ -160,7 +165,14 @@ pub fn analysis_svg(analysis: &Json) -> String {
 
 /// One panel of grouped bars at `top`: a title, a count axis, and the bars
 /// of each group side by side above the group's label.
-fn panel(out: &mut String, id: &str, title: &str, axis: &str, groups: &[(String, Vec<Bar>)], top: f64) {
+fn panel(
+    out: &mut String,
+    id: &str,
+    title: &str,
+    axis: &str,
+    groups: &[(String, Vec<Bar>)],
+    top: f64,
+) {
     let plot_top = top + 34.0;
     let plot_h = PANEL_H - 64.0;
     let base = plot_top + plot_h;
@@ -270,7 +282,9 @@ mod tests {
 
     #[test]
     fn escapes_a_pattern_files_name() {
-        let svg = analysis_svg(&json!({"game": "pattern:a<b>&\"c\"", "remoteness": {"win": [1], "lose": [], "tie": []}, "tiers": {"0": 1}}));
+        let svg = analysis_svg(
+            &json!({"game": "pattern:a<b>&\"c\"", "remoteness": {"win": [1], "lose": [], "tie": []}, "tiers": {"0": 1}}),
+        );
         assert!(svg.contains("pattern:a&lt;b&gt;&amp;&quot;c&quot;"));
         assert!(!svg.contains("a<b"));
     }

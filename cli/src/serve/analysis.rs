@@ -50,10 +50,7 @@ impl Analyses {
     /// (the first request starts it).
     pub fn get(&self, t: usize) -> Reply {
         let Some(Some(job)) = self.0.get(t) else {
-            return Reply::error(
-                404,
-                "a game served by search has no table to analyse",
-            );
+            return Reply::error(404, "a game served by search has no table to analyse");
         };
         let mut state = job.state.lock().unwrap_or_else(|e| e.into_inner());
         match &*state {

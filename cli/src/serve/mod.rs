@@ -798,6 +798,7 @@ mod tests {
             tables: Vec::new(),
             loopback_only,
             gate: super::Gate::new(1, 0, std::time::Duration::from_secs(1)),
+            analyses: Default::default(),
         }
     }
 
