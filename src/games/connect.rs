@@ -17,6 +17,10 @@
 //! `..../..../.o../oxx.` (= `2231` on 4×4). Positions are always printed as
 //! pictures. A move is a column number 1..=W.
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "Players take turns dropping a disc (x first, then o) into a column that is not full; it falls to the lowest empty hole. The first to line up K discs (4 unless the spec says otherwise) across, up or diagonally wins; a full board with no line is a tie. With :misere, who lines up K first loses.";
+
 use super::gravity::{
     gravity_play, move_tokens, parse_rest, too_many_moves, Geometry, Gravity, GravityPosition,
 };

@@ -30,6 +30,10 @@
 //! 3×3 board `3-4` covers the first two cells of the middle row and `1-4` the
 //! middle of the top two rows.
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "Players take turns placing a domino on two empty squares side by side (across or down); both players place the same dominoes. The player who cannot place one loses (with :misere, wins).";
+
 use crate::game::Game;
 use crate::games::bits::next_combination;
 use crate::games::board::{BoardView, CellState, Join, View};

@@ -8,6 +8,10 @@
 //! Notation: a position is the number (`42`); a move is the digit subtracted
 //! (`4`).
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "One number. Players take turns subtracting one of the number's non-zero decimal digits from it (from 42: 4 or 2). The player who reaches 0 wins (with :misere, loses).";
+
 use crate::game::Game;
 use crate::games::board::{BoardView, View};
 use crate::value::Value;

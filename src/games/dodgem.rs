@@ -44,6 +44,10 @@
 //! player who emptied first is to move after the other empties too), so
 //! `decode` is `None` only beyond the size.
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "Each player has N−1 cars: blue's on the left edge, red's along the bottom. A move drives one of your cars one square onto an empty square: blue right, up or down; red up, left or right. A car leaves the board only forward off the far edge (blue off the right, red off the top). A player who cannot move on their turn, all cars gone or blocked, wins. Cars may drive back and forth, so a game can go on forever: a draw.";
+
 use crate::game::Game;
 use crate::games::bits::{insert_zero, next_combination};
 use crate::games::board::{BoardView, Cell, CellState, Facing, Join, Labels, Layout, Shape, View};

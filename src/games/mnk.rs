@@ -16,6 +16,10 @@
 //! `o` player 1, e.g. `x.o/.x./...` (the `/` may be left out on input). A move
 //! is the square number row·C + col, 0-based.
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "Players take turns putting their mark (x first, then o) on an empty square of an R×C board. The first to own K squares in a row, across, down or diagonally, wins; a full board with no such row is a tie. Tic-tac-toe is 3×3 with K = 3.";
+
 use super::pattern::{impl_pattern_game, Layout, PatternBoard, MAX_SQUARES};
 
 /// An m,n,k-game as its spec describes it (`RxCxK`), before a size limit:

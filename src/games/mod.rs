@@ -84,6 +84,9 @@ pub struct GameInfo {
     pub example_spec: &'static str,
     /// An example position in that game.
     pub example_position: &'static str,
+    /// The rules in a few sentences, for a player (the game's file holds
+    /// them: `RULES`).
+    pub rules: &'static str,
 }
 
 /// The registry: every game this build knows, in the order `retrograde
@@ -110,6 +113,7 @@ macro_rules! __games_registry {
             notation: "rows top to bottom separated by '/': '.' present, 'x' removed, '0' and '1' the pieces; moves TOxREMOVE with square = row*C + col",
             example_spec: "isolation:4x4",
             example_position: "0.../...x/.x../...1",
+            rules: $crate::games::isolation::RULES,
         } search [Isolation(isolation::IsolationSearch)],
         /// A subtraction game.
         "subtraction" => Subtraction(Subtraction) {
@@ -117,6 +121,7 @@ macro_rules! __games_registry {
             notation: "a position is the pile size; a move is the number of chips taken",
             example_spec: "subtraction:1000:1,3,4",
             example_position: "17",
+            rules: $crate::games::subtraction::RULES,
         },
         /// The digit game.
         "digits" => Digits(Digits) {
@@ -124,6 +129,7 @@ macro_rules! __games_registry {
             notation: "a position is the number; a move is the digit subtracted",
             example_spec: "digits:1000",
             example_position: "42",
+            rules: $crate::games::digits::RULES,
         },
         /// An m,n,k-game (tic-tac-toe is 3,3,3).
         "mnk" => Mnk(Mnk) {
@@ -131,6 +137,7 @@ macro_rules! __games_registry {
             notation: "rows top to bottom separated by '/' (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square row*C + col",
             example_spec: "mnk:4x4x4",
             example_position: "x.o./.x../..o./....",
+            rules: $crate::games::mnk::RULES,
         } search [Mnk(occupy::Occupy<1>), MnkWide(occupy::Occupy<4>)],
         /// A pattern game read from a pattern file.
         "pattern" => Pattern(PatternGame) {
@@ -138,6 +145,7 @@ macro_rules! __games_registry {
             notation: "one character per square in square order, '/' between the file's rows (optional on input): '.' empty, 'x' player 0, 'o' player 1; a move is the square number",
             example_spec: "pattern:games/tictactoe.txt",
             example_position: "x.o/.x./...",
+            rules: $crate::games::pattern::RULES,
         } search [Pattern(occupy::Occupy<1>), PatternWide(occupy::Occupy<4>)],
         /// The Connect-Four family.
         "connect" => Connect(Connect) {
@@ -145,6 +153,7 @@ macro_rules! __games_registry {
             notation: "rows top to bottom separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played, 1-based (4453; '-' = empty board); a move is a column number 1..W",
             example_spec: "connect:4x4x4",
             example_position: "..../..../.o../oxx.",
+            rules: $crate::games::connect::RULES,
         } search [ConnectColumns(columns::Columns), Connect(occupy::Occupy<1>)],
         /// Sogo (3-D Connect Four).
         "sogo" => Sogo(Sogo) {
@@ -152,6 +161,7 @@ macro_rules! __games_registry {
             notation: "layers bottom first separated by '|', each N rows (rank N to 1) separated by '/': '.' empty, 'x' player 0, 'o' player 1; or the columns played as squares (a1b2) or numbers x+N*y+1; a move is a square like b2",
             example_spec: "sogo:3",
             example_position: ".../.o./x..|.../.x./...|.../.../...",
+            rules: $crate::games::sogo::RULES,
         } search [SogoColumns(columns::Columns), Sogo(occupy::Occupy<1>)],
         /// Cram.
         "cram" => Cram(Cram) {
@@ -159,6 +169,7 @@ macro_rules! __games_registry {
             notation: "rows top to bottom separated by '/': '.' empty, '#' covered (or Glop's B000*0GG000000E: '0' empty, 'G' covered, '*' after the first row); moves A-B, the two squares covered, square = row*C + col",
             example_spec: "cram:5x5",
             example_position: "...../.##../...../...../.....",
+            rules: $crate::games::cram::RULES,
         } search [Cram(cram::CramSearch)],
         /// Dodgem (a loopy game: draws).
         "dodgem" => Dodgem(Dodgem) {
@@ -166,6 +177,7 @@ macro_rules! __games_registry {
             notation: "rows top to bottom separated by '/': '.' empty, 'b' blue (first player) car, 'r' red car, then ' b' or ' r' for the side to move; moves SQUARE then DIRECTION: a file letter and rank number (a1 bottom left), '>' right, '^' up, 'v' down, '<' left (forward off the far edge leaves the board)",
             example_spec: "dodgem:3",
             example_position: "b../.b./.rr r",
+            rules: $crate::games::dodgem::RULES,
         },
         ;
         // Search-only games: no table (their positions have no perfect
@@ -177,6 +189,7 @@ macro_rules! __games_registry {
             notation: "Glop's: lands '+', regions '|', boundaries '.'; 0 a spot with no curve (0*x: x of them), 1 a spot with 2 lives, letters spots with 1 life (upper case: on two regions; lower case: twice in one boundary), 2 a spot with 1 life written once; *k a Nim heap beside the lands; moves are written as the positions they lead to",
             example_spec: "sprouts:6",
             example_position: "0*4.A|0*4.A+0*2.AB|AB",
+            rules: $crate::games::sprouts::RULES,
         } search [Sprouts(sprouts::SproutsSearch)],
         }
     };

@@ -37,6 +37,10 @@
 //! `/`, cells `.` empty, `x` player 0, `o` player 1. For sogo:2 the position
 //! `a1b2b2` (= `144`) is `.o/x.|.x/..`.
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "A cube of N×N pegs, N high. Players take turns dropping a piece (x first, then o) onto a peg that is not full; it rests on the pieces below. The first to have N in a row on any line of the cube (rows, columns, pillars, the diagonals of each plane and the four space diagonals) wins; a full cube with no line is a tie. With :misere, who makes a line first loses.";
+
 use super::gravity::{
     gravity_play, move_tokens, parse_rest, too_many_moves, Geometry, Gravity, GravityPosition,
 };

@@ -8,6 +8,10 @@
 //! Notation: a position is the pile size (`17`); a move is the number of
 //! chips taken (`3`).
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "One pile of chips. Players take turns removing chips; a move takes one of the amounts the spec lists (subtraction:N:S, S the amounts). The player who cannot move loses (with :misere, wins).";
+
 use crate::game::Game;
 use crate::games::board::{BoardView, View};
 use crate::value::Value;

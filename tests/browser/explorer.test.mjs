@@ -162,8 +162,8 @@ test('Isolation: the page shows the value, a winning move clicked on the board i
   assert.equal(await page.locator(`#board [data-cell="${removed}"]`).getAttribute('data-state'), 'removed');
   const from = start.board.cells.findIndex((c) => c.state === 'p0');
   assert.equal(await page.locator(`#board [data-cell="${from}"]`).getAttribute('data-state'), 'empty');
-  // The position is in the URL, to share.
-  assert.equal(new URL(page.url()).searchParams.get('position'), win.position);
+  // The game record is in the URL, to share: the move played from the start.
+  assert.equal(new URL(page.url()).searchParams.get('moves'), win.move);
   // The chart has a point for each position of the game so far.
   assert.equal(await page.locator('[data-testid=history-chart] circle[data-ply]').count(), 2);
   await screenshot('isolation-after-winning-move');

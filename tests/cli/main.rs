@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod chart;
 mod commands;
 mod compare;
 mod hostile_specs;

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod analysis;
 mod api;
 mod busy;
 mod docs;

@@ -24,7 +24,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .map(|(g, search_only)| {
                 json!({"name": g.name, "parameters": g.params, "notation": g.notation,
                        "example_spec": g.example_spec, "example_position": g.example_position,
-                       "search_only": search_only})
+                       "rules": g.rules, "search_only": search_only})
             })
             .collect();
         println!("{}", Json::Array(list));
@@ -35,6 +35,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("  parameters  {}", g.params);
         println!("  notation    {}", g.notation);
         println!("  example     {}  {}", g.example_spec, g.example_position);
+        println!("  rules       {}", g.rules);
     }
     for g in SEARCH_GAMES {
         println!(
@@ -44,6 +45,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("  parameters  {}", g.params);
         println!("  notation    {}", g.notation);
         println!("  example     {}  {}", g.example_spec, g.example_position);
+        println!("  rules       {}", g.rules);
     }
     Ok(ExitCode::SUCCESS)
 }

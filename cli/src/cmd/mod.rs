@@ -4,6 +4,7 @@
 
 pub mod analyze;
 pub mod cancel;
+pub mod chart;
 pub mod color;
 pub mod compare;
 pub mod completions;

@@ -6,6 +6,7 @@
 //! every error can be tested without a socket; `conn` holds the
 //! connections (hyper parses HTTP, tokio runs them).
 
+mod analysis;
 mod board;
 mod conn;
 mod host;
@@ -113,6 +114,8 @@ pub struct Explorer {
     loopback_only: bool,
     /// The search workers and the requests waiting for them.
     gate: Gate,
+    /// Each table's `analyze --json`, made when first asked for.
+    analyses: analysis::Analyses,
 }
 
 /// What bounds the searches: `workers` run at once, and at most `queue`
@@ -173,6 +176,7 @@ impl Explorer {
         loopback_only: bool,
     ) -> Result<Explorer> {
         let mut tables: Vec<Served> = Vec::new();
+        let mut analyses = analysis::Analyses::default();
         for file in files {
             let tb = named(file, Tablebase::open(file))?;
             if verify {
@@ -191,10 +195,8 @@ impl Explorer {
                 Ok(view) if !impartial => json!(view.players()),
                 _ => Json::Null,
             };
-            let notation = retrograde::games::GAMES
-                .iter()
-                .find(|g| g.name == family)
-                .map_or("", |g| g.notation);
+            let described = retrograde::games::GAMES.iter().find(|g| g.name == family);
+            let notation = described.map_or("", |g| g.notation);
             let summary = json!({
                 "id": id,
                 "file": file.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -206,10 +208,12 @@ impl Explorer {
                 "impartial": impartial,
                 "players": players,
                 "notation": notation,
+                "rules": described.map(|g| g.rules),
             });
             let mut info = header_json(tb.header(), file);
             // The server's own paths are nobody's business over HTTP.
             info["file"] = summary["file"].clone();
+            analyses.push(Some((file.clone(), tb.header().data_crc)));
             tables.push(Served {
                 id,
                 source: Source::Table(tb),
@@ -222,11 +226,11 @@ impl Explorer {
             let game = source.spec();
             let id = unique_id(&tables, &game.replace(':', "-"));
             let family = game.split(':').next().unwrap_or_default().to_string();
-            let notation = retrograde::games::GAMES
+            let described = retrograde::games::GAMES
                 .iter()
                 .chain(retrograde::games::SEARCH_GAMES)
-                .find(|g| g.name == family)
-                .map_or("", |g| g.notation);
+                .find(|g| g.name == family);
+            let notation = described.map_or("", |g| g.notation);
             let summary = json!({
                 "id": id,
                 "file": null,
@@ -238,6 +242,7 @@ impl Explorer {
                 "impartial": source.impartial(),
                 "players": null,
                 "notation": notation,
+                "rules": described.map(|g| g.rules),
             });
             let info = json!({
                 "file": null,
@@ -245,6 +250,7 @@ impl Explorer {
                 "table": "search",
                 "budget": source.budget_json(),
             });
+            analyses.push(None);
             tables.push(Served {
                 id,
                 source: Source::Search(source),
@@ -256,6 +262,7 @@ impl Explorer {
             tables,
             loopback_only,
             gate: Gate::new(1, 0, budget.time),
+            analyses,
         })
     }
 
@@ -358,6 +365,12 @@ impl Explorer {
                     j["info"] = self.tables[t].info.clone();
                     Reply::json(200, &j)
                 }),
+            },
+            ["api", "tables", id, "analysis"] => match self.table(id) {
+                Err(r) => r,
+                Ok(t) => self
+                    .no_query(query)
+                    .unwrap_or_else(|| self.analyses.get(t)),
             },
             ["api", "tables", id, "position"] => {
                 let t = self.table(id)?;
@@ -785,6 +798,7 @@ mod tests {
             tables: Vec::new(),
             loopback_only,
             gate: super::Gate::new(1, 0, std::time::Duration::from_secs(1)),
+            analyses: Default::default(),
         }
     }
 

@@ -31,6 +31,10 @@
 //! symmetry first. (Schemes 1 and 2, retired, put the board bits lowest,
 //! so tiers interleaved.)
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "Each player has one piece on the board. A turn is two steps: move your piece one square in any of the eight directions (a king's step) onto a square that is still on the board and free, then remove any empty square from the board (the one just left included). A player who cannot move their piece loses (with :misere, wins).";
+
 use crate::game::{Game, SubsetExtensions};
 use crate::games::bits::{insert_zero, next_combination};
 use crate::games::board::{BoardView, Shape, View};

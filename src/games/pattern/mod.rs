@@ -99,6 +99,10 @@
 //! `rows` only when the layout has more than one row, `lines` the patterns
 //! in canonical order, squares joined by `.`, patterns by `,`.
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "Players take turns putting their mark (x first, then o) on an empty square. The first to own every square of one of the game's winning patterns (listed in its pattern file) wins; a full board with no pattern owned is a tie.";
+
 mod file;
 mod folding;
 mod layout;

@@ -57,6 +57,10 @@
 //! (Ties between equal-looking regions are resolved by trying each, up to
 //! a bound; past it a position may get a second key, never a wrong one.)
 
+/// The rules as a player reads them: what the explorer shows beside the
+/// board (`retrograde games` lists them too).
+pub const RULES: &str = "Start with N spots. A move draws a curve joining two spots, or a spot to itself, crossing no curve, and puts a new spot on it. A spot may have at most three curve ends. The player who cannot move loses (with :misere, wins).";
+
 mod canon;
 mod notation;
 mod rules;

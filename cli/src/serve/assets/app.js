@@ -15,6 +15,9 @@ const state = {
   tables: [],
   table: null,
   history: [],
+  played: [], // played[n]: the move that led to history[n] (null at the root)
+  root: null, // the position the game record starts from, as typed or linked (null: the start)
+  hideValues: false,
   cursor: 0,
   selection: [], // board cells clicked so far for a multi-step move
   hoverMove: null, // a move previewed on the board (list hover/focus, or a second-step marker)
@@ -179,10 +182,13 @@ async function init() {
   let table = state.tables.find((t) => t.id === wanted);
   if (wanted && !table) showGlobalError(`No table '${wanted}' on this server; showing the first one.`);
   table = table || state.tables[0];
-  await selectTable(table.id, params.has('position') ? params.get('position') : null);
+  state.hideValues = params.get('hide') === '1';
+  $('hide-values').checked = state.hideValues;
+  document.body.classList.toggle('values-hidden', state.hideValues);
+  await selectTable(table.id, params.has('position') ? params.get('position') : null, linkRecord(params));
 }
 
-async function selectTable(id, positionText) {
+async function selectTable(id, positionText, record = null) {
   cancelComputer();
   const t = state.tables.find((x) => x.id === id);
   state.table = t;
@@ -191,6 +197,7 @@ async function selectTable(id, positionText) {
   $('game').textContent = `${t.game}${kind}`;
   $('notation').textContent = `Notation: ${t.notation}`;
   $('nimber-legend').hidden = !hasNimbers(t);
+  renderRules(t);
   state.history = [];
   state.cursor = 0;
   renderTableInfo(id);
@@ -198,6 +205,8 @@ async function selectTable(id, positionText) {
   if (!ok && positionText !== null) {
     // A shared link with a bad position still shows the table, from its start.
     if (await loadRoot(null)) showPositionError(state.lastError);
+  } else if (ok && record) {
+    await replay(record);
   }
   if (!current()) stopLoading();
 }
@@ -218,6 +227,8 @@ async function loadRoot(text) {
     if (my !== state.request) return true;
     cancelComputer();
     state.history = [d];
+    state.played = [null];
+    state.root = text;
     state.cursor = 0;
     clearSelection();
     hidePositionError();
@@ -240,6 +251,8 @@ async function playMove(move) {
     if (my !== state.request) return;
     state.history = state.history.slice(0, state.cursor + 1);
     state.history.push(next);
+    state.played = state.played.slice(0, state.cursor + 1);
+    state.played.push(move.move);
     state.cursor += 1;
     clearSelection();
     hidePositionError();
@@ -258,11 +271,98 @@ function goTo(ply) {
   render();
 }
 
+// ---------------------------------------------------------------- the game record
+
+// The moves of a shared link's record (`moves`, separated by spaces) and the ply it shows.
+function linkRecord(params) {
+  const text = (params.get('moves') || '').trim();
+  if (!text) return null;
+  const ply = params.has('ply') ? Number(params.get('ply')) : null;
+  return { moves: text.split(/\s+/), ply: Number.isInteger(ply) && ply >= 0 ? ply : null };
+}
+
+// Plays a link's record from the position loaded, each move by its name among the moves of
+// the position reached; a name that is not a legal move there stops the replay, said once.
+async function replay(record) {
+  const my = state.request;
+  for (const [k, name] of record.moves.entries()) {
+    const d = state.history[state.history.length - 1];
+    const m = d.moves.find((x) => x.move === name);
+    if (!m) {
+      showGlobalError(`The link's move ${k + 1}, '${name}', is not a legal move there: the game stops before it.`);
+      break;
+    }
+    let next;
+    try {
+      next = await fetchPosition(state.table.id, m.position);
+    } catch (e) {
+      showGlobalError(`Could not replay the link's move ${k + 1}, '${name}': ${e.message}`);
+      break;
+    }
+    if (my !== state.request) return; // the user went elsewhere meanwhile
+    state.history.push(next);
+    state.played.push(name);
+  }
+  const last = state.history.length - 1;
+  state.cursor = record.ply === null ? last : Math.min(record.ply, last);
+  render();
+}
+
+// The moves played so far, one button each: a click shows the position after that move.
+// Moves past the ply shown (undone, kept for redo) are greyed.
+function renderRecord() {
+  const list = $('record');
+  const items = state.played.slice(1).map((name, i) => {
+    const ply = i + 1;
+    const before = state.history[i];
+    const m = before && before.moves.find((x) => x.move === name);
+    const value = !state.hideValues && m ? m.value : null;
+    const cls = `record-move${ply === state.cursor ? ' current' : ''}${ply > state.cursor ? ' future' : ''}`;
+    return el(
+      'li',
+      { 'data-ply': String(ply), 'data-move': name },
+      el(
+        'button',
+        {
+          type: 'button',
+          class: cls,
+          'aria-current': ply === state.cursor ? 'step' : null,
+          'aria-label': `Go to ply ${plyName(ply)}, after ${playerName(moverAt(i))} played ${name}${value ? ` (${moveValueText(m)} for the mover)` : ''}`,
+          onclick: () => goTo(ply),
+        },
+        el('span', { class: 'record-ply', text: `${plyName(ply)}.` }),
+        el('span', { class: 'notation-cell', text: name }),
+        value ? el('span', { class: `dot ${value}`, title: moveValueText(m) }) : null
+      )
+    );
+  });
+  if (!items.length) items.push(el('li', { class: 'none', text: 'No move played yet.' }));
+  list.replaceChildren(...items);
+  const now = list.querySelector('.current');
+  if (now && now.scrollIntoView) now.scrollIntoView({ block: 'nearest' });
+}
+
+// The game's rules, as the game's own description words them.
+function renderRules(t) {
+  $('rules').hidden = !t.rules;
+  $('rules-text').textContent = t.rules || '';
+}
+
+// Playing the perfect player blind: no value, remoteness, nimber or best move is shown (the
+// moves listed by name), and the computer still plays a best move.
+function setHideValues(on) {
+  state.hideValues = on;
+  $('hide-values').checked = on;
+  document.body.classList.toggle('values-hidden', on);
+  render();
+}
+
 // The "This table" panel: what `retrograde info` says of the file. It loads beside the
 // position and never blocks play; a failure shows in the panel only.
 async function renderTableInfo(id) {
   const box = $('table-info');
   box.replaceChildren();
+  $('table-charts').replaceChildren();
   let info;
   try {
     ({ info } = await api(`/api/tables/${encodeURIComponent(id)}`));
@@ -306,6 +406,102 @@ async function renderTableInfo(id) {
       el('dd', { 'data-field': k }, ...(Array.isArray(v) ? v : [v])),
     ])
   );
+  renderTableCharts(id);
+}
+
+// ---------------------------------------------------------------- the table's charts
+
+const ANALYSIS_POLL_MS = 300;
+const CHART_W = 720;
+const CHART_PANEL_H = 220;
+const TIER_COLOUR = '#6b7280';
+const NIMBER_COLOUR = '#2563eb';
+
+// The "This table" panel's pictures: the remoteness histogram per value (a nimber table: the
+// nimbers) and the positions per tier, of the positions reachable from the start, from the
+// server's `analyze --json` (`/api/tables/ID/analysis`, made on first request: asked again
+// until it is ready). `retrograde analyze FILE --svg OUT.svg` draws the same.
+async function renderTableCharts(id) {
+  const host = $('table-charts');
+  host.replaceChildren(el('p', { class: 'about-note', 'data-loading': 'true', text: 'Analysing the positions reachable from the start (as retrograde analyze does)…' }));
+  let a;
+  for (;;) {
+    try {
+      a = await api(`/api/tables/${encodeURIComponent(id)}/analysis`);
+    } catch (e) {
+      if (state.table && state.table.id === id) host.replaceChildren(el('p', { class: 'error', text: `No charts: ${e.message}` }));
+      return;
+    }
+    if (!state.table || state.table.id !== id) return;
+    if (!a.pending) break;
+    await new Promise((r) => setTimeout(r, ANALYSIS_POLL_MS));
+  }
+  host.replaceChildren(drawAnalysis(a));
+}
+
+// One panel of grouped bars (as cli/src/cmd/chart.rs draws them): `groups` is
+// [label, [{attrs, count, colour, title}]].
+function drawBarPanel(id, title, axis, groups, legend) {
+  const top = 34;
+  const plotH = CHART_PANEL_H - 64;
+  const left = 84;
+  const plotW = CHART_W - left - 16;
+  const base = top + plotH;
+  const max = Math.max(1, ...groups.flatMap(([, bars]) => bars.map((b) => b.count)));
+  const root = svg('svg', { viewBox: `0 0 ${CHART_W} ${CHART_PANEL_H + 24}`, class: 'analysis-svg', 'data-chart': id, role: 'img', 'aria-label': title });
+  root.append(svg('text', { x: left, y: 18, class: 'axis-title', text: title }));
+  root.append(svg('line', { x1: left, y1: base, x2: CHART_W - 16, y2: base, class: 'axis-centre' }));
+  root.append(svg('line', { x1: left, y1: top, x2: left, y2: base, class: 'axis-centre' }));
+  root.append(svg('text', { x: left - 6, y: top + 4, 'text-anchor': 'end', class: 'tick', text: max.toLocaleString('en-US') }));
+  root.append(svg('text', { x: left - 6, y: base + 4, 'text-anchor': 'end', class: 'tick', text: '0' }));
+  root.append(svg('text', { x: left + plotW / 2, y: base + 34, 'text-anchor': 'middle', class: 'axis-sub', text: axis }));
+  legend.forEach(([name, colour], i) => {
+    const x = CHART_W - 16 - 60 * (legend.length - i);
+    root.append(svg('rect', { x, y: base + 25, width: 10, height: 10, fill: colour }));
+    root.append(svg('text', { x: x + 14, y: base + 34, class: 'tick', text: name }));
+  });
+  if (!groups.length) return root;
+  const slot = plotW / groups.length;
+  const every = Math.ceil(groups.length / 30);
+  groups.forEach(([label, bars], i) => {
+    const x0 = left + i * slot;
+    const w = (slot * 0.8) / bars.length;
+    bars.forEach((b, j) => {
+      const h = (plotH * b.count) / max;
+      const r = svg('rect', { x: x0 + slot * 0.1 + j * w, y: base - h, width: w, height: h, fill: b.colour, class: 'bar', ...b.attrs, 'data-count': String(b.count) });
+      r.append(svg('title', { text: b.title }));
+      root.append(r);
+    });
+    if (i % every === 0) root.append(svg('text', { x: x0 + slot / 2, y: base + 14, 'text-anchor': 'middle', class: 'tick', text: label }));
+  });
+  return root;
+}
+
+function drawAnalysis(a) {
+  const n = (x) => x.toLocaleString('en-US');
+  let first;
+  if (Array.isArray(a.nimbers)) {
+    const groups = a.nimbers.map((c, k) => [`*${k}`, [{ attrs: { 'data-nimber': String(k) }, count: c, colour: NIMBER_COLOUR, title: `nimber *${k}: ${n(c)} positions` }]]);
+    first = drawBarPanel('remoteness', 'Reachable positions by nimber', 'nimber', groups, []);
+  } else {
+    const values = ['win', 'lose', 'tie'].filter((v) => (a.remoteness[v] || []).some((c) => c > 0));
+    const longest = Math.max(0, ...values.map((v) => a.remoteness[v].length));
+    const groups = [];
+    for (let r = 0; r < longest; r++) {
+      groups.push([String(r), values.map((v) => {
+        const c = a.remoteness[v][r] || 0;
+        return { attrs: { 'data-value': v, 'data-remoteness': String(r) }, count: c, colour: COLORS[v], title: `${v} in ${r}: ${n(c)} positions` };
+      })]);
+    }
+    first = drawBarPanel('remoteness', 'Reachable positions by remoteness, per value for the player to move', 'remoteness', groups, values.map((v) => [v, COLORS[v]]));
+  }
+  // The solver numbers tiers from the end of the game up: the order of play is the reverse.
+  const tiers = Object.entries(a.tiers).map(([t, c]) => [Number(t), c]).sort((x, y) => y[0] - x[0]);
+  const tierGroups = tiers.map(([t, c]) => [String(t), [{ attrs: { 'data-tier': String(t) }, count: c, colour: TIER_COLOUR, title: `tier ${t}: ${n(c)} positions` }]]);
+  const second = drawBarPanel('tiers', "Reachable positions per tier, in the order of play (the start's tier first)", 'tier', tierGroups, []);
+  return el('div', { class: 'analysis', 'data-reachable': String(a.reachable) },
+    el('p', { class: 'about-note', text: `${n(a.reachable)} positions are reachable from the start.` }),
+    first, second);
 }
 
 // ---------------------------------------------------------------- computer play
@@ -427,29 +623,41 @@ function render() {
   renderBoard(d);
   renderMoves(d);
   renderChart();
+  renderRecord();
   $('position').value = d.position;
   $('undo').disabled = state.cursor === 0;
   $('start').disabled = state.cursor === 0;
   $('redo').disabled = state.cursor >= state.history.length - 1;
-  updateUrl(d);
+  updateUrl();
   scheduleComputer();
 }
 
-function updateUrl(d) {
-  const q = `?table=${encodeURIComponent(state.table.id)}&position=${encodeURIComponent(d.position)}`;
+// The link holds the game record: the position it starts from as it was typed or linked
+// (none: the game's start), the moves played from there (undone ones too, so redo survives a
+// reload), the ply shown when it is not the last, and whether values are hidden.
+function updateUrl() {
+  const parts = [`table=${encodeURIComponent(state.table.id)}`];
+  if (state.root !== null) parts.push(`position=${encodeURIComponent(state.root)}`);
+  const moves = state.played.slice(1);
+  if (moves.length) parts.push(`moves=${moves.map(encodeURIComponent).join('%20')}`);
+  if (moves.length && state.cursor !== state.history.length - 1) parts.push(`ply=${state.cursor}`);
+  if (state.hideValues) parts.push('hide=1');
+  const q = `?${parts.join('&')}`;
   if (location.search !== q) history.replaceState(null, '', `${location.pathname}${q}`);
 }
 
 function renderStatus(d) {
   const v = $('value');
-  v.textContent = valueText(d);
-  v.dataset.value = d.value;
-  v.className = `value ${d.value}`;
+  const hidden = state.hideValues;
+  v.textContent = hidden ? (d.primitive ? 'Game over' : 'Values hidden') : valueText(d);
+  if (hidden) delete v.dataset.value;
+  else v.dataset.value = d.value;
+  v.className = hidden ? 'value hidden' : `value ${d.value}`;
   const mover = moverAt(state.cursor);
   const who = playerName(mover);
   const cpu = computerPlays(state.cursor) && !d.primitive ? ' — computer thinking…' : '';
   $('turn').textContent = `${plyText()}${who} to move${d.primitive ? ', and cannot' : cpu}`;
-  $('nimber').textContent = d.nimber === null || d.nimber === undefined ? '' : `Nimber *${d.nimber}`;
+  $('nimber').textContent = hidden || d.nimber === null || d.nimber === undefined ? '' : `Nimber *${d.nimber}`;
   const selected = state.selection.length
     ? `Selected ${state.selection.map((c) => d.board.cells[c].label).join(' → ')}; click the next square, or Esc to cancel.`
     : '';
@@ -459,6 +667,7 @@ function renderStatus(d) {
 }
 
 function renderMoves(d) {
+  if (state.hideValues) return renderMovesHidden(d);
   const list = $('move-list');
   const items = d.moves.map((m, i) => {
     const mover = moverAt(state.cursor);
@@ -517,6 +726,52 @@ function renderMoves(d) {
           el('span', { class: 'take-n', text: `Take ${m.move}` }),
           el('span', { class: 'take-v', text: moveValueText(m) })
         )
+      )
+    );
+  } else {
+    pile.hidden = true;
+    pile.replaceChildren();
+  }
+}
+
+// The moves with nothing of their values, not even their order (best first would tell): by
+// name, numbers in numeric order.
+function renderMovesHidden(d) {
+  const mover = moverAt(state.cursor);
+  const byName = [...d.moves].sort((a, b) => a.move.localeCompare(b.move, 'en', { numeric: true }));
+  const items = byName.map((m, i) =>
+    el(
+      'li',
+      { 'data-move': m.move, class: 'move' },
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'move-button',
+          'aria-label': `Play ${m.move} for ${playerName(mover)}`,
+          onclick: () => playMove(m),
+          onmouseenter: () => preview(m),
+          onmouseleave: () => preview(null),
+          onfocus: () => preview(m),
+          onblur: () => preview(null),
+          onkeydown: (ev) => listKey(ev, i),
+        },
+        el('span', { class: 'star', 'aria-hidden': 'true' }),
+        el('span', { class: 'notation-cell', text: m.move }),
+        el('span'),
+        el('span')
+      )
+    )
+  );
+  if (!items.length) items.push(el('li', { class: 'none', text: 'No legal moves: the game is over.' }));
+  $('move-list').replaceChildren(...items);
+  const pile = $('pile-moves');
+  if (d.board && d.board.layout === 'pile') {
+    pile.hidden = false;
+    const byAmount = [...d.moves].sort((a, b) => Number(a.move) - Number(b.move));
+    pile.replaceChildren(
+      ...byAmount.map((m) =>
+        el('button', { type: 'button', class: 'take', 'data-take': m.move, 'aria-label': `Take ${m.move}`, onclick: () => playMove(m) }, el('span', { class: 'take-n', text: `Take ${m.move}` }))
       )
     );
   } else {
@@ -738,6 +993,7 @@ function drawCar(cls, facing, cx, cy, s) {
 }
 
 function drawMarker(cell, t, p, c, g, b) {
+  if (state.hideValues) return drawBlindMarker(cell, t, p, c);
   const m = t.best;
   const { x, y, s } = p;
   const cx = x + s / 2;
@@ -754,21 +1010,71 @@ function drawMarker(cell, t, p, c, g, b) {
     'aria-label': `${c.label || cell}: ${moveLongText(m)}${t.count > 1 ? ` (best of ${t.count} moves)` : ''}`,
   });
   const occupied = c.state === 'p0' || c.state === 'p1';
+  // On a board of round discs (Connect-Four's red and yellow) a filled round marker would
+  // read as a disc: there markers are white with the value's colour as their outline.
+  const outlined = b.pieces.some((piece) => piece.shape === 'disc');
+  grp.setAttribute('data-shape', MARKER_SHAPE[m.value] || 'circle');
+  if (outlined) grp.classList.add('outlined');
   // A transparent square over the whole cell takes the click, whatever is drawn in it.
   grp.append(svg('rect', { x, y, width: s, height: s, class: 'marker-hit' }));
   if (occupied) {
     // A car to pick up: ring it and put the badge in the corner so the car stays visible.
     grp.append(svg('rect', { x: x + 2, y: y + 2, width: s - 4, height: s - 4, rx: 8, class: 'marker-ring', stroke: COLORS[m.value] }));
-    grp.append(svg('circle', { cx: x + s - 12, cy: y + 12, r: 10, class: 'marker-dot', fill: COLORS[m.value] }));
+    grp.append(markerShape(m.value, x + s - 12, y + 12, 10, outlined));
     grp.append(svg('text', { x: x + s - 12, y: y + 16, class: `marker-text ${m.value}`, 'text-anchor': 'middle', text: label }));
   } else {
-    grp.append(svg('circle', { cx, cy, r: s * 0.24, class: 'marker-dot', fill: COLORS[m.value] }));
+    grp.append(markerShape(m.value, cx, cy, s * 0.24, outlined));
     grp.append(svg('text', { x: cx, y: cy + 5, class: `marker-text ${m.value}`, 'text-anchor': 'middle', text: label }));
   }
   grp.append(svg('title', { text: `${m.move}: ${moveLongText(m)}` }));
   // Hovering the second step of a two-step move previews the whole move (Cram: the domino).
   if (state.selection.length > 0) {
     grp.addEventListener('mouseenter', () => preview(m));
+    grp.addEventListener('mouseleave', () => preview(null));
+  }
+  return grp;
+}
+
+// Each value has its own marker shape as well as its colour, so that a marker is read without
+// its colour (a colour-blind player, a board whose pieces share the colours): win a circle,
+// lose a square, tie and draw a diamond.
+const MARKER_SHAPE = { win: 'circle', lose: 'square', tie: 'diamond', draw: 'diamond', unknown: 'circle' };
+
+function markerShape(value, cx, cy, r, outlined) {
+  const colour = COLORS[value] || COLORS.unknown;
+  // The outline's colour is the stylesheet's (per value), which a stroke attribute could not beat.
+  const paint = outlined ? { fill: '#ffffff', class: `marker-dot outlined ${value}` } : { fill: colour, class: 'marker-dot' };
+  switch (MARKER_SHAPE[value]) {
+    case 'square': {
+      const h = r * 0.9;
+      return svg('rect', { x: cx - h, y: cy - h, width: 2 * h, height: 2 * h, rx: 3, ...paint });
+    }
+    case 'diamond': {
+      const h = r * 1.2;
+      return svg('path', { d: `M${cx} ${cy - h}L${cx + h} ${cy}L${cx} ${cy + h}L${cx - h} ${cy}Z`, ...paint });
+    }
+    default:
+      return svg('circle', { cx, cy, r, ...paint });
+  }
+}
+
+// A marker that says only "a move starts here": the values are hidden.
+function drawBlindMarker(cell, t, p, c) {
+  const { x, y, s } = p;
+  const grp = svg('g', {
+    'data-target': cell,
+    class: 'marker blind',
+    role: 'button',
+    tabindex: '0',
+    'aria-label': `${c.label || cell}: a move${t.count > 1 ? ` (${t.count} moves)` : ''}`,
+  });
+  grp.append(svg('rect', { x, y, width: s, height: s, class: 'marker-hit' }));
+  const occupied = c.state === 'p0' || c.state === 'p1';
+  if (occupied) grp.append(svg('rect', { x: x + 2, y: y + 2, width: s - 4, height: s - 4, rx: 8, class: 'marker-ring blind' }));
+  else grp.append(svg('circle', { cx: x + s / 2, cy: y + s / 2, r: s * 0.1, class: 'marker-dot blind' }));
+  // The preview of a second step's only move (a cell several moves share would show the best).
+  if (state.selection.length > 0 && t.count === 1) {
+    grp.addEventListener('mouseenter', () => preview(t.best));
     grp.addEventListener('mouseleave', () => preview(null));
   }
   return grp;
@@ -836,16 +1142,24 @@ function renderPile(d) {
 // remoteness, with the centre line = the end of the game. A position won by the first player
 // sits left of the centre, one won by the second player right of it, at a distance equal to its
 // remoteness; ties are drawn on both sides (neither player wins), draws on the centre line.
-// Points are coloured by the value for the player to move at that ply.
+// Points are coloured by the value for the player to move at that ply. A tie is one point on
+// the centre line with its remoteness written beside it: a point on each side, as it once was
+// drawn, counted the tie twice and showed the line through the game on the first player's side.
+// Each row names the move that led to it, at the right.
 function renderChart() {
   const host = $('history-chart');
   const hist = state.history;
   if (!hist.length) return;
+  if (state.hideValues) {
+    host.replaceChildren(el('p', { class: 'chart-hidden', 'data-hidden': 'true', text: 'Values are hidden: the value history shows again when they are.' }));
+    return;
+  }
   let maxR = 1;
   for (const d of hist) if (d.remoteness !== null && d.remoteness > maxR) maxR = d.remoteness;
   const rowH = 22;
   const left = 54;
-  const right = 20;
+  // Room for the moves' names.
+  const right = 20 + 8 * Math.min(24, Math.max(4, ...state.played.slice(1).map((n) => n.length)));
   const top = 60;
   const unit = Math.max(8, Math.min(26, Math.floor(300 / maxR)));
   // Wide enough for the titles above, however short the game.
@@ -882,7 +1196,7 @@ function renderChart() {
     if (d.value === 'unknown') xs = [mid];
     else if (nimbers && !d.primitive) xs = [mid + ((d.value === 'win' ? mover : 1 - mover) === 0 ? -1 : 1) * half / 2];
     else if (d.value === 'draw' || d.remoteness === null) xs = [mid];
-    else if (d.value === 'tie') xs = [mid - d.remoteness * unit, mid + d.remoteness * unit];
+    else if (d.value === 'tie') xs = [mid];
     else {
       const winner = d.value === 'win' ? mover : 1 - mover;
       xs = [mid + (winner === 0 ? -1 : 1) * d.remoteness * unit];
@@ -895,6 +1209,11 @@ function renderChart() {
     const row = svg('g', { class: `chart-row${ply === state.cursor ? ' current' : ''}${ply > state.cursor ? ' future' : ''}`, 'data-ply': ply });
     row.append(svg('rect', { x: 0, y: y - rowH / 2, width, height: rowH, class: 'row-band' }));
     row.append(svg('text', { x: left - 12, y: y + 4, 'text-anchor': 'end', class: 'tick', text: plyName(ply) }));
+    if (state.played[ply]) {
+      const name = state.played[ply].length > 24 ? `${state.played[ply].slice(0, 23)}…` : state.played[ply];
+      row.setAttribute('data-move', state.played[ply]);
+      row.append(svg('text', { x: width - 6, y: y + 4, 'text-anchor': 'end', class: 'row-move', text: name }));
+    }
     row.addEventListener('click', () => goTo(ply));
     root.append(row);
   });
@@ -920,6 +1239,7 @@ function renderChart() {
         ev.stopPropagation();
         goTo(ply);
       });
+      if (d.value === 'tie' && present(d.remoteness)) root.append(svg('text', { x: x + 10, y: y + 4, class: 'tick tie-remoteness', text: String(d.remoteness) }));
       c.addEventListener('keydown', (ev) => {
         if (ev.key === 'Enter' || ev.key === ' ') {
           ev.preventDefault();
@@ -961,6 +1281,7 @@ function bindControls() {
   $('undo').addEventListener('click', () => goTo(state.cursor - 1));
   $('redo').addEventListener('click', () => goTo(state.cursor + 1));
   $('start').addEventListener('click', () => goTo(0));
+  $('hide-values').addEventListener('change', (ev) => setHideValues(ev.target.checked));
   $('computer').addEventListener('change', (ev) => {
     state.computer = ev.target.value;
     render();
