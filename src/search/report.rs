@@ -244,7 +244,10 @@ impl SearchReport {
                 (_, Some(s)) => format!("{s:+}"),
                 _ => String::new(),
             };
-            line += &format!("{value:<vw$}  {more:>w2$}", w2 = extra.len());
+            line += &format!("{value:<vw$}");
+            if !extra.is_empty() {
+                line += &format!("  {more:>w2$}", w2 = extra.len());
+            }
             if best_known && m.rank() == top {
                 line += "  best";
             }

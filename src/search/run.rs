@@ -33,6 +33,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::distance::Exact;
 pub use super::engine::{Answer, Engine, Notice, Saved, SearchOptions};
 use super::engine::{Options, Stats};
 use super::games::AnySearch;
@@ -328,17 +329,37 @@ pub fn run_game<G: Engines>(
     let mut results = Vec::new();
     // The positions proven, for an engine that saves their proofs only.
     let mut proved = Vec::new();
+    // With --exact, the distances no engine gives of its own.
+    let mut exact = options.exact.then(|| {
+        let left = engine
+            .time_limit
+            .map(|t| t.saturating_sub(started.elapsed()));
+        Exact::new(g, &engine, left)
+    });
     for (mv, p) in &roots {
         let t = Instant::now();
         let before = prover.stats().nodes;
         let answer = prover.prove(p);
+        let proven = match &answer {
+            Answer::Value { bounds, .. } => bounds.value().is_some(),
+            Answer::Nimber(_) => false,
+        };
+        let mut remoteness = None;
+        let mut score = None;
+        if proven && (options.moves || options.exact) {
+            if let Some((r, s)) = prover.distance(p) {
+                (remoteness, score) = (Some(r), s);
+            } else if let Some(e) = exact.as_mut() {
+                remoteness = e.outcome(p).and_then(|o| o.remoteness);
+            }
+        }
         results.push(Searched {
             position: g.format_position(p),
             mv: mv.clone(),
             to_move: g.to_move(p),
             answer,
-            remoteness: None,
-            score: None,
+            remoteness,
+            score,
             nodes: prover.stats().nodes - before,
             elapsed: t.elapsed(),
         });
@@ -357,6 +378,9 @@ pub fn run_game<G: Engines>(
         }
     }
     let elapsed = started.elapsed();
+    if let Some(stop) = exact.as_ref().and_then(Exact::stop) {
+        observer.notice(&Notice::NoDistance(stop));
+    }
     for n in prover.notices() {
         observer.notice(&n);
     }
