@@ -28,6 +28,7 @@ pub mod alphabeta;
 pub(crate) mod bounded;
 pub(crate) mod couples;
 pub mod dfpn;
+mod distance;
 pub mod engine;
 pub mod games;
 pub(crate) mod hash;
@@ -223,6 +224,13 @@ pub trait SearchGame: Send + Sync + 'static {
     where
         Self: Sized,
     {
+        None
+    }
+
+    /// The player to move in `p` (0 the first), for a game whose players
+    /// take turns and are named, as the tables' `probe` names them
+    /// (`player 0 to move`). `None` (the default): not said.
+    fn to_move(&self, _p: &Self::Pos) -> Option<u8> {
         None
     }
 

@@ -54,6 +54,13 @@ pub trait Prover<G: SearchGame> {
     fn carried(&mut self, db: &Merged<G>, report: &CheckReport) -> Records<G> {
         db.carried(report)
     }
+    /// The plies from `p` to the end under perfect play and its score
+    /// (see [`Searched`](super::run::Searched)), where the engine gives
+    /// them of its own (alpha-beta on the gravity boards: Pons' score);
+    /// `None` else, or when stopped first. Asked only for a proven `p`.
+    fn distance(&mut self, _p: &G::Pos) -> Option<(u32, Option<i32>)> {
+        None
+    }
     /// What the engine knows of `p` without searching.
     fn known(&mut self, _p: &G::Pos) -> Option<Fact> {
         None
@@ -120,6 +127,27 @@ pub trait Engines: SearchGame + Sized {
         refuse_moves(request)
     }
 
+    /// Every legal move of `p` in the game's notation with the position it
+    /// leads to, for `--moves`: none for a game-over position, and every
+    /// move a symmetry maps onto another kept (the table answers the
+    /// second at once). `None` when `stop` (given the positions made so
+    /// far and their bytes) says to stop first.
+    fn move_list(
+        &self,
+        p: &Self::Pos,
+        _stop: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Option<Vec<(String, Self::Pos)>> {
+        if self.terminal(p).is_some() {
+            return Some(Vec::new());
+        }
+        Some(
+            self.moves(p)
+                .into_iter()
+                .map(|(m, c)| (self.format_move(&m), c))
+                .collect(),
+        )
+    }
+
     /// What the run proves and its databases hold: values, or with
     /// `request.nimber` nimbers.
     fn kind(&self, request: &SearchOptions) -> Kind {
@@ -157,14 +185,22 @@ pub trait Engines: SearchGame + Sized {
     }
 }
 
-/// `--moves` is refused by a game whose moves are not written as the
-/// positions they lead to.
+/// `--moves` lists one position's moves: it does not go with
+/// `--openings`; `--exact` gives distances, which nimbers do not have.
 pub fn refuse_moves(request: &SearchOptions) -> Result<()> {
-    match request.moves {
+    if request.exact && request.nimber {
+        return Err(Error::SearchOption {
+            option: "--exact",
+            given: String::new(),
+            rule: "finds distances to the end: a nimber search has none (leave out --nimber)"
+                .into(),
+        });
+    }
+    match request.moves && request.openings.is_some() {
         true => Err(Error::SearchOption {
             option: "--moves",
             given: String::new(),
-            rule: "lists a Sprouts position's children (Glop's Children tab); other games list the positions after a move with --openings 1".into(),
+            rule: "lists one position's moves: it does not go with --openings".into(),
         }),
         false => Ok(()),
     }
@@ -314,6 +350,9 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
     fn prove(&mut self, p: &G::Pos) -> Answer {
         let proof = AlphaBeta::prove(self, p);
         value_answer(self.game(), proof.bounds, proof.best_move.as_ref())
+    }
+    fn distance(&mut self, p: &G::Pos) -> Option<(u32, Option<i32>)> {
+        self.score(p).map(|(r, s)| (r, Some(s)))
     }
     fn stats(&self) -> Stats {
         AlphaBeta::stats(self)

@@ -198,9 +198,8 @@ impl SearchSource {
         };
         let mut moves: Vec<Json> = all
             .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let child = children.get(i).filter(|c| &c.position == m);
+            .map(|m| {
+                let child = children.iter().find(|c| c.mv.as_deref() == Some(m));
                 // The child's value is for its mover: the move's is its
                 // opposite.
                 let value = child.and_then(Searched::value).map(|v| match v {

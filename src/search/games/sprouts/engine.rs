@@ -51,6 +51,13 @@ impl Engines for SproutsSearch {
                 rule: "Sprouts' engines search on one thread".into(),
             });
         }
+        if request.exact {
+            return Err(Error::SearchOption {
+                option: "--exact",
+                given: String::new(),
+                rule: "Sprouts' engines prove values only: no distance to the end".into(),
+            });
+        }
         if request.moves && request.openings.is_some() {
             return Err(Error::SearchOption {
                 option: "--moves",
@@ -75,6 +82,16 @@ impl Engines for SproutsSearch {
         stop: &mut dyn FnMut(u64, u64) -> bool,
     ) -> Option<Vec<Position>> {
         p.children_until(stop)
+    }
+
+    /// A Sprouts move is written as the position it leads to.
+    fn move_list(
+        &self,
+        p: &Position,
+        stop: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Option<Vec<(String, Position)>> {
+        p.children_until(stop)
+            .map(|kids| kids.into_iter().map(|c| (c.to_string(), c)).collect())
     }
 
     fn prover<'a>(&'a self, setup: Setup<'a, Self>) -> Result<Box<dyn Prover<Self> + 'a>> {
