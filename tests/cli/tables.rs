@@ -143,6 +143,18 @@ fn the_header_decides_not_the_file_name() {
         .output()
         .unwrap();
     assert!(out(&o).starts_with(".0./.../.1.: "), "{o:?}");
+    // --tables wins over it; an empty one is an unset one.
+    let o = cmd(d, &["probe", "isolation:3x3", "--tables", "tables"])
+        .env("RETROGRADE_TABLES", "elsewhere")
+        .output()
+        .unwrap();
+    assert!(out(&o).starts_with(".0./.../.1.: "), "{o:?}");
+    let o = cmd(d, &["probe", "isolation:3x3"])
+        .env("RETROGRADE_TABLES", "")
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("in 'tablebases': make it"), "{e}");
     // An existing file wins over the spec it is spelled as: the file
     // `isolation:3x3` here holds a 3×4 table.
     ok(d, &["solve", "isolation:3x4", "-o", "isolation:3x3", "-q"]);

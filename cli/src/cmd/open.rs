@@ -43,17 +43,23 @@ pub fn shown(file: &Path) -> String {
 #[derive(clap::Args)]
 pub struct Tables {
     /// Directory where a game spec given instead of a FILE finds its table
-    /// (by the game in each file's header).
-    #[arg(
-        long = "tables",
-        value_name = "DIR",
-        env = retrograde::DIR_VARIABLE,
-        default_value = retrograde::DEFAULT_DIR
-    )]
-    pub dir: PathBuf,
+    /// (by the game in each file's header) [default: $RETROGRADE_TABLES,
+    /// else tablebases]
+    #[arg(long = "tables", value_name = "DIR")]
+    dir: Option<PathBuf>,
 }
 
 impl Tables {
+    /// The directory: --tables, else RETROGRADE_TABLES unless empty (as
+    /// NO_COLOR, an empty variable is an unset one), else `tablebases`.
+    pub fn dir(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(|| {
+            std::env::var_os(retrograde::DIR_VARIABLE)
+                .filter(|v| !v.is_empty())
+                .map_or_else(|| PathBuf::from(retrograde::DEFAULT_DIR), PathBuf::from)
+        })
+    }
+
     /// The file a FILE-or-SPEC argument names. An existing path is a file,
     /// whatever it looks like (so every FILE argument keeps its meaning; a
     /// file named like a game is reached as the game by running elsewhere or
@@ -67,7 +73,7 @@ impl Tables {
         let Some(text) = arg.to_str() else {
             return Ok(arg.to_path_buf());
         };
-        match retrograde::find_table(&self.dir, text) {
+        match retrograde::find_table(&self.dir(), text) {
             Ok(path) => Ok(path),
             Err(retrograde::Error::UnknownGame { .. }) if !text.contains(':') => {
                 Ok(arg.to_path_buf())

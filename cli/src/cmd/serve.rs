@@ -163,7 +163,8 @@ fn files_to_serve(files: Vec<PathBuf>, tables: &super::open::Tables) -> Result<V
         }
         return Ok(once);
     }
-    let dir = tables.dir.as_path();
+    let dir = tables.dir();
+    let dir = dir.as_path();
     if !dir.is_dir() {
         bail!(
             "no FILE given and no {}/ directory here (make a table: retrograde solve isolation:4x4)",
