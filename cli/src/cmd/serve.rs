@@ -9,8 +9,8 @@ use std::process::ExitCode;
 /// Serve the explorer page and the JSON API for tablebases.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Tablebase files (default: every *.rtb in tablebases/, unless
-    /// --search is given).
+    /// Tablebase files (default: every *.rtb in tablebases/; with --search,
+    /// none is needed there).
     files: Vec<PathBuf>,
     /// Also serve a game that has no table, e.g. sprouts:5 or
     /// sprouts:4:misere: each position and its children are searched when
@@ -34,6 +34,30 @@ pub struct Args {
     /// answered at once with 503 and a Retry-After header, not queued.
     #[arg(long, default_value_t = 16, value_name = "N")]
     search_queue: usize,
+    /// Positions left computing at once when a request's budget did not
+    /// settle their moves (0: none): each a job of one core and up to 256
+    /// MiB, stopped when nobody has asked about it for 30 s.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    search_jobs: usize,
+    /// Seconds a job computes at most.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    search_job_time: f64,
+    /// Start from this proof database (of the one --search game),
+    /// re-proved entry by entry first as `search --check` does.
+    #[arg(long, value_name = "FILE")]
+    load: Vec<PathBuf>,
+    /// Take --load's entries without re-proving them (a wrong or forged
+    /// database then gives wrong answers).
+    #[arg(long)]
+    trust_load: bool,
+    /// Keep what the searches proved in this proof database (of the one
+    /// --search game): written on shutdown (SIGINT, SIGTERM) and every
+    /// --save-every seconds.
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Seconds between two saves while serving.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    save_every: u64,
     /// Address to listen on. The default is loopback only; another address
     /// lets anyone who can reach it read the tables.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
@@ -118,11 +142,30 @@ pub fn run(args: Args) -> Result<ExitCode> {
             args.search_queue
         );
     }
-    let files = match (args.files.is_empty(), args.searches.is_empty()) {
-        // Only searched games asked for: no tables.
-        (true, false) => Vec::new(),
-        _ => files_to_serve(args.files)?,
-    };
+    if !(args.search_job_time > 0.0 && args.search_job_time <= 86_400.0) {
+        bail!(
+            "--search-job-time {} is not a number of seconds from more than 0 to 86400",
+            args.search_job_time
+        );
+    }
+    if args.search_jobs > super::MAX_THREADS {
+        bail!(
+            "--search-jobs {} is more than {}",
+            args.search_jobs,
+            super::MAX_THREADS
+        );
+    }
+    if (args.save.is_some() || !args.load.is_empty()) && args.searches.len() != 1 {
+        bail!(
+            "--save and --load keep one searched game's proofs: give exactly one --search (given {})",
+            args.searches.len()
+        );
+    }
+    if args.trust_load && args.load.is_empty() {
+        bail!("--trust-load takes the entries of --load FILE: give one");
+    }
+    let save_every = timeout("save-every", args.save_every)?;
+    let files = files_to_serve(args.files, !args.searches.is_empty())?;
     serve::start(Options {
         addr,
         threads,
@@ -138,14 +181,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
         },
         search_workers,
         search_queue: args.search_queue,
+        keep: serve::Keep {
+            jobs: args.search_jobs,
+            job_time: std::time::Duration::from_secs_f64(args.search_job_time),
+            load: args.load,
+            trust_load: args.trust_load,
+            save: args.save,
+            save_every,
+        },
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// The files to serve: those given, each once (a file named twice, by
 /// another path or a link, would show as two tables), or every `*.rtb` in
-/// `tablebases/`.
-fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+/// `tablebases/` (none there is fine when a game is `searched`: it is
+/// served alone).
+fn files_to_serve(files: Vec<PathBuf>, searched: bool) -> Result<Vec<PathBuf>> {
     if !files.is_empty() {
         let mut once: Vec<PathBuf> = Vec::new();
         for f in files {
@@ -159,6 +211,9 @@ fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
         return Ok(once);
     }
     let dir = Path::new("tablebases");
+    if searched && !dir.is_dir() {
+        return Ok(Vec::new());
+    }
     if !dir.is_dir() {
         bail!("no FILE given and no tablebases/ directory here (make a table: retrograde solve isolation:4x4)");
     }
@@ -168,7 +223,7 @@ fn files_to_serve(files: Vec<PathBuf>) -> Result<Vec<PathBuf>> {
         .filter(|p| p.extension().is_some_and(|x| x == "rtb") && p.is_file())
         .collect();
     found.sort();
-    if found.is_empty() {
+    if found.is_empty() && !searched {
         bail!(
             "no FILE given and no *.rtb in tablebases/ (make one: retrograde solve isolation:4x4)"
         );
