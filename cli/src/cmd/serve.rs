@@ -36,9 +36,13 @@ pub struct Args {
     search_queue: usize,
     /// Positions left computing at once when a request's budget did not
     /// settle their moves (0: none): each a job of one core and up to 256
-    /// MiB, stopped when nobody has asked about it for 30 s.
+    /// MiB, stopped when nobody has asked about it for --search-job-idle.
     #[arg(long, default_value_t = 2, value_name = "N")]
     search_jobs: usize,
+    /// Seconds after which a job nobody has asked about (its page closed)
+    /// is stopped.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    search_job_idle: u64,
     /// Seconds a job computes at most.
     #[arg(long, default_value_t = 600.0, value_name = "SECS")]
     search_job_time: f64,
@@ -184,6 +188,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         keep: serve::Keep {
             jobs: args.search_jobs,
             job_time: std::time::Duration::from_secs_f64(args.search_job_time),
+            abandoned: timeout("search-job-idle", args.search_job_idle)?,
             load: args.load,
             trust_load: args.trust_load,
             save: args.save,

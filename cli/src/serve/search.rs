@@ -4,7 +4,8 @@
 //! request never runs unbounded. What the budget did not reach is
 //! `"unknown"`, and may be left computing: a job per position, on a thread
 //! of its own, proves its unsettled moves one after another while the page
-//! asks again; a job nobody asks about for [`ABANDONED`] is stopped.
+//! asks again; a job nobody asks about for a while ([`Keep::abandoned`])
+//! is stopped: its page was closed.
 //!
 //! What any search proved is remembered ([`Known`], bounded in bytes): a
 //! later request, from anyone, answers from it at once, and `--save` writes
@@ -51,9 +52,6 @@ const MOVE_BYTES: usize = 160;
 /// answers many requests at once on a machine doing other work.
 pub const MEMORY: u64 = 256 << 20;
 
-/// A job that no request has asked about for this long is stopped: its
-/// page was closed.
-pub const ABANDONED: Duration = Duration::from_secs(30);
 
 /// The most bytes of positions remembered (each counted as its text and
 /// [`ENTRY_BYTES`]): past it, new facts are answered but not kept.
@@ -83,6 +81,8 @@ pub struct Keep {
     pub jobs: usize,
     /// Each job's time, at most.
     pub job_time: Duration,
+    /// A job no request has asked about for this long is stopped.
+    pub abandoned: Duration,
     /// Proof databases to start from.
     pub load: Vec<PathBuf>,
     /// Take them without re-proving them.
@@ -97,6 +97,7 @@ impl Default for Keep {
         Keep {
             jobs: 2,
             job_time: Duration::from_secs(600),
+            abandoned: Duration::from_secs(30),
             load: Vec::new(),
             trust_load: false,
             save: None,
@@ -105,29 +106,31 @@ impl Default for Keep {
     }
 }
 
-/// What is known of positions, by their text in the game's notation: for
-/// the player to move, bounds on the value or the nimber. Only what a
+/// What is known of positions, by their search key (the bytes a proof
+/// database stores: symmetric positions share one) with a position's text:
+/// for the player to move, bounds on the value or the nimber. Only what a
 /// search proved (or a checked database held) is here.
 #[derive(Default)]
 struct Known {
-    facts: HashMap<String, Fact>,
+    facts: HashMap<Vec<u8>, (String, Fact)>,
     bytes: usize,
     /// Facts learned since the last save.
     dirty: bool,
 }
 
 impl Known {
-    fn get(&self, text: &str) -> Option<Fact> {
-        self.facts.get(text).copied()
+    fn get(&self, key: &[u8]) -> Option<Fact> {
+        self.facts.get(key).map(|(_, f)| *f)
     }
 
-    /// Adds what `fact` says of `text` to what was known (bounds meet).
-    fn learn(&mut self, text: &str, fact: Fact) {
+    /// Adds what `fact` says of the position `text` (key `key`) to what was
+    /// known (bounds meet).
+    fn learn(&mut self, key: &[u8], text: &str, fact: Fact) {
         let unknown = Fact::Value(Bounds::UNKNOWN);
         if fact == unknown {
             return;
         }
-        match self.facts.get_mut(text) {
+        match self.facts.get_mut(key).map(|(_, f)| f) {
             Some(f) => {
                 let new = match (*f, fact) {
                     (Fact::Value(a), Fact::Value(b)) => {
@@ -144,12 +147,12 @@ impl Known {
                 }
             }
             None => {
-                let cost = text.len() + ENTRY_BYTES;
+                let cost = key.len() + text.len() + ENTRY_BYTES;
                 if self.bytes + cost > KNOWN_BYTES {
                     return;
                 }
                 self.bytes += cost;
-                self.facts.insert(text.to_string(), fact);
+                self.facts.insert(key.to_vec(), (text.to_string(), fact));
                 self.dirty = true;
             }
         }
@@ -209,11 +212,20 @@ struct Shared {
     jobs: Mutex<HashMap<String, Arc<Job>>>,
 }
 
-/// A position read: its text, and each move with its name, its child's
-/// text and the child's value if the game is over there.
+/// A position read: its text and key, and each move.
 struct Listed {
     position: String,
-    moves: Vec<(String, String, Option<Value>)>,
+    key: Vec<u8>,
+    moves: Vec<Move>,
+    terminal: Option<Value>,
+}
+
+/// A move: its name, its child's text and key, and the child's value if
+/// the game is over there.
+struct Move {
+    name: String,
+    child: String,
+    key: Vec<u8>,
     terminal: Option<Value>,
 }
 
@@ -297,7 +309,7 @@ impl SearchSource {
             "nodes": s.budget.nodes,
             "jobs": s.keep.jobs,
             "job_seconds": s.keep.job_time.as_secs_f64(),
-            "abandoned_seconds": ABANDONED.as_secs_f64(),
+            "abandoned_seconds": s.keep.abandoned.as_secs_f64(),
         })
     }
 
@@ -488,17 +500,31 @@ impl Shared {
             } else {
                 g.moves(&p)
                     .iter()
-                    .map(|(m, c)| (g.format_move(m), g.format_position(c), g.terminal(c)))
+                    .map(|(m, c)| Move {
+                        name: g.format_move(m),
+                        child: g.format_position(c),
+                        key: key_bytes(g, c),
+                        terminal: g.terminal(c),
+                    })
                     .collect()
             };
-            Ok(Listed { position: g.format_position(&p), moves, terminal })
+            Ok(Listed { position: g.format_position(&p), key: key_bytes(g, &p), moves, terminal })
+        })
+    }
+
+    /// The search key of the position `text`, as a proof database stores
+    /// it.
+    fn key_of(&self, text: &str) -> Option<Vec<u8>> {
+        retrograde::with_search!(&self.game, g => {
+            let p = g.parse_position(text).ok()?;
+            Some(key_bytes(g, &p))
         })
     }
 
     /// A child's fact: known, or the game's end.
-    fn child_fact(&self, known: &Known, child: &str, terminal: Option<Value>) -> Option<Fact> {
-        known.get(child).or_else(|| {
-            terminal.map(|v| {
+    fn child_fact(&self, known: &Known, m: &Move) -> Option<Fact> {
+        known.get(&m.key).or_else(|| {
+            m.terminal.map(|v| {
                 if self.impartial {
                     Fact::Nimber(0)
                 } else {
@@ -516,10 +542,8 @@ impl Shared {
             .moves
             .iter()
             .enumerate()
-            .filter(|(_, (_, c, t))| {
-                !matches!(self.child_fact(&known, c, *t), Some(f) if settled(f))
-            })
-            .map(|(i, (_, c, _))| (i, c.clone()))
+            .filter(|(_, m)| !matches!(self.child_fact(&known, m), Some(f) if settled(f)))
+            .map(|(i, m)| (i, m.child.clone()))
             .collect()
     }
 
@@ -549,17 +573,23 @@ impl Shared {
                     .max(Duration::from_millis(1)),
             );
             o.cancel = cancel.clone();
-            let report = run::run(&self.game, &o, &Quiet)?;
+            let report = match job {
+                Some(job) => run::run(&self.game, &o, &Watch { job, base: done.nodes })?,
+                None => run::run(&self.game, &o, &Quiet)?,
+            };
             done.nodes += report.stats.nodes;
             if let Some(j) = job {
-                j.nodes.fetch_add(report.stats.nodes, Ordering::Relaxed);
+                j.nodes.store(done.nodes, Ordering::Relaxed);
             }
             done.stopped = report.stopped;
+            let learned: Vec<(Vec<u8>, &str, Fact)> = report
+                .results
+                .iter()
+                .filter_map(|r| Some((self.key_of(&r.position)?, r.position.as_str(), fact(r)?)))
+                .collect();
             let mut known = self.known.lock().unwrap();
-            for r in &report.results {
-                if let Some(f) = fact(r) {
-                    known.learn(&r.position, f);
-                }
+            for (key, text, f) in learned {
+                known.learn(&key, text, f);
             }
             Ok::<_, Error>(())
         };
@@ -641,8 +671,9 @@ impl Shared {
         let mut moves: Vec<(Option<Fact>, Json)> = listed
             .moves
             .iter()
-            .map(|(m, c, t)| {
-                let child = self.child_fact(&known, c, *t);
+            .map(|mv| {
+                let (m, c) = (&mv.name, &mv.child);
+                let child = self.child_fact(&known, mv);
                 // The child's fact is for its mover: the move's value is
                 // the opposite.
                 let value = child.and_then(|f| match f {
@@ -667,7 +698,7 @@ impl Shared {
             .collect();
         let settled_all = moves.iter().all(|(f, _)| f.is_some_and(settled));
         // The position: what is known of it, met with what its moves say.
-        let mut fact = known.get(&listed.position);
+        let mut fact = known.get(&listed.key);
         if let Some(v) = listed.terminal {
             fact = Some(if self.impartial {
                 Fact::Nimber(0)
@@ -699,7 +730,7 @@ impl Shared {
             });
             // Kept: a later visitor's search starts from it too.
             if let Some(f) = fact {
-                known.learn(&listed.position, f);
+                known.learn(&listed.key, &listed.position, f);
             }
         } else if fact.is_none() && moves.iter().any(|(_, m)| m["value"] == "win") {
             // A win, whose nimber (impartial) is not known yet.
@@ -781,7 +812,9 @@ impl Shared {
             }
             let mut known = self.known.lock().unwrap();
             for r in &records {
-                known.learn(&g.format_position(&r.pos), r.fact);
+                let mut key = Vec::new();
+                retrograde::search::Key::write(&r.key, &mut key);
+                known.learn(&key, &g.format_position(&r.pos), r.fact);
             }
         });
         Ok(())
@@ -793,7 +826,7 @@ impl Shared {
         let facts: Vec<(String, Fact)> = {
             let mut known = self.known.lock().unwrap();
             known.dirty = false;
-            known.facts.iter().map(|(t, f)| (t.clone(), *f)).collect()
+            known.facts.values().cloned().collect()
         };
         let kind = if self.impartial { Kind::Nimbers } else { Kind::Values };
         retrograde::with_search!(&self.game, g => {
@@ -805,14 +838,33 @@ impl Shared {
                     Some(Record { key: g.key(&pos), fact: *f, pos })
                 })
                 .collect();
-            // Symmetric positions share a key: one entry each.
-            let mut seen = std::collections::HashSet::new();
-            records.retain(|r| seen.insert(r.key));
             let n = records.len();
             proofdb::save(g, path, kind, &mut records)?;
             Ok(n)
         })
     }
+}
+
+/// A job's counters as its searches run (about once a second).
+struct Watch<'a> {
+    job: &'a Job,
+    /// Nodes of the job's searches before this one.
+    base: u64,
+}
+
+impl run::Observer for Watch<'_> {
+    fn progress(&self, stats: &retrograde::search::engine::Stats) {
+        self.job
+            .nodes
+            .store(self.base + stats.nodes, Ordering::Relaxed);
+    }
+}
+
+/// A position's search key, as a proof database stores it.
+fn key_bytes<G: SearchGame>(g: &G, p: &G::Pos) -> Vec<u8> {
+    let mut k = Vec::new();
+    retrograde::search::Key::write(&g.key(p), &mut k);
+    k
 }
 
 /// A searched position's fact, if it proved anything.
@@ -839,7 +891,7 @@ fn keeper(shared: Weak<Shared>) {
         std::thread::sleep(KEEPER_EVERY);
         let Some(s) = shared.upgrade() else { return };
         for j in s.jobs.lock().unwrap().values() {
-            if j.idle() >= ABANDONED {
+            if j.idle() >= s.keep.abandoned {
                 j.cancel.cancel();
             }
         }
