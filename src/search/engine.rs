@@ -246,9 +246,16 @@ pub struct SearchOptions {
     pub save_every: Option<Duration>,
     /// The engine of a value search (also of `check`'s re-proving).
     pub engine: Engine,
-    /// Also prove every child of the position (Glop's Children tab): the
-    /// results are the position, then each child. Sprouts only, whose moves
-    /// are written as the positions they lead to.
+    /// Also prove the position after each legal move of the position
+    /// (every move, also those a symmetry maps onto another): the results
+    /// are the position, then one per move, named ([`Searched::mv`]) and
+    /// best first for the mover ([`Searched::for_mover`]; nimber games:
+    /// each with the nimber of the position it leads to). See
+    /// [`SearchReport::moves`].
+    ///
+    /// [`Searched::mv`]: super::run::Searched::mv
+    /// [`Searched::for_mover`]: super::run::Searched::for_mover
+    /// [`SearchReport::moves`]: super::run::SearchReport::moves
     pub moves: bool,
 }
 

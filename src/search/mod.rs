@@ -226,6 +226,13 @@ pub trait SearchGame: Send + Sync + 'static {
         None
     }
 
+    /// The player to move in `p` (0 the first), for a game whose players
+    /// take turns and are named, as the tables' `probe` names them
+    /// (`player 0 to move`). `None` (the default): not said.
+    fn to_move(&self, _p: &Self::Pos) -> Option<u8> {
+        None
+    }
+
     /// Whether the game is impartial (both players have the same moves, the
     /// player who cannot move loses): nimbers apply.
     fn impartial(&self) -> bool {

@@ -120,6 +120,27 @@ pub trait Engines: SearchGame + Sized {
         refuse_moves(request)
     }
 
+    /// Every legal move of `p` in the game's notation with the position it
+    /// leads to, for `--moves`: none for a game-over position, and every
+    /// move a symmetry maps onto another kept (the table answers the
+    /// second at once). `None` when `stop` (given the positions made so
+    /// far and their bytes) says to stop first.
+    fn move_list(
+        &self,
+        p: &Self::Pos,
+        _stop: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Option<Vec<(String, Self::Pos)>> {
+        if self.terminal(p).is_some() {
+            return Some(Vec::new());
+        }
+        Some(
+            self.moves(p)
+                .into_iter()
+                .map(|(m, c)| (self.format_move(&m), c))
+                .collect(),
+        )
+    }
+
     /// What the run proves and its databases hold: values, or with
     /// `request.nimber` nimbers.
     fn kind(&self, request: &SearchOptions) -> Kind {
@@ -157,14 +178,14 @@ pub trait Engines: SearchGame + Sized {
     }
 }
 
-/// `--moves` is refused by a game whose moves are not written as the
-/// positions they lead to.
+/// `--moves` lists one position's moves: it does not go with
+/// `--openings`.
 pub fn refuse_moves(request: &SearchOptions) -> Result<()> {
-    match request.moves {
+    match request.moves && request.openings.is_some() {
         true => Err(Error::SearchOption {
             option: "--moves",
             given: String::new(),
-            rule: "lists a Sprouts position's children (Glop's Children tab); other games list the positions after a move with --openings 1".into(),
+            rule: "lists one position's moves: it does not go with --openings".into(),
         }),
         false => Ok(()),
     }

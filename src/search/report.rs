@@ -4,9 +4,10 @@
 
 use super::engine::{Answer, Counted, Engine, SearchOptions};
 use super::proofdb::Fact;
-use super::run::{CheckOutcome, Loaded, SearchReport};
+use super::run::{CheckOutcome, Loaded, SearchReport, Searched};
 use super::{path_budget, Stop};
 use crate::units::{human_bytes, thousands};
+use crate::value::Outcome;
 use std::fmt::{self, Display, Formatter};
 
 impl SearchReport {
@@ -169,10 +170,13 @@ impl SearchReport {
                 .map_or(0.0, |l| l.elapsed.as_secs_f64())
     }
 
-    /// `--moves`: the position, then each child with its value (Glop's
-    /// Children tab); a child that loses is a winning move.
+    /// `--moves`: the position, then one line per legal move, best first,
+    /// each with its value for the player who makes it (as the tables'
+    /// `probe --moves`: "win in 3" wins with the game ending 3 plies after
+    /// the move), and where known its score (Connect-Four, Pons') or the
+    /// nimber of the position it leads to.
     fn write_moves(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let Some((root, children)) = self.results.split_first() else {
+        let Some((root, moves)) = self.moves() else {
             return Ok(());
         };
         writeln!(f, "position    {}", root.position)?;
@@ -182,21 +186,93 @@ impl SearchReport {
                 "nimber      {n} ({} for the player to move)",
                 outcome(*n)
             )?,
-            a => writeln!(f, "value       {}", shown(a))?,
+            _ => writeln!(f, "value       {}", for_player(root))?,
         }
-        writeln!(f, "children    {}", thousands(children.len() as u64))?;
-        let width = children.iter().map(|c| c.position.len()).max().unwrap_or(0);
-        for c in children {
-            let wins = c.value() == Some(crate::value::Value::Lose);
-            writeln!(
-                f,
-                "  {:<width$}  {}{}",
-                c.position,
-                shown(&c.answer),
-                if wins { "  <- winning move" } else { "" }
-            )?;
+        let who = match root.to_move {
+            Some(p) => format!("the player to move, player {p}"),
+            None => "the player to move".to_string(),
+        };
+        writeln!(
+            f,
+            "moves       {}, each one's value for {who}",
+            thousands(moves.len() as u64)
+        )?;
+        if moves.is_empty() {
+            return Ok(());
+        }
+        let named = |m: &Searched| m.mv.clone().unwrap_or_default();
+        let w = moves
+            .iter()
+            .map(|m| named(m).len())
+            .max()
+            .unwrap_or(0)
+            .max(4);
+        // Sprouts' moves are the positions they lead to: no second column.
+        let positions = moves.iter().any(|m| m.mv.as_deref() != Some(&m.position));
+        let pw = match positions {
+            true => moves
+                .iter()
+                .map(|m| m.position.len())
+                .max()
+                .unwrap_or(0)
+                .max(8),
+            false => 0,
+        };
+        let values: Vec<String> = moves.iter().map(mover_text).collect();
+        let vw = values.iter().map(String::len).max().unwrap_or(0).max(13);
+        let extra = match (&root.answer, moves.iter().any(|m| m.score.is_some())) {
+            (Answer::Nimber(_), _) => "nimber",
+            (_, true) => "score",
+            _ => "",
+        };
+        let mut head = format!("  {:<w$}  ", "move");
+        if positions {
+            head += &format!("{:<pw$}  ", "position");
+        }
+        head += &format!("{:<vw$}  {extra}", "for the mover");
+        writeln!(f, "{}", head.trim_end())?;
+        let top = moves[0].rank();
+        let best_known = moves[0].value().is_some();
+        for (m, value) in moves.iter().zip(&values) {
+            let mut line = format!("  {:<w$}  ", named(m));
+            if positions {
+                line += &format!("{:<pw$}  ", m.position);
+            }
+            let more = match (&m.answer, m.mover_score()) {
+                (Answer::Nimber(Some(n)), _) => n.to_string(),
+                (_, Some(0)) => "0".to_string(),
+                (_, Some(s)) => format!("{s:+}"),
+                _ => String::new(),
+            };
+            line += &format!("{value:<vw$}  {more:>w2$}", w2 = extra.len());
+            if best_known && m.rank() == top {
+                line += "  best";
+            }
+            writeln!(f, "{}", line.trim_end())?;
         }
         Ok(())
+    }
+}
+
+/// A position's value in words for its player to move, with its
+/// remoteness where known ("win in 13").
+fn for_player(s: &Searched) -> String {
+    match (s.value(), &s.answer) {
+        (Some(v), Answer::Value { .. }) => Outcome {
+            value: v,
+            remoteness: s.remoteness,
+        }
+        .to_string(),
+        (_, a) => shown(a),
+    }
+}
+
+/// A listed move's value in words for the player who makes it.
+fn mover_text(m: &Searched) -> String {
+    match (m.for_mover(), &m.answer) {
+        (Some(o), _) => o.to_string(),
+        (None, Answer::Value { bounds, .. }) => bounds.flip().describe(),
+        (None, Answer::Nimber(_)) => "unproven".to_string(),
     }
 }
 

@@ -41,7 +41,7 @@ use super::prover::{Engines, Proved, Prover, Purpose, Setup, SnapshotFn};
 use super::{Limits, SearchGame, Stop};
 use crate::error::{Error, Result};
 use crate::solve::memory_available;
-use crate::value::Value;
+use crate::value::{Outcome, Value};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::Path;
@@ -102,13 +102,35 @@ pub struct Quiet;
 
 impl Observer for Quiet {}
 
-/// One position searched: the position itself, or one of its openings.
+/// One position searched: the position itself, one of its openings, or
+/// with [`SearchOptions::moves`] the position after one of its moves.
 #[derive(Clone, Debug)]
 pub struct Searched {
     /// The position, in the game's notation.
     pub position: String,
-    /// What was proven.
+    /// With `moves`, for each listed move: the move that leads from the
+    /// searched position to this one, in the game's notation (Sprouts,
+    /// whose moves are written as the positions they lead to: the
+    /// position). `None` for the searched position and for openings.
+    pub mv: Option<String>,
+    /// The player to move in `position`, for games whose players take
+    /// turns and are named (`player 0`, as the tables' `probe` says);
+    /// `None` for impartial games and games that do not say.
+    pub to_move: Option<u8>,
+    /// What was proven, for the player to move in `position` (for a listed
+    /// move: for the mover's opponent; [`Searched::for_mover`] turns it).
     pub answer: Answer,
+    /// Plies from `position` to the end of the game under perfect play, as
+    /// the tables count remoteness (the fastest win, the slowest loss), when
+    /// the engine gave it: alpha-beta on the gravity boards always, the
+    /// other engines with [`SearchOptions::exact`].
+    pub remoteness: Option<u32>,
+    /// Connect-Four's score of `position` for its player to move, as
+    /// Pascal Pons' solver gives it: positive a win (the more the sooner:
+    /// 1 + the stones the winner has left when the game ends), 0 a draw,
+    /// negative a loss (the same count for the opponent). `None` where the
+    /// engine gives no score.
+    pub score: Option<i32>,
     /// Nodes (components) this position's search expanded.
     pub nodes: u64,
     /// How long it took.
@@ -121,6 +143,37 @@ impl Searched {
         match &self.answer {
             Answer::Value { bounds, .. } => bounds.value(),
             Answer::Nimber(n) => n.map(|n| if n == 0 { Value::Lose } else { Value::Win }),
+        }
+    }
+
+    /// A listed move's worth for the player who makes it: the value of
+    /// the position it leads to turned over, with that position's
+    /// remoteness (as the tables' `probe --moves` gives it: "win in 0" is a
+    /// move that wins at once). `None` when unproven.
+    pub fn for_mover(&self) -> Option<Outcome> {
+        self.value().map(|v| Outcome {
+            value: v.flip(),
+            remoteness: self.remoteness,
+        })
+    }
+
+    /// A listed move's score for the player who makes it (Connect-Four,
+    /// Pons' score: see [`Searched::score`]).
+    pub fn mover_score(&self) -> Option<i32> {
+        self.score.map(|s| -s)
+    }
+
+    /// How a listed move ranks for its mover, smaller first: a win by the
+    /// fewest plies, a tie, an unproven move, a loss by the most plies
+    /// (the tables' order, [`Outcome::child_rank`]).
+    pub(crate) fn rank(&self) -> (u8, i64) {
+        match self.value() {
+            Some(v) => Outcome {
+                value: v,
+                remoteness: self.remoteness,
+            }
+            .child_rank(),
+            None => (2, 0),
         }
     }
 }
@@ -143,6 +196,9 @@ pub struct SearchReport {
     pub kind: Kind,
     /// Whether the openings were searched (else the one position).
     pub openings: bool,
+    /// Whether the results are the position and its moves
+    /// ([`SearchReport::moves`]).
+    pub listed_moves: bool,
     /// Each position searched, in order. Empty only if the search was
     /// stopped while it listed the openings: nothing was searched (and
     /// nothing is saved).
@@ -165,6 +221,19 @@ pub struct SearchReport {
     /// The save's outcome, when one was asked for: the result stands even
     /// when the save failed.
     pub saved: Option<Result<Saved>>,
+}
+
+impl SearchReport {
+    /// With [`SearchOptions::moves`]: the searched position's result, and
+    /// one result per legal move ([`Searched::mv`]), best first for the
+    /// mover ([`Searched::for_mover`]). `None` for other searches, or when
+    /// nothing was searched.
+    pub fn moves(&self) -> Option<(&Searched, &[Searched])> {
+        match self.listed_moves {
+            true => self.results.split_first(),
+            false => None,
+        }
+    }
 }
 
 /// Proves the value (or nimber) of a position of `game`, or of each of its
@@ -202,6 +271,7 @@ pub fn run_game<G: Engines>(
                 game: g.spec(),
                 kind,
                 openings: true,
+                listed_moves: options.moves,
                 results: Vec::new(),
                 proven: false,
                 stopped: Some(stop),
@@ -256,19 +326,34 @@ pub fn run_game<G: Engines>(
     let loaded = load(g, options, &engine, kind, &mut *prover, observer, &carried)?;
     let started = Instant::now();
     let mut results = Vec::new();
-    for p in &roots {
+    // The positions proven, for an engine that saves their proofs only.
+    let mut proved = Vec::new();
+    for (mv, p) in &roots {
         let t = Instant::now();
         let before = prover.stats().nodes;
         let answer = prover.prove(p);
         results.push(Searched {
             position: g.format_position(p),
+            mv: mv.clone(),
+            to_move: g.to_move(p),
             answer,
+            remoteness: None,
+            score: None,
             nodes: prover.stats().nodes - before,
             elapsed: t.elapsed(),
         });
+        if results.last().is_some_and(|r| r.value().is_some()) {
+            proved.push(p.clone());
+        }
         // Once stopped, every later proof would return at once, unproven.
         if prover.stop_reason().is_some() {
             break;
+        }
+    }
+    if options.moves {
+        // Best first for the mover; moves of equal rank in the game's order.
+        if let Some((_, moves)) = results.split_first_mut() {
+            moves.sort_by_key(Searched::rank);
         }
     }
     let elapsed = started.elapsed();
@@ -280,6 +365,7 @@ pub fn run_game<G: Engines>(
         game: g.spec(),
         kind,
         openings: options.openings.is_some() || options.moves,
+        listed_moves: options.moves,
         proven,
         stopped: prover.stop_reason().filter(|_| !proven),
         stats: prover.stats(),
@@ -292,12 +378,6 @@ pub fn run_game<G: Engines>(
     };
     observer.proven(&report);
     if target.borrow().is_some() {
-        let proved: Vec<G::Pos> = roots
-            .iter()
-            .zip(&report.results)
-            .filter(|(_, r)| r.value().is_some())
-            .map(|(p, _)| p.clone())
-            .collect();
         // Gathered before the engine is freed, written after: the save
         // never holds the table and the file's records at once.
         let proved = prover.proved(&proved, report.stopped.is_some());
@@ -693,16 +773,19 @@ fn save_records<G: SearchGame>(
 }
 
 /// The positions a run proves: the position, or with `moves` the position
-/// and each of its children, or with `openings` the distinct positions (up
-/// to symmetry) that many plies after it, stopping at game-over positions
-/// on the way. Listed within the run's limits (one position may have very
-/// many children); what stopped it when they did.
+/// and the position after each of its legal moves (named: every move, also
+/// those a symmetry maps onto another, which the shared table then answers
+/// at once), or with `openings` the distinct positions (up to symmetry)
+/// that many plies after it, stopping at game-over positions on the way.
+/// Listed within the run's limits (one position may have very many
+/// children); what stopped it when they did.
+#[allow(clippy::type_complexity)]
 fn listed<G: Engines>(
     g: &G,
     root: &G::Pos,
     options: &SearchOptions,
     engine: &Options,
-) -> Result<std::result::Result<Vec<G::Pos>, Stop>> {
+) -> Result<std::result::Result<Vec<(Option<String>, G::Pos)>, Stop>> {
     let mut limits = Limits::new(
         engine.memory,
         engine.node_limit,
@@ -710,13 +793,17 @@ fn listed<G: Engines>(
         engine.cancel.clone(),
     );
     let mut stop = |made: u64, bytes: u64| limits.generation_stops(0, made, bytes);
+    let unnamed = |ps: Vec<G::Pos>| ps.into_iter().map(|p| (None, p)).collect();
     let roots = if options.moves {
-        g.successors(root, &mut stop)
-            .map(|kids| std::iter::once(root.clone()).chain(kids).collect())
+        g.move_list(root, &mut stop).map(|kids| {
+            std::iter::once((None, root.clone()))
+                .chain(kids.into_iter().map(|(m, p)| (Some(m), p)))
+                .collect()
+        })
     } else if let Some(plies) = options.openings {
-        openings(g, root, plies, &mut stop)?
+        openings(g, root, plies, &mut stop)?.map(unnamed)
     } else {
-        Some(vec![root.clone()])
+        Some(vec![(None, root.clone())])
     };
     Ok(roots.ok_or_else(|| limits.stop().unwrap_or(Stop::Requested)))
 }

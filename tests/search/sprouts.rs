@@ -548,18 +548,23 @@ fn refused(args: &[&str], needle: &str) {
 fn the_command_searches_sprouts_and_lists_children() {
     let out = stdout_of(&["search", "sprouts:3", "-q"]);
     assert!(out.contains("value       win"), "{out}");
-    // Glop's Children tab: every child with its value; a child that loses
-    // is a winning move.
+    // Glop's Children tab: every child (the move) with its value for the
+    // mover, winning moves first.
     let out = stdout_of(&["search", "sprouts:3", "--moves", "-q"]);
     let kids = p("0*3").children();
     assert!(
-        out.contains(&format!("children    {}", kids.len())),
+        out.contains(&format!(
+            "moves       {}, each one's value for the player to move\n",
+            kids.len()
+        )),
         "{out}"
     );
     for k in &kids {
         assert!(out.contains(&format!("  {k} ")), "{k} missing: {out}");
     }
-    assert!(out.contains("<- winning move"), "{out}");
+    let first = out.lines().skip_while(|l| !l.starts_with("  move")).nth(1);
+    let words: Vec<&str> = first.unwrap().split_whitespace().collect();
+    assert_eq!(words[1..], ["win", "best"], "{out}");
     let j: serde_json::Value = serde_json::from_str(&stdout_of(&[
         "search",
         "sprouts:3",
@@ -572,7 +577,9 @@ fn the_command_searches_sprouts_and_lists_children() {
     assert_eq!(j["nimber"], 1);
     let moves = j["moves"].as_array().unwrap();
     assert_eq!(moves.len(), kids.len());
-    assert!(moves.iter().any(|m| m["nimber"] == 0), "{j}");
+    assert_eq!(moves[0]["nimber"], 0, "{j}");
+    assert_eq!(moves[0]["value"], "win", "{j}");
+    assert_eq!(moves[0]["move"], moves[0]["position"], "{j}");
     // Games lists it, marked search only.
     let out = stdout_of(&["games"]);
     assert!(
@@ -594,7 +601,6 @@ fn the_command_refuses_what_sprouts_is_not() {
     refused(&["search", "sprouts:5", "0*x"], "0*x");
     refused(&["search", "sprouts:5", "0+*"], "heap");
     refused(&["search", "sprouts:5", "1#"], "unexpected");
-    refused(&["search", "tictactoe", "--moves"], "Sprouts");
 }
 
 proptest! {

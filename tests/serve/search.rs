@@ -26,15 +26,6 @@ fn search_cli(spec: &str, position: &str, nimber: bool) -> Json {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The move's value for the mover, from the child's for its own mover.
-fn flipped(v: &Json) -> &'static str {
-    match v.as_str() {
-        Some("win") => "lose",
-        Some("lose") => "win",
-        other => panic!("a proved child's value: {other:?}"),
-    }
-}
-
 #[test]
 fn sprouts_positions_answer_what_search_moves_says() {
     let dir = tempfile::tempdir().unwrap();
@@ -94,7 +85,8 @@ fn sprouts_positions_answer_what_search_moves_says() {
             for (i, m) in moves.iter().enumerate() {
                 let child = by_child[m["position"].as_str().unwrap()];
                 assert_eq!(m["move"], m["position"]);
-                assert_eq!(m["value"], flipped(&child["value"]), "{id} {text} {m}");
+                assert_eq!(m["value"], child["value"], "{id} {text} {m}");
+                assert_eq!(m["move"], child["move"], "{id} {text} {m}");
                 assert_eq!(m["nimber"], child["nimber"], "{id} {text} {m}");
                 assert_eq!(m["remoteness"], Json::Null);
                 assert_eq!(m["steps"], serde_json::json!([]));
@@ -149,6 +141,14 @@ fn a_request_stops_at_its_budget_and_says_what_is_unknown() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("connect:9x9") && err.lines().count() == 1, "{err}");
+    // A game the search refuses is refused in one line.
+    let out = common::run_in(
+        dir.path(),
+        &["serve", "--search", "sprouts:0", "--addr", "127.0.0.1:0"],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("number of spots"), "{err}");
     let out = common::run_in(
         dir.path(),
         &["serve", "--search", "sprouts:3", "--search-time", "0"],

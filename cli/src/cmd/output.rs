@@ -153,9 +153,19 @@ pub fn search_json(r: &SearchReport, moves: bool) -> Json {
     out["proven"] = json!(r.proven);
     out["stopped"] = json!(r.stopped.map(Stop::name));
     out["deepest"] = json!(s.deepest);
-    if let (true, Some((root, children))) = (moves, r.results.split_first()) {
+    if let (true, Some((root, children))) = (moves, r.moves()) {
         merge(&mut out, searched_json(root));
-        out["moves"] = children.iter().map(searched_json).collect();
+        out["to_move"] = json!(root.to_move);
+        out["remoteness"] = json!(root.remoteness);
+        out["score"] = json!(root.score);
+        let top = children
+            .first()
+            .filter(|m| m.value().is_some())
+            .map(|m| m.for_mover());
+        out["moves"] = children
+            .iter()
+            .map(|m| move_json(m, top.is_some_and(|t| rank_eq(t, m.for_mover()))))
+            .collect();
     } else if r.openings {
         out["openings"] = r
             .results
@@ -211,6 +221,43 @@ fn searched_json(s: &Searched) -> Json {
             "value": s.value().map(|v| v.name()),
         }),
     }
+}
+
+/// Whether two proven moves rank alike for their mover (both best).
+fn rank_eq(a: Option<Outcome>, b: Option<Outcome>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.child_rank() == b.child_rank(),
+        _ => false,
+    }
+}
+
+/// One listed move as `probe --moves --json` gives it: its value and
+/// remoteness for the player who makes it (the position it leads to:
+/// its nimber), its score for the mover where the engine gives one
+/// (Connect-Four), whether it is as good as the best, and its search.
+fn move_json(m: &Searched, best: bool) -> Json {
+    let mover = m.for_mover();
+    let mut j = json!({
+        "move": m.mv,
+        "position": m.position,
+        "value": mover.map(|o| o.value.name()),
+        "remoteness": mover.and(m.remoteness),
+        "score": m.mover_score(),
+        "best": best,
+        "nodes": m.nodes,
+        "seconds": m.elapsed.as_secs_f64(),
+    });
+    match &m.answer {
+        Answer::Nimber(n) => j["nimber"] = json!(n),
+        Answer::Value { bounds, .. } => {
+            let b = bounds.flip();
+            j["bounds"] = json!({
+                "at_least": value_of(b.lo).name(),
+                "at_most": value_of(b.hi).name(),
+            });
+        }
+    }
+    j
 }
 
 /// `--check --json`: what the database holds for the position.

@@ -88,10 +88,11 @@ pub struct Args {
     /// the nimbers) of the openings.
     #[arg(long, value_name = "PLIES", conflicts_with = "check")]
     openings: Option<u32>,
-    /// Also list every child of the position with its value, or with
-    /// --nimber its nimber (Glop's Children tab: a child that loses is a
-    /// winning move). Sprouts only, whose moves are written as the
-    /// positions they lead to.
+    /// Also prove the position after each legal move and list every move,
+    /// best first, with its value for the player to move (a win soonest
+    /// first, a loss latest last), its distance where the engine gives it
+    /// (Connect-Four by alpha-beta: Pons' score), or
+    /// with --nimber the nimber of the position it leads to.
     #[arg(long, conflicts_with_all = ["check", "openings"])]
     moves: bool,
     /// Stop after this many seconds (looked at before every node, or

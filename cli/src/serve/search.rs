@@ -112,26 +112,44 @@ impl Default for Keep {
 /// search proved (or a checked database held) is here.
 #[derive(Default)]
 struct Known {
-    facts: HashMap<Vec<u8>, (String, Fact)>,
+    facts: HashMap<Vec<u8>, Entry>,
     bytes: usize,
     /// Facts learned since the last save.
     dirty: bool,
 }
 
+/// One remembered position.
+#[derive(Clone)]
+struct Entry {
+    text: String,
+    fact: Fact,
+    /// Connect-Four's score (Pons') for the player to move, where the
+    /// engine gave it.
+    score: Option<i32>,
+}
+
 impl Known {
     fn get(&self, key: &[u8]) -> Option<Fact> {
-        self.facts.get(key).map(|(_, f)| *f)
+        self.facts.get(key).map(|e| e.fact)
+    }
+
+    fn score(&self, key: &[u8]) -> Option<i32> {
+        self.facts.get(key).and_then(|e| e.score)
     }
 
     /// Adds what `fact` says of the position `text` (key `key`) to what was
     /// known (bounds meet).
-    fn learn(&mut self, key: &[u8], text: &str, fact: Fact) {
+    fn learn(&mut self, key: &[u8], text: &str, fact: Fact, score: Option<i32>) {
         let unknown = Fact::Value(Bounds::UNKNOWN);
         if fact == unknown {
             return;
         }
-        match self.facts.get_mut(key).map(|(_, f)| f) {
-            Some(f) => {
+        match self.facts.get_mut(key) {
+            Some(e) => {
+                if e.score.is_none() && score.is_some() {
+                    e.score = score;
+                }
+                let f = &mut e.fact;
                 let new = match (*f, fact) {
                     (Fact::Value(a), Fact::Value(b)) => {
                         let m = a.meet(b);
@@ -152,7 +170,14 @@ impl Known {
                     return;
                 }
                 self.bytes += cost;
-                self.facts.insert(key.to_vec(), (text.to_string(), fact));
+                self.facts.insert(
+                    key.to_vec(),
+                    Entry {
+                        text: text.to_string(),
+                        fact,
+                        score,
+                    },
+                );
                 self.dirty = true;
             }
         }
@@ -582,14 +607,14 @@ impl Shared {
                 j.nodes.store(done.nodes, Ordering::Relaxed);
             }
             done.stopped = report.stopped;
-            let learned: Vec<(Vec<u8>, &str, Fact)> = report
+            let learned: Vec<(Vec<u8>, &Searched, Fact)> = report
                 .results
                 .iter()
-                .filter_map(|r| Some((self.key_of(&r.position)?, r.position.as_str(), fact(r)?)))
+                .filter_map(|r| Some((self.key_of(&r.position)?, r, fact(r)?)))
                 .collect();
             let mut known = self.known.lock().unwrap();
-            for (key, text, f) in learned {
-                known.learn(&key, text, f);
+            for (key, r, f) in learned {
+                known.learn(&key, &r.position, f, r.score);
             }
             Ok::<_, Error>(())
         };
@@ -684,12 +709,15 @@ impl Shared {
                     Some(Fact::Nimber(n)) => Some(n),
                     _ => None,
                 };
+                // The child's score is its mover's: the move's, the opposite.
+                let score = known.score(&mv.key).map(|s| -s);
                 let j = json!({
                     "move": m,
                     "position": c,
                     "value": value.map_or("unknown", Value::name),
                     "remoteness": null,
                     "nimber": nimber,
+                    "score": score,
                     "best": false,
                     "steps": board.as_ref().map_or(&[][..], |b| b.steps(m)),
                 });
@@ -730,7 +758,7 @@ impl Shared {
             });
             // Kept: a later visitor's search starts from it too.
             if let Some(f) = fact {
-                known.learn(&listed.key, &listed.position, f);
+                known.learn(&listed.key, &listed.position, f, None);
             }
         } else if fact.is_none() && moves.iter().any(|(_, m)| m["value"] == "win") {
             // A win, whose nimber (impartial) is not known yet.
@@ -754,7 +782,8 @@ impl Shared {
             Some("tie") | Some("draw") => 2,
             _ => 3,
         };
-        moves.sort_by_key(|(_, m)| rank(m));
+        // Among equals, the higher score (a sooner win, a later loss).
+        moves.sort_by_key(|(_, m)| (rank(m), -m["score"].as_i64().unwrap_or(0)));
         let best = moves.first().map_or(3, |(_, m)| rank(m));
         if best != 1 {
             for (_, m) in &mut moves {
@@ -769,6 +798,7 @@ impl Shared {
             "value": value.map_or("unknown", Value::name),
             "remoteness": null,
             "nimber": nimber,
+            "score": known.score(&listed.key),
             "primitive": listed.terminal.is_some(),
             "table": id,
             "moves": moves.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
@@ -814,7 +844,7 @@ impl Shared {
             for r in &records {
                 let mut key = Vec::new();
                 retrograde::search::Key::write(&r.key, &mut key);
-                known.learn(&key, &g.format_position(&r.pos), r.fact);
+                known.learn(&key, &g.format_position(&r.pos), r.fact, None);
             }
         });
         Ok(())
@@ -826,7 +856,11 @@ impl Shared {
         let facts: Vec<(String, Fact)> = {
             let mut known = self.known.lock().unwrap();
             known.dirty = false;
-            known.facts.values().cloned().collect()
+            known
+                .facts
+                .values()
+                .map(|e| (e.text.clone(), e.fact))
+                .collect()
         };
         let kind = if self.impartial { Kind::Nimbers } else { Kind::Values };
         retrograde::with_search!(&self.game, g => {

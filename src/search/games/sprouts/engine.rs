@@ -77,6 +77,16 @@ impl Engines for SproutsSearch {
         p.children_until(stop)
     }
 
+    /// A Sprouts move is written as the position it leads to.
+    fn move_list(
+        &self,
+        p: &Position,
+        stop: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Option<Vec<(String, Position)>> {
+        p.children_until(stop)
+            .map(|kids| kids.into_iter().map(|c| (c.to_string(), c)).collect())
+    }
+
     fn prover<'a>(&'a self, setup: Setup<'a, Self>) -> Result<Box<dyn Prover<Self> + 'a>> {
         if let Purpose::Check { path, .. } = setup.purpose {
             if setup.kind != Kind::Values {
