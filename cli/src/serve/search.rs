@@ -126,6 +126,9 @@ struct Entry {
     /// Connect-Four's score (Pons') for the player to move, where the
     /// engine gave it.
     score: Option<i32>,
+    /// Whether every move of the position is known too: a request for it
+    /// is answered with no search.
+    settled: bool,
 }
 
 impl Known {
@@ -176,6 +179,7 @@ impl Known {
                         text: text.to_string(),
                         fact,
                         score,
+                        settled: false,
                     },
                 );
                 self.dirty = true;
@@ -385,6 +389,14 @@ impl SearchSource {
     /// if so.
     pub fn known(&self, id: &str, text: Option<&str>) -> Option<Reply> {
         let s = &self.shared;
+        // The position alone first (its moves may be hundreds of large
+        // positions): listed only if it is settled or computing.
+        let (position, key) = s.read(text)?;
+        let computing = s.jobs.lock().unwrap().contains_key(&position);
+        let settled = s.known.lock().unwrap().facts.get(&key).is_some_and(|e| e.settled);
+        if !computing && !settled {
+            return None;
+        }
         if s.too_many_children(text).is_some() {
             return None;
         }
@@ -407,14 +419,21 @@ impl SearchSource {
         if let Some(reply) = s.too_many_children(text) {
             return reply;
         }
+        let listing = Instant::now();
         let listed = match s.list(text) {
             Ok(l) => l,
             Err(e) => return Reply::error(400, e),
         };
         let (_, settled) = s.answer(id, &listed, None, None);
+        // Listing the moves and answering take about as long each: the
+        // search has what is left of the budget after both.
+        let listing = listing.elapsed();
         let mut done = Done::default();
         if !settled {
-            let time = s.budget.time.saturating_sub(started.elapsed());
+            let time = s
+                .budget
+                .time
+                .saturating_sub(started.elapsed() + listing);
             done = match s.search(&listed, time, s.budget.nodes, MEMORY, cancel, None) {
                 Ok(d) => d,
                 Err(e) => return Reply::error(500, format!("search {id}: {e}")),
@@ -506,6 +525,17 @@ impl Shared {
                     retrograde::with_search!(&self.game, g => g.spec())
                 ),
             )
+        })
+    }
+
+    /// The position `text` (the start if `None`) read: its text and key.
+    fn read(&self, text: Option<&str>) -> Option<(String, Vec<u8>)> {
+        retrograde::with_search!(&self.game, g => {
+            let p = match text {
+                Some(t) => g.parse_position(t).ok()?,
+                None => g.start(),
+            };
+            Some((g.format_position(&p), key_bytes(g, &p)))
         })
     }
 
@@ -756,9 +786,12 @@ impl Shared {
                     .unwrap_or(-1);
                 Fact::Value(Bounds { lo: best, hi: best })
             });
-            // Kept: a later visitor's search starts from it too.
+            // Kept: a later visitor is answered from it at once.
             if let Some(f) = fact {
                 known.learn(&listed.key, &listed.position, f, None);
+                if let Some(e) = known.facts.get_mut(&listed.key) {
+                    e.settled = true;
+                }
             }
         } else if fact.is_none() && moves.iter().any(|(_, m)| m["value"] == "win") {
             // A win, whose nimber (impartial) is not known yet.
