@@ -354,7 +354,8 @@ impl AnyGame {
     /// ([`ForView`]), which may be past its tables' (Connect-Four's
     /// 7×6). Its index must not be used: no table of it is made or read.
     pub fn parse_for_view(spec: &str) -> crate::Result<AnyGame> {
-        let (name, params) = crate::games::resolve(spec, &|s| AnyGame::parse_for_view(s).map(drop))?;
+        let (name, params) =
+            crate::games::resolve(spec, &|s| AnyGame::parse_for_view(s).map(drop))?;
         match AnyGame::from_name_for_view(name, params) {
             None => Err(crate::Error::SearchOnly {
                 spec: spec.to_string(),
@@ -516,7 +517,10 @@ mod tests {
         assert_eq!(v.steps("4"), [3 * 7 + 3]);
         // The same board as the table game's where both exist.
         let small = view("connect:4x4", "2231");
-        let drawn = AnyGame::parse_for_view("connect:4x4").unwrap().view("2231").unwrap();
+        let drawn = AnyGame::parse_for_view("connect:4x4")
+            .unwrap()
+            .view("2231")
+            .unwrap();
         assert_eq!(glyphs(&small), glyphs(&drawn));
         assert!(AnyGame::parse_for_view("sprouts:3").is_err());
         assert!(AnyGame::parse_for_view("connect:9x9").is_err());

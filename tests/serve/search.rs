@@ -140,7 +140,10 @@ fn a_request_stops_at_its_budget_and_says_what_is_unknown() {
     );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("connect:9x9") && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("connect:9x9") && err.lines().count() == 1,
+        "{err}"
+    );
     // A game the search refuses is refused in one line.
     let out = common::run_in(
         dir.path(),
@@ -195,7 +198,10 @@ fn value_cli(spec: &str, position: &str, nimber: bool) -> (String, Json) {
     let out = common::run(&args);
     assert!(out.status.success(), "{args:?}: {out:?}");
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
-    (j["value"].as_str().unwrap().to_string(), j["nimber"].clone())
+    (
+        j["value"].as_str().unwrap().to_string(),
+        j["nimber"].clone(),
+    )
 }
 
 /// Every game the search takes is served: its start and a position two
@@ -221,7 +227,11 @@ fn every_searched_game_is_served_with_its_board() {
     let pattern = format!("pattern:{}", pattern.display());
     for (spec, _, _) in &games {
         args.push("--search");
-        args.push(if spec.starts_with("pattern:") { &pattern } else { spec });
+        args.push(if spec.starts_with("pattern:") {
+            &pattern
+        } else {
+            spec
+        });
     }
     let server = Server::start_in(dir.path(), &[], &args);
     let list = server.json("/api/tables")["tables"].clone();
@@ -319,7 +329,10 @@ fn jobs_compute_on_within_their_cap_and_stop() {
     assert!(t.elapsed().as_secs_f64() < 0.2);
     assert_eq!(again["search"]["nodes"], 0);
     assert!(again["search"]["job"]["nodes"].is_u64(), "{again}");
-    assert!(again["search"]["job"]["seconds"].as_f64().unwrap() > 0.0, "{again}");
+    assert!(
+        again["search"]["job"]["seconds"].as_f64().unwrap() > 0.0,
+        "{again}"
+    );
     // The cap: a second unsettled position gets no job.
     let other = server.json(&format!("/api/tables/{id}/position?p=1"));
     assert_eq!(other["search"]["proven"], false);
@@ -392,7 +405,14 @@ fn what_is_proven_is_saved_and_loaded() {
     let server = Server::start_in(
         dir.path(),
         &[],
-        &["--search", "connect:5x4", "--save", db_arg, "--save-every", "1"],
+        &[
+            "--search",
+            "connect:5x4",
+            "--save",
+            db_arg,
+            "--save-every",
+            "1",
+        ],
     );
     let id = "connect-5x4x4";
     let start = server.json(&format!("/api/tables/{id}/position"));
@@ -429,7 +449,14 @@ fn what_is_proven_is_saved_and_loaded() {
     // The search reads it (and re-proves it).
     let out = common::run_in(
         dir.path(),
-        &["search", "connect:5x4", "--load", db_arg, "--quiet", "--json"],
+        &[
+            "search",
+            "connect:5x4",
+            "--load",
+            db_arg,
+            "--quiet",
+            "--json",
+        ],
     );
     assert!(out.status.success(), "{out:?}");
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
@@ -437,7 +464,14 @@ fn what_is_proven_is_saved_and_loaded() {
     assert!(j["loaded"].as_u64().unwrap() >= 5, "{j}");
     // Loaded (checked, and trusted): answered with no search at all.
     for trust in [false, true] {
-        let mut args = vec!["--search", "connect:5x4", "--load", db_arg, "--search-nodes", "1"];
+        let mut args = vec![
+            "--search",
+            "connect:5x4",
+            "--load",
+            db_arg,
+            "--search-nodes",
+            "1",
+        ];
         if trust {
             args.push("--trust-load");
         }
@@ -455,20 +489,38 @@ fn what_is_proven_is_saved_and_loaded() {
         let out = common::run_in(dir.path(), &all);
         assert!(!out.status.success(), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(says) && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
     };
-    bad(&["--search", "connect:4x4", "--load", db_arg], "connect:5x4");
+    bad(
+        &["--search", "connect:4x4", "--load", db_arg],
+        "connect:5x4",
+    );
     let mut bytes = std::fs::read(&db).unwrap();
     let last = bytes.len() - 6;
     bytes[last] ^= 0x55;
     let damaged = dir.path().join("damaged.proof");
     std::fs::write(&damaged, bytes).unwrap();
     bad(
-        &["--search", "connect:5x4", "--load", damaged.to_str().unwrap()],
+        &[
+            "--search",
+            "connect:5x4",
+            "--load",
+            damaged.to_str().unwrap(),
+        ],
         "damaged.proof",
     );
     bad(
-        &["--search", "connect:5x4", "--search", "tictactoe", "--save", db_arg],
+        &[
+            "--search",
+            "connect:5x4",
+            "--search",
+            "tictactoe",
+            "--save",
+            db_arg,
+        ],
         "exactly one --search",
     );
 }

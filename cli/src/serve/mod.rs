@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-pub use search::{Budget, Keep};
 use search::SearchSource;
+pub use search::{Budget, Keep};
 
 /// Connections served at once unless `--max-connections` says otherwise.
 const DEFAULT_CONNECTIONS: usize = 1024;

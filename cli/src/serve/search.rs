@@ -52,7 +52,6 @@ const MOVE_BYTES: usize = 160;
 /// answers many requests at once on a machine doing other work.
 pub const MEMORY: u64 = 256 << 20;
 
-
 /// The most bytes of positions remembered (each counted as its text and
 /// [`ENTRY_BYTES`]): past it, new facts are answered but not kept.
 pub const KNOWN_BYTES: usize = 64 << 20;
@@ -393,7 +392,13 @@ impl SearchSource {
         // positions): listed only if it is settled or computing.
         let (position, key) = s.read(text)?;
         let computing = s.jobs.lock().unwrap().contains_key(&position);
-        let settled = s.known.lock().unwrap().facts.get(&key).is_some_and(|e| e.settled);
+        let settled = s
+            .known
+            .lock()
+            .unwrap()
+            .facts
+            .get(&key)
+            .is_some_and(|e| e.settled);
         if !computing && !settled {
             return None;
         }
@@ -430,10 +435,7 @@ impl SearchSource {
         let listing = listing.elapsed();
         let mut done = Done::default();
         if !settled {
-            let time = s
-                .budget
-                .time
-                .saturating_sub(started.elapsed() + listing);
+            let time = s.budget.time.saturating_sub(started.elapsed() + listing);
             done = match s.search(&listed, time, s.budget.nodes, MEMORY, cancel, None) {
                 Ok(d) => d,
                 Err(e) => return Reply::error(500, format!("search {id}: {e}")),
@@ -629,7 +631,14 @@ impl Shared {
             );
             o.cancel = cancel.clone();
             let report = match job {
-                Some(job) => run::run(&self.game, &o, &Watch { job, base: done.nodes })?,
+                Some(job) => run::run(
+                    &self.game,
+                    &o,
+                    &Watch {
+                        job,
+                        base: done.nodes,
+                    },
+                )?,
                 None => run::run(&self.game, &o, &Quiet)?,
             };
             done.nodes += report.stats.nodes;
@@ -653,10 +662,7 @@ impl Shared {
             return Ok(done);
         }
         for (_, child) in self.unsettled(listed) {
-            if cancel.is_cancelled()
-                || Instant::now() >= deadline
-                || left(&done) == Some(0)
-            {
+            if cancel.is_cancelled() || Instant::now() >= deadline || left(&done) == Some(0) {
                 break;
             }
             run_one(&child, false, &mut done)?;
@@ -774,7 +780,12 @@ impl Shared {
                     .collect();
                 seen.sort_unstable();
                 seen.dedup();
-                Fact::Nimber(seen.iter().enumerate().take_while(|(i, &n)| *i as u32 == n).count() as u32)
+                Fact::Nimber(
+                    seen.iter()
+                        .enumerate()
+                        .take_while(|(i, &n)| *i as u32 == n)
+                        .count() as u32,
+                )
             } else {
                 let best = moves
                     .iter()
@@ -895,7 +906,11 @@ impl Shared {
                 .map(|e| (e.text.clone(), e.fact))
                 .collect()
         };
-        let kind = if self.impartial { Kind::Nimbers } else { Kind::Values };
+        let kind = if self.impartial {
+            Kind::Nimbers
+        } else {
+            Kind::Values
+        };
         retrograde::with_search!(&self.game, g => {
             let mut records: Vec<_> = facts
                 .iter()
