@@ -62,6 +62,9 @@ const ASSETS: [(&str, &str, &str); 4] = [
 ];
 
 /// What answers a served game's positions.
+// One per served game: a table's reader is large and a searched game's
+// source a pointer, and boxing the table would only add a deref per probe.
+#[allow(clippy::large_enum_variant)]
 enum Source {
     /// A table.
     Table(Tablebase),
