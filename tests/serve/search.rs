@@ -523,4 +523,43 @@ fn what_is_proven_is_saved_and_loaded() {
         ],
         "exactly one --search",
     );
+
+    // Normal-play Sprouts, searched for nimbers, keeps values (its
+    // engine's databases): saved so, and read back by the search and the
+    // server alike; Cram keeps nimbers.
+    #[cfg(unix)]
+    for (spec, id, nimber) in [
+        ("sprouts:4", "sprouts-4", Json::Null),
+        ("cram:3x3", "cram-3x3", 0.into()),
+    ] {
+        let db = dir.path().join(format!("{id}.proof"));
+        let db_arg = db.to_str().unwrap();
+        let mut server = Server::start_in(dir.path(), &[], &["--search", spec, "--save", db_arg]);
+        let start = server.json(&format!("/api/tables/{id}/position"));
+        assert_eq!(start["search"]["proven"], true, "{start}");
+        let pid = server.pid().to_string();
+        assert!(std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success());
+        for _ in 0..100 {
+            if !server.alive() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let out = common::run_in(dir.path(), &["search", spec, "--nimber", "--load", db_arg]);
+        assert!(out.status.success(), "{spec}: {out:?}");
+        let server = Server::start_in(
+            dir.path(),
+            &[],
+            &["--search", spec, "--load", db_arg, "--search-nodes", "1"],
+        );
+        let p = server.json(&format!("/api/tables/{id}/position"));
+        assert_eq!(p["search"]["nodes"], 0, "{spec}: {p}");
+        assert_eq!(p["value"], start["value"], "{spec}");
+        // Sprouts' nimbers are not in a database of values.
+        assert_eq!(p["nimber"], nimber, "{spec}");
+    }
 }

@@ -770,32 +770,36 @@ impl Shared {
                 Fact::Value(Bounds::exact(v))
             });
         } else if settled_all {
-            fact = Some(if self.impartial {
-                let mut seen: Vec<u32> = moves
-                    .iter()
-                    .filter_map(|(f, _)| match f {
-                        Some(Fact::Nimber(n)) => Some(*n),
-                        _ => None,
-                    })
-                    .collect();
-                seen.sort_unstable();
-                seen.dedup();
-                Fact::Nimber(
-                    seen.iter()
+            let nimbers: Option<Vec<u32>> = moves
+                .iter()
+                .map(|(f, _)| match f {
+                    Some(Fact::Nimber(n)) => Some(*n),
+                    _ => None,
+                })
+                .collect();
+            fact = Some(match nimbers {
+                // The mex of the children's nimbers.
+                Some(mut seen) if self.impartial => {
+                    seen.sort_unstable();
+                    seen.dedup();
+                    let mex = seen
+                        .iter()
                         .enumerate()
                         .take_while(|(i, &n)| *i as u32 == n)
-                        .count() as u32,
-                )
-            } else {
-                let best = moves
-                    .iter()
-                    .filter_map(|(f, _)| match f {
-                        Some(Fact::Value(b)) => Some(-b.lo),
-                        _ => None,
-                    })
-                    .max()
-                    .unwrap_or(-1);
-                Fact::Value(Bounds { lo: best, hi: best })
+                        .count();
+                    Fact::Nimber(mex as u32)
+                }
+                // The best of the moves (also where some children's values
+                // are known without their nimbers: a loaded database of
+                // values).
+                _ => {
+                    let best = moves
+                        .iter()
+                        .filter_map(|(f, _)| f.map(|f| -bounds(f).lo))
+                        .max()
+                        .unwrap_or(-1);
+                    Fact::Value(Bounds { lo: best, hi: best })
+                }
             });
             // Kept: a later visitor is answered from it at once.
             if let Some(f) = fact {
@@ -858,6 +862,13 @@ impl Shared {
         (Reply::json(200, &body), proven || settled_all)
     }
 
+    /// What the game's proof databases hold: its engine says (normal-play
+    /// Sprouts keeps values, its nimbers' signs; Cram keeps nimbers).
+    fn kind(&self) -> Kind {
+        let options = self.options(None, None, false);
+        retrograde::with_search!(&self.game, g => retrograde::search::prover::Engines::kind(g, &options))
+    }
+
     /// Re-proves (unless trusted) and reads the database at `path` into
     /// what is known.
     fn load(&self, path: &Path) -> anyhow::Result<()> {
@@ -875,7 +886,7 @@ impl Shared {
         }
         retrograde::with_search!(&self.game, g => {
             let (kind, records) = proofdb::load(g, path)?;
-            let want = if self.impartial { Kind::Nimbers } else { Kind::Values };
+            let want = self.kind();
             if kind != want {
                 anyhow::bail!(
                     "{} holds {}, and this game is served with {}",
@@ -906,18 +917,21 @@ impl Shared {
                 .map(|e| (e.text.clone(), e.fact))
                 .collect()
         };
-        let kind = if self.impartial {
-            Kind::Nimbers
-        } else {
-            Kind::Values
-        };
+        let kind = self.kind();
         retrograde::with_search!(&self.game, g => {
             let mut records: Vec<_> = facts
                 .iter()
-                .filter(|(_, f)| matches!((kind, f), (Kind::Values, Fact::Value(_)) | (Kind::Nimbers, Fact::Nimber(_))))
                 .filter_map(|(t, f)| {
+                    // A nimber is kept as its value where the database
+                    // holds values; a value without its nimber is not kept
+                    // where it holds nimbers.
+                    let fact = match (kind, *f) {
+                        (Kind::Values, f) => Fact::Value(bounds(f)),
+                        (Kind::Nimbers, f @ Fact::Nimber(_)) => f,
+                        (Kind::Nimbers, Fact::Value(_)) => return None,
+                    };
                     let pos = g.parse_position(t).ok()?;
-                    Some(Record { key: g.key(&pos), fact: *f, pos })
+                    Some(Record { key: g.key(&pos), fact, pos })
                 })
                 .collect();
             let n = records.len();
@@ -954,6 +968,16 @@ fn fact(s: &Searched) -> Option<Fact> {
     match s.answer {
         Answer::Nimber(n) => n.map(Fact::Nimber),
         Answer::Value { bounds, .. } => (bounds != Bounds::UNKNOWN).then_some(Fact::Value(bounds)),
+    }
+}
+
+/// A fact as bounds on the value for the player to move (a nimber: 0
+/// loses, any other wins).
+fn bounds(f: Fact) -> Bounds {
+    match f {
+        Fact::Value(b) => b,
+        Fact::Nimber(0) => Bounds::exact(Value::Lose),
+        Fact::Nimber(_) => Bounds::exact(Value::Win),
     }
 }
 
