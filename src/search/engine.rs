@@ -257,6 +257,14 @@ pub struct SearchOptions {
     /// [`Searched::for_mover`]: super::run::Searched::for_mover
     /// [`SearchReport::moves`]: super::run::SearchReport::moves
     pub moves: bool,
+    /// Also find each searched position's distance to the end under
+    /// perfect play ([`Searched::remoteness`]) where the engine does not
+    /// give it of its own (alpha-beta on the gravity boards always does),
+    /// by an exhaustive search that costs about what a table of the
+    /// positions below would. Refused for nimbers and Sprouts.
+    ///
+    /// [`Searched::remoteness`]: super::run::Searched::remoteness
+    pub exact: bool,
 }
 
 /// Which engine proves values.
@@ -326,6 +334,10 @@ pub enum Notice {
     /// being forgotten) were given nimber 0 by a strategy, not searched:
     /// Cram's mirror strategy.
     Mirrored(u64),
+    /// `exact`'s search of distances stopped (for this reason) before it
+    /// found every one: the values stand, the distances not found are
+    /// left out.
+    NoDistance(super::Stop),
 }
 
 impl std::fmt::Display for Notice {
@@ -358,6 +370,11 @@ impl std::fmt::Display for Notice {
             Notice::SaveFailed(e) => write!(
                 f,
                 "warning: a periodic save failed, the search goes on and saves again later: {e}"
+            ),
+            Notice::NoDistance(stop) => write!(
+                f,
+                "warning: --exact stopped ({}) before it found every distance: the values stand, the distances not found are left out",
+                stop.name()
             ),
             Notice::Mirrored(n) => write!(
                 f,

@@ -28,6 +28,7 @@ pub mod alphabeta;
 pub(crate) mod bounded;
 pub(crate) mod couples;
 pub mod dfpn;
+mod distance;
 pub mod engine;
 pub mod games;
 pub(crate) mod hash;

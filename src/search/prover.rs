@@ -54,6 +54,18 @@ pub trait Prover<G: SearchGame> {
     fn carried(&mut self, db: &Merged<G>, report: &CheckReport) -> Records<G> {
         db.carried(report)
     }
+    /// The plies from `p` to the end under perfect play and its score
+    /// (see [`Searched`](super::run::Searched)), where the engine gives
+    /// them of its own (alpha-beta on the gravity boards: Pons' score);
+    /// `None` else, or when stopped first. Asked only for a proven `p`.
+    fn distance(&mut self, _p: &G::Pos) -> Option<(u32, Option<i32>)> {
+        None
+    }
+    /// Whether [`Prover::distance`] gives scores, from which a position's
+    /// score is its moves' best.
+    fn scores(&self) -> bool {
+        false
+    }
     /// What the engine knows of `p` without searching.
     fn known(&mut self, _p: &G::Pos) -> Option<Fact> {
         None
@@ -179,8 +191,16 @@ pub trait Engines: SearchGame + Sized {
 }
 
 /// `--moves` lists one position's moves: it does not go with
-/// `--openings`.
+/// `--openings`; `--exact` gives distances, which nimbers do not have.
 pub fn refuse_moves(request: &SearchOptions) -> Result<()> {
+    if request.exact && request.nimber {
+        return Err(Error::SearchOption {
+            option: "--exact",
+            given: String::new(),
+            rule: "finds distances to the end: a nimber search has none (leave out --nimber)"
+                .into(),
+        });
+    }
     match request.moves && request.openings.is_some() {
         true => Err(Error::SearchOption {
             option: "--moves",
@@ -335,6 +355,12 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
     fn prove(&mut self, p: &G::Pos) -> Answer {
         let proof = AlphaBeta::prove(self, p);
         value_answer(self.game(), proof.bounds, proof.best_move.as_ref())
+    }
+    fn distance(&mut self, p: &G::Pos) -> Option<(u32, Option<i32>)> {
+        self.score(p).map(|(r, s)| (r, Some(s)))
+    }
+    fn scores(&self) -> bool {
+        self.has_scores()
     }
     fn stats(&self) -> Stats {
         AlphaBeta::stats(self)

@@ -33,12 +33,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::distance::Exact;
 pub use super::engine::{Answer, Engine, Notice, Saved, SearchOptions};
 use super::engine::{Options, Stats};
 use super::games::AnySearch;
 use super::proofdb::{self, CheckReport, Fact, Kind, Record, Records, SaveTarget};
 use super::prover::{Engines, Proved, Prover, Purpose, Setup, SnapshotFn};
-use super::{Limits, SearchGame, Stop};
+use super::{Bounds, Limits, SearchGame, Stop};
 use crate::error::{Error, Result};
 use crate::solve::memory_available;
 use crate::value::{Outcome, Value};
@@ -328,17 +329,69 @@ pub fn run_game<G: Engines>(
     let mut results = Vec::new();
     // The positions proven, for an engine that saves their proofs only.
     let mut proved = Vec::new();
-    for (mv, p) in &roots {
+    // With --exact, the distances no engine gives of its own.
+    let mut exact = options.exact.then(|| {
+        let left = engine
+            .time_limit
+            .map(|t| t.saturating_sub(started.elapsed()));
+        Exact::new(g, &engine, left)
+    });
+    // With scores (Connect-Four), a position's score is its moves' best:
+    // the position is not searched apart.
+    let from_moves = options.moves && options.save.is_none() && prover.scores() && roots.len() > 1;
+    for (i, (mv, p)) in roots.iter().enumerate() {
         let t = Instant::now();
         let before = prover.stats().nodes;
-        let answer = prover.prove(p);
+        if i == 0 && from_moves {
+            results.push(Searched {
+                position: g.format_position(p),
+                mv: None,
+                to_move: g.to_move(p),
+                answer: Answer::Value {
+                    bounds: Bounds::UNKNOWN,
+                    best_move: None,
+                },
+                remoteness: None,
+                score: None,
+                nodes: 0,
+                elapsed: Duration::ZERO,
+            });
+            continue;
+        }
+        // An engine with scores (Connect-Four) gives the value with the
+        // score: with --moves, not proven twice (unless saved, which keeps
+        // the value search's proofs).
+        let scored = match options.moves && options.save.is_none() {
+            true => prover.distance(p),
+            false => None,
+        };
+        let answer = match scored {
+            Some((_, Some(s))) => Answer::Value {
+                bounds: Bounds::exact(super::value_of(s.signum() as i8)),
+                best_move: None,
+            },
+            _ => prover.prove(p),
+        };
+        let proven = match &answer {
+            Answer::Value { bounds, .. } => bounds.value().is_some(),
+            Answer::Nimber(_) => false,
+        };
+        let mut remoteness = scored.map(|(r, _)| r);
+        let mut score = scored.and_then(|(_, s)| s);
+        if proven && scored.is_none() && (options.moves || options.exact) {
+            if let Some((r, s)) = prover.distance(p) {
+                (remoteness, score) = (Some(r), s);
+            } else if let Some(e) = exact.as_mut() {
+                remoteness = e.outcome(p).and_then(|o| o.remoteness);
+            }
+        }
         results.push(Searched {
             position: g.format_position(p),
             mv: mv.clone(),
             to_move: g.to_move(p),
             answer,
-            remoteness: None,
-            score: None,
+            remoteness,
+            score,
             nodes: prover.stats().nodes - before,
             elapsed: t.elapsed(),
         });
@@ -352,11 +405,39 @@ pub fn run_game<G: Engines>(
     }
     if options.moves {
         // Best first for the mover; moves of equal rank in the game's order.
-        if let Some((_, moves)) = results.split_first_mut() {
+        if let Some((root, moves)) = results.split_first_mut() {
             moves.sort_by_key(Searched::rank);
+            let best = moves.first().filter(|_| moves.len() + 1 == roots.len());
+            if let (true, Some(Some(s)), Some(r)) = (
+                from_moves && moves.iter().all(|m| m.score.is_some()),
+                best.map(Searched::mover_score),
+                best.and_then(|b| b.remoteness),
+            ) {
+                root.answer = Answer::Value {
+                    bounds: Bounds::exact(super::value_of(s.signum() as i8)),
+                    best_move: None,
+                };
+                root.score = Some(s);
+                root.remoteness = Some(r + 1);
+                root.nodes = moves.iter().map(|m| m.nodes).sum();
+                root.elapsed = moves.iter().map(|m| m.elapsed).sum();
+                proved.push(roots[0].1.clone());
+            }
+            // A value found from scores names its best move from the list.
+            if let (Answer::Value { bounds, best_move }, Some(first)) =
+                (&mut root.answer, moves.first())
+            {
+                let wins_or_ties = bounds.value().is_some_and(|v| v != Value::Lose);
+                if best_move.is_none() && wins_or_ties && first.value().is_some() {
+                    *best_move = first.mv.clone();
+                }
+            }
         }
     }
     let elapsed = started.elapsed();
+    if let Some(stop) = exact.as_ref().and_then(Exact::stop) {
+        observer.notice(&Notice::NoDistance(stop));
+    }
     for n in prover.notices() {
         observer.notice(&n);
     }

@@ -12,6 +12,7 @@ mod groups;
 mod isolation;
 mod lambda;
 mod limits;
+mod moves;
 mod occupy;
 mod parallel;
 mod proofdb;

@@ -91,10 +91,17 @@ pub struct Args {
     /// Also prove the position after each legal move and list every move,
     /// best first, with its value for the player to move (a win soonest
     /// first, a loss latest last), its distance where the engine gives it
-    /// (Connect-Four by alpha-beta: Pons' score), or
+    /// (Connect-Four by alpha-beta: Pons' score; others with --exact), or
     /// with --nimber the nimber of the position it leads to.
     #[arg(long, conflicts_with_all = ["check", "openings"])]
     moves: bool,
+    /// Also find the distance to the end under perfect play (the fastest
+    /// win, the slowest loss: the tables' remoteness) of the position and,
+    /// with --moves, of each move, where the engine does not give it (it
+    /// costs about what a table of the positions below would). Not with
+    /// --nimber or Sprouts.
+    #[arg(long, conflicts_with = "check")]
+    exact: bool,
     /// Stop after this many seconds (looked at before every node, or
     /// component with --nimber: the search ends within one node of it).
     #[arg(long, value_name = "SECONDS")]
@@ -159,6 +166,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         save_every: seconds("--save-every", args.save_every)?,
         engine: args.engine,
         moves: args.moves,
+        exact: args.exact,
     };
     let printer = Printer {
         args: &args,

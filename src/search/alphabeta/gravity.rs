@@ -24,6 +24,7 @@
 //!   the node (Schaeffer and Plaat's ETC; on `connect:7x6 653` it cut the
 //!   nodes by 31% and the time by 28%).
 
+use super::scores::{self, ScoreTable};
 use super::table::{work_of, Compact, Info, NO_MOVE};
 use super::{Busy, Native, Solver, Worker};
 use crate::search::games::columns::bits::{below, play, Bits, WithBits};
@@ -40,6 +41,7 @@ pub(crate) fn native(g: &Columns, bytes: u64) -> Native<'_, Columns> {
         known: HashMap::new(),
         leaves: None,
         busy: Busy::new(),
+        scores: std::sync::Mutex::new(None),
     }))
 }
 
@@ -51,6 +53,25 @@ struct Gravity<'a> {
     known: HashMap<u64, Bounds>,
     leaves: Option<&'a dyn ValueLeaves<Columns>>,
     busy: Busy,
+    /// The score search's table, made at its first use ([`scores`]).
+    scores: std::sync::Mutex<Option<ScoreTable>>,
+}
+
+/// The score of a root, run by `Layout::with_bits`.
+struct Score<'s, 'w, 'x> {
+    g: &'s Columns,
+    w: &'w mut Worker<'x>,
+    table: &'s mut ScoreTable,
+    root: &'s ColumnsPos,
+}
+
+impl WithBits for Score<'_, '_, '_> {
+    type Out = Option<i32>;
+
+    fn with<B: Bits>(self, l: &B) -> Self::Out {
+        let Score { g, w, table, root } = self;
+        scores::solve(l, g.layout(), w, table, root.cur, root.mask)
+    }
 }
 
 /// Empty cells from which a node shares its moves among the threads
@@ -359,6 +380,32 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
 
     fn set_leaves(&mut self, leaves: &'a dyn ValueLeaves<Columns>) {
         self.leaves = Some(leaves);
+    }
+
+    fn scores(&self) -> bool {
+        true
+    }
+
+    /// Pons' score, and the plies to the end it gives.
+    fn score(
+        &self,
+        w: &mut Worker<'_>,
+        root: &ColumnsPos,
+        table_bytes: u64,
+    ) -> Option<Option<(u32, i32)>> {
+        let g = self.g;
+        let (cells, stones) = (g.layout().cells(), root.mask.count_ones());
+        let score = match g.terminal(root) {
+            // The last stone won: the loser scores what the winner did.
+            Some(crate::value::Value::Lose) => -((cells as i32 + 2 - stones as i32) / 2),
+            Some(_) => 0,
+            None => {
+                let mut slot = self.scores.lock().unwrap_or_else(|e| e.into_inner());
+                let table = slot.get_or_insert_with(|| ScoreTable::new(table_bytes));
+                g.layout().with_bits(Score { g, w, table, root })?
+            }
+        };
+        Some(Some((scores::remoteness(cells, stones, score), score)))
     }
 
     fn add_known(&mut self, key: [u64; 2], bounds: Bounds) {

@@ -47,6 +47,7 @@
 mod cube;
 mod generic;
 mod gravity;
+mod scores;
 pub(crate) mod table;
 
 use super::engine::{Counted, Options, Stats};
@@ -422,6 +423,22 @@ pub(crate) trait Solver<'a, G: SearchGame>: Send + Sync {
     fn move_of(&self, root: &G::Pos, token: usize) -> Option<G::Move>;
     /// Tables to answer positions from.
     fn set_leaves(&mut self, leaves: &'a dyn ValueLeaves<G>);
+    /// The plies from `root` to the end under perfect play and the score
+    /// that gives them, where the search has scores (the gravity boards:
+    /// Pons'), with a score table of `table_bytes` made at the first call;
+    /// `Some(None)` where it has none (the default), `None` when stopped.
+    /// Whether [`Solver::score`] gives scores.
+    fn scores(&self) -> bool {
+        false
+    }
+    fn score(
+        &self,
+        _w: &mut Worker<'_>,
+        _root: &G::Pos,
+        _table_bytes: u64,
+    ) -> Option<Option<(u32, i32)>> {
+        Some(None)
+    }
     /// Bounds proven elsewhere (a proof database): kept apart from the
     /// table, never evicted.
     fn add_known(&mut self, key: G::Key, bounds: Bounds);
@@ -571,6 +588,38 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
                 None
             },
         }
+    }
+
+    /// Whether the game's search gives scores ([`AlphaBeta::score`]).
+    pub fn has_scores(&self) -> bool {
+        self.solver.scores()
+    }
+
+    /// The plies from `root` to the end under perfect play (the fastest
+    /// win, the slowest loss) and the score that gives them (Pons' for the
+    /// gravity boards: see [`Searched::score`]), on this thread; `None`
+    /// where the game's search has no scores, or when stopped first.
+    ///
+    /// [`Searched::score`]: super::run::Searched::score
+    pub fn score(&mut self, root: &G::Pos) -> Option<(u32, i32)> {
+        if self.stop_reason().is_some() {
+            return None;
+        }
+        self.ctl.abort.store(false, Ordering::Relaxed);
+        let base = 0u8;
+        let base = std::hint::black_box(&base) as *const u8 as usize;
+        // A gravity board's line is at most 64 plies: any thread's stack.
+        let mut w = Worker::new(&self.ctl, base, ATTEMPT_STACK);
+        // A quarter of the memory, at most 64 MiB: the value search's
+        // table keeps the rest.
+        let bytes = (self.options.memory / 4).min(64 << 20);
+        // The value table does not grow meanwhile: its fill would abort
+        // a search that does not use it.
+        let grow_at = self.ctl.grow_at.swap(0, Ordering::Relaxed);
+        let r = self.solver.score(&mut w, root, bytes);
+        w.finish();
+        self.ctl.grow_at.store(grow_at, Ordering::Relaxed);
+        r.flatten()
     }
 
     /// Answers one question about `p`: is its value for the player to move

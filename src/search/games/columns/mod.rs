@@ -168,6 +168,10 @@ impl SearchGame for Columns {
     }
 
     #[inline]
+    fn to_move(&self, p: &ColumnsPos) -> Option<u8> {
+        Some(p.mover() as u8)
+    }
+
     fn terminal(&self, p: &ColumnsPos) -> Option<Value> {
         if p.done {
             Some(Value::Lose)

@@ -51,6 +51,13 @@ impl Engines for SproutsSearch {
                 rule: "Sprouts' engines search on one thread".into(),
             });
         }
+        if request.exact {
+            return Err(Error::SearchOption {
+                option: "--exact",
+                given: String::new(),
+                rule: "Sprouts' engines prove values only: no distance to the end".into(),
+            });
+        }
         if request.moves && request.openings.is_some() {
             return Err(Error::SearchOption {
                 option: "--moves",
