@@ -340,6 +340,34 @@ impl AnyGame {
     }
 }
 
+/// A game whose positions are drawn (the explorer's searched games) at
+/// sizes its tables may not take: each game says how large a board it
+/// draws, from its own spec.
+pub trait ForView: Sized {
+    /// The game of `params` (after `NAME:`), for its views only.
+    fn for_view(params: &str) -> Result<Self, String>;
+}
+
+impl AnyGame {
+    /// The game of `spec` whose positions are drawn: as
+    /// [`AnyGame::parse`], but at the sizes each game draws
+    /// ([`ForView`]), which may be past its tables' (Connect-Four's
+    /// 7×6). Its index must not be used: no table of it is made or read.
+    pub fn parse_for_view(spec: &str) -> crate::Result<AnyGame> {
+        let (name, params) =
+            crate::games::resolve(spec, &|s| AnyGame::parse_for_view(s).map(drop))?;
+        match AnyGame::from_name_for_view(name, params) {
+            None => Err(crate::Error::SearchOnly {
+                spec: spec.to_string(),
+            }),
+            Some(g) => g.map_err(|reason| crate::Error::BadGame {
+                spec: spec.to_string(),
+                reason,
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,5 +502,27 @@ mod tests {
         assert!(game.view("x?o").is_err());
         assert!(AnyGame::parse("sogo:2").unwrap().view("../..|..").is_err());
         assert!(AnyGame::parse("digits:40").unwrap().view("abc").is_err());
+    }
+
+    /// Connect-Four's 7×6 has no table (past 2^40 positions) but is drawn:
+    /// the same view as a table's board, its moves clicked by column.
+    #[test]
+    fn a_board_past_the_tables_is_drawn() {
+        assert!(AnyGame::parse("connect:7x6").is_err());
+        let g = AnyGame::parse_for_view("connect:7x6").unwrap();
+        let v = g.view("4453").unwrap();
+        assert_eq!((v.cells.len(), v.moves.len()), (42, 7));
+        assert_eq!(glyphs(&v).matches('x').count(), 2);
+        // Column 4 holds two discs: the next lands on the third row from the bottom.
+        assert_eq!(v.steps("4"), [3 * 7 + 3]);
+        // The same board as the table game's where both exist.
+        let small = view("connect:4x4", "2231");
+        let drawn = AnyGame::parse_for_view("connect:4x4")
+            .unwrap()
+            .view("2231")
+            .unwrap();
+        assert_eq!(glyphs(&small), glyphs(&drawn));
+        assert!(AnyGame::parse_for_view("sprouts:3").is_err());
+        assert!(AnyGame::parse_for_view("connect:9x9").is_err());
     }
 }

@@ -229,6 +229,15 @@ impl Connect {
         })
     }
 
+    /// The game of a description whose positions are only drawn: the
+    /// tables' limit of 2^40 positions lifted (Connect-Four's 7×6, which
+    /// the search proves), as its index is never used.
+    fn for_view_of(p: Params) -> Result<Connect, String> {
+        Ok(Connect {
+            board: Gravity::for_view(p.geometry(MAX_CELLS)?, PLAIN_SCHEME)?,
+        })
+    }
+
     /// The shared gravity board.
     pub fn board(&self) -> &Gravity {
         &self.board
@@ -299,6 +308,13 @@ impl View for Connect {
         view.cell_shape = CellShape::Hole;
         view.labels = Labels::Columns;
         view
+    }
+}
+
+/// Drawn past the tables' sizes, up to 63 cells.
+impl crate::games::board::ForView for Connect {
+    fn for_view(params: &str) -> Result<Connect, String> {
+        Connect::for_view_of(Connect::describe(params)?)
     }
 }
 

@@ -566,6 +566,13 @@ impl View for Cram {
     }
 }
 
+/// Drawn at the sizes its tables take.
+impl crate::games::board::ForView for Cram {
+    fn for_view(params: &str) -> Result<Cram, String> {
+        Cram::from_params(params)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

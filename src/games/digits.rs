@@ -181,6 +181,13 @@ impl View for Digits {
     }
 }
 
+/// Drawn at the sizes its tables take.
+impl crate::games::board::ForView for Digits {
+    fn for_view(params: &str) -> Result<Digits, String> {
+        Digits::from_params(params)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -783,6 +783,13 @@ impl View for Dodgem {
     }
 }
 
+/// Drawn at the sizes its tables take.
+impl crate::games::board::ForView for Dodgem {
+    fn for_view(params: &str) -> Result<Dodgem, String> {
+        Dodgem::from_params(params)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

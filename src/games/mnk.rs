@@ -206,6 +206,13 @@ impl Mnk {
     }
 }
 
+/// Drawn at the sizes its tables take.
+impl crate::games::board::ForView for Mnk {
+    fn for_view(params: &str) -> Result<Mnk, String> {
+        Mnk::from_params(params)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

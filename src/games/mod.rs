@@ -228,6 +228,16 @@ macro_rules! __games_items {
                     _ => return None,
                 })
             }
+
+            /// The game `name` with `params` to draw its positions
+            /// ([`$crate::games::board::ForView`]), or `None` for a name
+            /// the registry does not hold.
+            pub(crate) fn from_name_for_view(name: &str, params: &str) -> Option<Result<AnyGame, String>> {
+                Some(match name {
+                    $($name => <$ty as $crate::games::board::ForView>::for_view(params).map(AnyGame::$variant),)*
+                    _ => return None,
+                })
+            }
         }
     };
 }

@@ -386,6 +386,13 @@ impl View for Sogo {
     }
 }
 
+/// Drawn at the sizes its tables take.
+impl crate::games::board::ForView for Sogo {
+    fn for_view(params: &str) -> Result<Sogo, String> {
+        Sogo::from_params(params)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -207,3 +207,10 @@ impl View for Subtraction {
         BoardView::number(*p).with_moves(self, p, |_| Vec::new())
     }
 }
+
+/// Drawn at the sizes its tables take.
+impl crate::games::board::ForView for Subtraction {
+    fn for_view(params: &str) -> Result<Subtraction, String> {
+        Subtraction::from_params(params)
+    }
+}

@@ -61,6 +61,11 @@ pub trait Prover<G: SearchGame> {
     fn distance(&mut self, _p: &G::Pos) -> Option<(u32, Option<i32>)> {
         None
     }
+    /// Whether [`Prover::distance`] gives scores, from which a position's
+    /// score is its moves' best.
+    fn scores(&self) -> bool {
+        false
+    }
     /// What the engine knows of `p` without searching.
     fn known(&mut self, _p: &G::Pos) -> Option<Fact> {
         None
@@ -353,6 +358,9 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
     }
     fn distance(&mut self, p: &G::Pos) -> Option<(u32, Option<i32>)> {
         self.score(p).map(|(r, s)| (r, Some(s)))
+    }
+    fn scores(&self) -> bool {
+        self.has_scores()
     }
     fn stats(&self) -> Stats {
         AlphaBeta::stats(self)

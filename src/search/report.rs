@@ -48,6 +48,16 @@ impl SearchReport {
         if options.moves {
             self.write_moves(f)?;
         }
+        if let (Some(plies), false) = (options.openings, options.moves) {
+            // The value of each is for its own player to move: at an odd
+            // depth, the opponent of the first position's.
+            writeln!(
+                f,
+                "openings    {} positions {plies} {} on, each one's value for the player to move in it",
+                thousands(self.results.len() as u64),
+                if plies == 1 { "ply" } else { "plies" }
+            )?;
+        }
         // With --moves, the results are the position and its children,
         // written above as one list.
         for s in self.results.iter().filter(|_| !options.moves) {

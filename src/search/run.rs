@@ -39,7 +39,7 @@ use super::engine::{Options, Stats};
 use super::games::AnySearch;
 use super::proofdb::{self, CheckReport, Fact, Kind, Record, Records, SaveTarget};
 use super::prover::{Engines, Proved, Prover, Purpose, Setup, SnapshotFn};
-use super::{Limits, SearchGame, Stop};
+use super::{Bounds, Limits, SearchGame, Stop};
 use crate::error::{Error, Result};
 use crate::solve::memory_available;
 use crate::value::{Outcome, Value};
@@ -336,17 +336,49 @@ pub fn run_game<G: Engines>(
             .map(|t| t.saturating_sub(started.elapsed()));
         Exact::new(g, &engine, left)
     });
-    for (mv, p) in &roots {
+    // With scores (Connect-Four), a position's score is its moves' best:
+    // the position is not searched apart.
+    let from_moves = options.moves && options.save.is_none() && prover.scores() && roots.len() > 1;
+    for (i, (mv, p)) in roots.iter().enumerate() {
         let t = Instant::now();
         let before = prover.stats().nodes;
-        let answer = prover.prove(p);
+        if i == 0 && from_moves {
+            results.push(Searched {
+                position: g.format_position(p),
+                mv: None,
+                to_move: g.to_move(p),
+                answer: Answer::Value {
+                    bounds: Bounds::UNKNOWN,
+                    best_move: None,
+                },
+                remoteness: None,
+                score: None,
+                nodes: 0,
+                elapsed: Duration::ZERO,
+            });
+            continue;
+        }
+        // An engine with scores (Connect-Four) gives the value with the
+        // score: with --moves, not proven twice (unless saved, which keeps
+        // the value search's proofs).
+        let scored = match options.moves && options.save.is_none() {
+            true => prover.distance(p),
+            false => None,
+        };
+        let answer = match scored {
+            Some((_, Some(s))) => Answer::Value {
+                bounds: Bounds::exact(super::value_of(s.signum() as i8)),
+                best_move: None,
+            },
+            _ => prover.prove(p),
+        };
         let proven = match &answer {
             Answer::Value { bounds, .. } => bounds.value().is_some(),
             Answer::Nimber(_) => false,
         };
-        let mut remoteness = None;
-        let mut score = None;
-        if proven && (options.moves || options.exact) {
+        let mut remoteness = scored.map(|(r, _)| r);
+        let mut score = scored.and_then(|(_, s)| s);
+        if proven && scored.is_none() && (options.moves || options.exact) {
             if let Some((r, s)) = prover.distance(p) {
                 (remoteness, score) = (Some(r), s);
             } else if let Some(e) = exact.as_mut() {
@@ -373,8 +405,33 @@ pub fn run_game<G: Engines>(
     }
     if options.moves {
         // Best first for the mover; moves of equal rank in the game's order.
-        if let Some((_, moves)) = results.split_first_mut() {
+        if let Some((root, moves)) = results.split_first_mut() {
             moves.sort_by_key(Searched::rank);
+            let best = moves.first().filter(|_| moves.len() + 1 == roots.len());
+            if let (true, Some(Some(s)), Some(r)) = (
+                from_moves && moves.iter().all(|m| m.score.is_some()),
+                best.map(Searched::mover_score),
+                best.and_then(|b| b.remoteness),
+            ) {
+                root.answer = Answer::Value {
+                    bounds: Bounds::exact(super::value_of(s.signum() as i8)),
+                    best_move: None,
+                };
+                root.score = Some(s);
+                root.remoteness = Some(r + 1);
+                root.nodes = moves.iter().map(|m| m.nodes).sum();
+                root.elapsed = moves.iter().map(|m| m.elapsed).sum();
+                proved.push(roots[0].1.clone());
+            }
+            // A value found from scores names its best move from the list.
+            if let (Answer::Value { bounds, best_move }, Some(first)) =
+                (&mut root.answer, moves.first())
+            {
+                let wins_or_ties = bounds.value().is_some_and(|v| v != Value::Lose);
+                if best_move.is_none() && wins_or_ties && first.value().is_some() {
+                    *best_move = first.mv.clone();
+                }
+            }
         }
     }
     let elapsed = started.elapsed();

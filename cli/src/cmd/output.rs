@@ -185,6 +185,8 @@ pub fn search_json(r: &SearchReport, moves: bool) -> Json {
             .iter()
             .map(|s| {
                 let mut p = searched_json(s);
+                // Each opening's value is for its own player to move.
+                p["to_move"] = json!(s.to_move);
                 let counted = match s.answer {
                     Answer::Value { .. } => "nodes",
                     Answer::Nimber(_) => "components",

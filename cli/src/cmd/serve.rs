@@ -10,8 +10,8 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct Args {
     /// Tablebase files, or game specs whose tables are found in --tables
-    /// (default: every *.rtb in --tables, unless --search is given). An
-    /// existing file wins over a spec of the same spelling.
+    /// (default: every *.rtb in --tables; with --search, none is needed
+    /// there). An existing file wins over a spec of the same spelling.
     #[arg(value_name = "FILE|SPEC")]
     files: Vec<PathBuf>,
     #[command(flatten)]
@@ -38,6 +38,34 @@ pub struct Args {
     /// answered at once with 503 and a Retry-After header, not queued.
     #[arg(long, default_value_t = 16, value_name = "N")]
     search_queue: usize,
+    /// Positions left computing at once when a request's budget did not
+    /// settle their moves (0: none): each a job of one core and up to 256
+    /// MiB, stopped when nobody has asked about it for --search-job-idle.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    search_jobs: usize,
+    /// Seconds after which a job nobody has asked about (its page closed)
+    /// is stopped.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    search_job_idle: u64,
+    /// Seconds a job computes at most.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    search_job_time: f64,
+    /// Start from this proof database (of the one --search game),
+    /// re-proved entry by entry first as `search --check` does.
+    #[arg(long, value_name = "FILE")]
+    load: Vec<PathBuf>,
+    /// Take --load's entries without re-proving them (a wrong or forged
+    /// database then gives wrong answers).
+    #[arg(long)]
+    trust_load: bool,
+    /// Keep what the searches proved in this proof database (of the one
+    /// --search game): written on shutdown (SIGINT, SIGTERM) and every
+    /// --save-every seconds.
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Seconds between two saves while serving.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    save_every: u64,
     /// Address to listen on. The default is loopback only; another address
     /// lets anyone who can reach it read the tables.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
@@ -122,11 +150,30 @@ pub fn run(args: Args) -> Result<ExitCode> {
             args.search_queue
         );
     }
-    let files = match (args.files.is_empty(), args.searches.is_empty()) {
-        // Only searched games asked for: no tables.
-        (true, false) => Vec::new(),
-        _ => files_to_serve(args.files, &args.tables)?,
-    };
+    if !(args.search_job_time > 0.0 && args.search_job_time <= 86_400.0) {
+        bail!(
+            "--search-job-time {} is not a number of seconds from more than 0 to 86400",
+            args.search_job_time
+        );
+    }
+    if args.search_jobs > super::MAX_THREADS {
+        bail!(
+            "--search-jobs {} is more than {}",
+            args.search_jobs,
+            super::MAX_THREADS
+        );
+    }
+    if (args.save.is_some() || !args.load.is_empty()) && args.searches.len() != 1 {
+        bail!(
+            "--save and --load keep one searched game's proofs: give exactly one --search (given {})",
+            args.searches.len()
+        );
+    }
+    if args.trust_load && args.load.is_empty() {
+        bail!("--trust-load takes the entries of --load FILE: give one");
+    }
+    let save_every = timeout("save-every", args.save_every)?;
+    let files = files_to_serve(args.files, &args.tables, !args.searches.is_empty())?;
     serve::start(Options {
         addr,
         threads,
@@ -142,14 +189,28 @@ pub fn run(args: Args) -> Result<ExitCode> {
         },
         search_workers,
         search_queue: args.search_queue,
+        keep: serve::Keep {
+            jobs: args.search_jobs,
+            job_time: std::time::Duration::from_secs_f64(args.search_job_time),
+            abandoned: timeout("search-job-idle", args.search_job_idle)?,
+            load: args.load,
+            trust_load: args.trust_load,
+            save: args.save,
+            save_every,
+        },
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// The files to serve: those given (a spec by its table in --tables), each
 /// once (a file named twice, by another path or a link, would show as two
-/// tables), or every `*.rtb` in --tables.
-fn files_to_serve(files: Vec<PathBuf>, tables: &super::open::Tables) -> Result<Vec<PathBuf>> {
+/// tables), or every `*.rtb` in --tables (none there is fine when a game is
+/// `searched`: it is served alone).
+fn files_to_serve(
+    files: Vec<PathBuf>,
+    tables: &super::open::Tables,
+    searched: bool,
+) -> Result<Vec<PathBuf>> {
     if !files.is_empty() {
         let mut once: Vec<PathBuf> = Vec::new();
         for f in files {
@@ -165,6 +226,9 @@ fn files_to_serve(files: Vec<PathBuf>, tables: &super::open::Tables) -> Result<V
     }
     let dir = tables.dir();
     let dir = dir.as_path();
+    if searched && !dir.is_dir() {
+        return Ok(Vec::new());
+    }
     if !dir.is_dir() {
         bail!(
             "no FILE given and no {}/ directory here (make a table: retrograde solve isolation:4x4)",
@@ -177,7 +241,7 @@ fn files_to_serve(files: Vec<PathBuf>, tables: &super::open::Tables) -> Result<V
         .filter(|p| p.extension().is_some_and(|x| x == "rtb") && p.is_file())
         .collect();
     found.sort();
-    if found.is_empty() {
+    if found.is_empty() && !searched {
         bail!(
             "no FILE given and no *.rtb in {}/ (make one: retrograde solve isolation:4x4)",
             retrograde::Error::clip(dir.to_string_lossy().trim_end_matches('/'))

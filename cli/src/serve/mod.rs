@@ -27,8 +27,8 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-pub use search::Budget;
 use search::SearchSource;
+pub use search::{Budget, Keep};
 
 /// Connections served at once unless `--max-connections` says otherwise.
 const DEFAULT_CONNECTIONS: usize = 1024;
@@ -63,6 +63,9 @@ const ASSETS: [(&str, &str, &str); 4] = [
 ];
 
 /// What answers a served game's positions.
+// One per served game: a table's reader is large and a searched game's
+// source a pointer, and boxing the table would only add a deref per probe.
+#[allow(clippy::large_enum_variant)]
 enum Source {
     /// A table.
     Table(Tablebase),
@@ -172,6 +175,7 @@ impl Explorer {
         files: &[PathBuf],
         searches: &[String],
         budget: Budget,
+        keep: &Keep,
         verify: bool,
         loopback_only: bool,
     ) -> Result<Explorer> {
@@ -222,7 +226,7 @@ impl Explorer {
             });
         }
         for spec in searches {
-            let (source, start) = SearchSource::open(spec, budget)?;
+            let (source, start) = SearchSource::open(spec, budget, keep.clone())?;
             let game = source.spec();
             let id = unique_id(&tables, &game.replace(':', "-"));
             let family = game.split(':').next().unwrap_or_default().to_string();
@@ -240,7 +244,7 @@ impl Explorer {
                 "entries": null,
                 "start": start,
                 "impartial": source.impartial(),
-                "players": null,
+                "players": source.players(&start),
                 "notation": notation,
                 "rules": described.map(|g| g.rules),
             });
@@ -376,6 +380,21 @@ impl Explorer {
                 let t = self.table(id)?;
                 return Ok((t, position_param(query)?));
             }
+            ["api", "tables", id, what @ ("jobs" | "stop")] => {
+                let t = self.table(id)?;
+                let Source::Search(s) = &self.tables[t].source else {
+                    return Err(Reply::error(
+                        404,
+                        format!("{} is a table: it has no search jobs", Error::quote(id)),
+                    ));
+                };
+                if *what == "jobs" {
+                    self.no_query(query)
+                        .unwrap_or_else(|| Reply::json(200, &s.jobs_json()))
+                } else {
+                    s.stop(position_param(query)?.as_deref())
+                }
+            }
             ["api", ..] => Reply::error(
                 404,
                 "no such API path (see /api/tables and /api/tables/ID/position?p=POSITION)",
@@ -387,6 +406,24 @@ impl Explorer {
     /// Whether positions of table `t` are searched (not read from a file).
     fn searched(&self, t: usize) -> bool {
         matches!(self.tables[t].source, Source::Search(_))
+    }
+
+    /// A searched position's answer if it needs no search: known, or its
+    /// job running.
+    fn known(&self, t: usize, text: Option<&str>) -> Option<Reply> {
+        let t = &self.tables[t];
+        match &t.source {
+            Source::Table(_) => None,
+            Source::Search(s) => s.known(&t.id, text),
+        }
+    }
+
+    /// The searched games.
+    fn sources(&self) -> impl Iterator<Item = &SearchSource> {
+        self.tables.iter().filter_map(|t| match &t.source {
+            Source::Search(s) => Some(s),
+            Source::Table(_) => None,
+        })
     }
 
     /// A position of table `t`: read, or searched until `cancel` (if not
@@ -526,6 +563,8 @@ pub struct Options {
     pub search_workers: usize,
     /// Search requests that may wait for a worker.
     pub search_queue: usize,
+    /// The jobs left computing, and what is kept of what they prove.
+    pub keep: Keep,
 }
 
 /// Opens the tables and serves them until the process is stopped.
@@ -542,11 +581,20 @@ pub fn start(options: Options) -> Result<()> {
         budget,
         search_workers,
         search_queue,
+        keep,
     } = options;
     let loopback = addr.ip().is_loopback();
-    let mut explorer = Explorer::open(&files, &searches, budget, verify, loopback)?;
+    let mut explorer = Explorer::open(&files, &searches, budget, &keep, verify, loopback)?;
     explorer.gate = Gate::new(search_workers, search_queue, budget.time);
     let explorer = Arc::new(explorer);
+    // With --save, a signal (SIGINT, SIGTERM, SIGHUP) stops the server
+    // through this token, and what was proven is saved before it exits;
+    // a second signal ends it at once. Without, a signal ends it.
+    let shutdown = keep.save.is_some().then(Cancel::new);
+    let _listening = shutdown.as_ref().map(|c| {
+        crate::cmd::cancel::started(c);
+        crate::cmd::cancel::Listening
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         // Probes run on the blocking pool; bounded, so a burst of requests
@@ -557,6 +605,8 @@ pub fn start(options: Options) -> Result<()> {
         .enable_time()
         .build()
         .context("cannot start the server's threads")?;
+    let kept = explorer.clone();
+    let stop = shutdown.clone();
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
@@ -601,9 +651,39 @@ pub fn start(options: Options) -> Result<()> {
             idle,
             connections,
         };
-        conn::accept_loop(listener, explorer, limits).await;
+        match &stop {
+            None => conn::accept_loop(listener, explorer.clone(), limits).await,
+            Some(stop) => {
+                let serving = tokio::spawn(conn::accept_loop(listener, explorer.clone(), limits));
+                cancelled(stop).await;
+                serving.abort();
+            }
+        }
         Ok::<_, anyhow::Error>(())
-    })
+    })?;
+    // Shut down by a signal: what was proven is saved.
+    for s in kept.sources() {
+        s.stop_all();
+        if let Some(saved) = s.save() {
+            let path = keep.save.as_deref().unwrap_or(std::path::Path::new(""));
+            match saved {
+                Ok(n) => eprintln!(
+                    "retrograde: saved {n} position{} to {}",
+                    if n == 1 { "" } else { "s" },
+                    path.display()
+                ),
+                Err(e) => bail!("cannot save {}: {e}", path.display()),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Returns once `stop` is cancelled (looked at every 100 ms).
+async fn cancelled(stop: &Cancel) {
+    while !stop.is_cancelled() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// How often a search's client is looked at, to stop the search when it
@@ -635,6 +715,19 @@ async fn answer(
         explorer.route(&method, &target, &hosts)
     };
     let mut retry_after = None;
+    // A searched position known already, or left computing: answered at
+    // once, with no worker (a page asking again while its job runs).
+    let route = match route {
+        Ok((t, p)) if explorer.searched(t) => {
+            let e = explorer.clone();
+            let q = p.clone();
+            match tokio::task::spawn_blocking(move || e.known(t, q.as_deref())).await {
+                Ok(Some(reply)) => Err(reply),
+                _ => Ok((t, p)),
+            }
+        }
+        other => other,
+    };
     let reply = match route {
         Err(reply) => reply,
         Ok((t, p)) if !explorer.searched(t) => {

@@ -552,8 +552,19 @@ impl Gravity {
     /// The tables' board on `geometry` (at most 63 cells), whose plain
     /// tight index has the number `scheme` (the folded one `scheme + 1`).
     pub(crate) fn new(geometry: Geometry, scheme: u16) -> Result<Gravity, String> {
+        Gravity::with_index(geometry, scheme, true)
+    }
+
+    /// A board past the tables' 2^40 positions, to draw its positions
+    /// ([`crate::games::board::ForView`]): its index is never used, as no
+    /// table of it is made or read.
+    pub(crate) fn for_view(geometry: Geometry, scheme: u16) -> Result<Gravity, String> {
+        Gravity::with_index(geometry, scheme, false)
+    }
+
+    fn with_index(geometry: Geometry, scheme: u16, limited: bool) -> Result<Gravity, String> {
         debug_assert!(geometry.cells <= 63);
-        let (tight, size) = tight::Tight::new(geometry.cols, geometry.height)?;
+        let (tight, size) = tight::Tight::new(geometry.cols, geometry.height, limited)?;
         Ok(Gravity {
             geometry,
             scheme,

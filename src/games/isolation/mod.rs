@@ -758,5 +758,12 @@ impl View for Isolation {
     }
 }
 
+/// Drawn at the sizes its tables take.
+impl crate::games::board::ForView for Isolation {
+    fn for_view(params: &str) -> Result<Isolation, String> {
+        Isolation::from_params(params)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -850,5 +850,12 @@ fn squares_list(mask: u32) -> Vec<u32> {
     v
 }
 
+/// Drawn at the sizes its tables take.
+impl crate::games::board::ForView for PatternGame {
+    fn for_view(params: &str) -> Result<PatternGame, String> {
+        PatternGame::from_params(params)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -382,6 +382,10 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
         self.leaves = Some(leaves);
     }
 
+    fn scores(&self) -> bool {
+        true
+    }
+
     /// Pons' score, and the plies to the end it gives.
     fn score(
         &self,

@@ -427,6 +427,10 @@ pub(crate) trait Solver<'a, G: SearchGame>: Send + Sync {
     /// that gives them, where the search has scores (the gravity boards:
     /// Pons'), with a score table of `table_bytes` made at the first call;
     /// `Some(None)` where it has none (the default), `None` when stopped.
+    /// Whether [`Solver::score`] gives scores.
+    fn scores(&self) -> bool {
+        false
+    }
     fn score(
         &self,
         _w: &mut Worker<'_>,
@@ -584,6 +588,11 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
                 None
             },
         }
+    }
+
+    /// Whether the game's search gives scores ([`AlphaBeta::score`]).
+    pub fn has_scores(&self) -> bool {
+        self.solver.scores()
     }
 
     /// The plies from `root` to the end under perfect play (the fastest

@@ -24,7 +24,11 @@ const state = {
   computer: 'none',
   computerTimer: null,
   request: 0, // bumped on every fetch so a slow answer cannot overwrite a newer one
+  refreshTimer: null, // asks again for a searched position left computing
+  searching: null, // the ticker of a search request in flight: { timer, started }
 };
+// How often a position left computing on the server is asked for again.
+const REFRESH_MS = 1000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -71,6 +75,9 @@ async function fetchPosition(tableId, text) {
   if (cache.has(key)) return cache.get(key);
   const q = text === null ? '' : `?p=${encodeURIComponent(text)}`;
   const data = await api(`/api/tables/${encodeURIComponent(tableId)}/position${q}`);
+  // A searched position not settled yet is asked for again when shown again: the server
+  // may have proven more since.
+  if (data.search && !data.search.proven) return data;
   cache.set(key, data);
   // The canonical spelling answers the same, so later lookups by it skip the network.
   cache.set(`${tableId}\u0000${data.position}`, data);
@@ -91,6 +98,8 @@ function valueText(d) {
 }
 
 function moveValueText(m) {
+  if (m.value === 'unknown') return current()?.search?.job ? 'Computing…' : 'Not proven';
+  if (present(m.score)) return `${cap(m.value)} (score ${m.score > 0 ? '+' : ''}${m.score})`;
   if (m.remoteness === null || m.remoteness === undefined) return cap(m.value);
   return `${cap(m.value)} in ${m.remoteness}`;
 }
@@ -108,6 +117,7 @@ function hasNimbers(t) {
 // *0), else the remoteness, else "D" for a draw (a loopy game's position that never ends).
 function markerText(m) {
   if (present(m.nimber)) return `*${m.nimber}`;
+  if (present(m.score)) return m.score > 0 ? `+${m.score}` : String(m.score);
   if (present(m.remoteness)) return String(m.remoteness);
   return m.value === 'draw' ? 'D' : '';
 }
@@ -222,9 +232,11 @@ function stopLoading() {
 // leaving the current position as it was.
 async function loadRoot(text) {
   const my = ++state.request;
+  startSearching();
   try {
     const d = await fetchPosition(state.table.id, text);
     if (my !== state.request) return true;
+    stopSearching();
     cancelComputer();
     state.history = [d];
     state.played = [null];
@@ -236,9 +248,71 @@ async function loadRoot(text) {
     return true;
   } catch (e) {
     state.lastError = e.message;
-    if (my === state.request) showPositionError(e.message);
+    if (my === state.request) {
+      stopSearching();
+      showPositionError(e.message);
+    }
     return false;
   }
+}
+
+// While a searched position's request is in flight, the status says so, with the time it has
+// taken (the server searches within its budget: `search` in the answer says how far it got).
+function startSearching() {
+  stopSearching();
+  if (!state.table || state.table.table !== 'search') return;
+  const started = performance.now();
+  const tick = () => {
+    const v = $('value');
+    v.textContent = `Searching… ${((performance.now() - started) / 1000).toFixed(1)} s`;
+    v.dataset.value = 'searching';
+    v.className = 'value unknown';
+  };
+  tick();
+  state.searching = { timer: setInterval(tick, 100), started };
+}
+
+function stopSearching() {
+  if (state.searching) clearInterval(state.searching.timer);
+  state.searching = null;
+}
+
+// A searched position left computing on the server is asked for again every REFRESH_MS while
+// it is shown: what the job proves fills in (the moves' values, then the position's).
+function scheduleRefresh() {
+  if (state.refreshTimer !== null) clearTimeout(state.refreshTimer);
+  state.refreshTimer = null;
+  const d = current();
+  if (!d || !d.search || !d.search.job) return;
+  state.refreshTimer = setTimeout(async () => {
+    state.refreshTimer = null;
+    const shown = current();
+    const table = state.table;
+    const my = state.request;
+    let fresh;
+    try {
+      fresh = await api(`/api/tables/${encodeURIComponent(table.id)}/position?p=${encodeURIComponent(shown.position)}`);
+    } catch (_) {
+      return; // the next render asks again
+    }
+    // Only if the page still shows that position and no move was made meanwhile.
+    if (state.table !== table || current() !== shown || my !== state.request) return;
+    if (fresh.search && fresh.search.proven) cache.set(`${table.id}\u0000${fresh.position}`, fresh);
+    state.history[state.cursor] = fresh;
+    render();
+  }, REFRESH_MS);
+}
+
+// What the search did for the position shown: computing on, or how far the request got.
+function searchText(d) {
+  const s = d.search;
+  if (!s) return '';
+  const n = (x) => `${x.toLocaleString('en-US')} node${x === 1 ? '' : 's'}`;
+  if (s.job) return `Computing on: ${s.job.seconds.toFixed(1)} s, ${n(s.job.nodes)} so far`;
+  if (s.proven) return '';
+  const unknown = d.moves.some((m) => m.value === 'unknown') || d.value === 'unknown';
+  if (!unknown) return '';
+  return `Not proven within the budget (${s.seconds.toFixed(1)} s, ${n(s.nodes)})`;
 }
 
 async function playMove(move) {
@@ -246,9 +320,11 @@ async function playMove(move) {
   if (!d || d.primitive) return;
   cancelComputer();
   const my = ++state.request;
+  startSearching();
   try {
     const next = await fetchPosition(state.table.id, move.position);
     if (my !== state.request) return;
+    stopSearching();
     state.history = state.history.slice(0, state.cursor + 1);
     state.history.push(next);
     state.played = state.played.slice(0, state.cursor + 1);
@@ -258,7 +334,10 @@ async function playMove(move) {
     hidePositionError();
     render();
   } catch (e) {
-    if (my === state.request) showGlobalError(`Could not play ${move.move}: ${e.message}`);
+    if (my === state.request) {
+      stopSearching();
+      showGlobalError(`Could not play ${move.move}: ${e.message}`);
+    }
   }
 }
 
@@ -379,7 +458,7 @@ async function renderTableInfo(id) {
       el('dt', { text: 'Game' }),
       el('dd', { 'data-field': 'Game' }, info.game),
       el('dt', { text: 'Values' }),
-      el('dd', { 'data-field': 'Values' }, `searched for each position shown, at most ${b.seconds} s${nodes}; unknown where that was not enough`)
+      el('dd', { 'data-field': 'Values' }, `searched for each position shown, at most ${b.seconds} s${nodes} per request; then computed on (up to ${b.jobs} positions at once, ${b.job_seconds} s each) while the position is shown`)
     );
     return;
   }
@@ -630,6 +709,7 @@ function render() {
   $('redo').disabled = state.cursor >= state.history.length - 1;
   updateUrl();
   scheduleComputer();
+  scheduleRefresh();
 }
 
 // The link holds the game record: the position it starts from as it was typed or linked
@@ -649,7 +729,11 @@ function updateUrl() {
 function renderStatus(d) {
   const v = $('value');
   const hidden = state.hideValues;
-  v.textContent = hidden ? (d.primitive ? 'Game over' : 'Values hidden') : valueText(d);
+  if (hidden) v.textContent = d.primitive ? 'Game over' : 'Values hidden';
+  else if (d.value === 'unknown' && d.search)
+    v.textContent = d.search.job ? 'Not proven within the budget: computing on' : 'Not proven within the budget';
+  else v.textContent = valueText(d);
+  $('search-status').textContent = searchText(d);
   if (hidden) delete v.dataset.value;
   else v.dataset.value = d.value;
   v.className = hidden ? 'value hidden' : `value ${d.value}`;
