@@ -140,6 +140,13 @@ test('Connect-Four 7x6 by search: every column of a mid-game position within the
   assert.equal(await page.locator('#board [data-cell]').count(), 42);
   assert.equal(await page.locator('#board [data-state=p0], #board [data-state=p1]').count(), 13);
   assert.deepEqual(await markers(d), byMove(d));
+  // Pons' scores, on the board's markers of the best move through each cell.
+  for (const m of d.moves) {
+    assert.ok(Number.isInteger(m.score), JSON.stringify(m));
+    const text = await page.locator(`#board [data-target="${m.steps[0]}"]`).getAttribute('data-text');
+    assert.equal(text, m.score > 0 ? `+${m.score}` : String(m.score));
+  }
+  assert.ok(d.moves.filter((m) => m.best).every((m) => m.score === d.moves[0].score));
   assert.equal(await value(), d.value[0].toUpperCase() + d.value.slice(1));
   await screenshot('connect-7x6-midgame');
 

@@ -833,9 +833,12 @@ impl Shared {
         // Among equals, the higher score (a sooner win, a later loss).
         moves.sort_by_key(|(_, m)| (rank(m), -m["score"].as_i64().unwrap_or(0)));
         let best = moves.first().map_or(3, |(_, m)| rank(m));
+        let top = moves.first().map(|(_, m)| m["score"].clone());
         if best != 1 {
             for (_, m) in &mut moves {
-                m["best"] = json!(rank(m) == best);
+                // As good as the best: its value, and its score if scored.
+                let equal = rank(m) == best && top.as_ref().is_none_or(|t| m["score"] == *t);
+                m["best"] = json!(equal);
             }
         }
         let proven = value.is_some() && settled_all;
