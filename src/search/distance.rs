@@ -95,7 +95,7 @@ impl<'a, G: SearchGame> Exact<'a, G> {
             return None;
         }
         self.nodes += 1;
-        if self.nodes % 1024 == 0 {
+        if self.nodes.is_multiple_of(1024) {
             self.limits.check();
         }
         if (self.memo.len() as u64 + 1) * entry_bytes::<G>() > self.memory {
