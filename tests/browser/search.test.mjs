@@ -140,6 +140,8 @@ test('Connect-Four 7x6 by search: every column of a mid-game position within the
   assert.equal(await page.locator('#board [data-cell]').count(), 42);
   assert.equal(await page.locator('#board [data-state=p0], #board [data-state=p1]').count(), 13);
   assert.deepEqual(await markers(d), byMove(d));
+  // No table's counts are spoken of.
+  assert.match(await page.locator('[data-testid=about-note]').textContent(), /^No table: each position is searched/);
   // Pons' scores, on the board's markers of the best move through each cell.
   for (const m of d.moves) {
     assert.ok(Number.isInteger(m.score), JSON.stringify(m));

@@ -208,6 +208,12 @@ async function selectTable(id, positionText, record = null) {
   $('notation').textContent = `Notation: ${t.notation}`;
   $('nimber-legend').hidden = !hasNimbers(t);
   renderRules(t);
+  // The note under "This table" speaks of a table's counts: a searched game has none.
+  const note = $('about-note');
+  if (note.dataset.table === undefined) note.dataset.table = note.textContent;
+  note.textContent = t.table === 'search'
+    ? 'No table: each position is searched when it is shown; values and scores are for the player to move.'
+    : note.dataset.table;
   state.history = [];
   state.cursor = 0;
   renderTableInfo(id);
