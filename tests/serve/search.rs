@@ -572,3 +572,33 @@ fn what_is_proven_is_saved_and_loaded() {
         assert_eq!(p["nimber"], nimber, "{spec}");
     }
 }
+
+#[test]
+fn a_save_file_that_cannot_be_written_is_refused_at_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for (save, why) in [
+        ("/dev/null", "is a character device"),
+        (fifo.to_str().unwrap(), "is a FIFO"),
+        (dir.path().to_str().unwrap(), "directory"),
+    ] {
+        let out = common::run_in(
+            dir.path(),
+            &[
+                "serve",
+                "--search",
+                "connect:4x4",
+                "--save",
+                save,
+                "--addr",
+                "127.0.0.1:0",
+            ],
+        );
+        common::refused_line(&out, why);
+    }
+}

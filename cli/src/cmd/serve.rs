@@ -172,6 +172,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.trust_load && args.load.is_empty() {
         bail!("--trust-load takes the entries of --load FILE: give one");
     }
+    // Refused now, not at the first save minutes or days later: a device,
+    // a FIFO, a directory or a table given to --save (each save checks
+    // again before its rename).
+    if let Some(path) = &args.save {
+        retrograde::internal::solve::check_output(path, &args.files)?;
+    }
     let save_every = timeout("save-every", args.save_every)?;
     let files = files_to_serve(args.files, &args.tables, !args.searches.is_empty())?;
     serve::start(Options {
