@@ -65,9 +65,9 @@
 //! share to the file (twice on the compound path) and reads the tier below
 //! and, on the compound path, about 8 times its share of intermediates.
 
+use super::compound::{best_intermediates, summarise_intermediates, unpack_cell};
 use super::file::{checkpoint_kind, remove_stale};
 use super::output::{open_regular, OutputLock};
-use super::compound::{best_intermediates, summarise_intermediates, unpack_cell};
 use super::stream::{self, Prepared, Window};
 use super::{
     anon_table, codec_for, label_units, NoProgress, Progress, SolveOptions, SolveReport, Table,
@@ -76,16 +76,16 @@ use super::{
 use crate::error::{Error, Result};
 use crate::format::{self, CellCodec, TableKind, CELL_NONE};
 use crate::game::Game;
+use ::mpi::topology::SimpleCommunicator;
+use ::mpi::traits::*;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use rayon::prelude::*;
 use std::fs::File;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
-use ::mpi::topology::SimpleCommunicator;
-use ::mpi::traits::*;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// Fields of one rank's report after a tier: status, CRC, share length,
 /// then the tally.
@@ -1058,7 +1058,7 @@ fn shares_fit<G: Game>(
         .map(|(t, s)| (t, s.memory()))
         .unwrap_or((0, 0));
     Err(Error::Output(format!(
-        "rank {me} of {k} would hold {} at tier {tier} (its share of the tier and what it reads), but --memory allows {}; run more ranks, raise --memory, or pass --force",
+        "its share of tier {tier} and what it reads would take {}, but --memory allows {} a rank; run more ranks, raise --memory, or pass --force",
         crate::units::human_bytes(most),
         crate::units::human_bytes(memory.unwrap_or(0))
     )))
