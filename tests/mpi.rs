@@ -152,9 +152,6 @@ fn a_killed_job_resumes() {
         return;
     }
     let game = "connect:4x4";
-    let dir = tempfile::tempdir().unwrap();
-    let want = single(dir.path(), game, &[]);
-    let out = dir.path().join("mpi.rtb");
     let cases: &[(usize, &str, usize)] = &[
         // (ranks, kill point, ranks of the rerun; 0: no MPI)
         (3, "mpi-tier-6-rank-1", 2),
@@ -163,8 +160,29 @@ fn a_killed_job_resumes() {
         (3, "stream-header-written", 3),
         (2, "stream-synced", 1),
     ];
+    resume_after_kills(game, &[], cases);
+    // Isolation's ranks: killed with the intermediates of a tier in its
+    // place in the file, or after their shares of it.
+    resume_after_kills(
+        "isolation:3x4",
+        &["--fold"],
+        &[
+            (3, "mpi-intermediates-5-rank-1", 2),
+            (3, "mpi-tier-7-rank-2", 0),
+        ],
+    );
+}
+
+/// Each case: the job of `k` ranks killed at `point`, then rerun with
+/// `again` ranks (0: no MPI), which must finish the single process's file.
+fn resume_after_kills(game: &str, flags: &[&str], cases: &[(usize, &str, usize)]) {
+    let dir = tempfile::tempdir().unwrap();
+    let want = single(dir.path(), game, flags);
+    let out = dir.path().join("mpi.rtb");
     for &(k, point, again) in cases {
-        let o = solve_mpi(k, game, &out, &["--checkpoint-every", "0"], Some(point));
+        let mut first = vec!["--checkpoint-every", "0"];
+        first.extend_from_slice(flags);
+        let o = solve_mpi(k, game, &out, &first, Some(point));
         assert!(!o.status.success(), "{point}: the job was not killed");
         assert!(!out.exists(), "{point}: a file under the final name");
         assert!(
@@ -177,10 +195,11 @@ fn a_killed_job_resumes() {
                 .args(["solve", game, "-o"])
                 .arg(&out)
                 .arg("--stream")
+                .args(flags)
                 .output()
                 .unwrap()
         } else {
-            solve_mpi(again, game, &out, &[], None)
+            solve_mpi(again, game, &out, flags, None)
         };
         assert!(ok(&o), "{point}: the rerun failed");
         let text = String::from_utf8_lossy(&o.stdout);
