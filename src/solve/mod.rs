@@ -344,7 +344,7 @@ pub(crate) fn solve_tier<G: Game, T: Table + ?Sized>(
 /// Labels share `share.0` of `share.1` of `tier`: a contiguous run of its
 /// work units (or, on the compound path, of its groups, whose units share
 /// the phase-A cells). Shares write disjoint cells, so the cells of all
-/// shares together are the whole tier's (an MPI job's ranks, `mpi.rs`).
+/// shares together are the whole tier's.
 pub(crate) fn label_tier<G: Game, T: Table + ?Sized>(
     game: &G,
     table: &T,
