@@ -644,6 +644,14 @@ impl Gravity {
         Some(offset[k]..offset[k + 1])
     }
 
+    /// The run of indices of a unit: plain or folded, a tier's units are
+    /// consecutive runs of [`tight::TIGHT_CHUNK`] of its indices.
+    pub fn unit_span(&self, tier: u32, unit: u64) -> Option<std::ops::Range<u64>> {
+        let r = self.tier_range(tier)?;
+        let start = r.start.checked_add(unit.checked_mul(tight::TIGHT_CHUNK)?)?;
+        (start < r.end).then(|| start..start.saturating_add(tight::TIGHT_CHUNK).min(r.end))
+    }
+
     /// The legal positions of a tier in a unit, in increasing index order.
     #[inline]
     pub fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
@@ -726,6 +734,10 @@ macro_rules! gravity_play {
 
         fn tier_range(&self, tier: u32) -> Option<std::ops::Range<u64>> {
             self.board.tier_range(tier)
+        }
+
+        fn unit_span(&self, tier: u32, unit: u64) -> Option<std::ops::Range<u64>> {
+            self.board.unit_span(tier, unit)
         }
 
         #[inline]

@@ -81,7 +81,7 @@ use std::sync::Arc;
 const MAX_HEIGHT_TABLE: u64 = 1 << 22;
 
 /// Indices per work unit of the tight index.
-const TIGHT_CHUNK: u64 = 1 << 16;
+pub(super) const TIGHT_CHUNK: u64 = 1 << 16;
 
 /// Tables of the tight index.
 #[derive(Clone)]
