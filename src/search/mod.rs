@@ -39,6 +39,7 @@ pub mod prover;
 pub mod reference;
 mod report;
 pub mod run;
+pub mod watch;
 pub(crate) mod tt;
 
 use crate::value::Value;
