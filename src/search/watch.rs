@@ -283,15 +283,26 @@ impl Watcher {
     }
 
     /// Publishes the line, each level's position written by `text(depth,
-    /// id)`.
-    pub fn publish(&mut self, nodes: u64, mut text: impl FnMut(usize, u64) -> String) {
+    /// id, child)` where `child` is the child of the level above computed
+    /// (none at the root).
+    pub fn publish(
+        &mut self,
+        nodes: u64,
+        mut text: impl FnMut(usize, u64, Option<usize>) -> String,
+    ) {
         let levels = self
             .line
             .iter()
             .enumerate()
             .map(|(depth, r)| Level {
                 depth,
-                position: text(depth, r.id),
+                position: text(
+                    depth,
+                    r.id,
+                    depth
+                        .checked_sub(1)
+                        .map(|d| self.line[d].current as usize),
+                ),
                 id: r.id,
                 children: r.children as usize,
                 unknown: r.unknown as usize,
@@ -302,15 +313,6 @@ impl Watcher {
         self.watch.publish(levels, nodes);
     }
 
-    /// The levels' identities on the line, root first.
-    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
-        self.line.iter().map(|r| r.id)
-    }
-
-    /// Publishes the last line and says the search has ended.
-    pub fn finish(&mut self) {
-        self.watch.finish();
-    }
 }
 
 /// A level's request in force.

@@ -92,8 +92,10 @@ impl<L: Lands> Couples<'_, L> {
         if !w.due() {
             return;
         }
+        // Deeper levels left from a line the search has come back up from.
+        w.up_to(self.depth as usize);
         let (game, lands) = (&self.game, &self.lands);
-        w.publish(self.nodes, |_, id| {
+        w.publish(self.nodes, |_, id, _| {
             let (l, k) = ((id >> 32) as usize, id as u32);
             lands
                 .get(l)
