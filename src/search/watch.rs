@@ -93,6 +93,10 @@ struct Shared {
     requests: Mutex<Vec<Steer>>,
     /// Requests made so far: the engine reads them when this moves.
     asked: AtomicU64,
+    /// Publish at most this often (`None`: [`PUBLISH_EVERY`]).
+    period: Option<Duration>,
+    /// A seed and a rate: the engine steers itself at random (tests).
+    scramble: Option<(u64, u32)>,
 }
 
 /// A search's computing branch, shared by the engine and its viewers
@@ -110,6 +114,28 @@ impl Watch {
     /// A branch nothing has published yet.
     pub fn new() -> Watch {
         Watch::default()
+    }
+
+    /// A branch published at most every `period` (tests watch with
+    /// `Duration::ZERO`: at every look, every 1,024 nodes).
+    pub fn with_period(period: Duration) -> Watch {
+        Watch(Arc::new(Shared {
+            period: Some(period),
+            ..Shared::default()
+        }))
+    }
+
+    /// A branch whose engine steers itself: at about one choice in
+    /// `one_in`, a random unknown child of that level is asked for, as a
+    /// user clicking at random would (seeded by `seed`). For the tests
+    /// that show a value never depends on the user's choices.
+    #[doc(hidden)]
+    pub fn scrambled(seed: u64, one_in: u32) -> Watch {
+        Watch(Arc::new(Shared {
+            period: Some(Duration::ZERO),
+            scramble: Some((seed, one_in.max(1))),
+            ..Shared::default()
+        }))
     }
 
     /// The branch as last published.
@@ -168,19 +194,52 @@ pub struct Watcher {
     steer: Vec<Option<(u64, Want)>>,
     asked: u64,
     last: Instant,
+    period: Duration,
+    /// The random state of a scrambled watch.
+    rng: u64,
 }
 
 impl Watcher {
     /// The engine's side of `watch`.
     pub fn new(watch: Watch) -> Watcher {
+        let period = watch.0.period.unwrap_or(PUBLISH_EVERY);
+        let rng = watch.0.scramble.map_or(0, |(seed, _)| seed | 1);
         Watcher {
             watch,
             line: Vec::new(),
             steer: Vec::new(),
             asked: 0,
             // Published at the first chance.
-            last: Instant::now() - PUBLISH_EVERY,
+            last: Instant::now().checked_sub(period).unwrap_or_else(Instant::now),
+            period,
+            rng,
         }
+    }
+
+    /// A scrambled watch's request at this level, now and then.
+    fn scramble(&mut self, depth: usize, id: u64, children: usize, open: &impl Fn(usize) -> bool) {
+        let Some((_, one_in)) = self.watch.0.scramble else {
+            return;
+        };
+        // xorshift64
+        let mut next = || {
+            self.rng ^= self.rng << 13;
+            self.rng ^= self.rng >> 7;
+            self.rng ^= self.rng << 17;
+            self.rng
+        };
+        if children == 0 || next() % u64::from(one_in) != 0 {
+            return;
+        }
+        let start = (next() % children as u64) as usize;
+        let want = match (0..children).map(|i| (start + i) % children).find(|&i| open(i)) {
+            Some(c) if next() % 2 == 0 => Want::Child(c),
+            _ => Want::After(start),
+        };
+        if self.steer.len() <= depth {
+            self.steer.resize(depth + 1, None);
+        }
+        self.steer[depth] = Some((id, want));
     }
 
     /// At level `depth` (position `id`, `children` children of which
@@ -204,6 +263,7 @@ impl Watcher {
             self.take_requests();
         }
         self.line.truncate(depth);
+        self.scramble(depth, id, children, &open);
         let mut chosen = mine;
         let mut steered = false;
         if let Some(Some((sid, want))) = self.steer.get(depth).copied() {
@@ -275,7 +335,7 @@ impl Watcher {
     /// the engine calls every 1,024 nodes).
     pub fn due(&mut self) -> bool {
         let now = Instant::now();
-        if now.duration_since(self.last) < PUBLISH_EVERY {
+        if now.duration_since(self.last) < self.period {
             return false;
         }
         self.last = now;
