@@ -210,7 +210,9 @@ impl Watcher {
             steer: Vec::new(),
             asked: 0,
             // Published at the first chance.
-            last: Instant::now().checked_sub(period).unwrap_or_else(Instant::now),
+            last: Instant::now()
+                .checked_sub(period)
+                .unwrap_or_else(Instant::now),
             period,
             rng,
         }
@@ -232,7 +234,10 @@ impl Watcher {
             return;
         }
         let start = (next() % children as u64) as usize;
-        let want = match (0..children).map(|i| (start + i) % children).find(|&i| open(i)) {
+        let want = match (0..children)
+            .map(|i| (start + i) % children)
+            .find(|&i| open(i))
+        {
             Some(c) if next() % 2 == 0 => Want::Child(c),
             _ => Want::After(start),
         };
@@ -263,6 +268,18 @@ impl Watcher {
             self.take_requests();
         }
         self.line.truncate(depth);
+        // Levels above never recorded (none in the engines): placeholders,
+        // so that a level's place is its depth.
+        self.line.resize(
+            depth,
+            Raw {
+                id: 0,
+                children: 0,
+                unknown: 0,
+                current: 0,
+                steered: false,
+            },
+        );
         self.scramble(depth, id, children, &open);
         let mut chosen = mine;
         let mut steered = false;
@@ -359,9 +376,7 @@ impl Watcher {
                 position: text(
                     depth,
                     r.id,
-                    depth
-                        .checked_sub(1)
-                        .map(|d| self.line[d].current as usize),
+                    depth.checked_sub(1).map(|d| self.line[d].current as usize),
                 ),
                 id: r.id,
                 children: r.children as usize,
@@ -372,7 +387,6 @@ impl Watcher {
             .collect();
         self.watch.publish(levels, nodes);
     }
-
 }
 
 /// A level's request in force.

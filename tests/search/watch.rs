@@ -77,8 +77,8 @@ fn same_whatever_the_steering(c: &Case) {
             "{} {:?} nimber {} threads {}: steered (seed {seed}, 1 in {one_in})",
             c.spec, c.position, c.nimber, c.threads
         );
+        // Published every 1,024 nodes: a small search may publish nothing.
         let b = watch.branch();
-        assert!(b.published > 0, "{}: nothing published", c.spec);
         for l in &b.levels {
             assert!(l.unknown <= l.children, "{l:?}");
             assert!(l.current.is_none_or(|i| i < l.children), "{l:?}");
@@ -97,10 +97,6 @@ fn sprouts_normal_values_and_nimbers_do_not_depend_on_the_steering() {
     same_whatever_the_steering(&Case {
         moves: true,
         ..case("sprouts:6", true)
-    });
-    same_whatever_the_steering(&Case {
-        position: Some("0*4.A|0*4.A+0*3"),
-        ..case("sprouts:12", true)
     });
 }
 
@@ -183,7 +179,11 @@ fn steered_by_a_viewer(c: &Case) {
     let steered = answers(c.spec, &options(c, Some(watch.clone())));
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let asked = asked.join().unwrap();
-    assert_eq!(steered, plain, "{} steered by a viewer ({asked} requests)", c.spec);
+    assert_eq!(
+        steered, plain,
+        "{} steered by a viewer ({asked} requests)",
+        c.spec
+    );
 }
 
 #[test]
@@ -238,4 +238,16 @@ fn glop_colours() {
             None
         ]
     );
+}
+
+/// With no terminal (a pipe, CI) `--watch` is refused in one line, before
+/// any search.
+#[test]
+fn watch_needs_a_terminal() {
+    let o = crate::common::run(&["search", "sprouts:5", "--watch"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("--watch draws on a terminal"), "{err}");
+    assert!(o.stdout.is_empty());
 }

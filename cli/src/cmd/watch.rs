@@ -204,7 +204,12 @@ pub fn draw(f: &mut Frame, branch: &Branch, view: &View, title: &str) {
 /// Runs the view on the terminal until the search ends (`done` says so)
 /// or the user stops it (`stop` is then called); the terminal is given
 /// back as it was in either case.
-pub fn run(watch: &Watch, title: &str, done: &dyn Fn() -> bool, stop: &dyn Fn()) -> std::io::Result<()> {
+pub fn run(
+    watch: &Watch,
+    title: &str,
+    done: &dyn Fn() -> bool,
+    stop: &dyn Fn(),
+) -> std::io::Result<()> {
     let mut terminal = ratatui::try_init()?;
     let mut view = View::default();
     let result = (|| -> std::io::Result<()> {
@@ -281,10 +286,27 @@ mod tests {
                 .collect()
         };
         assert!(line(0).starts_with("sprouts:7  computing branch, 4096 nodes"));
-        assert!(line(2).starts_with("depth unknown   child  position"), "{}", line(2));
-        assert!(line(3).starts_with("0     12/20     4      0*7"), "{}", line(3));
-        assert!(line(4).starts_with("1     7/40      1*     0*5.AB|0*2.AB"), "{}", line(4));
-        assert!(line(6).starts_with("3     1/3       3      0*2.a|0*2.a"), "{}", line(6));
+        // Columns of 5, 9 and 7 cells, one apart.
+        assert!(
+            line(2).starts_with("depth unknown   child   position"),
+            "{}",
+            line(2)
+        );
+        assert!(
+            line(3).starts_with("0     12/20     4       0*7"),
+            "{}",
+            line(3)
+        );
+        assert!(
+            line(4).starts_with("1     7/40      1*      0*5.AB|0*2.AB"),
+            "{}",
+            line(4)
+        );
+        assert!(
+            line(6).starts_with("3     1/3       3       0*2.a|0*2.a"),
+            "{}",
+            line(6)
+        );
         // The counts' cell: no colour past 10 left, green 7, orange 2, red 1.
         assert_eq!(buf[(6, 3)].bg, Color::Reset);
         assert_eq!(buf[(6, 4)].bg, colour(Colour::Green));
@@ -315,16 +337,31 @@ mod tests {
             })
         };
         // Level 2 computes child 2 (index 1) of 9.
-        assert_eq!(key(&mut v, &b, press(KeyCode::Right)), steer(2, Choice::Child(2)));
-        assert_eq!(key(&mut v, &b, press(KeyCode::Left)), steer(2, Choice::Child(0)));
-        assert_eq!(key(&mut v, &b, press(KeyCode::Char('n'))), steer(2, Choice::Next));
-        assert_eq!(key(&mut v, &b, press(KeyCode::Char('r'))), steer(2, Choice::Release));
+        assert_eq!(
+            key(&mut v, &b, press(KeyCode::Right)),
+            steer(2, Choice::Child(2))
+        );
+        assert_eq!(
+            key(&mut v, &b, press(KeyCode::Left)),
+            steer(2, Choice::Child(0))
+        );
+        assert_eq!(
+            key(&mut v, &b, press(KeyCode::Char('n'))),
+            steer(2, Choice::Next)
+        );
+        assert_eq!(
+            key(&mut v, &b, press(KeyCode::Char('r'))),
+            steer(2, Choice::Release)
+        );
         key(&mut v, &b, press(KeyCode::Home));
         // Level 0: child 4 is current; left wraps from the first to the last.
         assert_eq!(key(&mut v, &b, press(KeyCode::Char('1'))), Action::Nothing);
         assert_eq!(key(&mut v, &b, press(KeyCode::Char('5'))), Action::Nothing);
         assert_eq!(v.typed, "15");
-        assert_eq!(key(&mut v, &b, press(KeyCode::Enter)), steer(0, Choice::Child(14)));
+        assert_eq!(
+            key(&mut v, &b, press(KeyCode::Enter)),
+            steer(0, Choice::Child(14))
+        );
         key(&mut v, &b, press(KeyCode::Char('9')));
         key(&mut v, &b, press(KeyCode::Char('9')));
         assert_eq!(key(&mut v, &b, press(KeyCode::Enter)), Action::Nothing);
@@ -337,6 +374,9 @@ mod tests {
         assert_eq!(key(&mut v, &b, ctrl_c), Action::Quit);
         // No branch yet: nothing to steer.
         let mut v = View::default();
-        assert_eq!(key(&mut v, &Branch::default(), press(KeyCode::Char('n'))), Action::Nothing);
+        assert_eq!(
+            key(&mut v, &Branch::default(), press(KeyCode::Char('n'))),
+            Action::Nothing
+        );
     }
 }

@@ -433,12 +433,7 @@ impl SearchSource {
                 "child" => choice = number().map(|c| Choice::Child(c as usize)),
                 "next" => choice = Some(Choice::Next),
                 "release" => choice = Some(Choice::Release),
-                _ => {
-                    return Reply::error(
-                        400,
-                        format!("unknown parameter {}", Error::quote(&k)),
-                    )
-                }
+                _ => return Reply::error(400, format!("unknown parameter {}", Error::quote(&k))),
             }
         }
         let (Some(depth), Some(id), Some(choice)) = (depth, id, choice) else {

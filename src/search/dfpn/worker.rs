@@ -9,8 +9,8 @@ use super::{proven_facts, table_stats, Snapshots, BIG, ESTIMATE_MAX, INF};
 use crate::search::engine::Stats;
 use crate::search::leaves::ValueLeaves;
 use crate::search::tt::Access;
-use crate::search::{Bounds, Key, Limits, SearchGame, Stop};
 use crate::search::watch::Watcher;
+use crate::search::{Bounds, Key, Limits, SearchGame, Stop};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
