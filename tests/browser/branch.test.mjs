@@ -65,10 +65,12 @@ test('the computing branch of a job shows its levels and steers one', async () =
   const text = await first.textContent();
   assert.match(text, /^0\d+\/\d+/, text);
   // Children unknown at most the children, each level coloured as Glop (or not).
-  for (const cell of await page.getByTestId('branch-unknown').all()) {
-    const [unknown, children] = (await cell.textContent()).split('/').map(Number);
+  // Read at once: the panel is drawn anew every second.
+  const cells = await page.getByTestId('branch-unknown').evaluateAll((es) => es.map((e) => [e.textContent, e.className]));
+  assert.ok(cells.length > 0);
+  for (const [counts, cls] of cells) {
+    const [unknown, children] = counts.split('/').map(Number);
     assert.ok(unknown <= children, `${unknown}/${children}`);
-    const cls = (await cell.getAttribute('class')) || '';
     const want = unknown === 1 ? 'branch-red' : unknown === 2 ? 'branch-orange' : unknown <= 4 && unknown >= 3 ? 'branch-yellow' : unknown >= 5 && unknown <= 10 ? 'branch-green' : '';
     assert.equal(cls, want, `${unknown} unknown`);
   }
