@@ -39,8 +39,8 @@ pub mod prover;
 pub mod reference;
 mod report;
 pub mod run;
-pub mod watch;
 pub(crate) mod tt;
+pub mod watch;
 
 use crate::value::Value;
 use std::fmt::Debug;
