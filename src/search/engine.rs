@@ -32,6 +32,10 @@ pub struct Options {
     pub cancel: Cancel,
     /// The proof-number engines' settings (df-pn, couples, Sprouts').
     pub dfpn: DfpnOptions,
+    /// Where the engine shows its computing branch and takes steering
+    /// requests (df-pn's main thread, the engine of couples, misère
+    /// Sprouts'); `None`, the default, costs the search nothing.
+    pub watch: Option<super::watch::Watch>,
     /// Alpha-beta's settings.
     pub alphabeta: AlphaBetaOptions,
 }
@@ -45,6 +49,7 @@ impl Default for Options {
             time_limit: None,
             cancel: Cancel::default(),
             dfpn: DfpnOptions::default(),
+            watch: None,
             alphabeta: AlphaBetaOptions::default(),
         }
     }
@@ -233,6 +238,9 @@ pub struct SearchOptions {
     pub inputs: Vec<PathBuf>,
     /// Cancelled, the search stops and returns (and saves) what it proved.
     pub cancel: Cancel,
+    /// The computing branch to publish and be steered through
+    /// ([`super::watch`]); the values never depend on it.
+    pub watch: Option<super::watch::Watch>,
     /// Threads proving values together on one table (the nimber search is
     /// one thread): 0 (the default) is one per core
     /// ([`std::thread::available_parallelism`]). The value never depends on

@@ -40,6 +40,7 @@ pub mod reference;
 mod report;
 pub mod run;
 pub(crate) mod tt;
+pub mod watch;
 
 use crate::value::Value;
 use std::fmt::Debug;

@@ -677,6 +677,7 @@ pub(crate) fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(
         time_limit: options.time_limit,
         cancel: options.cancel.clone(),
         threads,
+        watch: options.watch.clone(),
         ..Options::default()
     };
     engine.dfpn.epsilon = epsilon;

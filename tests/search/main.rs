@@ -19,6 +19,7 @@ mod proofdb;
 mod run;
 mod sprouts;
 mod threats;
+mod watch;
 
 /// Helpers the game modules share.
 mod shared {

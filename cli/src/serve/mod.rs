@@ -335,11 +335,26 @@ impl Explorer {
                 "this server answers only requests addressed to localhost",
             ));
         }
-        if method != "GET" && method != "HEAD" {
-            return Err(Reply::error(
-                405,
-                format!("method {} is not allowed: use GET", Error::quote(method)),
-            ));
+        // Steering a job's computing branch is the one request that changes
+        // something (the order a search visits children in, never a value).
+        let steering = target
+            .split('?')
+            .next()
+            .is_some_and(|p| p.ends_with("/steer"));
+        match (method, steering) {
+            ("GET" | "HEAD", false) | ("POST", true) => {}
+            (_, true) => {
+                return Err(Reply::error(
+                    405,
+                    format!("method {} is not allowed: use POST", Error::quote(method)),
+                ))
+            }
+            _ => {
+                return Err(Reply::error(
+                    405,
+                    format!("method {} is not allowed: use GET", Error::quote(method)),
+                ))
+            }
         }
         let (path, query) = target.split_once('?').unwrap_or((target, ""));
         let Some(path) = path.strip_prefix('/') else {
@@ -379,6 +394,19 @@ impl Explorer {
             ["api", "tables", id, "position"] => {
                 let t = self.table(id)?;
                 return Ok((t, position_param(query)?));
+            }
+            ["api", "tables", id, what @ ("branch" | "steer")] => {
+                let t = self.table(id)?;
+                let Source::Search(s) = &self.tables[t].source else {
+                    return Err(Reply::error(
+                        404,
+                        format!("{} is a table: it has no search jobs", Error::quote(id)),
+                    ));
+                };
+                match *what {
+                    "branch" => s.branch(position_param(query)?.as_deref()),
+                    _ => s.steer(query),
+                }
             }
             ["api", "tables", id, what @ ("jobs" | "stop")] => {
                 let t = self.table(id)?;

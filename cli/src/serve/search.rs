@@ -30,6 +30,7 @@ use retrograde::games::{AnyGame, BoardView};
 use retrograde::search::games::AnySearch;
 use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::run::{self, Answer, Quiet, SearchOptions, Searched};
+use retrograde::search::watch::{Choice, Colour, Steer};
 use retrograde::search::{Bounds, Cancel, SearchGame, Stop};
 use retrograde::{Error, Value};
 use serde_json::{json, Value as Json};
@@ -190,6 +191,8 @@ impl Known {
 /// A position left computing.
 struct Job {
     cancel: Cancel,
+    /// The computing branch of its search, shown and steered by the page.
+    branch: retrograde::search::watch::Watch,
     started: Instant,
     /// When a request last asked about it (ms from `started`).
     touched: AtomicU64,
@@ -366,6 +369,95 @@ impl SearchSource {
         Reply::json(
             200,
             &json!({ "position": position, "stopped": job.is_some() }),
+        )
+    }
+
+    /// The computing branch of the job of position `text`:
+    /// `/api/tables/{id}/branch?p=TEXT` (`running` false and no levels when
+    /// no job computes it).
+    pub fn branch(&self, text: Option<&str>) -> Reply {
+        let position = match self.shared.list(text) {
+            Ok(l) => l.position,
+            Err(e) => return Reply::error(400, e),
+        };
+        let job = self.shared.jobs.lock().unwrap().get(&position).cloned();
+        let Some(j) = job else {
+            return Reply::json(
+                200,
+                &json!({ "position": position, "running": false, "levels": [] }),
+            );
+        };
+        j.touch();
+        let b = j.branch.branch();
+        let levels: Vec<Json> = b
+            .levels
+            .iter()
+            .map(|l| {
+                json!({
+                    "depth": l.depth,
+                    "position": l.position,
+                    // Decimal text: a JSON number loses 64-bit integers.
+                    "id": l.id.to_string(),
+                    "children": l.children,
+                    "unknown": l.unknown,
+                    "current": l.current,
+                    "steered": l.steered,
+                    "colour": Colour::of(l.unknown).map(Colour::name),
+                })
+            })
+            .collect();
+        Reply::json(
+            200,
+            &json!({
+                "position": position,
+                "running": !j.done.load(Ordering::Acquire),
+                "nodes": b.nodes,
+                "published": b.published,
+                "levels": levels,
+            }),
+        )
+    }
+
+    /// Asks a level of a job's computing branch to compute a child next:
+    /// `POST /api/tables/{id}/steer?p=TEXT&depth=D&level=ID&child=N` (N from
+    /// 0), or `&next` (the next unknown child) or `&release` (the engine's
+    /// own choice) instead of `child`. The values never depend on it.
+    pub fn steer(&self, query: &str) -> Reply {
+        let (mut p, mut depth, mut id, mut choice) = (None, None, None, None);
+        for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+            let number = || v.parse::<u64>().ok();
+            match &*k {
+                "p" => p = Some(v.to_string()),
+                "depth" => depth = number(),
+                "level" => id = number(),
+                "child" => choice = number().map(|c| Choice::Child(c as usize)),
+                "next" => choice = Some(Choice::Next),
+                "release" => choice = Some(Choice::Release),
+                _ => return Reply::error(400, format!("unknown parameter {}", Error::quote(&k))),
+            }
+        }
+        let (Some(depth), Some(id), Some(choice)) = (depth, id, choice) else {
+            return Reply::error(
+                400,
+                "steer takes depth=D, level=ID (a level's id) and child=N, next or release",
+            );
+        };
+        let position = match self.shared.list(p.as_deref()) {
+            Ok(l) => l.position,
+            Err(e) => return Reply::error(400, e),
+        };
+        let job = self.shared.jobs.lock().unwrap().get(&position).cloned();
+        if let Some(j) = &job {
+            j.touch();
+            j.branch.steer(Steer {
+                depth: depth as usize,
+                id,
+                choice,
+            });
+        }
+        Reply::json(
+            200,
+            &json!({ "position": position, "steered": job.is_some() }),
         )
     }
 
@@ -630,6 +722,7 @@ impl Shared {
                     .max(Duration::from_millis(1)),
             );
             o.cancel = cancel.clone();
+            o.watch = job.map(|j| j.branch.clone());
             let report = match job {
                 Some(job) => run::run(
                     &self.game,
@@ -686,6 +779,7 @@ impl Shared {
         }
         let job = Arc::new(Job {
             cancel: Cancel::new(),
+            branch: retrograde::search::watch::Watch::new(),
             started: Instant::now(),
             touched: AtomicU64::new(0),
             nodes: AtomicU64::new(0),

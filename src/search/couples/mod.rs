@@ -141,6 +141,11 @@ pub trait Lands {
     fn zero(&self, _land: &Self::Land) -> bool {
         false
     }
+    /// The couple `land + *heap` written for a person (the computing
+    /// branch, [`crate::search::watch`]), in the game's notation.
+    fn text(&self, _land: &Self::Land, heap: u32) -> String {
+        format!("(a land) +*{heap}")
+    }
 }
 
 /// What the engine knows of one land.
@@ -330,6 +335,10 @@ pub struct Couples<'a, L: Lands> {
     settle_min: u64,
     /// Searches for a nimber that ran out of their budget.
     settles_cut: u64,
+    /// The computing branch shown and steered, when watched.
+    watch: Option<crate::search::watch::Watcher>,
+    /// The children's numbers of the level choosing, when watched.
+    seen: Vec<(u32, u32)>,
 }
 
 impl<'a, L: Lands> Couples<'a, L> {
@@ -379,6 +388,11 @@ impl<'a, L: Lands> Couples<'a, L> {
             budget_end: u64::MAX,
             settle_min: SETTLE_MIN,
             settles_cut: 0,
+            watch: options
+                .watch
+                .clone()
+                .map(crate::search::watch::Watcher::new),
+            seen: Vec::new(),
         }
     }
 

@@ -114,6 +114,15 @@ impl<'a> CramLands<'a> {
 impl Lands for CramLands<'_> {
     type Land = u128;
 
+    /// The region in Glop's notation on its bounding box, and the heap.
+    fn text(&self, land: &u128, heap: u32) -> String {
+        let (b, p) = self.placed(*land);
+        match heap {
+            0 => b.format_glop(p),
+            k => format!("{} +*{k}", b.format_glop(p)),
+        }
+    }
+
     /// Its live squares.
     fn size(&self, land: &u128) -> u32 {
         (*land as u64).count_ones()
