@@ -18,7 +18,7 @@ use super::proofdb::{self, CheckReport, Fact, Kind, Merged, Record, Records};
 use super::{Bounds, SearchGame, Stop};
 use crate::error::{Error, Result};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What an engine proved, as the entries of a proof database: keys with
 /// their facts (the position is made from the key when written), or whole
@@ -60,6 +60,18 @@ pub trait Prover<G: SearchGame> {
     /// `None` else, or when stopped first. Asked only for a proven `p`.
     fn distance(&mut self, _p: &G::Pos) -> Option<(u32, Option<i32>)> {
         None
+    }
+    /// [`Prover::distance`] of each of `ps` (a position's moves), with the
+    /// nodes and the time each took; an engine with threads may share the
+    /// positions among them.
+    fn distances(&mut self, ps: &[G::Pos]) -> Vec<(Option<(u32, Option<i32>)>, u64, Duration)> {
+        ps.iter()
+            .map(|p| {
+                let (t, before) = (Instant::now(), self.stats().nodes);
+                let d = self.distance(p);
+                (d, self.stats().nodes - before, t.elapsed())
+            })
+            .collect()
     }
     /// Whether [`Prover::distance`] gives scores, from which a position's
     /// score is its moves' best.
@@ -358,6 +370,12 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
     }
     fn distance(&mut self, p: &G::Pos) -> Option<(u32, Option<i32>)> {
         self.score(p).map(|(r, s)| (r, Some(s)))
+    }
+    fn distances(&mut self, ps: &[G::Pos]) -> Vec<(Option<(u32, Option<i32>)>, u64, Duration)> {
+        AlphaBeta::scores(self, ps)
+            .into_iter()
+            .map(|(d, nodes, took)| (d.map(|(r, s)| (r, Some(s))), nodes, took))
+            .collect()
     }
     fn scores(&self) -> bool {
         self.has_scores()

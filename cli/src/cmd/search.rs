@@ -167,6 +167,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         engine: args.engine,
         moves: args.moves,
         exact: args.exact,
+        scored: false,
     };
     let printer = Printer {
         args: &args,
