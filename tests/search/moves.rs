@@ -159,7 +159,14 @@ fn connect_four_scores_shared_between_threads() {
             .iter()
             .map(|m| {
                 let name = m["move"].as_str().unwrap().to_string();
-                (name, (m["value"].clone(), m["remoteness"].clone(), m["score"].clone()))
+                (
+                    name,
+                    (
+                        m["value"].clone(),
+                        m["remoteness"].clone(),
+                        m["score"].clone(),
+                    ),
+                )
             })
             .collect();
         (j["score"].clone(), j["remoteness"].clone(), moves)
@@ -178,7 +185,10 @@ fn a_scored_search_reports_the_score_table() {
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("table       0 of"), "{text}");
-    let line = text.lines().find(|l| l.starts_with("scores      ")).unwrap_or_else(|| panic!("{text}"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("scores      "))
+        .unwrap_or_else(|| panic!("{text}"));
     assert!(!line.starts_with("scores      0 of"), "{line}");
     assert!(line.contains("entries of the score table used"), "{line}");
     let j = json(&["search", "connect:5x4", "--moves", "--json", "-q"]);

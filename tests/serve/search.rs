@@ -606,7 +606,9 @@ fn a_save_file_that_cannot_be_written_is_refused_at_the_start() {
 /// `retrograde search SPEC POSITION --json` stopped at once: the position
 /// as the command line writes it.
 fn position_cli(spec: &str, position: &str) -> String {
-    let args = ["search", spec, position, "--json", "--quiet", "--nodes", "1"];
+    let args = [
+        "search", spec, position, "--json", "--quiet", "--nodes", "1",
+    ];
     let out = common::run(&args);
     assert!(out.status.success(), "{args:?}: {out:?}");
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
@@ -638,7 +640,10 @@ fn sogo_4_is_served_with_its_board() {
     assert_eq!(text, position_cli("sogo:4", "a1a1b1"));
     let board = &p["board"];
     assert_eq!(board["layout"], "layers", "{board}");
-    assert_eq!((&board["layers"], &board["rows"], &board["cols"]), (&4.into(), &4.into(), &4.into()));
+    assert_eq!(
+        (&board["layers"], &board["rows"], &board["cols"]),
+        (&4.into(), &4.into(), &4.into())
+    );
     let cells = board["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 64);
     let glyph = |c: &Json| match c["state"].as_str().unwrap() {
@@ -711,7 +716,11 @@ fn searched_distances_are_served_as_remoteness() {
     }
     // A move that wins at once: "win in 0".
     let p = server.json("/api/tables/connect-5x4x4/position?p=112233");
-    let four = p["moves"].as_array().unwrap().iter().find(|m| m["move"] == "4");
+    let four = p["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "4");
     assert_eq!(four.unwrap()["remoteness"], 0, "{p}");
     assert_eq!(p["remoteness"], 1);
     // df-pn proves values only: no distance is made up.

@@ -673,7 +673,8 @@ impl Shared {
             };
             done.nodes += report.stats.nodes;
             if let Some(j) = job {
-                j.done_nodes.fetch_add(report.stats.nodes, Ordering::Relaxed);
+                j.done_nodes
+                    .fetch_add(report.stats.nodes, Ordering::Relaxed);
                 j.nodes
                     .fetch_max(j.done_nodes.load(Ordering::Relaxed), Ordering::Relaxed);
             }

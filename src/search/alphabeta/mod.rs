@@ -722,7 +722,11 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
                 if out[i].0.is_none() && self.stop_reason().is_none() {
                     let (t, before) = (Instant::now(), self.ctl.nodes.load(Ordering::Relaxed));
                     let score = self.score(r);
-                    out[i] = (score, self.ctl.nodes.load(Ordering::Relaxed) - before, t.elapsed());
+                    out[i] = (
+                        score,
+                        self.ctl.nodes.load(Ordering::Relaxed) - before,
+                        t.elapsed(),
+                    );
                 }
             }
         }

@@ -24,8 +24,8 @@
 //! another position whatever the timing.
 
 use super::Worker;
-use std::sync::atomic::{fence, AtomicU64, Ordering};
 use crate::search::games::columns::bits::{below, play, Bits, Layout};
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 /// Most columns a move list holds.
 const MAX_MOVES: usize = crate::search::games::columns::MAX_COLUMNS;
@@ -88,7 +88,11 @@ impl ScoreTable {
         let key = s.key.load(Ordering::Relaxed);
         let data = s.data.load(Ordering::Relaxed);
         fence(Ordering::Acquire);
-        (s.seq.load(Ordering::Relaxed) == before).then_some((key, data as u8 as i8, (data >> 8) as u8 as i8))
+        (s.seq.load(Ordering::Relaxed) == before).then_some((
+            key,
+            data as u8 as i8,
+            (data >> 8) as u8 as i8,
+        ))
     }
 
     #[inline]
@@ -105,8 +109,7 @@ impl ScoreTable {
         let s = &self.slots[self.index(key)];
         let seq = s.seq.load(Ordering::Relaxed);
         if seq & 1 != 0
-            || s
-                .seq
+            || s.seq
                 .compare_exchange(seq, seq + 1, Ordering::Acquire, Ordering::Relaxed)
                 .is_err()
         {
