@@ -245,7 +245,8 @@ test('Sogo 4x4x4 by search: four layers drawn, each column marked, a column clic
   assert.deepEqual(await markers(now), byMove(now));
   await screenshot('sogo-4-late');
   // A column clicked: its piece lands on the marked cell, and the next position's values come.
-  const m = now.moves[0];
+  // A losing move: the game goes on after it (a winning one may end it).
+  const m = now.moves.find((x) => x.value === 'lose') ?? now.moves[0];
   await page.locator(`#board [data-target="${m.steps[0]}"]`).click();
   await until(async () => (await positionText()) === m.position, 'the next position');
   await until(

@@ -611,7 +611,10 @@ fn position_cli(spec: &str, position: &str) -> String {
     ];
     let out = common::run(&args);
     // Exit status 3: not proven, as stopped at once.
-    assert!(matches!(out.status.code(), Some(0 | 3)), "{args:?}: {out:?}");
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{args:?}: {out:?}"
+    );
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
     j["position"].as_str().unwrap().to_string()
 }
