@@ -64,7 +64,7 @@ pub trait Prover<G: SearchGame> {
     /// [`Prover::distance`] of each of `ps` (a position's moves), with the
     /// nodes and the time each took; an engine with threads may share the
     /// positions among them.
-    fn distances(&mut self, ps: &[G::Pos]) -> Vec<(Option<(u32, Option<i32>)>, u64, Duration)> {
+    fn distances(&mut self, ps: &[G::Pos]) -> Vec<Distanced> {
         ps.iter()
             .map(|p| {
                 let (t, before) = (Instant::now(), self.stats().nodes);
@@ -92,6 +92,10 @@ pub trait Prover<G: SearchGame> {
     /// only; `stopped`: the run stopped first.
     fn proved(self: Box<Self>, proven: &[G::Pos], stopped: bool) -> Proved<G>;
 }
+
+/// A position's [`Prover::distance`] as [`Prover::distances`] gives it,
+/// with the nodes and the time its search took.
+pub type Distanced = (Option<(u32, Option<i32>)>, u64, Duration);
 
 /// Why an engine is made.
 pub enum Purpose<'a, G: SearchGame> {
@@ -371,7 +375,7 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
     fn distance(&mut self, p: &G::Pos) -> Option<(u32, Option<i32>)> {
         self.score(p).map(|(r, s)| (r, Some(s)))
     }
-    fn distances(&mut self, ps: &[G::Pos]) -> Vec<(Option<(u32, Option<i32>)>, u64, Duration)> {
+    fn distances(&mut self, ps: &[G::Pos]) -> Vec<Distanced> {
         AlphaBeta::scores(self, ps)
             .into_iter()
             .map(|(d, nodes, took)| (d.map(|(r, s)| (r, Some(s))), nodes, took))

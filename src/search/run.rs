@@ -341,7 +341,7 @@ pub fn run_game<G: Engines>(
     let from_moves = options.moves && options.save.is_none() && prover.scores() && roots.len() > 1;
     // Then every move's score first, the moves shared among the threads:
     // by root, the distance, nodes and time.
-    let mut scored_first: Vec<Option<(Option<(u32, Option<i32>)>, u64, Duration)>> = if from_moves {
+    let mut scored_first: Vec<Option<super::prover::Distanced>> = if from_moves {
         let moves: Vec<G::Pos> = roots[1..].iter().map(|(_, p)| p.clone()).collect();
         std::iter::once(None)
             .chain(prover.distances(&moves).into_iter().map(Some))

@@ -742,7 +742,7 @@ impl Shared {
         } else {
             std::thread::scope(|s| {
                 for _ in 0..threads {
-                    s.spawn(&work);
+                    s.spawn(work);
                 }
             });
         }
