@@ -148,6 +148,21 @@ pub struct Stats {
     pub deepest: u64,
     /// Threads searching.
     pub threads: usize,
+    /// The score table (alpha-beta's scores, `--moves` on the gravity
+    /// boards), once a score search made it: entries in use, its
+    /// capacity and bytes. `None` where no score was searched.
+    pub score_table: Option<TableUse>,
+}
+
+/// How much of a table is in use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableUse {
+    /// Entries holding something.
+    pub used: u64,
+    /// Entries it has.
+    pub capacity: u64,
+    /// Bytes it takes.
+    pub bytes: u64,
 }
 
 /// The progress line `retrograde search` prints about once a second.
@@ -273,6 +288,12 @@ pub struct SearchOptions {
     ///
     /// [`Searched::remoteness`]: super::run::Searched::remoteness
     pub exact: bool,
+    /// Where the engine has scores (alpha-beta on the gravity boards),
+    /// prove each position by its score search alone: the value, the score
+    /// and the distance in one search, as `moves` does for each move
+    /// (there is then no best move). What the explorer's jobs ask of each
+    /// move they settle.
+    pub scored: bool,
 }
 
 /// Which engine proves values.

@@ -181,6 +181,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         moves: args.moves,
         exact: args.exact,
         watch: args.watch.then(Watch::new),
+        scored: false,
     };
     let printer = Printer {
         args: &args,

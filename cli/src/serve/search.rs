@@ -81,6 +81,9 @@ pub struct Keep {
     pub jobs: usize,
     /// Each job's time, at most.
     pub job_time: Duration,
+    /// Threads of each job: each settles another move (by its score where
+    /// the engine has scores) until none is left.
+    pub job_threads: usize,
     /// A job no request has asked about for this long is stopped.
     pub abandoned: Duration,
     /// Proof databases to start from.
@@ -97,6 +100,7 @@ impl Default for Keep {
         Keep {
             jobs: 2,
             job_time: Duration::from_secs(600),
+            job_threads: 1,
             abandoned: Duration::from_secs(30),
             load: Vec::new(),
             trust_load: false,
@@ -126,6 +130,9 @@ struct Entry {
     /// Connect-Four's score (Pons') for the player to move, where the
     /// engine gave it.
     score: Option<i32>,
+    /// Plies to the end under perfect play (the tables' remoteness), where
+    /// the engine gave it (alpha-beta's scores imply it).
+    remoteness: Option<u32>,
     /// Whether every move of the position is known too: a request for it
     /// is answered with no search.
     settled: bool,
@@ -140,9 +147,20 @@ impl Known {
         self.facts.get(key).and_then(|e| e.score)
     }
 
+    fn remoteness(&self, key: &[u8]) -> Option<u32> {
+        self.facts.get(key).and_then(|e| e.remoteness)
+    }
+
     /// Adds what `fact` says of the position `text` (key `key`) to what was
-    /// known (bounds meet).
-    fn learn(&mut self, key: &[u8], text: &str, fact: Fact, score: Option<i32>) {
+    /// known (bounds meet), with its score and remoteness where known.
+    fn learn(
+        &mut self,
+        key: &[u8],
+        text: &str,
+        fact: Fact,
+        score: Option<i32>,
+        remoteness: Option<u32>,
+    ) {
         let unknown = Fact::Value(Bounds::UNKNOWN);
         if fact == unknown {
             return;
@@ -151,6 +169,9 @@ impl Known {
             Some(e) => {
                 if e.score.is_none() && score.is_some() {
                     e.score = score;
+                }
+                if e.remoteness.is_none() && remoteness.is_some() {
+                    e.remoteness = remoteness;
                 }
                 let f = &mut e.fact;
                 let new = match (*f, fact) {
@@ -179,6 +200,7 @@ impl Known {
                         text: text.to_string(),
                         fact,
                         score,
+                        remoteness,
                         settled: false,
                     },
                 );
@@ -196,7 +218,11 @@ struct Job {
     started: Instant,
     /// When a request last asked about it (ms from `started`).
     touched: AtomicU64,
+    /// Nodes searched so far (the finished searches' and, as they report,
+    /// the running ones').
     nodes: AtomicU64,
+    /// Nodes of the job's finished searches.
+    done_nodes: AtomicU64,
     done: AtomicBool,
 }
 
@@ -340,6 +366,7 @@ impl SearchSource {
             "nodes": s.budget.nodes,
             "jobs": s.keep.jobs,
             "job_seconds": s.keep.job_time.as_secs_f64(),
+            "job_threads": s.keep.job_threads,
             "abandoned_seconds": s.keep.abandoned.as_secs_f64(),
         })
     }
@@ -715,6 +742,9 @@ impl Shared {
         let run_one = |position: &str, moves: bool, done: &mut Done| {
             let mut o = self.options(Some(position), left(done), moves);
             o.memory = Some(memory);
+            // A job settles each move by its score where the engine has
+            // scores: the distance the page shows comes with the value.
+            o.scored = job.is_some();
             // At least a moment: a search with no time is refused.
             o.time_limit = Some(
                 deadline
@@ -729,14 +759,17 @@ impl Shared {
                     &o,
                     &Watch {
                         job,
-                        base: done.nodes,
+                        base: job.done_nodes.load(Ordering::Relaxed),
                     },
                 )?,
                 None => run::run(&self.game, &o, &Quiet)?,
             };
             done.nodes += report.stats.nodes;
             if let Some(j) = job {
-                j.nodes.store(done.nodes, Ordering::Relaxed);
+                j.done_nodes
+                    .fetch_add(report.stats.nodes, Ordering::Relaxed);
+                j.nodes
+                    .fetch_max(j.done_nodes.load(Ordering::Relaxed), Ordering::Relaxed);
             }
             done.stopped = report.stopped;
             let learned: Vec<(Vec<u8>, &Searched, Fact)> = report
@@ -746,7 +779,7 @@ impl Shared {
                 .collect();
             let mut known = self.known.lock().unwrap();
             for (key, r, f) in learned {
-                known.learn(&key, &r.position, f, r.score);
+                known.learn(&key, &r.position, f, r.score, r.remoteness);
             }
             Ok::<_, Error>(())
         };
@@ -754,16 +787,63 @@ impl Shared {
             run_one(&listed.position, true, &mut done)?;
             return Ok(done);
         }
-        for (_, child) in self.unsettled(listed) {
-            if cancel.is_cancelled() || Instant::now() >= deadline || left(&done) == Some(0) {
-                break;
+        // The unsettled moves, in the game's order, taken one at a time by
+        // each of the job's threads (a request's search: one thread). A
+        // move whose position shares its key with an earlier one's (its
+        // mirror image) is settled with it: not searched twice.
+        let mut keys = std::collections::HashSet::new();
+        let queue = Mutex::new(
+            self.unsettled(listed)
+                .into_iter()
+                .filter(|&(i, _)| keys.insert(listed.moves[i].key.clone()))
+                .map(|(_, c)| c)
+                .collect::<std::collections::VecDeque<_>>(),
+        );
+        let threads = job.map_or(1, |_| self.keep.job_threads.max(1));
+        let shared = Mutex::new((done, None::<Error>));
+        let work = || loop {
+            let mut mine = {
+                let s = shared.lock().unwrap();
+                let d = &s.0;
+                if s.1.is_some()
+                    || d.stopped.is_some()
+                    || cancel.is_cancelled()
+                    || Instant::now() >= deadline
+                    || left(d) == Some(0)
+                {
+                    return;
+                }
+                Done {
+                    nodes: d.nodes,
+                    ..Done::default()
+                }
+            };
+            let Some(child) = queue.lock().unwrap().pop_front() else {
+                return;
+            };
+            let before = mine.nodes;
+            let r = run_one(&child, false, &mut mine);
+            let mut s = shared.lock().unwrap();
+            s.0.nodes += mine.nodes - before;
+            s.0.stopped = s.0.stopped.or(mine.stopped);
+            if let Err(e) = r {
+                s.1.get_or_insert(e);
             }
-            run_one(&child, false, &mut done)?;
-            if done.stopped.is_some() {
-                break;
-            }
+        };
+        if threads == 1 {
+            work();
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(work);
+                }
+            });
         }
-        Ok(done)
+        let (done, error) = shared.into_inner().unwrap();
+        match error {
+            Some(e) => Err(e),
+            None => Ok(done),
+        }
     }
 
     /// Leaves `listed` computing, if no job does yet and the cap leaves
@@ -783,6 +863,7 @@ impl Shared {
             started: Instant::now(),
             touched: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
+            done_nodes: AtomicU64::new(0),
             done: AtomicBool::new(false),
         });
         let position = listed.position.clone();
@@ -841,11 +922,15 @@ impl Shared {
                 };
                 // The child's score is its mover's: the move's, the opposite.
                 let score = known.score(&mv.key).map(|s| -s);
+                // The child's distance to the end is the move's, as the
+                // tables count it ("win in 0": the move ends the game);
+                // only where a search gave it, never guessed.
+                let remoteness = value.and(known.remoteness(&mv.key));
                 let j = json!({
                     "move": m,
                     "position": c,
                     "value": value.map_or("unknown", Value::name),
-                    "remoteness": null,
+                    "remoteness": remoteness,
                     "nimber": nimber,
                     "score": score,
                     "best": false,
@@ -897,7 +982,7 @@ impl Shared {
             });
             // Kept: a later visitor is answered from it at once.
             if let Some(f) = fact {
-                known.learn(&listed.key, &listed.position, f, None);
+                known.learn(&listed.key, &listed.position, f, None, None);
                 if let Some(e) = known.facts.get_mut(&listed.key) {
                     e.settled = true;
                 }
@@ -924,26 +1009,57 @@ impl Shared {
             Some("tie") | Some("draw") => 2,
             _ => 3,
         };
-        // Among equals, the higher score (a sooner win, a later loss).
-        moves.sort_by_key(|(_, m)| (rank(m), -m["score"].as_i64().unwrap_or(0)));
+        // Among equals, the higher score (a sooner win, a later loss), then
+        // the tables' order of distances: the sooner win or tie, the later
+        // loss.
+        let distance = |m: &Json| {
+            let r = m["remoteness"].as_i64().unwrap_or(0);
+            if rank(m) == 3 {
+                -r
+            } else {
+                r
+            }
+        };
+        let order = |m: &Json| (rank(m), -m["score"].as_i64().unwrap_or(0), distance(m));
+        moves.sort_by_key(|(_, m)| order(m));
         let best = moves.first().map_or(3, |(_, m)| rank(m));
-        let top = moves.first().map(|(_, m)| m["score"].clone());
+        let top = moves.first().map(|(_, m)| order(m));
         if best != 1 {
             for (_, m) in &mut moves {
-                // As good as the best: its value, and its score if scored.
-                let equal = rank(m) == best && top.as_ref().is_none_or(|t| m["score"] == *t);
-                m["best"] = json!(equal);
+                // As good as the best: its value, score and distance.
+                m["best"] = json!(Some(order(m)) == top);
             }
         }
+        // The position's distance: what a search gave, else one more than
+        // its best move's once every move's is known (a move of unknown
+        // distance might be a sooner win).
+        let remoteness = match (value, listed.terminal) {
+            (None, _) => None,
+            (Some(_), Some(_)) => Some(0),
+            (Some(_), None) => known.remoteness(&listed.key).or_else(|| {
+                let all = settled_all && moves.iter().all(|(_, m)| m["remoteness"].is_u64());
+                all.then(|| moves.first())
+                    .flatten()
+                    .and_then(|(_, m)| m["remoteness"].as_u64())
+                    .map(|r| r as u32 + 1)
+            }),
+        };
+        let score = known.score(&listed.key).or_else(|| {
+            let all = settled_all && moves.iter().all(|(_, m)| m["score"].is_i64());
+            all.then(|| moves.first())
+                .flatten()
+                .and_then(|(_, m)| m["score"].as_i64())
+                .map(|s| s as i32)
+        });
         let proven = value.is_some() && settled_all;
         let body = json!({
             "position": listed.position,
             "index": null,
             "to_move": null,
             "value": value.map_or("unknown", Value::name),
-            "remoteness": null,
+            "remoteness": remoteness,
             "nimber": nimber,
-            "score": known.score(&listed.key),
+            "score": score,
             "primitive": listed.terminal.is_some(),
             "table": id,
             "moves": moves.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
@@ -996,7 +1112,7 @@ impl Shared {
             for r in &records {
                 let mut key = Vec::new();
                 retrograde::search::Key::write(&r.key, &mut key);
-                known.learn(&key, &g.format_position(&r.pos), r.fact, None);
+                known.learn(&key, &g.format_position(&r.pos), r.fact, None, None);
             }
         });
         Ok(())
@@ -1047,9 +1163,11 @@ struct Watch<'a> {
 
 impl run::Observer for Watch<'_> {
     fn progress(&self, stats: &retrograde::search::engine::Stats) {
+        // Searches running side by side each report theirs: the count
+        // shown only grows.
         self.job
             .nodes
-            .store(self.base + stats.nodes, Ordering::Relaxed);
+            .fetch_max(self.base + stats.nodes, Ordering::Relaxed);
     }
 }
 

@@ -97,11 +97,12 @@ function valueText(d) {
   return `${cap(d.value)} in ${d.remoteness}`;
 }
 
+// "Win in 5" as the tables say it, where the distance is known (a search's too: Connect-Four's
+// scores give it), then Pons' score where the search gave one; the value alone where only it is.
 function moveValueText(m) {
   if (m.value === 'unknown') return current()?.search?.job ? 'Computing…' : 'Not proven';
-  if (present(m.score)) return `${cap(m.value)} (score ${m.score > 0 ? '+' : ''}${m.score})`;
-  if (m.remoteness === null || m.remoteness === undefined) return cap(m.value);
-  return `${cap(m.value)} in ${m.remoteness}`;
+  const text = present(m.remoteness) ? `${cap(m.value)} in ${m.remoteness}` : cap(m.value);
+  return present(m.score) ? `${text} (score ${m.score > 0 ? '+' : ''}${m.score})` : text;
 }
 
 const present = (x) => x !== null && x !== undefined;
