@@ -30,6 +30,7 @@
 //! `evict.rs` what is forgotten when the lands fill their share.
 
 mod evict;
+pub mod shrink;
 mod search;
 mod sums;
 
