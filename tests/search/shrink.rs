@@ -36,18 +36,10 @@ fn saved_and_shrunk(spec: &str, nimber: bool, dir: &Path) -> (Fact, usize, usize
         &Quiet,
     )
     .unwrap();
-    let proven = check(
-        &g,
-        &full,
-        &SearchOptions {
-            nimber,
-            ..opts()
-        },
-        &Quiet,
-    )
-    .unwrap()
-    .entry
-    .unwrap();
+    let proven = check(&g, &full, &SearchOptions { nimber, ..opts() }, &Quiet)
+        .unwrap()
+        .entry
+        .unwrap();
     let saved = report.saved.unwrap().unwrap().entries;
     let r = retrograde::with_search!(&g, g => {
         proofdb::shrink_file(g, &full, &small, &g.start())
@@ -132,7 +124,7 @@ fn an_entry_taken_from_a_shrunk_database_makes_its_check_fail() {
         let g = AnySearch::parse(spec).unwrap();
         let small = dir.path().join(format!("{spec}.small"));
         let records = retrograde::with_search!(&g, g => {
-            let (_, db) = proofdb::read(g, &[small.clone()], None, 0).unwrap();
+            let (_, db) = proofdb::read(g, std::slice::from_ref(&small), None, 0).unwrap();
             let records = db.into_records();
             assert_eq!(records.len(), kept);
             // Every third entry: each cut is a save and a check.

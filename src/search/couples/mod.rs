@@ -30,8 +30,8 @@
 //! `evict.rs` what is forgotten when the lands fill their share.
 
 mod evict;
-pub mod shrink;
 mod search;
+pub mod shrink;
 mod sums;
 
 use crate::search::bounded::BoundedCache;

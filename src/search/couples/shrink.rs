@@ -228,14 +228,20 @@ impl<L: Lands> Chooser<'_, '_, L> {
 
     /// The needs that settle `c + *x` as a win, cheapest (under `price`)
     /// first: every land's nimber but at most one, left out as a win.
-    fn win_needs(&self, c: &[u32], x: u32, price: &dyn Fn(Need) -> f64) -> Option<(f64, Vec<Need>)> {
+    fn win_needs(
+        &self,
+        c: &[u32],
+        x: u32,
+        price: &dyn Fn(Need) -> f64,
+    ) -> Option<(f64, Vec<Need>)> {
         // All nimbers known: the heap they leave is not 0 (the facts are
         // true).
         let all: Option<Vec<Need>> = c
             .iter()
             .map(|&m| self.m.nimber(&self.know, m).map(|_| Need::Nimber(m)))
             .collect();
-        let mut best: Option<(f64, Vec<Need>)> = all.map(|n| (n.iter().map(|&n| price(n)).sum(), n));
+        let mut best: Option<(f64, Vec<Need>)> =
+            all.map(|n| (n.iter().map(|&n| price(n)).sum(), n));
         for (i, &m) in c.iter().enumerate() {
             let mut y = x;
             let mut needs = Vec::with_capacity(c.len());
@@ -419,7 +425,12 @@ pub fn shrink<L: Lands>(
 
 /// Whether the checker's pass takes every entry of `set` and settles the
 /// root.
-fn valid<L: Lands>(m: &mut Model<'_, L>, set: &[(u32, u32, bool)], root: &[u32], heap: u32) -> bool {
+fn valid<L: Lands>(
+    m: &mut Model<'_, L>,
+    set: &[(u32, u32, bool)],
+    root: &[u32],
+    heap: u32,
+) -> bool {
     let (ok, k) = m.accepts(set);
     ok.iter().all(|&o| o) && (m.sum_wins(&k, root, heap) || m.sum_loses(&k, root, heap))
 }
@@ -473,7 +484,14 @@ fn choose<L: Lands>(
         ch.win_needs(root, heap, &price)?.1
     };
     for n in root_needs {
-        demand(n, &mut nimber, &mut wins, &mut queue, &ch.m.size, &ch.m.fixed);
+        demand(
+            n,
+            &mut nimber,
+            &mut wins,
+            &mut queue,
+            &ch.m.size,
+            &ch.m.fixed,
+        );
     }
     let mut out = Vec::new();
     while let Some((_, Reverse(l))) = queue.pop() {
@@ -515,7 +533,14 @@ fn choose<L: Lands>(
             };
             let (_, needs) = proof?;
             for n in needs {
-                demand(n, &mut nimber, &mut wins, &mut queue, &ch.m.size, &ch.m.fixed);
+                demand(
+                    n,
+                    &mut nimber,
+                    &mut wins,
+                    &mut queue,
+                    &ch.m.size,
+                    &ch.m.fixed,
+                );
             }
         }
     }
@@ -525,7 +550,12 @@ fn choose<L: Lands>(
 
 /// Drops every entry whose users still pass without it, loss entries of
 /// the largest lands first, until none can be dropped.
-fn drop_unneeded<L: Lands>(m: &mut Model<'_, L>, set: &mut Vec<(u32, u32, bool)>, root: &[u32], heap: u32) {
+fn drop_unneeded<L: Lands>(
+    m: &mut Model<'_, L>,
+    set: &mut Vec<(u32, u32, bool)>,
+    root: &[u32],
+    heap: u32,
+) {
     let root_wins = {
         let (_, k) = m.accepts(set);
         !m.sum_loses(&k, root, heap)

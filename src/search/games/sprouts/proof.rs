@@ -23,9 +23,9 @@
 
 use super::misere::Misere;
 use super::normal::{Folded, Normal, SproutsLands};
-use crate::search::couples::shrink::{shrink, Entry};
 use super::{key_of, SproutsSearch};
 use crate::games::sprouts::{Land, Position};
+use crate::search::couples::shrink::{shrink, Entry};
 use crate::search::couples::LandInfo;
 use crate::search::proofdb::{CheckReport, Fact, Merged, Record, Records};
 use crate::search::Bounds;
