@@ -252,6 +252,20 @@ pub trait SearchGame: Send + Sync + 'static {
     fn components(&self, p: &Self::Pos) -> Vec<Self::Pos> {
         vec![p.clone()]
     }
+
+    /// The fewest value entries of `records` (a proof database's) this
+    /// game finds from which the check re-proves `root` with no search
+    /// (`proofdb shrink`). The default has no shrinking.
+    fn shrink(
+        &self,
+        _records: &[proofdb::Record<Self::Pos, Self::Key>],
+        _root: &Self::Pos,
+    ) -> Result<proofdb::Records<Self>, proofdb::Shrink>
+    where
+        Self: Sized,
+    {
+        Err(proofdb::Shrink::Unsupported)
+    }
 }
 
 /// The knowledge about a position's value for the player to move: it lies

@@ -17,6 +17,7 @@ mod occupy;
 mod parallel;
 mod proofdb;
 mod run;
+mod shrink;
 mod sprouts;
 mod threats;
 mod watch;

@@ -31,6 +31,7 @@
 
 mod evict;
 mod search;
+pub mod shrink;
 mod sums;
 
 use crate::search::bounded::BoundedCache;
