@@ -1014,7 +1014,10 @@ fn sets_agree_with_the_nimber_tables() {
                 assert_eq!(e.nimber(p), Some(want), "{r}x{c} {}", g.format_position(&p));
                 nonzero += usize::from(want > 1);
             }
-            assert!(nonzero > 0, "{r}x{c}: the comparison is not of 0 and 1 only");
+            assert!(
+                nonzero > 0,
+                "{r}x{c}: the comparison is not of 0 and 1 only"
+            );
         }
     }
 }
@@ -1047,7 +1050,10 @@ fn the_sets_engines_regions_sum_to_the_nimber() {
             for &(x, key) in &parts {
                 assert_eq!(key, g.key(&(g.full() & !x)));
                 sum ^= sum_nimber(&g, g.full() & !x, None, &mut memo);
-                by_key.entry(key).or_default().insert(shape(&g, g.full() & !x));
+                by_key
+                    .entry(key)
+                    .or_default()
+                    .insert(shape(&g, g.full() & !x));
             }
             assert_eq!(sum, want, "{spec} {}", g.format_position(&p));
             let kept: u32 = parts.iter().map(|(x, _)| x.count_ones()).sum();
@@ -1055,7 +1061,11 @@ fn the_sets_engines_regions_sum_to_the_nimber() {
         }
         assert!(reduced > 0, "{spec}: no position was reduced");
         for (key, shapes) in by_key {
-            assert_eq!(shapes.len(), 1, "{spec}: key {key:x} holds distinct regions");
+            assert_eq!(
+                shapes.len(),
+                1,
+                "{spec}: key {key:x} holds distinct regions"
+            );
         }
     }
 }

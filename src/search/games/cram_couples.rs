@@ -219,13 +219,18 @@ impl Engines for CramSearch {
                 rule: rule.into(),
             };
             if self.misere() {
-                return Err(sets("computes normal-play nimbers; misère Cram is not a sum (use --engine dfpn)"));
+                return Err(sets(
+                    "computes normal-play nimbers; misère Cram is not a sum (use --engine dfpn)",
+                ));
             }
             if !request.nimber {
                 return Err(sets("computes nimbers: add --nimber"));
             }
-            if request.save.is_some() || !request.load.is_empty() || !request.tablebases.is_empty() {
-                return Err(sets("keeps no proof database and takes no tables (use --engine couples)"));
+            if request.save.is_some() || !request.load.is_empty() || !request.tablebases.is_empty()
+            {
+                return Err(sets(
+                    "keeps no proof database and takes no tables (use --engine couples)",
+                ));
             }
             if request.openings.is_some() {
                 return Err(sets("proves one position: it does not list --openings"));

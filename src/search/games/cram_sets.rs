@@ -213,10 +213,8 @@ impl<'a> CramSets<'a> {
         out &= !self.to_right(c & claimed);
         claimed |= c;
         let others = p & !(tufts | claimed);
-        let others_next = self.to_right(others)
-            | self.to_left(others)
-            | self.down(others)
-            | self.up(others);
+        let others_next =
+            self.to_right(others) | self.to_left(others) | self.down(others) | self.up(others);
         let bridges = others & !others_next;
         out & !bridges
     }
@@ -262,10 +260,7 @@ impl<'a> CramSets<'a> {
             let mut x = rest & rest.wrapping_neg();
             loop {
                 let y = x
-                    | (((x & go_right) << 1)
-                        | ((x >> 1) & go_right)
-                        | self.down(x)
-                        | self.up(x))
+                    | (((x & go_right) << 1) | ((x >> 1) & go_right) | self.down(x) | self.up(x))
                         & rest;
                 if y == x {
                     break;
@@ -367,9 +362,7 @@ impl<'a> CramSets<'a> {
         let mut left = children.len() as u32;
         let mut unknown = 0u32;
         for mut child in children {
-            if cand & upto(max_asked) == 0
-                || smallest(cand, left + unknown + 1) & asked == 0
-            {
+            if cand & upto(max_asked) == 0 || smallest(cand, left + unknown + 1) & asked == 0 {
                 return NONE;
             }
             let want = smallest(cand, left) & upto(max_asked);
@@ -405,7 +398,7 @@ impl<'a> CramSets<'a> {
         let first = child.first as usize;
         while child.len > 1 {
             let (px, pk) = parts[first + child.len as usize - 1];
-            let v = self.within(px, pk, Set::MAX);
+            let v = self.exact(px, pk);
             if self.limits.stop().is_some() {
                 return None;
             }
