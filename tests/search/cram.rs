@@ -1118,7 +1118,9 @@ fn the_sets_engine_runs_as_the_search_does() {
         ),
         (&AnySearch::parse("mnk:3x3x3").unwrap(), sets.clone()),
     ] {
-        let e = run(game, &o, &Quiet).err().expect("refused");
+        let Err(e) = run(game, &o, &Quiet) else {
+            panic!("--engine sets should be refused");
+        };
         assert!(e.to_string().contains("sets"), "{e}");
     }
 }
