@@ -312,15 +312,19 @@ pub enum Engine {
     /// Lemoine and Viennot's couples `G + *k` over a sum's components
     /// (`super::couples`): normal-play Cram, values and nimbers.
     Couples,
+    /// Each region asked whether its nimber is in a set of candidates
+    /// (Beling's method): normal-play Cram nimbers, no proof database.
+    Sets,
 }
 
 impl Engine {
     /// Every engine, in the order their names are listed.
-    pub const ALL: [Engine; 4] = [
+    pub const ALL: [Engine; 5] = [
         Engine::Auto,
         Engine::Dfpn,
         Engine::AlphaBeta,
         Engine::Couples,
+        Engine::Sets,
     ];
 
     /// The engine's name, as `--engine` takes it.
@@ -330,6 +334,7 @@ impl Engine {
             Engine::Dfpn => "dfpn",
             Engine::AlphaBeta => "alphabeta",
             Engine::Couples => "couples",
+            Engine::Sets => "sets",
         }
     }
 

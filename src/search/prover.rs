@@ -145,6 +145,13 @@ pub trait Engines: SearchGame + Sized {
                     .into(),
             });
         }
+        if request.engine == Engine::Sets {
+            return Err(Error::SearchOption {
+                option: "--engine",
+                given: "sets".into(),
+                rule: "computes normal-play Cram nimbers".into(),
+            });
+        }
         refuse_moves(request)
     }
 

@@ -160,6 +160,12 @@ impl SearchReport {
                     )?;
                 }
             }
+            Counted::Components if self.engine == Some(Engine::Sets) => writeln!(
+                f,
+                "regions     {} searched within sets, {} nimbers known, in {seconds:.2} s",
+                thousands(stats.nodes),
+                thousands(stats.tt_used),
+            )?,
             Counted::Components if self.engine == Some(Engine::Couples) => writeln!(
                 f,
                 "couples     {} searched (region + *k), {} regions of known nimber, {} from tables, in {seconds:.2} s",
