@@ -252,7 +252,6 @@ impl<L: Lands> Couples<'_, L> {
                 self.store(l, k, pn, dn);
                 return;
             }
-            let c_th_pn;
             let c_th_dn;
             let widened = (f64::from(dn2) * (1.0 + self.epsilon)).ceil() as u64 + 1;
             match self.steered(l, k, c) {
@@ -268,7 +267,7 @@ impl<L: Lands> Couples<'_, L> {
                     c_th_dn = widened.min(u64::from(th_pn)).min(u64::from(INF - 1)) as u32;
                 }
             }
-            c_th_pn =
+            let c_th_pn =
                 (u64::from(th_dn) - u64::from(dn) + u64::from(cpn)).min(u64::from(INF - 1)) as u32;
             if c < k as usize {
                 self.mid(l, c as u32, c_th_pn, c_th_dn);
