@@ -738,9 +738,28 @@ async fn answer(
         .iter()
         .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
         .collect();
-    let route = {
-        let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
-        explorer.route(&method, &target, &hosts)
+    // The one request that changes something (a job's steering) is refused
+    // when a browser says another site sent it: the Host check stops DNS
+    // rebinding, not a page elsewhere posting to 127.0.0.1 (browsers send
+    // such a POST, a "simple request", without asking first).
+    let origins: Vec<String> = request
+        .headers()
+        .get_all(header::ORIGIN)
+        .iter()
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+        .collect();
+    let route = match host::foreign_origin(&method, &origins, &hosts) {
+        Some(origin) => Err(Reply::error(
+            403,
+            format!(
+                "a {method} from another site (Origin {}) is refused",
+                Error::quote(&origin)
+            ),
+        )),
+        None => {
+            let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+            explorer.route(&method, &target, &hosts)
+        }
     };
     let mut retry_after = None;
     // A searched position known already, or left computing: answered at
