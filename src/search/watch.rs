@@ -23,7 +23,7 @@
 //! with no watch the engines do none of it. With several threads the main
 //! thread's line is shown and steered (the others follow their own).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -49,6 +49,20 @@ pub struct Level {
     pub current: Option<usize>,
     /// The child was chosen by a request, not by the engine.
     pub steered: bool,
+    /// Its children, listed only for the level a viewer shows
+    /// ([`Watch::show`]) and by engines that can write them (empty
+    /// otherwise).
+    pub kids: Vec<Kid>,
+}
+
+/// A child of the level a viewer shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Kid {
+    /// The position after the move, in the game's notation.
+    pub position: String,
+    /// Its value is not known yet (else its player to move is proved to
+    /// win: a move there loses).
+    pub open: bool,
 }
 
 /// The computing branch as last published.
@@ -97,6 +111,8 @@ struct Shared {
     period: Option<Duration>,
     /// A seed and a rate: the engine steers itself at random (tests).
     scramble: Option<(u64, u32)>,
+    /// The level whose children a viewer lists, plus one (0: none).
+    shown: AtomicUsize,
 }
 
 /// A search's computing branch, shared by the engine and its viewers
@@ -158,6 +174,21 @@ impl Watch {
         self.0.asked.fetch_add(1, Ordering::Release);
     }
 
+    /// Asks the engine to list the children of level `depth` (none:
+    /// `None`) at its next publications, with which are still unknown.
+    /// Only one level's, as a viewer shows one: writing every level's
+    /// children a few times a second would cost the search for nothing.
+    pub fn show(&self, depth: Option<usize>) {
+        self.0
+            .shown
+            .store(depth.map_or(0, |d| d.saturating_add(1)), Ordering::Relaxed);
+    }
+
+    /// The level whose children are listed.
+    fn shown(&self) -> Option<usize> {
+        self.0.shown.load(Ordering::Relaxed).checked_sub(1)
+    }
+
     /// Says the search has ended (the branch stays as it was).
     pub fn finish(&self) {
         self.0
@@ -197,6 +228,9 @@ pub struct Watcher {
     period: Duration,
     /// The random state of a scrambled watch.
     rng: u64,
+    /// For the level a viewer shows: its depth, its position's identity and
+    /// which of its children were unknown when the engine last chose there.
+    open: Option<(usize, u64, Vec<bool>)>,
 }
 
 impl Watcher {
@@ -215,6 +249,7 @@ impl Watcher {
                 .unwrap_or_else(Instant::now),
             period,
             rng,
+            open: None,
         }
     }
 
@@ -303,6 +338,15 @@ impl Watcher {
                 }
             }
         }
+        if self.watch.shown() == Some(depth) {
+            let mut flags = match self.open.take() {
+                Some((_, _, v)) => v,
+                None => Vec::new(),
+            };
+            flags.clear();
+            flags.extend((0..children).map(&open));
+            self.open = Some((depth, id, flags));
+        }
         self.line.push(Raw {
             id,
             children: children as u32,
@@ -361,12 +405,28 @@ impl Watcher {
 
     /// Publishes the line, each level's position written by `text(depth,
     /// id, child)` where `child` is the child of the level above computed
-    /// (none at the root).
+    /// (none at the root); the children of the level a viewer shows by
+    /// `kid(depth, id, i)` (child `i`; `None` if the engine cannot tell).
     pub fn publish(
         &mut self,
         nodes: u64,
         mut text: impl FnMut(usize, u64, Option<usize>) -> String,
+        mut kid: impl FnMut(usize, u64, usize) -> Option<String>,
     ) {
+        let kids = match (&self.open, self.watch.shown()) {
+            (Some((depth, id, flags)), Some(shown))
+                if *depth == shown && self.line.get(shown).is_some_and(|r| r.id == *id) =>
+            {
+                flags
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &open)| kid(*depth, *id, i).map(|position| Kid { position, open }))
+                    .collect::<Option<Vec<Kid>>>()
+                    .map(|k| (Some(*depth), k))
+            }
+            _ => None,
+        };
+        let (kids_depth, mut kids) = kids.unwrap_or((None, Vec::new()));
         let levels = self
             .line
             .iter()
@@ -383,6 +443,10 @@ impl Watcher {
                 unknown: r.unknown as usize,
                 current: Some(r.current as usize),
                 steered: r.steered,
+                kids: match kids_depth == Some(depth) {
+                    true => std::mem::take(&mut kids),
+                    false => Vec::new(),
+                },
             })
             .collect();
         self.watch.publish(levels, nodes);

@@ -68,7 +68,7 @@
 use super::compound::{best_intermediates, summarise_intermediates, unpack_cell};
 use super::file::{checkpoint_kind, remove_stale};
 use super::output::{open_regular, OutputLock};
-use super::stream::{self, Prepared, Window};
+use super::stream::{self, Below, Prepared, Window};
 use super::{
     anon_table, codec_for, label_units, NoProgress, Progress, SolveOptions, SolveReport, Table,
     Tally,
@@ -712,22 +712,7 @@ fn label_own<G: Game>(
     if my.start == my.end {
         return Ok((Tally::default(), cur));
     }
-    let below = match below {
-        Some(b) if b.end > b.start => {
-            let (map, lead) = crate::mmap::map_region(
-                file,
-                data_offset + b.start * w,
-                ((b.end - b.start) * w) as usize,
-            )
-            .map_err(|e| Error::io("cannot map the working file of the solve", e))?;
-            Some((map, lead, b))
-        }
-        _ => None,
-    };
-    let (below_bytes, below_start, below_cells): (&[u8], u64, u64) = match &below {
-        Some((map, lead, b)) => (&map[*lead..], b.start, b.end - b.start),
-        None => (&[], 0, 0),
-    };
+    let below = Below::map(file, data_offset, below, w)?;
     let ptr = cur.as_mut_ptr();
     let cells = (span.end - span.start) as usize;
     macro_rules! run {
@@ -738,9 +723,9 @@ fn label_own<G: Game>(
                 // is not otherwise accessed while the view lives.
                 cur: unsafe { std::slice::from_raw_parts(ptr as *const $atomic, cells) },
                 cur_start: span.start,
-                below: below_bytes,
-                below_start,
-                below_cells,
+                below: below.bytes(),
+                below_start: below.start,
+                below_cells: below.cells,
                 width: w as usize,
                 stray: AtomicU64::new(0),
             };

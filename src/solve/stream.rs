@@ -203,6 +203,51 @@ pub fn plan<G: Game>(game: &G, codec: CellCodec, options: &SolveOptions) -> Resu
     })
 }
 
+/// The tier below the one being solved (cells `start..start + cells`),
+/// mapped read-only from the working file; empty at tier 0.
+pub(super) struct Below {
+    map: Option<(memmap2::Mmap, usize)>,
+    pub(super) start: u64,
+    pub(super) cells: u64,
+}
+
+impl Below {
+    /// Maps cells `range` (of `width` bytes each) of the file whose cells
+    /// start at `data_offset`.
+    pub(super) fn map(
+        file: &File,
+        data_offset: u64,
+        range: Option<Range<u64>>,
+        width: u64,
+    ) -> Result<Below> {
+        match range {
+            Some(b) if b.end > b.start => {
+                let map = crate::mmap::map_region(
+                    file,
+                    data_offset + b.start * width,
+                    ((b.end - b.start) * width) as usize,
+                )
+                .map_err(|e| Error::io("cannot map the working file of the solve", e))?;
+                Ok(Below {
+                    map: Some(map),
+                    start: b.start,
+                    cells: b.end - b.start,
+                })
+            }
+            _ => Ok(Below {
+                map: None,
+                start: 0,
+                cells: 0,
+            }),
+        }
+    }
+
+    /// Its cells' bytes.
+    pub(super) fn bytes(&self) -> &[u8] {
+        self.map.as_ref().map_or(&[], |(map, lead)| &map[*lead..])
+    }
+}
+
 /// A window of the table for one tier's solve: the tier's cells in memory,
 /// the tier below through the file's map. Anything else reads as unsolved,
 /// so a game that breaks its [`Game::tier_range`] promise fails the solve.
@@ -670,22 +715,12 @@ pub(super) fn label_share<G: Game>(
         Error::GameInvariant("a tier too large for this machine's address space".into())
     })?;
     let mut cur = anon_table(len)?;
-    let below = match tier.checked_sub(1).map(|t| ranges[t as usize].clone()) {
-        Some(b) if b.end > b.start => {
-            let (map, lead) = crate::mmap::map_region(
-                file,
-                data_offset + b.start * w,
-                ((b.end - b.start) * w) as usize,
-            )
-            .map_err(|e| Error::io("cannot map the working file of the solve", e))?;
-            Some((map, lead, b))
-        }
-        _ => None,
-    };
-    let (below_bytes, below_start, below_cells): (&[u8], u64, u64) = match &below {
-        Some((map, lead, b)) => (&map[*lead..], b.start, b.end - b.start),
-        None => (&[], 0, 0),
-    };
+    let below = Below::map(
+        file,
+        data_offset,
+        tier.checked_sub(1).map(|t| ranges[t as usize].clone()),
+        w,
+    )?;
     let ptr = cur.as_mut_ptr();
     let cells = (r.end - r.start) as usize;
     macro_rules! run {
@@ -696,9 +731,9 @@ pub(super) fn label_share<G: Game>(
                 // is not otherwise accessed while the view lives.
                 cur: unsafe { std::slice::from_raw_parts(ptr as *const $atomic, cells) },
                 cur_start: r.start,
-                below: below_bytes,
-                below_start,
-                below_cells,
+                below: below.bytes(),
+                below_start: below.start,
+                below_cells: below.cells,
                 width: w as usize,
                 stray: AtomicU64::new(0),
             };

@@ -1,8 +1,8 @@
 // The computing branch of a search job in the explorer (`serve --search`), as
 // a person uses it in headless Chromium: a Sprouts position whose job
 // computes for a few seconds, its branch's levels appearing (each with its
-// children still unknown and Glop's colour), and a level asked for its next
-// child. The values never depend on it (tests/search/watch.rs).
+// children still unknown and Glop's colour), a level's children listed, and
+// a level asked for its next child. The values never depend on it (tests/search/watch.rs).
 //
 //   RETROGRADE_BIN=target/release/retrograde node --test tests/browser/
 
@@ -75,6 +75,24 @@ test('the computing branch of a job shows its levels and steers one', { timeout:
     const want = unknown === 1 ? 'branch-red' : unknown === 2 ? 'branch-orange' : unknown <= 4 && unknown >= 3 ? 'branch-yellow' : unknown >= 5 && unknown <= 10 ? 'branch-green' : '';
     assert.equal(cls, want, `${unknown} unknown`);
   }
+  // The root level is shown at first: its children are listed, as many as
+  // it has and as many unknown as it counts (read from one drawing).
+  await page.getByTestId('branch-kid').first().waitFor();
+  const listed = await page.evaluate(() => {
+    const counts = document.querySelector('[data-testid=branch-level][data-depth="0"] [data-testid=branch-unknown]').textContent;
+    const kids = [...document.querySelectorAll('[data-testid=branch-kid]')].map((k) => k.dataset.open === 'true');
+    return { counts, kids };
+  });
+  const [rootUnknown, rootChildren] = listed.counts.split('/').map(Number);
+  assert.equal(listed.kids.length, rootChildren, JSON.stringify(listed));
+  assert.equal(listed.kids.filter((k) => k).length, rootUnknown, JSON.stringify(listed));
+  // Another level selected: its children replace the root's.
+  await page.getByTestId('branch-show-1').click();
+  await page.getByText('Children of level 1').waitFor();
+  // An unknown child asked for by its button.
+  const asked = page.waitForResponse((r) => r.url().includes('/steer?') && r.url().includes('&child=') && r.request().method() === 'POST');
+  await page.locator('[data-testid^=branch-kid-]').first().click();
+  assert.equal((await asked).status(), 200);
   // The root level asked for its next unknown child: the server takes it.
   const steered = page.waitForResponse((r) => r.url().includes('/steer?') && r.request().method() === 'POST');
   await page.getByTestId('branch-next-0').click();

@@ -253,3 +253,78 @@ fn watch_needs_a_terminal() {
     assert!(err.contains("--watch draws on a terminal"), "{err}");
     assert!(o.stdout.is_empty());
 }
+
+/// A viewer shows one level after another while the search runs: the
+/// level shown lists its children, as many as the level counts, the
+/// unknown ones as many as it says, each written in the game's notation.
+fn children_listed(c: &Case, parses: fn(&str) -> bool) {
+    let watch = Watch::with_period(Duration::ZERO);
+    watch.show(Some(0));
+    let viewer = watch.clone();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = done.clone();
+    let seen = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut looks: usize = 0;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            // The root's level first (the search may be short), then
+            // each level for about 20 ms, as a person would look at them.
+            looks += 1;
+            viewer.show(Some(looks.saturating_sub(200) / 40 % 4));
+            let b = viewer.branch();
+            let listed: Vec<_> = b
+                .levels
+                .into_iter()
+                .filter(|l| !l.kids.is_empty())
+                .collect();
+            assert!(listed.len() <= 1, "one level's children at a time");
+            seen.extend(listed);
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        seen
+    });
+    let watched = answers(c.spec, &options(c, Some(watch.clone())));
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut seen = seen.join().unwrap();
+    seen.extend(
+        watch
+            .branch()
+            .levels
+            .into_iter()
+            .filter(|l| !l.kids.is_empty()),
+    );
+    assert_eq!(watched, answers(c.spec, &options(c, None)), "{}", c.spec);
+    assert!(!seen.is_empty(), "{}: no children listed", c.spec);
+    for l in &seen {
+        assert_eq!(l.kids.len(), l.children, "{}: {l:?}", c.spec);
+        let open = l.kids.iter().filter(|k| k.open).count();
+        assert_eq!(open, l.unknown, "{}: {l:?}", c.spec);
+        for k in &l.kids {
+            assert!(parses(&k.position), "{}: child {:?}", c.spec, k.position);
+        }
+    }
+}
+
+#[test]
+fn the_level_shown_lists_its_children() {
+    use retrograde::games::sprouts::Position;
+    let sprouts = |s: &str| Position::parse(s).is_ok();
+    let cram = |s: &str| !s.is_empty();
+    children_listed(&case("sprouts:8", true), sprouts);
+    children_listed(&case("sprouts:7:misere", false), sprouts);
+    children_listed(
+        &Case {
+            engine: Engine::Couples,
+            ..case("cram:4x5", true)
+        },
+        cram,
+    );
+    children_listed(
+        &Case {
+            engine: Engine::Dfpn,
+            threads: 2,
+            ..case("cram:4x5", false)
+        },
+        cram,
+    );
+}

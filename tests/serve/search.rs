@@ -736,3 +736,24 @@ fn searched_distances_are_served_as_remoteness() {
         assert_eq!(m["remoteness"], Json::Null, "{m}");
     }
 }
+
+/// The branch's `show` takes a level's depth: anything else (and any other
+/// parameter) is a one-line 400, and a position no job computes has no
+/// levels whatever is shown.
+#[test]
+fn branch_show_takes_a_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_in(dir.path(), &[], &["--search", "sprouts:5"]);
+    for (query, says) in [
+        ("p=0*5&show=x", "show takes a level's depth, not 'x'"),
+        ("p=0*5&show=-1", "show takes a level's depth, not '-1'"),
+        ("p=0*5&shown=1", "unknown parameter 'shown'"),
+    ] {
+        let (status, body) = server.get(&format!("/api/tables/sprouts-5/branch?{query}"));
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(body.contains(says), "{query}: {body}");
+    }
+    let b = server.json("/api/tables/sprouts-5/branch?p=0*5&show=2");
+    assert_eq!(b["running"], false, "{b}");
+    assert_eq!(b["levels"].as_array().map(Vec::len), Some(0), "{b}");
+}

@@ -126,7 +126,8 @@ pub fn key(view: &mut View, branch: &Branch, k: KeyEvent) -> Action {
 
 /// Draws the branch: a title with the search and its counters, the levels
 /// top-down (depth, unknown/total children coloured as Glop, the child
-/// computed, the position), and the keys.
+/// computed, the position), the selected level's children beside them when
+/// the engine lists them, and the keys.
 pub fn draw(f: &mut Frame, branch: &Branch, view: &View, title: &str) {
     let [head, body, foot] = Layout::vertical([
         Constraint::Length(1),
@@ -185,7 +186,63 @@ pub fn draw(f: &mut Frame, branch: &Branch, view: &View, title: &str) {
             .style(Style::new().add_modifier(Modifier::UNDERLINED)),
     )
     .block(Block::default().borders(Borders::TOP | Borders::BOTTOM));
-    f.render_widget(table, body);
+    // The selected level's children beside the line, when the engine
+    // lists them: which are still unknown, which is computed.
+    let selected = branch
+        .levels
+        .get(view.selected)
+        .filter(|l| !l.kids.is_empty());
+    let Some(level) = selected else {
+        f.render_widget(table, body);
+        return draw_keys(f, view, foot);
+    };
+    let [line, kids] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(body);
+    f.render_widget(table, line);
+    let skip = level
+        .current
+        .unwrap_or(0)
+        .saturating_sub(height.saturating_sub(1));
+    let rows = level.kids.iter().enumerate().skip(skip).map(|(i, k)| {
+        let number = match level.current == Some(i) {
+            true if level.steered => format!("{}*", i + 1),
+            true => format!("{}", i + 1),
+            false => format!("{}", i + 1),
+        };
+        let row = Row::new(vec![
+            Cell::from(number),
+            Cell::from(if k.open { "?" } else { "wins" }),
+            Cell::from(k.position.clone()),
+        ]);
+        match level.current == Some(i) {
+            true => row.style(Style::new().add_modifier(Modifier::BOLD)),
+            false if !k.open => row.style(Style::new().add_modifier(Modifier::DIM)),
+            false => row,
+        }
+    });
+    let kids_table = Table::new(
+        rows,
+        [
+            Constraint::Length(5),
+            Constraint::Length(5),
+            Constraint::Min(10),
+        ],
+    )
+    .header(
+        Row::new(vec!["child", "value", "position"])
+            .style(Style::new().add_modifier(Modifier::UNDERLINED)),
+    )
+    .block(
+        Block::default()
+            .borders(Borders::TOP | Borders::BOTTOM | Borders::LEFT)
+            .title(format!("children of level {}", level.depth)),
+    );
+    f.render_widget(kids_table, kids);
+    draw_keys(f, view, foot);
+}
+
+/// The keys, and what was last said or typed.
+fn draw_keys(f: &mut Frame, view: &View, foot: ratatui::layout::Rect) {
     let typed = match view.typed.is_empty() {
         true => String::new(),
         false => format!("  child {}⏎", view.typed),
@@ -214,6 +271,8 @@ pub fn run(
     let mut view = View::default();
     let result = (|| -> std::io::Result<()> {
         loop {
+            // The engine lists the selected level's children.
+            watch.show(Some(view.selected));
             let branch = watch.branch();
             terminal.draw(|f| draw(f, &branch, &view, title))?;
             if done() {
@@ -242,7 +301,7 @@ mod tests {
     use super::*;
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
-    use retrograde::search::watch::Level;
+    use retrograde::search::watch::{Kid, Level};
 
     fn branch() -> Branch {
         let level = |depth, position: &str, children, unknown, current, steered| Level {
@@ -253,6 +312,7 @@ mod tests {
             unknown,
             current: Some(current),
             steered,
+            kids: Vec::new(),
         };
         Branch {
             levels: vec![
@@ -316,6 +376,49 @@ mod tests {
         assert!(buf[(0, 4)].modifier.contains(Modifier::REVERSED));
         assert!(!buf[(0, 3)].modifier.contains(Modifier::REVERSED));
         assert!(line(8).starts_with("↑↓ level"));
+    }
+
+    #[test]
+    fn the_selected_levels_children_are_listed_beside_the_line() {
+        let mut b = branch();
+        b.levels[3].kids = ["0*2.a|0*2.b", "0*3.a", "0*2.AB"]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Kid {
+                position: p.to_string(),
+                open: i != 0,
+            })
+            .collect();
+        let mut t = Terminal::new(TestBackend::new(100, 10)).unwrap();
+        let view = View {
+            selected: 3,
+            ..View::default()
+        };
+        t.draw(|f| draw(f, &b, &view, "sprouts:7")).unwrap();
+        let buf = t.backend().buffer().clone();
+        let right = |y: u16| -> String {
+            (60..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect()
+        };
+        assert!(right(1).contains("children of level 3"), "{}", right(1));
+        assert!(right(2).contains("child value position"), "{}", right(2));
+        assert!(right(3).contains("1     wins  0*2.a|0*2.b"), "{}", right(3));
+        assert!(right(4).contains("2     ?     0*3.a"), "{}", right(4));
+        // Child 3 is the one computed.
+        assert!(right(5).contains("3     ?     0*2.AB"), "{}", right(5));
+        assert!(buf[(62, 5)].modifier.contains(Modifier::BOLD));
+        // Another level selected, without children listed: the line alone.
+        let view = View {
+            selected: 2,
+            ..View::default()
+        };
+        t.draw(|f| draw(f, &b, &view, "sprouts:7")).unwrap();
+        let buf = t.backend().buffer().clone();
+        let row: String = (0..buf.area.width)
+            .map(|x| buf[(x, 3)].symbol().to_string())
+            .collect();
+        assert!(!row.contains("wins"), "{row}");
     }
 
     #[test]

@@ -404,7 +404,7 @@ impl Explorer {
                     ));
                 };
                 match *what {
-                    "branch" => s.branch(position_param(query)?.as_deref()),
+                    "branch" => s.branch(query),
                     _ => s.steer(query),
                 }
             }

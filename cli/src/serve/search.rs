@@ -400,10 +400,28 @@ impl SearchSource {
     }
 
     /// The computing branch of the job of position `text`:
-    /// `/api/tables/{id}/branch?p=TEXT` (`running` false and no levels when
-    /// no job computes it).
-    pub fn branch(&self, text: Option<&str>) -> Reply {
-        let position = match self.shared.list(text) {
+    /// `/api/tables/{id}/branch?p=TEXT[&show=D]` (`running` false and no
+    /// levels when no job computes it). With `show`, the engine lists the
+    /// children of level D (each with whether it is still unknown) at its
+    /// next publications, as `kids` of that level.
+    pub fn branch(&self, query: &str) -> Reply {
+        let (mut p, mut show) = (None, None);
+        for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+            match &*k {
+                "p" => p = Some(v.to_string()),
+                "show" => match v.parse::<usize>() {
+                    Ok(d) => show = Some(d),
+                    Err(_) => {
+                        return Reply::error(
+                            400,
+                            format!("show takes a level's depth, not {}", Error::quote(&v)),
+                        )
+                    }
+                },
+                _ => return Reply::error(400, format!("unknown parameter {}", Error::quote(&k))),
+            }
+        }
+        let position = match self.shared.list(p.as_deref()) {
             Ok(l) => l.position,
             Err(e) => return Reply::error(400, e),
         };
@@ -415,6 +433,9 @@ impl SearchSource {
             );
         };
         j.touch();
+        if show.is_some() {
+            j.branch.show(show);
+        }
         let b = j.branch.branch();
         let levels: Vec<Json> = b
             .levels
@@ -430,6 +451,10 @@ impl SearchSource {
                     "current": l.current,
                     "steered": l.steered,
                     "colour": Colour::of(l.unknown).map(Colour::name),
+                    "kids": l.kids.iter().map(|k| json!({
+                        "position": k.position,
+                        "open": k.open,
+                    })).collect::<Vec<Json>>(),
                 })
             })
             .collect();

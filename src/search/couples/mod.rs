@@ -46,6 +46,106 @@ use std::time::Duration;
 /// An infinite proof or disproof number: proved.
 pub const INF: u32 = u32::MAX;
 
+/// One df-pn+ step over a node's children (each child's numbers from its
+/// own mover's side): gathered one child at a time, it gives the node's
+/// numbers and the child to search next with its thresholds. Shared by the
+/// engine of sums and misère Sprouts' engine, which differ only in what
+/// their children are.
+pub(crate) struct Pick {
+    /// The children's proof numbers, summed: the node's disproof number.
+    sum: u64,
+    /// The child with the smallest disproof number (ties: smaller proof
+    /// number), and its numbers.
+    best: Option<(usize, u32, u32)>,
+    /// The second smallest disproof number.
+    dn2: u32,
+}
+
+impl Pick {
+    pub(crate) fn new() -> Pick {
+        Pick {
+            sum: 0,
+            best: None,
+            dn2: INF,
+        }
+    }
+
+    /// Child `c`'s numbers.
+    #[inline]
+    pub(crate) fn add(&mut self, c: usize, pn: u32, dn: u32) {
+        self.sum = self.sum.saturating_add(u64::from(pn));
+        match self.best {
+            Some((_, bpn, bdn)) if (dn, pn) >= (bdn, bpn) => self.dn2 = self.dn2.min(dn),
+            _ => {
+                if let Some((_, _, bdn)) = self.best {
+                    self.dn2 = self.dn2.min(bdn);
+                }
+                self.best = Some((c, pn, dn));
+            }
+        }
+    }
+
+    /// Every child wins: the node loses.
+    pub(crate) fn all_win(&self) -> bool {
+        self.sum == 0
+    }
+
+    /// The child the engine would search (none before any child).
+    pub(crate) fn best(&self) -> Option<usize> {
+        self.best.map(|(c, _, _)| c)
+    }
+
+    /// The node's proof and disproof numbers.
+    pub(crate) fn numbers(&self) -> (u32, u32) {
+        let cdn = self.best.map_or(INF, |(_, _, dn)| dn);
+        (cdn, self.sum.min(u64::from(INF - 1)) as u32)
+    }
+
+    /// The child to search under the node's thresholds `th_pn`, `th_dn`,
+    /// with its thresholds: the best child, given until its disproof number
+    /// passes the second best's by the 1+ε margin, or `steered` (a child and
+    /// its numbers a viewer asked for), searched as long as the node's δ
+    /// allows and until its own δ has grown by that margin at least (it may
+    /// already be past the φ threshold).
+    pub(crate) fn child(
+        &self,
+        th_pn: u32,
+        th_dn: u32,
+        epsilon: f64,
+        steered: Option<(usize, u32, u32)>,
+    ) -> (usize, u32, u32) {
+        let (c, cpn, _) = self.best.expect("a node with children");
+        let (_, dn) = self.numbers();
+        let cap = |t: u64| t.min(u64::from(INF - 1)) as u32;
+        let margin = |dn: u32| (f64::from(dn) * (1.0 + epsilon)).ceil() as u64 + 1;
+        let (c, cpn, c_th_dn) = match steered {
+            Some((s, spn, sdn)) => (s, spn, cap(margin(sdn).max(u64::from(th_pn)))),
+            None => (c, cpn, cap(margin(self.dn2).min(u64::from(th_pn)))),
+        };
+        let c_th_pn = cap(u64::from(th_dn) - u64::from(dn) + u64::from(cpn));
+        (c, c_th_pn, c_th_dn)
+    }
+}
+
+/// When watched: records a level of the computing branch at `depth`
+/// (position `id`, whose children's numbers are `seen`, the engine's choice
+/// `mine`) and returns the child a steering request asks for instead, with
+/// its numbers. Any child order proves the same: a node is settled only by
+/// its children's proofs.
+pub(crate) fn steer(
+    w: &mut crate::search::watch::Watcher,
+    depth: usize,
+    id: u64,
+    seen: &[(u32, u32)],
+    mine: usize,
+) -> Option<(usize, u32, u32)> {
+    let unknown = seen.iter().filter(|&&(pn, _)| pn != 0).count();
+    let c = w.choose(depth, id, seen.len(), unknown, mine, |i| {
+        seen.get(i).is_some_and(|&(pn, dn)| pn != 0 && dn != 0)
+    });
+    (c != mine).then(|| (c, seen[c].0, seen[c].1))
+}
+
 /// A map hashed by [`FastHasher`].
 type FastMap<K, V> = HashMap<K, V, FastBuild>;
 
@@ -146,6 +246,15 @@ pub trait Lands {
     /// branch, [`crate::search::watch`]), in the game's notation.
     fn text(&self, _land: &Self::Land, heap: u32) -> String {
         format!("(a land) +*{heap}")
+    }
+    /// The sum of `lands` and `*heap` written for a person (a child on the
+    /// computing branch): the lands' texts joined by `+`.
+    fn sum_text(&self, lands: &[&Self::Land], heap: u32) -> String {
+        let mut parts: Vec<String> = lands.iter().map(|l| self.text(l, 0)).collect();
+        if heap > 0 || parts.is_empty() {
+            parts.push(format!("*{heap}"));
+        }
+        parts.join(" + ")
     }
 }
 

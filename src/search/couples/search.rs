@@ -6,7 +6,7 @@
 //! with the land.
 
 use super::sums::Lite;
-use super::{Couples, KidList, Kids, Lands, INF};
+use super::{Couples, KidList, Kids, Lands, Pick, INF};
 use crate::search::RESULTS_PER_NODE;
 use std::rc::Rc;
 
@@ -70,18 +70,17 @@ impl<L: Lands> Couples<'_, L> {
 
     /// When watched: records the level (`land + *k`, which chose child
     /// `mine`) on the computing branch, and returns the child a steering
-    /// request asks for instead, with its numbers. Any child order proves
-    /// the same: a couple is settled only by its children's proofs.
+    /// request asks for instead, with its numbers.
     fn steered(&mut self, l: u32, k: u32, mine: usize) -> Option<(usize, u32, u32)> {
         let w = self.watch.as_mut()?;
-        let seen = &self.seen;
-        let unknown = seen.iter().filter(|&&(pn, _)| pn != 0).count();
         let depth = (self.depth as usize).saturating_sub(1);
-        let id = u64::from(l) << 32 | u64::from(k);
-        let c = w.choose(depth, id, seen.len(), unknown, mine, |i| {
-            seen.get(i).is_some_and(|&(pn, dn)| pn != 0 && dn != 0)
-        });
-        (c != mine).then(|| (c, seen[c].0, seen[c].1))
+        super::steer(
+            w,
+            depth,
+            u64::from(l) << 32 | u64::from(k),
+            &self.seen,
+            mine,
+        )
     }
 
     /// When watched and due, publishes the computing branch.
@@ -94,13 +93,32 @@ impl<L: Lands> Couples<'_, L> {
         }
         // Deeper levels left from a line the search has come back up from.
         w.up_to(self.depth as usize);
-        let (game, lands) = (&self.game, &self.lands);
-        w.publish(self.nodes, |_, id, _| {
-            let (l, k) = ((id >> 32) as usize, id as u32);
-            lands
-                .get(l)
-                .map_or_else(String::new, |i| game.text(&i.land, k))
-        });
+        let (game, lands, frames) = (&self.game, &self.lands, &self.frames);
+        w.publish(
+            self.nodes,
+            |_, id, _| {
+                let (l, k) = ((id >> 32) as usize, id as u32);
+                lands
+                    .get(l)
+                    .map_or_else(String::new, |i| game.text(&i.land, k))
+            },
+            |_, id, i| {
+                // Children as `expand` numbers them: the smaller heaps
+                // first, then the land's moves (each with the heap).
+                let (l, k) = ((id >> 32) as u32, id as u32);
+                let land = &lands.get(l as usize)?.land;
+                if i < k as usize {
+                    return Some(game.text(land, i as u32));
+                }
+                let (_, kids) = frames.iter().rev().find(|(fl, _)| *fl == l)?;
+                let child = kids.child(i - k as usize);
+                let parts: Vec<&L::Land> = child
+                    .iter()
+                    .map(|&c| lands.get(c as usize).map(|info| &info.land))
+                    .collect::<Option<_>>()?;
+                Some(game.sum_text(&parts, k))
+            },
+        );
     }
 
     /// The numbers of `land + *k` for its parent: proved, in progress, or
@@ -202,9 +220,7 @@ impl<L: Lands> Couples<'_, L> {
                 // children's numbers at every level.
                 return;
             }
-            let mut sum: u64 = 0;
-            let mut best: Option<(usize, u32, u32)> = None;
-            let mut dn2 = INF;
+            let mut pick = Pick::new();
             let watched = self.watch.is_some();
             self.seen.clear();
             for c in 0..n {
@@ -226,25 +242,14 @@ impl<L: Lands> Couples<'_, L> {
                 if watched {
                     self.seen.push((pn, dn));
                 }
-                sum = sum.saturating_add(u64::from(pn));
-                match best {
-                    Some((_, bpn, bdn)) if (dn, pn) >= (bdn, bpn) => dn2 = dn2.min(dn),
-                    _ => {
-                        if let Some((_, _, bdn)) = best {
-                            dn2 = dn2.min(bdn);
-                        }
-                        best = Some((c, pn, dn));
-                    }
-                }
+                pick.add(c, pn, dn);
             }
-            if sum == 0 {
+            if pick.all_win() {
                 // Every child wins: this couple loses.
                 self.record(l, k, false);
                 return;
             }
-            let (mut c, mut cpn, cdn) = best.expect("a land has moves");
-            let pn = cdn;
-            let dn = sum.min(u64::from(INF - 1)) as u32;
+            let (pn, dn) = pick.numbers();
             if self.depth == 1 {
                 self.root = (pn, dn);
             }
@@ -252,23 +257,8 @@ impl<L: Lands> Couples<'_, L> {
                 self.store(l, k, pn, dn);
                 return;
             }
-            let c_th_dn;
-            let widened = (f64::from(dn2) * (1.0 + self.epsilon)).ceil() as u64 + 1;
-            match self.steered(l, k, c) {
-                Some((s, spn, sdn)) => {
-                    // The user's child: searched as long as our δ allows
-                    // and until its own δ has grown by the 1+ε margin at
-                    // least (it may already be past our φ threshold).
-                    (c, cpn) = (s, spn);
-                    let own = (f64::from(sdn) * (1.0 + self.epsilon)).ceil() as u64 + 1;
-                    c_th_dn = own.max(u64::from(th_pn)).min(u64::from(INF - 1)) as u32;
-                }
-                None => {
-                    c_th_dn = widened.min(u64::from(th_pn)).min(u64::from(INF - 1)) as u32;
-                }
-            }
-            let c_th_pn =
-                (u64::from(th_dn) - u64::from(dn) + u64::from(cpn)).min(u64::from(INF - 1)) as u32;
+            let steered = pick.best().and_then(|mine| self.steered(l, k, mine));
+            let (c, c_th_pn, c_th_dn) = pick.child(th_pn, th_dn, self.epsilon, steered);
             if c < k as usize {
                 self.mid(l, c as u32, c_th_pn, c_th_dn);
             } else {

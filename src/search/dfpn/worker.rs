@@ -518,13 +518,21 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
         let game = self.game;
         if let Some(w) = self.watch.as_deref_mut() {
             w.up_to(path.len());
-            w.publish(nodes, |depth, _, _| match depth {
-                0 => game.format_position(root),
-                d => path
-                    .get(d - 1)
-                    .and_then(|f| f.children.get(f.best))
-                    .map_or_else(String::new, |c| game.format_position(&c.pos)),
-            });
+            w.publish(
+                nodes,
+                |depth, _, _| match depth {
+                    0 => game.format_position(root),
+                    d => path
+                        .get(d - 1)
+                        .and_then(|f| f.children.get(f.best))
+                        .map_or_else(String::new, |c| game.format_position(&c.pos)),
+                },
+                |depth, _, i| {
+                    path.get(depth)
+                        .and_then(|f| f.children.get(i))
+                        .map(|c| game.format_position(&c.pos))
+                },
+            );
         }
     }
 

@@ -1431,9 +1431,11 @@ function bindControls() {
 // branch"): the line its search is on, from the root down, each level with its children still
 // unknown (coloured as Glop does: green 5–10, yellow 3–4, orange 2, red 1) and the child being
 // computed; ◀ and ▶ ask a level to compute its previous child or its next unknown one (the
-// values never depend on it). Polled as the jobs are, on its own timer.
+// values never depend on it). A level's depth selects it: the engine then lists its children,
+// each still unknown or won by its player to move, and any unknown one can be computed next.
+// Polled as the jobs are, on its own timer.
 const BRANCH_MS = 1000;
-const branchState = { inflight: false };
+const branchState = { inflight: false, shown: 0 };
 
 async function pollBranch() {
   const panel = $('branch');
@@ -1446,7 +1448,7 @@ async function pollBranch() {
   if (branchState.inflight) return;
   branchState.inflight = true;
   try {
-    const b = await api(`/api/tables/${encodeURIComponent(table.id)}/branch?p=${encodeURIComponent(d.position)}`);
+    const b = await api(`/api/tables/${encodeURIComponent(table.id)}/branch?p=${encodeURIComponent(d.position)}&show=${branchState.shown}`);
     if (state.table === table && current() === d) renderBranch(b);
   } catch (_) {
     // The next poll asks again.
@@ -1466,23 +1468,40 @@ function renderBranch(b) {
     const child = l.current === null ? '–' : `${l.current + 1}${l.steered ? '*' : ''}`;
     const step = (label, title, choice) =>
       el('button', { type: 'button', title, 'data-testid': `branch-${choice}-${l.depth}`, onclick: () => steerBranch(b.position, l, choice) }, label);
-    return el('tr', { 'data-testid': 'branch-level', 'data-depth': String(l.depth) },
-      el('td', {}, String(l.depth)),
+    const select = () => {
+      branchState.shown = l.depth;
+      pollBranch();
+    };
+    return el('tr', { 'data-testid': 'branch-level', 'data-depth': String(l.depth), class: l.depth === branchState.shown ? 'branch-shown' : '' },
+      el('td', {}, el('button', { type: 'button', title: 'list its children', 'data-testid': `branch-show-${l.depth}`, onclick: select }, String(l.depth))),
       el('td', { class: l.colour ? `branch-${l.colour}` : '', 'data-testid': 'branch-unknown' }, `${l.unknown}/${l.children}`),
       el('td', {}, step('◀', 'compute the previous child', 'previous'), ` ${child} `, step('▶', 'compute the next unknown child', 'next')),
       el('td', { class: 'branch-position' }, l.position));
   });
+  const shown = b.levels.find((l) => l.depth === branchState.shown && l.kids.length);
+  const kids = shown
+    ? [el('h3', {}, `Children of level ${shown.depth}`),
+      el('table', { 'data-testid': 'branch-kids' },
+        el('tbody', {}, ...shown.kids.map((k, i) => el('tr', { 'data-testid': 'branch-kid', 'data-open': String(k.open), class: shown.current === i ? 'branch-shown' : '' },
+          el('td', {}, `${i + 1}${shown.current === i && shown.steered ? '*' : ''}`),
+          el('td', {}, k.open
+            ? el('button', { type: 'button', title: 'compute this child next', 'data-testid': `branch-kid-${i}`, onclick: () => steerBranch(b.position, shown, i) }, 'compute')
+            : 'wins'),
+          el('td', { class: 'branch-position' }, k.position)))))]
+    : [];
   panel.replaceChildren(
     el('h3', {}, `Computing branch (${b.nodes.toLocaleString('en-US')} nodes)`),
     el('table', {},
       el('thead', {}, el('tr', {}, el('th', {}, 'Depth'), el('th', {}, 'Unknown'), el('th', {}, 'Child'), el('th', {}, 'Position'))),
-      el('tbody', {}, ...rows)));
+      el('tbody', {}, ...rows)),
+    ...kids);
 }
 
 async function steerBranch(position, level, choice) {
   const table = state.table;
   const q = [`p=${encodeURIComponent(position)}`, `depth=${level.depth}`, `level=${level.id}`];
   if (choice === 'next') q.push('next');
+  else if (typeof choice === 'number') q.push(`child=${choice}`);
   else q.push(`child=${((level.current ?? 0) + level.children - 1) % Math.max(level.children, 1)}`);
   try {
     await fetch(`/api/tables/${encodeURIComponent(table.id)}/steer?${q.join('&')}`, { method: 'POST', headers: { Accept: 'application/json' } });

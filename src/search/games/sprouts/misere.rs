@@ -50,6 +50,7 @@
 use super::normal::{Options, INF};
 use crate::games::sprouts::{Land, Position};
 use crate::search::bounded::{chunk, compact, may_insert, sized_map, BoundedCache};
+use crate::search::couples::Pick;
 use crate::search::engine::{ProgressFn, Stats};
 use crate::search::hash::FastBuild;
 use crate::search::{Limits, Stop, RESULTS_PER_NODE};
@@ -797,13 +798,8 @@ impl<'a> Misere<'a> {
     fn steered(&mut self, n: &[u32], mine: usize) -> Option<(usize, u32, u32)> {
         let id = self.hash(n);
         let w = self.watch.as_mut()?;
-        let seen = &self.seen;
-        let unknown = seen.iter().filter(|&&(pn, _)| pn != 0).count();
         let depth = (self.depth as usize).saturating_sub(1);
-        let c = w.choose(depth, id, seen.len(), unknown, mine, |i| {
-            seen.get(i).is_some_and(|&(pn, dn)| pn != 0 && dn != 0)
-        });
-        (c != mine).then(|| (c, seen[c].0, seen[c].1))
+        crate::search::couples::steer(w, depth, id, &self.seen, mine)
     }
 
     /// When watched and due, publishes the computing branch: the node at
@@ -819,14 +815,22 @@ impl<'a> Misere<'a> {
         // Deeper levels left from a line the search has come back up from.
         w.up_to(self.depth as usize);
         let (lands, path, outer) = (&self.lands, &self.path, &self.outer);
-        w.publish(self.nodes, |depth, _, child| {
-            let node = match (depth, child) {
-                (0, _) => outer.as_deref(),
-                (d, Some(c)) => path.get(d - 1).and_then(|kids| kids.get(c)).map(|n| &**n),
-                _ => None,
-            };
-            node.map_or_else(String::new, |n| Self::position(lands, n).to_string())
-        });
+        w.publish(
+            self.nodes,
+            |depth, _, child| {
+                let node = match (depth, child) {
+                    (0, _) => outer.as_deref(),
+                    (d, Some(c)) => path.get(d - 1).and_then(|kids| kids.get(c)).map(|n| &**n),
+                    _ => None,
+                };
+                node.map_or_else(String::new, |n| Self::position(lands, n).to_string())
+            },
+            |depth, _, i| {
+                path.get(depth)
+                    .and_then(|kids| kids.get(i))
+                    .map(|n| Self::position(lands, n).to_string())
+            },
+        );
     }
 
     fn mid(&mut self, n: &[u32], th_pn: u32, th_dn: u32) {
@@ -878,9 +882,7 @@ impl<'a> Misere<'a> {
                 self.path.pop();
                 return;
             }
-            let mut sum: u64 = 0;
-            let mut best: Option<(usize, u32, u32)> = None;
-            let mut dn2 = INF;
+            let mut pick = Pick::new();
             let watched = self.watch.is_some();
             self.seen.clear();
             for (c, kid) in kids.iter().enumerate() {
@@ -892,23 +894,13 @@ impl<'a> Misere<'a> {
                 if watched {
                     self.seen.push((pn, dn));
                 }
-                sum = sum.saturating_add(u64::from(pn));
-                match best {
-                    Some((_, bpn, bdn)) if (dn, pn) >= (bdn, bpn) => dn2 = dn2.min(dn),
-                    _ => {
-                        if let Some((_, _, bdn)) = best {
-                            dn2 = dn2.min(bdn);
-                        }
-                        best = Some((c, pn, dn));
-                    }
-                }
+                pick.add(c, pn, dn);
             }
-            if sum == 0 {
+            if pick.all_win() {
                 self.settle(n, false);
                 return;
             }
-            let (mut c, mut cpn, cdn) = best.expect("a position not over has moves");
-            let (pn, dn) = (cdn, sum.min(u64::from(INF - 1)) as u32);
+            let (pn, dn) = pick.numbers();
             if self.depth == 1 {
                 self.root = (pn, dn);
             }
@@ -921,20 +913,8 @@ impl<'a> Misere<'a> {
                 self.leave();
                 return;
             }
-            let widened = (f64::from(dn2) * (1.0 + self.epsilon)).ceil() as u64 + 1;
-            let c_th_dn = match self.steered(n, c) {
-                Some((s, spn, sdn)) => {
-                    // The user's child: searched as long as our δ allows
-                    // and until its own δ has grown by the 1+ε margin at
-                    // least (it may already be past our φ threshold).
-                    (c, cpn) = (s, spn);
-                    let own = (f64::from(sdn) * (1.0 + self.epsilon)).ceil() as u64 + 1;
-                    own.max(u64::from(th_pn)).min(u64::from(INF - 1)) as u32
-                }
-                None => widened.min(u64::from(th_pn)).min(u64::from(INF - 1)) as u32,
-            };
-            let c_th_pn =
-                (u64::from(th_dn) - u64::from(dn) + u64::from(cpn)).min(u64::from(INF - 1)) as u32;
+            let steered = pick.best().and_then(|mine| self.steered(n, mine));
+            let (c, c_th_pn, c_th_dn) = pick.child(th_pn, th_dn, self.epsilon, steered);
             self.mid(&kids[c], c_th_pn, c_th_dn);
         }
     }

@@ -54,6 +54,11 @@ impl Lands for SproutsLands {
     fn text(&self, land: &Land, heap: u32) -> String {
         Position::new(vec![land.clone()], heap).to_string()
     }
+
+    /// Glop's notation of the position the lands and the heap make.
+    fn sum_text(&self, lands: &[&Land], heap: u32) -> String {
+        Position::new(lands.iter().map(|&l| l.clone()).collect(), heap).to_string()
+    }
 }
 
 /// The normal-play engine.
