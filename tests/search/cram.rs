@@ -1124,3 +1124,67 @@ fn the_sets_engine_runs_as_the_search_does() {
         assert!(e.to_string().contains("sets"), "{e}");
     }
 }
+
+/// `--engine auto` takes the sets engine for a normal-play Cram nimber
+/// that asks nothing it lacks, with the tables' values on positions of
+/// 4×5 and 3×6 given as text, at 1 and 2 threads; a saved database, tables
+/// as leaves or misère play keep the engines that honour them.
+#[test]
+fn auto_searches_cram_nimbers_by_sets() {
+    use retrograde::search::run::{run, Answer, Engine, Quiet, SearchOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0x5e75_0003);
+    for (r, c) in [(4, 5), (3, 6)] {
+        let spec = format!("cram:{r}x{c}");
+        let path = solve_nimbers(dir.path(), r, c, false, TableKind::Nimber);
+        let tb = retrograde::Tablebase::open(&path).unwrap();
+        let game = AnySearch::parse(&spec).unwrap();
+        let g = cram(&spec);
+        let mut compared = 0;
+        for p in samples(&g, &mut rng, 4, 0) {
+            let Some(want) = tb.nimber_index(p).unwrap() else {
+                continue;
+            };
+            for threads in [1, 2] {
+                let o = SearchOptions {
+                    position: Some(g.format_position(&p)),
+                    nimber: true,
+                    threads,
+                    ..SearchOptions::default()
+                };
+                let report = run(&game, &o, &Quiet).unwrap();
+                assert_eq!(report.engine, Some(Engine::Sets), "{spec}");
+                assert_eq!(
+                    report.results[0].answer,
+                    Answer::Nimber(Some(want)),
+                    "{spec} {}",
+                    g.format_position(&p)
+                );
+            }
+            compared += 1;
+        }
+        assert!(compared > 10, "{spec}: {compared} positions compared");
+    }
+    let game = AnySearch::parse("cram:3x4").unwrap();
+    let saved = SearchOptions {
+        nimber: true,
+        save: Some(dir.path().join("3x4.rdb")),
+        ..SearchOptions::default()
+    };
+    let report = run(&game, &saved, &Quiet).unwrap();
+    assert_ne!(report.engine, Some(Engine::Sets));
+    let g34 = cram("cram:3x4");
+    let mut plain =
+        retrograde::search::nimber::NimberSearch::new(&g34, &Options::with_memory(1 << 24));
+    let want = plain.nimber(&0).unwrap();
+    assert_eq!(report.results[0].answer, Answer::Nimber(Some(want)));
+    let misere = AnySearch::parse("cram:3x4:misere").unwrap();
+    let o = SearchOptions {
+        nimber: true,
+        ..SearchOptions::default()
+    };
+    // Misère nimbers are the whole position's (or refused): never by sets.
+    if let Ok(report) = run(&misere, &o, &Quiet) {
+        assert_ne!(report.engine, Some(Engine::Sets));
+    }
+}

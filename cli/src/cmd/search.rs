@@ -121,7 +121,11 @@ pub struct Args {
     /// fastest, df-pn elsewhere and whenever --epsilon or --save-every is
     /// given. Both take --threads and --memory. couples (normal-play Cram,
     /// values and --nimber): Lemoine and Viennot's method, proving only the
-    /// couples region + *k a sum needs; one thread.
+    /// couples region + *k a sum needs; one thread. sets (normal-play Cram
+    /// --nimber): each region asked whether its nimber is among candidates
+    /// (Beling's method), one thread; auto takes it for such a nimber
+    /// unless --save, --load, --tablebase, --openings, --moves, --watch or
+    /// --save-every asks for what the others do.
     #[arg(long, default_value = "auto", value_parser = engine_name())]
     engine: Engine,
     /// No progress lines on stderr.
