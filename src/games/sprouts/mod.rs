@@ -41,7 +41,8 @@
 //!   the curve; the region loses one cross-cap.
 //!
 //! A spot may so lie twice in a region on two of its boundaries (written
-//! in lower case). In a non-orientable region a boundary has no direction
+//! in lower case; even in a region with no handle left, as the annulus a
+//! torus cut through its handle leaves). In a non-orientable region a boundary has no direction
 //! of its own; where such a region leaves an orientable one, each way of
 //! walking its boundaries is a child. A region of at most three lives
 //! forgets its surface (at most two moves are left in it, whatever it

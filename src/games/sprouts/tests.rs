@@ -368,7 +368,6 @@ fn surface_starts_and_texts() {
         ("0*2~x", "a region's surface is ~G"),
         ("0*2~99", "from -64 to 64"),
         ("~1", "a surface but no spot"),
-        ("0.ab.ab", "on two boundaries of one region"),
     ] {
         let e = Position::parse(bad).unwrap_err();
         assert!(e.contains(says), "{bad}: {e}");

@@ -131,12 +131,12 @@ fn canonical_in(regions: &[WRegion], census: &Census, s: &mut Scratch) -> Land {
         // On a surface a spot may be twice in one region but on two of
         // its boundaries: named across boundaries, it is named as the
         // upper-case letters are.
-        if reg.surface != 0 {
-            for (i, b) in reg.bounds.iter().enumerate() {
-                ids.extend(b.iter().copied().filter(|&t| {
-                    census.lower(t) && reg.bounds[i + 1..].iter().any(|c| c.contains(&t))
-                }));
-            }
+        // (Even in a region with no handle left: a torus cut through its
+        // handle leaves an annulus. Never on the plane.)
+        for (i, b) in reg.bounds.iter().enumerate() {
+            ids.extend(b.iter().copied().filter(|&t| {
+                census.lower(t) && reg.bounds[i + 1..].iter().any(|c| c.contains(&t))
+            }));
         }
     }
     ids.sort_unstable();

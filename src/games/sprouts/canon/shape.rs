@@ -135,7 +135,7 @@ impl Region {
                 self.verts.push(match t {
                     T_ONE => V_ONE,
                     T_TWO => V_TWO,
-                    _ if census.upper(t) || (reg.surface != 0 && ids.binary_search(&t).is_ok()) => {
+                    _ if census.upper(t) || ids.binary_search(&t).is_ok() => {
                         upper = true;
                         let d = ids.binary_search(&t).expect("an upper-case letter");
                         V_UPPER | d as u16
