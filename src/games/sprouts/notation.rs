@@ -222,6 +222,19 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
     for s in &letters {
         let name = Error::quote(&s.name.show());
         match (s.name.upper, s.at.as_slice()) {
+            (true, [(r1, _), (r2, _)]) if r1 != r2 => {}
+            (true, [_, _]) => {
+                return Err(format!(
+                    "land {no}: upper-case letter {name} is twice in one region (lower case is for that)"
+                ))
+            }
+            (true, _) => {
+                return Err(format!(
+                    "land {no}: upper-case letter {name} is written {}: it is a spot on two regions, written once in each (a spot with one life written once is 2)",
+                    times(s.at.len())
+                ))
+            }
+            (false, [a, b]) if a == b => {}
             // On a surface a spot may lie on two boundaries of a region
             // (even one with no handle left: the annulus a torus cut
             // through its handle leaves).
