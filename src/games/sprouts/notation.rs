@@ -113,9 +113,8 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
         let mut region = WRegion::default();
         let rtext = match rtext.rsplit_once('~') {
             Some((body, g)) => {
-                region.surface = parse_surface(g).map_err(|e| {
-                    format!("land {no}, region {}: {e}", ri + 1)
-                })?;
+                region.surface =
+                    parse_surface(g).map_err(|e| format!("land {no}, region {}: {e}", ri + 1))?;
                 if body.is_empty() {
                     return Err(format!(
                         "land {no}: region {} has a surface but no spot",

@@ -54,11 +54,7 @@ pub(crate) fn decode(land: &Land) -> Option<Vec<WRegion>> {
             continue;
         }
         match b {
-            BOUNDARY_END
-                if !zero
-                    && bound.is_empty()
-                    && region == WRegion::default() =>
-            {
+            BOUNDARY_END if !zero && bound.is_empty() && region == WRegion::default() => {
                 code_next = true;
             }
             ZERO if bound.is_empty() && !zero => zero = true,

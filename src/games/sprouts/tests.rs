@@ -408,7 +408,10 @@ fn every_writing_of_a_surface_land_has_its_value() {
                 if g > 0 {
                     assert_eq!(again.to_string(), text, "written {other}");
                 } else {
-                    let n = again.lands().iter().fold(0, |a, l| a ^ nimber(l, &mut memo));
+                    let n = again
+                        .lands()
+                        .iter()
+                        .fold(0, |a, l| a ^ nimber(l, &mut memo));
                     assert_eq!(n, memo[land], "{text} written {other} as {again}");
                 }
             }
