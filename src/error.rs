@@ -449,6 +449,21 @@ pub enum ProofFault {
     /// Writing: facts of both kinds, or bounds that leave no value.
     #[error("a proof database holds one kind of fact, each one possible")]
     MixedFacts,
+    /// Shrinking: the game's databases of this kind have no shrinking.
+    #[error("{game}'s {kind} databases cannot be shrunk")]
+    NoShrink {
+        /// The game's spec.
+        game: String,
+        /// Values or nimbers.
+        kind: &'static str,
+    },
+    /// Shrinking: the entries do not prove the position without a search
+    /// (a database saved by a stopped search, or of another position).
+    #[error("its entries do not prove {} without a search; shrink the database a finished search of it saved", Error::quote(.position))]
+    Unsettled {
+        /// The position, in the game's notation.
+        position: String,
+    },
 }
 
 #[cfg(feature = "solve")]

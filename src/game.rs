@@ -299,6 +299,27 @@ pub trait Game: Clone + Send + Sync + Sized {
         None
     }
 
+    /// A run of indices holding every position of work unit `unit` of `tier`
+    /// and no other unit's, when a tier's units are consecutive runs that
+    /// follow one another in unit order and together make its
+    /// [`Game::tier_range`]. The ranks of an MPI job then each hold the run
+    /// of their units only. The default is [`Game::unit_range`]; the ranks
+    /// check the promise before they rely on it.
+    fn unit_span(&self, tier: u32, unit: u64) -> Option<std::ops::Range<u64>> {
+        self.unit_range(tier, unit)
+    }
+
+    /// Compound games: calls `f(u)` for each work unit `u` of `tier` that
+    /// may hold an intermediate of a position of unit `unit` (a superset is
+    /// allowed; the solver fails, never guesses, when one is missing). An
+    /// MPI rank reads only these units' intermediates. The default is every
+    /// unit of the tier.
+    fn for_each_intermediate_unit(&self, tier: u32, _unit: u64, mut f: impl FnMut(u64)) {
+        for u in 0..self.tier_units(tier) {
+            f(u)
+        }
+    }
+
     /// Compound games: the number of groups of work units a tier splits into,
     /// such that a position's intermediates lie in its own group's units.
     /// Groups are solved one after another, which bounds the scratch memory

@@ -65,6 +65,7 @@ pub mod search {
     pub use crate::search::games::columns::{Columns, ColumnsPos};
     pub use crate::search::games::cram::{CramNimberLeaves, CramSearch};
     pub use crate::search::games::cram_couples::CramLands;
+    pub use crate::search::games::cram_sets::CramSets;
     pub use crate::search::games::isolation::{IsolationSearch, IsolationSearchPos};
     pub use crate::search::games::occupy::{Occupy, OccupyPos, LAMBDA_FROM, THREAT_BUDGET};
     pub use crate::search::games::table::TableRules;

@@ -98,6 +98,7 @@ fn every_rank_count_writes_the_single_process_bytes() {
         ("isolation:3x3", &[]),
         ("isolation:3x4", &[]),
         ("isolation:3x4", &["--fold"]),
+        ("isolation:4x4", &["--fold"]),
         ("connect:3x4", &[]),
         ("connect:4x4", &[]),
         ("connect:4x4", &["--fold"]),
@@ -151,9 +152,6 @@ fn a_killed_job_resumes() {
         return;
     }
     let game = "connect:4x4";
-    let dir = tempfile::tempdir().unwrap();
-    let want = single(dir.path(), game, &[]);
-    let out = dir.path().join("mpi.rtb");
     let cases: &[(usize, &str, usize)] = &[
         // (ranks, kill point, ranks of the rerun; 0: no MPI)
         (3, "mpi-tier-6-rank-1", 2),
@@ -162,8 +160,29 @@ fn a_killed_job_resumes() {
         (3, "stream-header-written", 3),
         (2, "stream-synced", 1),
     ];
+    resume_after_kills(game, &[], cases);
+    // Isolation's ranks: killed with the intermediates of a tier in its
+    // place in the file, or after their shares of it.
+    resume_after_kills(
+        "isolation:3x4",
+        &["--fold"],
+        &[
+            (3, "mpi-intermediates-5-rank-1", 2),
+            (3, "mpi-tier-7-rank-2", 0),
+        ],
+    );
+}
+
+/// Each case: the job of `k` ranks killed at `point`, then rerun with
+/// `again` ranks (0: no MPI), which must finish the single process's file.
+fn resume_after_kills(game: &str, flags: &[&str], cases: &[(usize, &str, usize)]) {
+    let dir = tempfile::tempdir().unwrap();
+    let want = single(dir.path(), game, flags);
+    let out = dir.path().join("mpi.rtb");
     for &(k, point, again) in cases {
-        let o = solve_mpi(k, game, &out, &["--checkpoint-every", "0"], Some(point));
+        let mut first = vec!["--checkpoint-every", "0"];
+        first.extend_from_slice(flags);
+        let o = solve_mpi(k, game, &out, &first, Some(point));
         assert!(!o.status.success(), "{point}: the job was not killed");
         assert!(!out.exists(), "{point}: a file under the final name");
         assert!(
@@ -176,10 +195,11 @@ fn a_killed_job_resumes() {
                 .args(["solve", game, "-o"])
                 .arg(&out)
                 .arg("--stream")
+                .args(flags)
                 .output()
                 .unwrap()
         } else {
-            solve_mpi(again, game, &out, &[], None)
+            solve_mpi(again, game, &out, flags, None)
         };
         assert!(ok(&o), "{point}: the rerun failed");
         let text = String::from_utf8_lossy(&o.stdout);
@@ -431,4 +451,97 @@ fn agreeing_ranks_may_spell_the_output_and_threads_differently() {
     );
     assert!(std::fs::read(&abs).unwrap() == want);
     assert_eq!(names(&d), ["mpi.rtb"]);
+}
+
+/// `mpirun … -np K [prlimit --data=LIMIT] retrograde solve GAME -o OUT
+/// --mpi --threads 1 --memory MEMORY FLAGS…` (`--memory` makes the solve
+/// tier by tier by itself: it excludes `--stream`).
+fn solve_capped(
+    k: usize,
+    game: &str,
+    out: &Path,
+    memory: &str,
+    limit: Option<u64>,
+    flags: &[&str],
+) -> Output {
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe", "-np"])
+        .arg(k.to_string());
+    if let Some(limit) = limit {
+        c.arg("prlimit").arg(format!("--data={limit}"));
+    }
+    c.arg(env!("CARGO_BIN_EXE_retrograde"))
+        .args(["solve", game, "-o"])
+        .arg(out)
+        .args(["--mpi", "--threads", "1", "--memory", memory])
+        .args(flags);
+    c.output().unwrap()
+}
+
+/// Each rank holds only its share of each tier. With `--memory` below what
+/// one process needs tier by tier (which the single process refuses), three
+/// ranks write the single process's bytes, on the compound path (Isolation)
+/// and the position-centric one (Connect-Four). Under a hard limit on each
+/// rank's private memory (`prlimit --data`, 36 MiB for isolation:4x5,
+/// whose ranks measured about 30.5 MiB at 3 ranks and 41.6 MiB at 1), three
+/// ranks finish where one rank cannot. (Not `--as`: Open MPI maps a shared
+/// segment per peer, so a rank's address space grows with the ranks by more
+/// than this small table's tiers.) A `--memory` below a rank's share is
+/// refused by one rank in one line, every rank exits non-zero, nothing is
+/// written.
+#[test]
+fn three_ranks_divide_the_memory() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    // (game, --memory between a rank's need and one process's, --data of a
+    // rank: three ranks fit, one does not)
+    let cases: &[(&str, &str, Option<u64>)] = &[
+        // A rank 11.2 MiB, one process 34.4 MiB tier by tier.
+        ("isolation:4x5", "20M", Some(36 << 20)),
+        // A rank 1.1 MiB, one process 1.7 MiB.
+        ("connect:5x4", "1.4M", None),
+    ];
+    for &(game, memory, limit) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let want = single(dir.path(), game, &[]);
+        let out = dir.path().join("mpi.rtb");
+        // One process refuses this --memory, even tier by tier.
+        let o = bin()
+            .args(["solve", game, "-o"])
+            .arg(&out)
+            .args(["--memory", memory])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{game}: one process fitted {memory}");
+        assert!(!out.exists());
+        if let Some(limit) = limit {
+            // One rank holds whole tiers: it cannot, under the limit.
+            let o = solve_capped(1, game, &out, memory, Some(limit), &["--force"]);
+            assert!(!o.status.success(), "{game}: one rank fitted {limit} bytes");
+            assert!(!out.exists());
+            let _ = std::fs::remove_file(dir.path().join("mpi.rtb.ckpt"));
+        }
+        let o = solve_capped(3, game, &out, memory, limit, &[]);
+        assert!(
+            ok(&o),
+            "{game}: three ranks under {memory} and {limit:?} failed"
+        );
+        assert!(std::fs::read(&out).unwrap() == want, "{game}: bytes differ");
+        std::fs::remove_file(&out).unwrap();
+        // Below a rank's share: one line, every rank fails, nothing written.
+        let o = solve_capped(3, game, &out, "100K", None, &[]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("retrograde: error"))
+            .collect();
+        assert_eq!(lines.len(), 1, "{game}: {err}");
+        assert!(
+            lines[0].contains("(rank 0 of 3): its share of tier"),
+            "{game}: {err}"
+        );
+        assert_eq!(names(dir.path()), Vec::<String>::new(), "{game}");
+    }
 }

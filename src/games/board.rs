@@ -522,6 +522,26 @@ mod tests {
             .view("2231")
             .unwrap();
         assert_eq!(glyphs(&small), glyphs(&drawn));
+        // Sogo's 4x4x4 cube: 64 cells, drawn without the index its tables
+        // would need; a1 played twice then b1, so a1's next piece lands
+        // on the third layer.
+        assert!(AnyGame::parse("sogo:4").is_err());
+        let v = AnyGame::parse_for_view("sogo:4")
+            .unwrap()
+            .view("a1a1b1")
+            .unwrap();
+        let layers = Layout::Layers {
+            layers: 4,
+            rows: 4,
+            cols: 4,
+        };
+        assert_eq!((v.layout, v.cells.len(), v.moves.len()), (layers, 64, 16));
+        assert_eq!(glyphs(&v).matches('x').count(), 2);
+        assert_eq!(glyphs(&v).matches('o').count(), 1);
+        // Layer 2, bottom row (rank 1), file a.
+        assert_eq!(v.steps("a1"), [2 * 16 + 3 * 4]);
+        assert_eq!(v.cells[2 * 16 + 3 * 4].label, "a1");
+        assert!(AnyGame::parse_for_view("sogo:5").is_err());
         assert!(AnyGame::parse_for_view("sprouts:3").is_err());
         assert!(AnyGame::parse_for_view("connect:9x9").is_err());
     }

@@ -386,10 +386,16 @@ impl View for Sogo {
     }
 }
 
-/// Drawn at the sizes its tables take.
+/// Drawn at the sizes the search takes (up to the 4×4×4 cube, whose 64
+/// cells are past the tables'): a board with no index.
 impl crate::games::board::ForView for Sogo {
     fn for_view(params: &str) -> Result<Sogo, String> {
-        Sogo::from_params(params)
+        let geometry = Sogo::describe(params)?.geometry(4, |cells| {
+            format!("to draw: {cells} cells, and its boards hold 64")
+        })?;
+        Ok(Sogo {
+            board: Gravity::for_view(geometry, 1)?,
+        })
     }
 }
 

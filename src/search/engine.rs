@@ -32,6 +32,10 @@ pub struct Options {
     pub cancel: Cancel,
     /// The proof-number engines' settings (df-pn, couples, Sprouts').
     pub dfpn: DfpnOptions,
+    /// Where the engine shows its computing branch and takes steering
+    /// requests (df-pn's main thread, the engine of couples, misère
+    /// Sprouts'); `None`, the default, costs the search nothing.
+    pub watch: Option<super::watch::Watch>,
     /// Alpha-beta's settings.
     pub alphabeta: AlphaBetaOptions,
 }
@@ -45,6 +49,7 @@ impl Default for Options {
             time_limit: None,
             cancel: Cancel::default(),
             dfpn: DfpnOptions::default(),
+            watch: None,
             alphabeta: AlphaBetaOptions::default(),
         }
     }
@@ -143,6 +148,21 @@ pub struct Stats {
     pub deepest: u64,
     /// Threads searching.
     pub threads: usize,
+    /// The score table (alpha-beta's scores, `--moves` on the gravity
+    /// boards), once a score search made it: entries in use, its
+    /// capacity and bytes. `None` where no score was searched.
+    pub score_table: Option<TableUse>,
+}
+
+/// How much of a table is in use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableUse {
+    /// Entries holding something.
+    pub used: u64,
+    /// Entries it has.
+    pub capacity: u64,
+    /// Bytes it takes.
+    pub bytes: u64,
 }
 
 /// The progress line `retrograde search` prints about once a second.
@@ -233,6 +253,9 @@ pub struct SearchOptions {
     pub inputs: Vec<PathBuf>,
     /// Cancelled, the search stops and returns (and saves) what it proved.
     pub cancel: Cancel,
+    /// The computing branch to publish and be steered through
+    /// ([`super::watch`]); the values never depend on it.
+    pub watch: Option<super::watch::Watch>,
     /// Threads proving values together on one table (the nimber search is
     /// one thread): 0 (the default) is one per core
     /// ([`std::thread::available_parallelism`]). The value never depends on
@@ -265,6 +288,12 @@ pub struct SearchOptions {
     ///
     /// [`Searched::remoteness`]: super::run::Searched::remoteness
     pub exact: bool,
+    /// Where the engine has scores (alpha-beta on the gravity boards),
+    /// prove each position by its score search alone: the value, the score
+    /// and the distance in one search, as `moves` does for each move
+    /// (there is then no best move). What the explorer's jobs ask of each
+    /// move they settle.
+    pub scored: bool,
 }
 
 /// Which engine proves values.
@@ -283,15 +312,19 @@ pub enum Engine {
     /// Lemoine and Viennot's couples `G + *k` over a sum's components
     /// (`super::couples`): normal-play Cram, values and nimbers.
     Couples,
+    /// Each region asked whether its nimber is in a set of candidates
+    /// (Beling's method): normal-play Cram nimbers, no proof database.
+    Sets,
 }
 
 impl Engine {
     /// Every engine, in the order their names are listed.
-    pub const ALL: [Engine; 4] = [
+    pub const ALL: [Engine; 5] = [
         Engine::Auto,
         Engine::Dfpn,
         Engine::AlphaBeta,
         Engine::Couples,
+        Engine::Sets,
     ];
 
     /// The engine's name, as `--engine` takes it.
@@ -301,6 +334,7 @@ impl Engine {
             Engine::Dfpn => "dfpn",
             Engine::AlphaBeta => "alphabeta",
             Engine::Couples => "couples",
+            Engine::Sets => "sets",
         }
     }
 

@@ -40,6 +40,7 @@ pub mod reference;
 mod report;
 pub mod run;
 pub(crate) mod tt;
+pub mod watch;
 
 use crate::value::Value;
 use std::fmt::Debug;
@@ -250,6 +251,20 @@ pub trait SearchGame: Send + Sync + 'static {
     /// position itself. Called only when [`SearchGame::impartial`].
     fn components(&self, p: &Self::Pos) -> Vec<Self::Pos> {
         vec![p.clone()]
+    }
+
+    /// The fewest value entries of `records` (a proof database's) this
+    /// game finds from which the check re-proves `root` with no search
+    /// (`proofdb shrink`). The default has no shrinking.
+    fn shrink(
+        &self,
+        _records: &[proofdb::Record<Self::Pos, Self::Key>],
+        _root: &Self::Pos,
+    ) -> Result<proofdb::Records<Self>, proofdb::Shrink>
+    where
+        Self: Sized,
+    {
+        Err(proofdb::Shrink::Unsupported)
     }
 }
 

@@ -18,7 +18,7 @@ use super::proofdb::{self, CheckReport, Fact, Kind, Merged, Record, Records};
 use super::{Bounds, SearchGame, Stop};
 use crate::error::{Error, Result};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What an engine proved, as the entries of a proof database: keys with
 /// their facts (the position is made from the key when written), or whole
@@ -61,6 +61,18 @@ pub trait Prover<G: SearchGame> {
     fn distance(&mut self, _p: &G::Pos) -> Option<(u32, Option<i32>)> {
         None
     }
+    /// [`Prover::distance`] of each of `ps` (a position's moves), with the
+    /// nodes and the time each took; an engine with threads may share the
+    /// positions among them.
+    fn distances(&mut self, ps: &[G::Pos]) -> Vec<Distanced> {
+        ps.iter()
+            .map(|p| {
+                let (t, before) = (Instant::now(), self.stats().nodes);
+                let d = self.distance(p);
+                (d, self.stats().nodes - before, t.elapsed())
+            })
+            .collect()
+    }
     /// Whether [`Prover::distance`] gives scores, from which a position's
     /// score is its moves' best.
     fn scores(&self) -> bool {
@@ -80,6 +92,10 @@ pub trait Prover<G: SearchGame> {
     /// only; `stopped`: the run stopped first.
     fn proved(self: Box<Self>, proven: &[G::Pos], stopped: bool) -> Proved<G>;
 }
+
+/// A position's [`Prover::distance`] as [`Prover::distances`] gives it,
+/// with the nodes and the time its search took.
+pub type Distanced = (Option<(u32, Option<i32>)>, u64, Duration);
 
 /// Why an engine is made.
 pub enum Purpose<'a, G: SearchGame> {
@@ -127,6 +143,13 @@ pub trait Engines: SearchGame + Sized {
                 given: "couples".into(),
                 rule: "sums normal-play Cram's regions (Sprouts' normal play always uses couples)"
                     .into(),
+            });
+        }
+        if request.engine == Engine::Sets {
+            return Err(Error::SearchOption {
+                option: "--engine",
+                given: "sets".into(),
+                rule: "computes normal-play Cram nimbers".into(),
             });
         }
         refuse_moves(request)
@@ -358,6 +381,12 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
     }
     fn distance(&mut self, p: &G::Pos) -> Option<(u32, Option<i32>)> {
         self.score(p).map(|(r, s)| (r, Some(s)))
+    }
+    fn distances(&mut self, ps: &[G::Pos]) -> Vec<Distanced> {
+        AlphaBeta::scores(self, ps)
+            .into_iter()
+            .map(|(d, nodes, took)| (d.map(|(r, s)| (r, Some(s))), nodes, took))
+            .collect()
     }
     fn scores(&self) -> bool {
         self.has_scores()

@@ -119,14 +119,28 @@ impl SearchReport {
                     thousands(stats.nodes),
                     thousands(rate as u64)
                 )?;
-                writeln!(
-                    f,
-                    "table       {} of {} entries used ({}, may grow to {})",
-                    thousands(stats.tt_used),
-                    thousands(stats.tt_capacity),
-                    human_bytes(stats.tt_bytes),
-                    human_bytes(stats.tt_max_bytes)
-                )?;
+                // The value table, unless only the score table was used
+                // (every move scored: the values come from the scores).
+                let scores = stats.score_table.filter(|t| t.used > 0);
+                if stats.tt_used > 0 || scores.is_none() {
+                    writeln!(
+                        f,
+                        "table       {} of {} entries used ({}, may grow to {})",
+                        thousands(stats.tt_used),
+                        thousands(stats.tt_capacity),
+                        human_bytes(stats.tt_bytes),
+                        human_bytes(stats.tt_max_bytes)
+                    )?;
+                }
+                if let Some(t) = scores {
+                    writeln!(
+                        f,
+                        "scores      {} of {} entries of the score table used ({})",
+                        thousands(t.used),
+                        thousands(t.capacity),
+                        human_bytes(t.bytes)
+                    )?;
+                }
                 if stats.threads > 1 {
                     writeln!(f, "threads     {}", stats.threads)?;
                 }
@@ -146,6 +160,12 @@ impl SearchReport {
                     )?;
                 }
             }
+            Counted::Components if self.engine == Some(Engine::Sets) => writeln!(
+                f,
+                "regions     {} searched within sets, {} nimbers known, in {seconds:.2} s",
+                thousands(stats.nodes),
+                thousands(stats.tt_used),
+            )?,
             Counted::Components if self.engine == Some(Engine::Couples) => writeln!(
                 f,
                 "couples     {} searched (region + *k), {} regions of known nimber, {} from tables, in {seconds:.2} s",

@@ -339,9 +339,20 @@ pub fn run_game<G: Engines>(
     // With scores (Connect-Four), a position's score is its moves' best:
     // the position is not searched apart.
     let from_moves = options.moves && options.save.is_none() && prover.scores() && roots.len() > 1;
+    // Then every move's score first, the moves shared among the threads:
+    // by root, the distance, nodes and time.
+    let mut scored_first: Vec<Option<super::prover::Distanced>> = if from_moves {
+        let moves: Vec<G::Pos> = roots[1..].iter().map(|(_, p)| p.clone()).collect();
+        std::iter::once(None)
+            .chain(prover.distances(&moves).into_iter().map(Some))
+            .collect()
+    } else {
+        Vec::new()
+    };
     for (i, (mv, p)) in roots.iter().enumerate() {
         let t = Instant::now();
         let before = prover.stats().nodes;
+        let first = scored_first.get_mut(i).and_then(Option::take);
         if i == 0 && from_moves {
             results.push(Searched {
                 position: g.format_position(p),
@@ -361,9 +372,11 @@ pub fn run_game<G: Engines>(
         // An engine with scores (Connect-Four) gives the value with the
         // score: with --moves, not proven twice (unless saved, which keeps
         // the value search's proofs).
-        let scored = match options.moves && options.save.is_none() {
-            true => prover.distance(p),
-            false => None,
+        let by_score = (options.moves || options.scored) && options.save.is_none();
+        let scored = match (&first, by_score) {
+            (Some((d, _, _)), _) => *d,
+            (None, true) => prover.distance(p),
+            (None, false) => None,
         };
         let answer = match scored {
             Some((_, Some(s))) => Answer::Value {
@@ -392,8 +405,8 @@ pub fn run_game<G: Engines>(
             answer,
             remoteness,
             score,
-            nodes: prover.stats().nodes - before,
-            elapsed: t.elapsed(),
+            nodes: prover.stats().nodes - before + first.map_or(0, |f| f.1),
+            elapsed: t.elapsed() + first.map_or(Duration::ZERO, |f| f.2),
         });
         if results.last().is_some_and(|r| r.value().is_some()) {
             proved.push(p.clone());
@@ -677,6 +690,7 @@ pub(crate) fn prepare<G: SearchGame>(g: &G, options: &SearchOptions) -> Result<(
         time_limit: options.time_limit,
         cancel: options.cancel.clone(),
         threads,
+        watch: options.watch.clone(),
         ..Options::default()
     };
     engine.dfpn.epsilon = epsilon;

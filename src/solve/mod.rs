@@ -38,7 +38,7 @@ pub(crate) mod stream;
 
 pub use file::{solve_to_bytes, solve_to_file, SolveReport};
 #[cfg(feature = "mpi")]
-pub use ranks::{agree, solve_mpi, table_terms, Term};
+pub use ranks::{agree, rank_shares, solve_mpi, table_terms, Term, TierShare};
 // The rest is the crate's (and the command's, through `crate::internal`):
 // output checks, resource plans, checkpoints.
 pub(crate) use estimate::memory_available;
@@ -344,7 +344,7 @@ pub(crate) fn solve_tier<G: Game, T: Table + ?Sized>(
 /// Labels share `share.0` of `share.1` of `tier`: a contiguous run of its
 /// work units (or, on the compound path, of its groups, whose units share
 /// the phase-A cells). Shares write disjoint cells, so the cells of all
-/// shares together are the whole tier's (an MPI job's ranks, `mpi.rs`).
+/// shares together are the whole tier's.
 pub(crate) fn label_tier<G: Game, T: Table + ?Sized>(
     game: &G,
     table: &T,
@@ -364,6 +364,20 @@ pub(crate) fn label_tier<G: Game, T: Table + ?Sized>(
         }
         return Ok(total);
     }
+    label_units(game, table, codec, tier, part(units), progress)
+}
+
+/// Labels work units `units` of `tier` on the position-centric path (every
+/// position from its children in the tier below): a rank of an MPI job its
+/// own units, [`label_tier`] a share of them.
+pub(crate) fn label_units<G: Game, T: Table + ?Sized>(
+    game: &G,
+    table: &T,
+    codec: CellCodec,
+    tier: u32,
+    units: std::ops::Range<u64>,
+    progress: &dyn Progress,
+) -> Result<Tally> {
     let run = |unit: u64| -> Result<Tally> {
         let t = match codec.kind() {
             TableKind::Value => solve_unit(game, table, codec, tier, unit),
@@ -376,7 +390,6 @@ pub(crate) fn label_tier<G: Game, T: Table + ?Sized>(
     };
     // Games with tiny tiers (take-away games: one position each) skip the
     // thread pool's dispatch cost.
-    let units = part(units);
     if units.end - units.start == 1 {
         run(units.start)
     } else {

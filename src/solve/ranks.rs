@@ -5,25 +5,45 @@
 //! everything the single process does around the tiers — the output's lock,
 //! creating or resuming the working file (`NAME.ckpt`, or a temporary file),
 //! the progress slots, the read-back, the header and the rename — and tells
-//! the others the working file's path and the first tier to solve. Then, for
-//! each tier, every rank:
+//! the others the working file's path and the first tier to solve. Before
+//! that, every rank checks that its share of every tier fits its own
+//! `--memory` ([`rank_shares`]); if one's does not, the lowest such rank
+//! says so in one line and every rank stops, nothing written.
 //!
-//! 1. labels its contiguous share of the tier's work units (of its groups on
-//!    the compound path, Isolation's) into a zeroed buffer of the whole
-//!    tier, reading the tier below through a read-only map of the shared
-//!    file. Shares write disjoint cells and every other cell stays zero;
-//! 2. receives, for its contiguous share of the tier's *bytes*, the bitwise
-//!    OR of every rank's buffer there (one `MPI_Reduce` per rank's share, in
-//!    chunks): exactly the single process's bytes, since each cell was set by
-//!    one rank and is zero in the others;
-//! 3. writes that share at its place in the file with a positioned write,
+//! A rank owns a contiguous run of each tier's work units, which is a
+//! contiguous run of the tier's cells ([`Game::unit_span`]), and holds only
+//! that share in memory. For each tier, every rank:
+//!
+//! 1. labels its units into a buffer of its share, reading the tier below
+//!    through a read-only map of the shared file. Where a position's cell
+//!    comes from its children alone (Connect-Four, Sogo, nimbers) this is
+//!    the cell itself, and the rank maps the whole tier below (a move goes
+//!    anywhere in it). On the compound path (Isolation) it is phase A, the
+//!    intermediates of its units, which reads only the same units' block of
+//!    the tier below (a removal keeps the pair), so the rank maps just
+//!    that run. The intermediates then go to the tier's own place in the
+//!    file (no tier is recorded there yet) and, after a barrier, each unit
+//!    reads from the file the blocks of the units its positions step to
+//!    ([`Game::for_each_intermediate_unit`], ≤ 8 for Isolation) and takes
+//!    each position's best intermediate into the share's buffer (phase B);
+//!    a barrier then lets every rank finish reading before any overwrites;
+//! 2. writes its share at its place in the file with a positioned write,
 //!    syncs, and computes its CRC32;
-//! 4. takes part in an all-gather of (status, share CRC, share length,
+//! 3. takes part in an all-gather of (status, share CRC, share length,
 //!    tally): the tier's CRC is the shares' combined in rank order
 //!    (`crc32fast::Hasher::combine`), its tally the shares' summed (counts)
 //!    and maximised (remoteness, nimber). The all-gather is the barrier
 //!    between tiers: no rank maps tier `t` before every share of it is
 //!    written and synced.
+//!
+//! No cells move between ranks as messages: the shared file carries them,
+//! as it carries the tier below. The other way for the compound path,
+//! each unit's writes routed as (index, cell) batches to the rank owning
+//! the index (an all-to-all in rounds), would move the same intermediates
+//! with 8 bytes of index each and need a second buffer of the share; and
+//! the groups of the old scheme (every slot whose non-mover square is in
+//! one orbit) are not runs of the file, so they could not be a rank's
+//! share without it.
 //!
 //! Rank 0 then records the tier in a progress slot, exactly as the single
 //! process does, and broadcasts whether that worked. A rank that fails
@@ -39,27 +59,33 @@
 //! passed (a parallel file system; NFS's close-to-open consistency does not
 //! promise it for a map kept open): not tried here.
 //!
-//! Traffic per tier: each rank sends the tier's bytes once (its buffer,
-//! split among the K reductions) and receives its share from each rank.
-//! Memory per rank: the tier's bytes and the rank's byte share, plus the map
-//! of the tier below, as the single process.
+//! Memory per rank: its share of the tier, plus the map of the tier below
+//! (all of it, or on the compound path its units' run) or phase B's blocks
+//! (≤ 9 units' per thread), whichever is larger. Per tier it writes its
+//! share to the file (twice on the compound path) and reads the tier below
+//! and, on the compound path, about 8 times its share of intermediates.
 
+use super::compound::{best_intermediates, summarise_intermediates, unpack_cell};
 use super::file::{checkpoint_kind, remove_stale};
 use super::output::{open_regular, OutputLock};
-use super::stream::{self, label_share, Prepared};
-use super::{codec_for, NoProgress, Progress, SolveOptions, SolveReport, Tally};
+use super::stream::{self, Prepared, Window};
+use super::{
+    anon_table, codec_for, label_units, NoProgress, Progress, SolveOptions, SolveReport, Table,
+    Tally,
+};
 use crate::error::{Error, Result};
-use crate::format;
+use crate::format::{self, CellCodec, TableKind, CELL_NONE};
 use crate::game::Game;
-use ::mpi::collective::SystemOperation;
 use ::mpi::topology::SimpleCommunicator;
 use ::mpi::traits::*;
+use byteorder::{ByteOrder, LittleEndian as LE};
+use rayon::prelude::*;
+use std::fs::File;
+use std::ops::Range;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-
-/// Bytes one reduction moves at most (MPI counts are `int`).
-const CHUNK: usize = 1 << 30;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// Fields of one rank's report after a tier: status, CRC, share length,
 /// then the tally.
@@ -326,6 +352,9 @@ pub fn solve_mpi<G: Game>(
     let terms = table_terms(game, path, options);
     agree(world, terms.as_ref().ok().map(|t| &t[..]))?;
     terms?;
+    // Each rank's share must fit its memory before rank 0 writes anything.
+    let codec = codec_for(game, options.kind)?;
+    shares_fit(game, codec, options.memory, world)?;
     // Rank 0 prepares; the others learn the outcome: 0 failed, 1 installed
     // already (a finished table under the checkpoint's name), 2 go.
     let mut prepared = None;
@@ -363,7 +392,6 @@ pub fn solve_mpi<G: Game>(
     root.broadcast_into(&mut first[..]);
     let work_path = PathBuf::from(std::ffi::OsStr::from_bytes(&work_path));
     let ckpt = super::checkpoint::checkpoint_path(path);
-    let codec = codec_for(game, options.kind)?;
     let w = u64::from(codec.width());
     let header = format::table_header(game, codec);
     let tiers = game.tier_count();
@@ -382,57 +410,77 @@ pub fn solve_mpi<G: Game>(
     let file = &file;
     let k = world.size() as u64;
     let me = rank as u64;
+    let compound = codec.kind() == TableKind::Value && game.compound_moves();
     for tier in first[0]..tiers {
         let r = ranges[tier as usize].clone();
-        let len = ((r.end - r.start) * w) as usize;
         let quiet = NoProgress;
         let p: &dyn Progress = if rank == 0 { progress } else { &quiet };
-        let labelled = label_share(
+        // Checked by `rank_shares` before anything was written.
+        let bounds = unit_bounds(game, tier, &r)?;
+        let units = bounds.len() as u64 - 1;
+        let my = units * me / k..units * (me + 1) / k;
+        let span = bounds[my.start as usize]..bounds[my.end as usize];
+        let at = header.data_offset + span.start * w;
+        let len = ((span.end - span.start) * w) as usize;
+        p.tier(tier, tiers, units);
+        // Step 1: the share's cells (on the compound path, its
+        // intermediates), reading the tier below.
+        let below = if compound {
+            below_part(game, &ranges, tier, &my)
+        } else {
+            tier.checked_sub(1).map(|t| ranges[t as usize].clone())
+        };
+        let labelled = label_own(
             game,
             file,
             header.data_offset,
-            &ranges,
             tier,
             codec,
-            (me, k),
+            span.clone(),
+            below,
+            my.clone(),
+            compound,
             p,
         );
         check_all(world, labelled.is_ok())?;
-        let (tally, cur) = labelled?;
-        // Step 2: rank s receives the OR of everyone's bytes in its share.
-        let share = |s: u64| (len as u64 * s / k) as usize..(len as u64 * (s + 1) / k) as usize;
-        let mine = share(me);
-        let mut out = vec![0u8; mine.len()];
-        for s in 0..k {
-            let part = share(s);
-            let target = world.process_at_rank(s as i32);
-            let mut at = part.start;
-            while at < part.end {
-                let end = (at + CHUNK).min(part.end);
-                let send = &cur[at..end];
-                if s == me {
-                    let o = at - part.start;
-                    target.reduce_into_root(
-                        send,
-                        &mut out[o..o + send.len()],
-                        SystemOperation::bitwise_or(),
-                    );
-                } else {
-                    target.reduce_into(send, SystemOperation::bitwise_or());
-                }
-                at = end;
-            }
+        let (mut tally, cur) = labelled?;
+        if compound {
+            // The intermediates go to the tier's place in the file, where
+            // every rank reads the blocks its positions step to; the
+            // tier's cells overwrite them once every rank has read them.
+            let written = file
+                .write_all_at(&cur[..len], at)
+                .and_then(|()| file.sync_data());
+            // The tests kill one rank here (the intermediates in the
+            // tier's place, nothing recorded): a rerun solves it again.
+            format::kill_point(&format!("mpi-intermediates-{tier}-rank-{rank}"));
+            check_all(world, written.is_ok())?;
+            written.map_err(|e| {
+                Error::io(format!("cannot write {}", Error::quote_path(&work_path)), e)
+            })?;
+            let best = best_own(
+                game,
+                file,
+                header.data_offset,
+                tier,
+                codec,
+                &bounds,
+                span.clone(),
+                &cur,
+                my.clone(),
+                p,
+            );
+            check_all(world, best.is_ok())?;
+            tally = tally.add(&best?);
         }
-        drop(cur);
-        // Step 3: this rank's bytes to the file.
-        let written = file
-            .write_all_at(&out, header.data_offset + r.start * w + mine.start as u64)
-            .and_then(|()| file.sync_data());
-        let crc = format::data_crc(&out);
+        let out = &cur[..len];
+        // Step 2: this rank's bytes to the file.
+        let written = file.write_all_at(out, at).and_then(|()| file.sync_data());
+        let crc = format::data_crc(out);
         // The tests kill one rank here (its share written, the tier not
         // yet recorded): the job dies, and a rerun resumes.
         format::kill_point(&format!("mpi-tier-{tier}-rank-{rank}"));
-        // Step 4: every rank's outcome, CRC and tally.
+        // Step 3: every rank's outcome, CRC and tally.
         let mut mine_report = [0u64; REPORT];
         mine_report[0] = u64::from(written.is_ok());
         mine_report[1] = u64::from(crc);
@@ -440,6 +488,7 @@ pub fn solve_mpi<G: Game>(
         encode(&tally, &mut mine_report[3..]);
         let mut all = vec![0u64; REPORT * k as usize];
         world.all_gather_into(&mine_report[..], &mut all[..]);
+        drop(cur);
         if let Err(e) = written {
             return Err(Error::io(
                 format!("cannot write {}", Error::quote_path(&work_path)),
@@ -584,4 +633,436 @@ fn decode(c: &[u64]) -> Tally {
         t.max_remoteness[k] = c[5 + k] as u32;
     }
     t
+}
+
+/// Where tier `tier`'s work units lie: unit `u` is the run
+/// `bounds[u]..bounds[u + 1]` ([`Game::unit_span`]), checked to follow one
+/// another in unit order and to make the tier's `range` exactly, so a
+/// rank's units are one run of the tier and of the file.
+fn unit_bounds<G: Game>(game: &G, tier: u32, range: &Range<u64>) -> Result<Vec<u64>> {
+    let units = game.tier_units(tier);
+    let refuse = || {
+        Error::GameInvariant(format!(
+            "{}: the work units of tier {tier} are not consecutive runs of its indices, so the ranks of an MPI job cannot each hold a share of it",
+            game.spec()
+        ))
+    };
+    let mut bounds = Vec::with_capacity(units as usize + 1);
+    let mut at = range.start;
+    bounds.push(at);
+    for u in 0..units {
+        match game.unit_span(tier, u) {
+            Some(s) if s.start == at && s.end >= s.start && s.end <= range.end => {
+                at = s.end;
+                bounds.push(at);
+            }
+            _ => return Err(refuse()),
+        }
+    }
+    if at != range.end {
+        return Err(refuse());
+    }
+    Ok(bounds)
+}
+
+/// The compound path's phase A reads, for each of units `my` of `tier`,
+/// the same unit of the tier below (a removal keeps the pair): the run of
+/// those units there, or the whole tier below when its units are not the
+/// same. A read outside it fails the solve, never guesses.
+fn below_part<G: Game>(
+    game: &G,
+    ranges: &[Range<u64>],
+    tier: u32,
+    my: &Range<u64>,
+) -> Option<Range<u64>> {
+    let t = tier.checked_sub(1)?;
+    let whole = ranges[t as usize].clone();
+    match unit_bounds(game, t, &whole) {
+        Ok(b) if b.len() as u64 == game.tier_units(tier) + 1 && my.start < my.end => {
+            Some(b[my.start as usize]..b[my.end as usize])
+        }
+        Ok(_) if my.start == my.end => Some(whole.start..whole.start),
+        _ => Some(whole),
+    }
+}
+
+/// Labels units `my` of `tier` (indices `span`) into a buffer of the share
+/// only, reading `below` (indices of the tier below) through a map of the
+/// file. On the compound path the cells are the units' intermediates
+/// (phase A) and the tally holds only the completions read. Returns the
+/// tally and the buffer; a write outside the share fails the solve.
+#[allow(clippy::too_many_arguments)]
+fn label_own<G: Game>(
+    game: &G,
+    file: &File,
+    data_offset: u64,
+    tier: u32,
+    codec: CellCodec,
+    span: Range<u64>,
+    below: Option<Range<u64>>,
+    my: Range<u64>,
+    compound: bool,
+    progress: &dyn Progress,
+) -> Result<(Tally, memmap2::MmapMut)> {
+    let w = u64::from(codec.width());
+    let len = usize::try_from((span.end - span.start) * w).map_err(|_| {
+        Error::GameInvariant("a share too large for this machine's address space".into())
+    })?;
+    let mut cur = anon_table(len)?;
+    if my.start == my.end {
+        return Ok((Tally::default(), cur));
+    }
+    let below = match below {
+        Some(b) if b.end > b.start => {
+            let (map, lead) = crate::mmap::map_region(
+                file,
+                data_offset + b.start * w,
+                ((b.end - b.start) * w) as usize,
+            )
+            .map_err(|e| Error::io("cannot map the working file of the solve", e))?;
+            Some((map, lead, b))
+        }
+        _ => None,
+    };
+    let (below_bytes, below_start, below_cells): (&[u8], u64, u64) = match &below {
+        Some((map, lead, b)) => (&map[*lead..], b.start, b.end - b.start),
+        None => (&[], 0, 0),
+    };
+    let ptr = cur.as_mut_ptr();
+    let cells = (span.end - span.start) as usize;
+    macro_rules! run {
+        ($atomic:ty) => {{
+            let window = Window {
+                // SAFETY: the anonymous map is page-aligned (so aligned for
+                // any atomic), holds `cells` cells of this width, and `cur`
+                // is not otherwise accessed while the view lives.
+                cur: unsafe { std::slice::from_raw_parts(ptr as *const $atomic, cells) },
+                cur_start: span.start,
+                below: below_bytes,
+                below_start,
+                below_cells,
+                width: w as usize,
+                stray: AtomicU64::new(0),
+            };
+            let tally = if compound {
+                let completions = my
+                    .clone()
+                    .into_par_iter()
+                    .map(|u| summarise_intermediates(game, &window, codec, tier, u))
+                    .try_reduce(|| 0, |a, b| Ok(a + b))?;
+                Tally {
+                    lookups: completions,
+                    ..Tally::default()
+                }
+            } else {
+                label_units(game, &window, codec, tier, my.clone(), progress)?
+            };
+            (tally, window.stray.load(Relaxed))
+        }};
+    }
+    let (tally, stray) = match w {
+        1 => run!(AtomicU8),
+        2 => run!(AtomicU16),
+        _ => run!(AtomicU32),
+    };
+    if stray != 0 {
+        return Err(Error::GameInvariant(format!(
+            "{}: tier {tier} wrote index {}, outside this rank's share {span:?}",
+            game.spec(),
+            stray - 1
+        )));
+    }
+    drop(below);
+    Ok((tally, cur))
+}
+
+/// Phase B of the compound path for units `my` of `tier`: each unit's
+/// positions take the best of their intermediates, read from the blocks of
+/// the units [`Game::for_each_intermediate_unit`] names (whichever rank
+/// wrote them to the file in phase A), into `cur`, the share's buffer
+/// (indices `span`; its phase-A cells are not read again). Returns the
+/// units' tally.
+#[allow(clippy::too_many_arguments)]
+fn best_own<G: Game>(
+    game: &G,
+    file: &File,
+    data_offset: u64,
+    tier: u32,
+    codec: CellCodec,
+    bounds: &[u64],
+    span: Range<u64>,
+    cur: &memmap2::MmapMut,
+    my: Range<u64>,
+    progress: &dyn Progress,
+) -> Result<Tally> {
+    let w = usize::from(codec.width());
+    let units = bounds.len() as u64 - 1;
+    let cells = (span.end - span.start) as usize;
+    let ptr = cur.as_ptr();
+    macro_rules! run {
+        ($atomic:ty) => {{
+            let window = Window {
+                // SAFETY: as in `label_own`; the buffer is written only
+                // through this view while it lives (each unit its own
+                // cells), and read after.
+                cur: unsafe { std::slice::from_raw_parts(ptr as *const $atomic, cells) },
+                cur_start: span.start,
+                below: &[],
+                below_start: 0,
+                below_cells: 0,
+                width: w,
+                stray: AtomicU64::new(0),
+            };
+            let unit = |u: u64| -> Result<Tally> {
+                let mut named = Vec::new();
+                game.for_each_intermediate_unit(tier, u, |v| named.push(v));
+                named.sort_unstable();
+                named.dedup();
+                let mut blocks = Blocks {
+                    blocks: Vec::with_capacity(named.len()),
+                    width: w,
+                    miss: AtomicU64::new(0),
+                };
+                for v in named {
+                    if v >= units {
+                        return Err(Error::GameInvariant(format!(
+                            "{}: unit {u} of tier {tier} names unit {v}, past the tier's {units}",
+                            game.spec()
+                        )));
+                    }
+                    let (a, b) = (bounds[v as usize], bounds[v as usize + 1]);
+                    let mut bytes = vec![0u8; (b - a) as usize * w];
+                    file.read_exact_at(&mut bytes, data_offset + a * w as u64)
+                        .map_err(|e| Error::io("cannot read the working file of the solve", e))?;
+                    blocks.blocks.push((a, b - a, bytes));
+                }
+                let (out, tally) = best_intermediates(game, &blocks, codec, tier, u)?;
+                let miss = blocks.miss.load(Relaxed);
+                if miss != 0 {
+                    return Err(Error::GameInvariant(format!(
+                        "{}: a position of unit {u} of tier {tier} has intermediate {}, outside the units the game names for it",
+                        game.spec(),
+                        miss - 1
+                    )));
+                }
+                let mut next = out.chunks_exact(w);
+                match game.unit_range(tier, u) {
+                    Some(run) => {
+                        if (run.end - run.start) as usize * w != out.len() {
+                            return Err(Error::GameInvariant(format!(
+                                "{}: unit {u} of tier {tier} has {} positions in a run of {}",
+                                game.spec(),
+                                out.len() / w,
+                                run.end - run.start
+                            )));
+                        }
+                        for (index, c) in run.zip(next) {
+                            window.put(index, unpack_cell(c));
+                        }
+                    }
+                    None => game.for_each_in_unit(tier, u, |index, _| {
+                        if let Some(c) = next.next() {
+                            window.put(index, unpack_cell(c));
+                        }
+                    }),
+                }
+                progress.advance(tally.positions);
+                Ok(tally)
+            };
+            let tally = my
+                .into_par_iter()
+                .map(unit)
+                .try_reduce(Tally::default, |a, b| Ok(a.add(&b)))?;
+            (tally, window.stray.load(Relaxed))
+        }};
+    }
+    let (tally, stray) = match w {
+        1 => run!(AtomicU8),
+        2 => run!(AtomicU16),
+        _ => run!(AtomicU32),
+    };
+    if stray != 0 {
+        return Err(Error::GameInvariant(format!(
+            "{}: tier {tier} wrote index {}, outside this rank's share {span:?}",
+            game.spec(),
+            stray - 1
+        )));
+    }
+    Ok(tally)
+}
+
+/// The intermediates phase B of one unit reads: blocks of the tier copied
+/// from the file, `(first index, cells, bytes)`. An index in none of them
+/// reads as unsolved and is remembered, so the unit fails rather than take
+/// the best of the others.
+struct Blocks {
+    blocks: Vec<(u64, u64, Vec<u8>)>,
+    width: usize,
+    /// One more than an index read outside the blocks (0: none).
+    miss: AtomicU64,
+}
+
+impl Table for Blocks {
+    #[inline(always)]
+    fn get(&self, i: u64) -> u32 {
+        for (start, cells, bytes) in &self.blocks {
+            let c = i.wrapping_sub(*start);
+            if c < *cells {
+                let at = c as usize * self.width;
+                return match self.width {
+                    1 => u32::from(bytes[at]),
+                    2 => u32::from(LE::read_u16(&bytes[at..])),
+                    _ => LE::read_u32(&bytes[at..]),
+                };
+            }
+        }
+        self.miss.store(i + 1, Relaxed);
+        CELL_NONE
+    }
+
+    fn put(&self, i: u64, _v: u32) {
+        // Phase B writes through the share's window, never here.
+        self.miss.store(i + 1, Relaxed);
+    }
+}
+
+/// What one rank holds and moves for one tier when the ranks divide the
+/// memory (`--dry-run --mpi` prints these; a rank whose largest
+/// [`TierShare::memory`] exceeds `--memory` refuses to start).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TierShare {
+    /// The tier's bytes.
+    pub tier_bytes: u64,
+    /// The rank's share of them: what it labels, holds and writes.
+    pub share: u64,
+    /// Bytes of the tier below it maps (and reads at random).
+    pub below: u64,
+    /// Compound path: bytes of intermediates it reads from the file in
+    /// phase B (0 elsewhere).
+    pub intermediates: u64,
+    /// Compound path: the most of those held at once (one unit's per
+    /// thread).
+    pub scratch: u64,
+    /// Bytes it writes to the shared file (twice its share on the compound
+    /// path: the intermediates, then the cells).
+    pub written: u64,
+}
+
+impl TierShare {
+    /// The memory the rank needs for this tier: its share, and either the
+    /// map of the tier below or phase B's blocks, whichever is larger.
+    pub fn memory(&self) -> u64 {
+        self.share + self.below.max(self.scratch)
+    }
+}
+
+/// What rank `rank` of `ranks` holds and moves for each tier of `game`'s
+/// streamed solve in `codec` with `threads` threads, or why the ranks
+/// cannot divide its tiers.
+pub fn rank_shares<G: Game>(
+    game: &G,
+    codec: CellCodec,
+    ranks: u64,
+    rank: u64,
+    threads: u64,
+) -> Result<Vec<TierShare>> {
+    if let Some(why) = stream::cannot_stream(game) {
+        return Err(Error::Output(format!(
+            "{} cannot be solved tier by tier ({why}), so not by the ranks of an MPI job; solve it without --mpi",
+            game.spec()
+        )));
+    }
+    let w = u64::from(codec.width());
+    let compound = codec.kind() == TableKind::Value && game.compound_moves();
+    let tiers = game.tier_count();
+    let ranges: Vec<_> = (0..tiers)
+        .map(|t| game.tier_range(t).unwrap_or(0..0))
+        .collect();
+    let mut out = Vec::with_capacity(tiers as usize);
+    for tier in 0..tiers {
+        let r = &ranges[tier as usize];
+        let bounds = unit_bounds(game, tier, r)?;
+        let units = bounds.len() as u64 - 1;
+        let my = units * rank / ranks..units * (rank + 1) / ranks;
+        let share = (bounds[my.end as usize] - bounds[my.start as usize]) * w;
+        let mut t = TierShare {
+            tier_bytes: (r.end - r.start) * w,
+            share,
+            written: share,
+            ..TierShare::default()
+        };
+        if my.start < my.end {
+            let below = if compound {
+                below_part(game, &ranges, tier, &my)
+            } else {
+                tier.checked_sub(1).map(|t| ranges[t as usize].clone())
+            };
+            t.below = below.map_or(0, |b| (b.end - b.start) * w);
+        }
+        if compound && my.start < my.end {
+            t.written = 2 * share;
+            let mut per_unit = Vec::with_capacity((my.end - my.start) as usize);
+            for u in my.clone() {
+                let mut named = Vec::new();
+                game.for_each_intermediate_unit(tier, u, |v| named.push(v));
+                named.sort_unstable();
+                named.dedup();
+                let read: u64 = named
+                    .iter()
+                    .filter(|&&v| v < units)
+                    .map(|&v| (bounds[v as usize + 1] - bounds[v as usize]) * w)
+                    .sum();
+                t.intermediates += read;
+                // The blocks, and the unit's own cells as phase B packs them.
+                per_unit.push(read + (bounds[u as usize + 1] - bounds[u as usize]) * w);
+            }
+            per_unit.sort_unstable_by(|a, b| b.cmp(a));
+            t.scratch = per_unit.iter().take(threads.max(1) as usize).sum();
+        }
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// Every rank checks that its share of every tier fits its own `memory`
+/// (`None`: no limit) before anything is written; returns the figures.
+/// When some rank's does not, the lowest such rank says so in one line and
+/// every rank returns an error (the others [`Error::PeerFailed`]).
+fn shares_fit<G: Game>(
+    game: &G,
+    codec: CellCodec,
+    memory: Option<u64>,
+    world: &SimpleCommunicator,
+) -> Result<Vec<TierShare>> {
+    let k = world.size() as u64;
+    let me = world.rank() as u64;
+    let threads = rayon::current_num_threads() as u64;
+    let shares = rank_shares(game, codec, k, me, threads);
+    let refusal = match &shares {
+        Err(_) => true,
+        Ok(s) => {
+            let need = s.iter().map(TierShare::memory).max().unwrap_or(0);
+            need > memory.unwrap_or(u64::MAX)
+        }
+    };
+    let mut all = vec![0u8; k as usize];
+    world.all_gather_into(&[u8::from(refusal)][..], &mut all[..]);
+    let Some(first) = all.iter().position(|&x| x == 1) else {
+        return shares;
+    };
+    if first as u64 != me {
+        return Err(Error::PeerFailed { rank: first });
+    }
+    let shares = shares?;
+    let (tier, most) = shares
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, s)| s.memory())
+        .map(|(t, s)| (t, s.memory()))
+        .unwrap_or((0, 0));
+    Err(Error::Output(format!(
+        "its share of tier {tier} and what it reads would take {}, but --memory allows {} a rank; run more ranks, raise --memory, or pass --force",
+        crate::units::human_bytes(most),
+        crate::units::human_bytes(memory.unwrap_or(0))
+    )))
 }

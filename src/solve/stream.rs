@@ -206,15 +206,15 @@ pub fn plan<G: Game>(game: &G, codec: CellCodec, options: &SolveOptions) -> Resu
 /// A window of the table for one tier's solve: the tier's cells in memory,
 /// the tier below through the file's map. Anything else reads as unsolved,
 /// so a game that breaks its [`Game::tier_range`] promise fails the solve.
-struct Window<'a, S> {
-    cur: &'a [S],
-    cur_start: u64,
-    below: &'a [u8],
-    below_start: u64,
-    below_cells: u64,
-    width: usize,
+pub(super) struct Window<'a, S> {
+    pub(super) cur: &'a [S],
+    pub(super) cur_start: u64,
+    pub(super) below: &'a [u8],
+    pub(super) below_start: u64,
+    pub(super) below_cells: u64,
+    pub(super) width: usize,
     /// One more than an index written outside the tier (0: none).
-    stray: AtomicU64,
+    pub(super) stray: AtomicU64,
 }
 
 impl<S: Slot> Table for Window<'_, S> {

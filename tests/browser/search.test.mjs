@@ -51,10 +51,14 @@ async function serve(...args) {
 
 let base;
 let sprouts;
+let sogo;
+let tictactoe;
 
 before(async () => {
   base = await serve('--search', 'connect:7x6');
   sprouts = await serve('--search', 'sprouts:7', '--search-nodes', '1', '--search-jobs', '0');
+  sogo = await serve('--search', 'sogo:4');
+  tictactoe = await serve('--search', 'tictactoe');
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -112,6 +116,19 @@ async function markers(d) {
   return out;
 }
 
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+// The text of each move's badge in the list, by move.
+async function badgeTexts() {
+  const items = page.locator(MOVES_SHOWN);
+  const out = {};
+  for (let i = 0; i < (await items.count()); i++) {
+    const li = items.nth(i);
+    out[await li.getAttribute('data-move')] = await li.locator('.badge').textContent();
+  }
+  return out;
+}
+
 const byMove = (d) => Object.fromEntries(d.moves.map((m) => [m.move, m.value]));
 
 async function screenshot(name) {
@@ -149,7 +166,14 @@ test('Connect-Four 7x6 by search: every column of a mid-game position within the
     assert.equal(text, m.score > 0 ? `+${m.score}` : String(m.score));
   }
   assert.ok(d.moves.filter((m) => m.best).every((m) => m.score === d.moves[0].score));
-  assert.equal(await value(), d.value[0].toUpperCase() + d.value.slice(1));
+  // The distances the scores give, as the tables say them: the position's, and each move's badge.
+  assert.ok(Number.isInteger(d.remoteness), JSON.stringify(d));
+  assert.equal(await value(), `${cap(d.value)} in ${d.remoteness}`);
+  const badges = await badgeTexts();
+  for (const m of d.moves) {
+    assert.ok(Number.isInteger(m.remoteness), JSON.stringify(m));
+    assert.equal(badges[m.move], `${cap(m.value)} in ${m.remoteness} (score ${m.score > 0 ? '+' : ''}${m.score})`);
+  }
   await screenshot('connect-7x6-midgame');
 
   // A column clicked: the next position, and its columns' values.
@@ -199,4 +223,52 @@ test('Sprouts by search: the page says what the search did, not "Unknown"', asyn
   const badges = await page.locator('[data-testid=move-list] .badge').allTextContents();
   assert.ok(badges.length > 0 && badges.every((b) => b === 'Not proven'), badges.join());
   assert.equal(await page.locator('[data-testid=turn]').textContent().then((t) => t.includes('Loading')), false);
+});
+
+// A Sogo 4x4x4 position late in the game (44 pieces, no line yet), whose 16 columns' values the
+// request's own search proves: the cube drawn as four layers side by side, a marker on each
+// playable column's landing cell, a column clicked and its piece seen landing.
+const SOGO_LATE = 'c3a4a2d1b3a2d2a1d1c2a4a2c3a2d1c4b3a3b1c3c1b3c1a1b4d3c1c2d3c4d3b4d4c1a4a3a1d2c2b1b3d1d4b4';
+
+test('Sogo 4x4x4 by search: four layers drawn, each column marked, a column clicked', async () => {
+  await page.goto(new URL(`/?table=sogo-4&position=${SOGO_LATE}`, sogo).href);
+  await page.locator(MOVES_SHOWN).first().waitFor();
+  const d = await api(sogo, `/api/tables/sogo-4/position?p=${SOGO_LATE}`);
+  assert.equal(d.board.layout, 'layers');
+  assert.equal(d.board.cells.length, 64);
+  assert.equal(await page.locator('#board [data-cell]').count(), 64);
+  const stones = d.board.cells.filter((c) => c.state !== 'empty').length;
+  assert.equal(await page.locator('#board [data-state=p0], #board [data-state=p1]').count(), stones);
+  await until(async () => Object.values(await listed()).every((v) => v !== 'unknown'), "the columns' values");
+  const now = await api(sogo, `/api/tables/sogo-4/position?p=${SOGO_LATE}`);
+  assert.ok(now.moves.length > 0 && now.moves.every((m) => m.value !== 'unknown'), JSON.stringify(now.moves));
+  assert.deepEqual(await markers(now), byMove(now));
+  await screenshot('sogo-4-late');
+  // A column clicked: its piece lands on the marked cell, and the next position's values come.
+  // A losing move: the game goes on after it (a winning one may end it).
+  const m = now.moves.find((x) => x.value === 'lose') ?? now.moves[0];
+  await page.locator(`#board [data-target="${m.steps[0]}"]`).click();
+  await until(async () => (await positionText()) === m.position, 'the next position');
+  await until(
+    async () => (await page.locator(`#board [data-cell="${m.steps[0]}"]`).getAttribute('data-state')) !== 'empty',
+    'the piece landed',
+  );
+  assert.equal(await page.locator('#board [data-state=p0], #board [data-state=p1]').count(), stones + 1);
+  await until(async () => Object.values(await listed()).every((v) => v !== 'unknown'), "the next position's values");
+  const next = await api(sogo, `/api/tables/sogo-4/position?p=${encodeURIComponent(m.position)}`);
+  assert.deepEqual(await listed(), byMove(next));
+});
+
+test('a search that proves values only shows no distance', async () => {
+  await page.goto(new URL('/?table=mnk-3x3x3', tictactoe).href);
+  await page.locator(MOVES_SHOWN).first().waitFor();
+  await until(async () => Object.values(await listed()).every((v) => v !== 'unknown'), 'the values');
+  const d = await api(tictactoe, '/api/tables/mnk-3x3x3/position');
+  assert.equal(d.remoteness, null);
+  assert.equal(await value(), cap(d.value));
+  const badges = await badgeTexts();
+  for (const m of d.moves) {
+    assert.equal(m.remoteness, null);
+    assert.equal(badges[m.move], cap(m.value));
+  }
 });

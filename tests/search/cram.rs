@@ -977,3 +977,150 @@ fn the_default_check_of_a_nimber_database_picks_the_faster_engine() {
     let c = check(&small, &by_plain, &base, &Quiet).unwrap();
     assert_eq!((c.report.checked, c.report.searched), (entries, 0));
 }
+
+/// The engine that asks regions within sets gives the tables' nimber on
+/// every position of small boards and on random ones of 4×5 and 3×6, one
+/// engine per board (its remembered regions answering later positions),
+/// with room to remember everything and with almost none.
+#[test]
+fn sets_agree_with_the_nimber_tables() {
+    use retrograde::internal::search::CramSets;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0x5e75_0001);
+    for (r, c, every) in [
+        (3, 4, true),
+        (4, 4, true),
+        (2, 7, true),
+        (1, 13, true),
+        (4, 5, false),
+        (3, 6, false),
+    ] {
+        let path = solve_nimbers(dir.path(), r, c, false, TableKind::Nimber);
+        let tb = retrograde::Tablebase::open(&path).unwrap();
+        let g = cram(&format!("cram:{r}x{c}"));
+        let n = r * c;
+        let masks: Vec<u64> = match every {
+            true => (0..1u64 << n).collect(),
+            false => (0..6000).map(|_| rng.next() & ((1u64 << n) - 1)).collect(),
+        };
+        for memory in [1u64 << 26, 1] {
+            let progress = |_: &retrograde::search::engine::Stats| {};
+            let mut e = CramSets::new(&g, &Options::with_memory(memory), &progress);
+            let mut nonzero = 0;
+            for &p in &masks {
+                let Some(want) = tb.nimber_index(p).unwrap() else {
+                    continue;
+                };
+                assert_eq!(e.nimber(p), Some(want), "{r}x{c} {}", g.format_position(&p));
+                nonzero += usize::from(want > 1);
+            }
+            assert!(
+                nonzero > 0,
+                "{r}x{c}: the comparison is not of 0 and 1 only"
+            );
+        }
+    }
+}
+
+/// The regions the sets engine keys (tufts on one square but one dropped,
+/// squares between tufts dropped, regions split at closed 2×2 blocks,
+/// equal regions cancelled) sum to the position's nimber, each region's
+/// nimber being the plain one of the region alone; and equal regions under
+/// the board's symmetries get equal keys, distinct ones distinct keys.
+#[test]
+fn the_sets_engines_regions_sum_to_the_nimber() {
+    use retrograde::internal::search::CramSets;
+    let mut rng = Rng(0x5e75_0002);
+    for spec in ["cram:5x5", "cram:4x6", "cram:6x6", "cram:5x7"] {
+        let g = cram(spec);
+        let progress = |_: &retrograde::search::engine::Stats| {};
+        let e = CramSets::new(&g, &Options::with_memory(1 << 20), &progress);
+        let mut memo = HashMap::new();
+        let mut by_key: HashMap<u128, BTreeSet<Vec<(i32, i32)>>> = HashMap::new();
+        let mut reduced = 0;
+        let playouts = if g.rows() * g.cols() > 30 { 60 } else { 300 };
+        for p in samples(&g, &mut rng, playouts, 300) {
+            // Positions of many squares are left to the engine's tests.
+            if (g.full() & !p).count_ones() > 24 {
+                continue;
+            }
+            let want = sum_nimber(&g, p, None, &mut memo);
+            let mut sum = 0;
+            let parts = e.regions(p);
+            for &(x, key) in &parts {
+                assert_eq!(key, g.key(&(g.full() & !x)));
+                sum ^= sum_nimber(&g, g.full() & !x, None, &mut memo);
+                by_key
+                    .entry(key)
+                    .or_default()
+                    .insert(shape(&g, g.full() & !x));
+            }
+            assert_eq!(sum, want, "{spec} {}", g.format_position(&p));
+            let kept: u32 = parts.iter().map(|(x, _)| x.count_ones()).sum();
+            reduced += usize::from(kept < g.live(p).count_ones());
+        }
+        assert!(reduced > 0, "{spec}: no position was reduced");
+        for (key, shapes) in by_key {
+            assert_eq!(
+                shapes.len(),
+                1,
+                "{spec}: key {key:x} holds distinct regions"
+            );
+        }
+    }
+}
+
+/// `--engine sets` as the search runs it: the plain search's nimber on
+/// whole boards, and one-line refusals of what it does not do.
+#[test]
+fn the_sets_engine_runs_as_the_search_does() {
+    use retrograde::search::run::{run, Answer, Engine, Quiet, SearchOptions};
+    for spec in ["cram:4x5", "cram:5x5", "cram:3x7", "cram:4x6"] {
+        let game = AnySearch::parse(spec).unwrap();
+        let g = cram(spec);
+        let mut plain =
+            retrograde::search::nimber::NimberSearch::new(&g, &Options::with_memory(1 << 28));
+        let want = plain.nimber(&0).unwrap();
+        for threads in [1, 2] {
+            let o = SearchOptions {
+                engine: Engine::Sets,
+                nimber: true,
+                threads,
+                ..SearchOptions::default()
+            };
+            let r = run(&game, &o, &Quiet).unwrap();
+            assert_eq!(r.results[0].answer, Answer::Nimber(Some(want)), "{spec}");
+            assert_eq!(r.engine, Some(Engine::Sets));
+        }
+    }
+    let game = AnySearch::parse("cram:4x4").unwrap();
+    let misere = AnySearch::parse("cram:4x4:misere").unwrap();
+    let sets = SearchOptions {
+        engine: Engine::Sets,
+        nimber: true,
+        ..SearchOptions::default()
+    };
+    for (game, o) in [
+        (&misere, sets.clone()),
+        (
+            &game,
+            SearchOptions {
+                nimber: false,
+                ..sets.clone()
+            },
+        ),
+        (
+            &game,
+            SearchOptions {
+                save: Some(PathBuf::from("x.rdb")),
+                ..sets.clone()
+            },
+        ),
+        (&AnySearch::parse("mnk:3x3x3").unwrap(), sets.clone()),
+    ] {
+        let Err(e) = run(game, &o, &Quiet) else {
+            panic!("--engine sets should be refused");
+        };
+        assert!(e.to_string().contains("sets"), "{e}");
+    }
+}

@@ -17,8 +17,10 @@ mod occupy;
 mod parallel;
 mod proofdb;
 mod run;
+mod shrink;
 mod sprouts;
 mod threats;
+mod watch;
 
 /// Helpers the game modules share.
 mod shared {

@@ -136,6 +136,70 @@ fn connect_four_scores_at_one_and_two_threads() {
     }
 }
 
+/// The moves' scores shared between two threads (each takes the next
+/// move, one score table between them) are the tables' on 5x4 too, and
+/// on a 7x6 position the same as one thread's, move by move.
+#[test]
+fn connect_four_scores_shared_between_threads() {
+    agree("connect:5x4", &[], &["--threads", "2"], 2, true);
+    let scores = |threads: &str| {
+        let j = json(&[
+            "search",
+            "connect:7x6",
+            "7214174457716",
+            "--moves",
+            "--json",
+            "-q",
+            "--threads",
+            threads,
+        ]);
+        let moves: BTreeMap<String, (Json, Json, Json)> = j["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let name = m["move"].as_str().unwrap().to_string();
+                (
+                    name,
+                    (
+                        m["value"].clone(),
+                        m["remoteness"].clone(),
+                        m["score"].clone(),
+                    ),
+                )
+            })
+            .collect();
+        (j["score"].clone(), j["remoteness"].clone(), moves)
+    };
+    let one = scores("1");
+    assert_eq!(one.2.len(), 7);
+    assert!(one.2.values().all(|(_, _, s)| s.is_i64()), "{one:?}");
+    assert_eq!(scores("2"), one);
+}
+
+/// With scores, the value table is not used: the report names the score
+/// table it used rather than "0 of N entries used".
+#[test]
+fn a_scored_search_reports_the_score_table() {
+    let out = common::run(&["search", "connect:5x4", "--moves"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("table       0 of"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("scores      "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(!line.starts_with("scores      0 of"), "{line}");
+    assert!(line.contains("entries of the score table used"), "{line}");
+    let j = json(&["search", "connect:5x4", "--moves", "--json", "-q"]);
+    assert!(j["score_table"]["used"].as_u64().unwrap() > 0, "{j}");
+    // A value search names its table as before.
+    let out = common::run(&["search", "connect:5x4"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\ntable       "), "{text}");
+    assert!(!text.contains("\nscores      "), "{text}");
+}
+
 #[test]
 fn pattern_games_with_exact_give_the_tables_remoteness() {
     agree("tictactoe", &[], &["--exact"], 4, true);

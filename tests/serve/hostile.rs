@@ -58,6 +58,24 @@ fn bad_requests_get_a_json_4xx_and_the_server_goes_on() {
     // A Host that is not loopback: what DNS rebinding would send.
     let (status, msg) = error_of(answer(ureq::get(&url).set("Host", "evil.example").call()));
     assert_eq!(status, 421, "{msg}");
+    // A steering POST that a page of another site sends to loopback.
+    let steer = format!(
+        "{}/api/tables/iso/steer?p=x&depth=0&level=0&child=1",
+        server.url
+    );
+    for origin in ["http://evil.example", "null"] {
+        let (status, msg) = error_of(answer(
+            ureq::post(&steer).set("Origin", origin).send_string(""),
+        ));
+        assert_eq!(status, 403, "{origin}: {msg}");
+        assert!(msg.contains("another site"), "{msg}");
+    }
+    // The page's own origin passes the check (and meets the route's).
+    let own = server.url.trim_end_matches('/').to_string();
+    let (status, _) = error_of(answer(
+        ureq::post(&steer).set("Origin", &own).send_string(""),
+    ));
+    assert_ne!(status, 403);
     // Raw bytes that are not HTTP, a header line of a megabyte, and a
     // connection closed mid-request: the server answers or closes, and lives.
     for raw in [

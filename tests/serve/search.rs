@@ -602,3 +602,137 @@ fn a_save_file_that_cannot_be_written_is_refused_at_the_start() {
         common::refused_line(&out, why);
     }
 }
+
+/// `retrograde search SPEC POSITION --json` stopped at once: the position
+/// as the command line writes it.
+fn position_cli(spec: &str, position: &str) -> String {
+    let args = [
+        "search", spec, position, "--json", "--quiet", "--nodes", "1",
+    ];
+    let out = common::run(&args);
+    // Exit status 3: not proven, as stopped at once.
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{args:?}: {out:?}"
+    );
+    let j: Json = serde_json::from_slice(&out.stdout).unwrap();
+    j["position"].as_str().unwrap().to_string()
+}
+
+/// Sogo's 4x4x4 cube, past its tables' sizes, is served with its board:
+/// four layers of 16 cells holding what the command line's position
+/// holds, and each of the 16 columns' moves landing where the command
+/// line puts the piece.
+#[test]
+fn sogo_4_is_served_with_its_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_in(
+        dir.path(),
+        &[],
+        &[
+            "--search",
+            "sogo:4",
+            "--search-nodes",
+            "1",
+            "--search-jobs",
+            "0",
+        ],
+    );
+    let id = "sogo-4";
+    let p = server.json(&format!("/api/tables/{id}/position?p=a1a1b1"));
+    let text = p["position"].as_str().unwrap();
+    assert_eq!(text, position_cli("sogo:4", "a1a1b1"));
+    let board = &p["board"];
+    assert_eq!(board["layout"], "layers", "{board}");
+    assert_eq!(
+        (&board["layers"], &board["rows"], &board["cols"]),
+        (&4.into(), &4.into(), &4.into())
+    );
+    let cells = board["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 64);
+    let glyph = |c: &Json| match c["state"].as_str().unwrap() {
+        "p0" => 'x',
+        "p1" => 'o',
+        _ => '.',
+    };
+    let drawn: String = cells.iter().map(glyph).collect();
+    assert_eq!(drawn, text.replace(['|', '/'], ""));
+    let moves = p["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 16);
+    for m in moves {
+        let mv = m["move"].as_str().unwrap();
+        let child = m["position"].as_str().unwrap();
+        assert_eq!(child, position_cli("sogo:4", &format!("a1a1b1{mv}")), "{m}");
+        // The move's cell: empty now, o's (the mover's) after it.
+        let k = m["steps"][0].as_u64().unwrap() as usize;
+        assert_eq!(cells[k]["state"], "empty", "{m}");
+        assert_eq!(cells[k]["label"], mv, "{m}");
+        let after: Vec<char> = child.replace(['|', '/'], "").chars().collect();
+        assert_eq!(after[k], 'o', "{m}");
+    }
+    assert_eq!(p["value"], "unknown");
+    assert_eq!(p["remoteness"], Json::Null);
+}
+
+/// Where the search gives a distance (Connect-Four's scores imply it),
+/// the served position and each move carry it as the tables do ("win in
+/// 0" is a move that ends the game), equal to what `retrograde search
+/// --moves` says; where only the value is proven, no distance.
+#[test]
+fn searched_distances_are_served_as_remoteness() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_in(
+        dir.path(),
+        &[],
+        &[
+            "--search",
+            "connect:5x4",
+            "--search",
+            "tictactoe",
+            "--search-time",
+            "20",
+        ],
+    );
+    for position in ["-", "33", "1122"] {
+        let p = server.json(&format!("/api/tables/connect-5x4x4/position?p={position}"));
+        assert_eq!(p["search"]["proven"], true, "{p}");
+        let cli = search_cli("connect:5x4", position, false);
+        assert_eq!(p["value"], cli["value"], "{position}");
+        assert_eq!(p["remoteness"], cli["remoteness"], "{position}");
+        assert!(p["remoteness"].is_u64(), "{p}");
+        assert_eq!(p["score"], cli["score"], "{position}");
+        let by_move: HashMap<&str, &Json> = cli["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["move"].as_str().unwrap(), m))
+            .collect();
+        let moves = p["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), by_move.len());
+        for m in moves {
+            let c = by_move[m["move"].as_str().unwrap()];
+            assert_eq!(m["value"], c["value"], "{position} {m}");
+            assert_eq!(m["remoteness"], c["remoteness"], "{position} {m}");
+            assert!(m["remoteness"].is_u64(), "{m}");
+            assert_eq!(m["score"], c["score"], "{position} {m}");
+            assert_eq!(m["best"], c["best"], "{position} {m}");
+        }
+    }
+    // A move that wins at once: "win in 0".
+    let p = server.json("/api/tables/connect-5x4x4/position?p=112233");
+    let four = p["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "4");
+    assert_eq!(four.unwrap()["remoteness"], 0, "{p}");
+    assert_eq!(p["remoteness"], 1);
+    // df-pn proves values only: no distance is made up.
+    let p = server.json("/api/tables/mnk-3x3x3/position");
+    assert_eq!(p["search"]["proven"], true, "{p}");
+    assert_eq!(p["value"], "tie");
+    assert_eq!(p["remoteness"], Json::Null);
+    for m in p["moves"].as_array().unwrap() {
+        assert_eq!(m["remoteness"], Json::Null, "{m}");
+    }
+}

@@ -18,6 +18,7 @@ pub mod search;
 pub mod serve;
 pub mod solve;
 pub mod verify;
+pub mod watch;
 
 pub(crate) mod open;
 pub(crate) mod output;

@@ -154,6 +154,11 @@ pub fn search_json(r: &SearchReport, moves: bool) -> Json {
                 "threads": s.threads,
                 "leaf_hits": s.leaf_hits,
                 "engine": r.engine.map(|e| e.name()),
+                "score_table": s.score_table.map(|t| json!({
+                    "entries": t.capacity,
+                    "used": t.used,
+                    "bytes": t.bytes,
+                })),
             }),
             Counted::Components => json!({
                 "components": s.nodes,

@@ -19,7 +19,9 @@ use super::solve::{create_output_dir, prepare_job, print_report, Args, Job};
 use anyhow::Result;
 use mpi::traits::*;
 use retrograde::internal::solve::{estimate, OutputLock};
-use retrograde::solve::{agree, solve_mpi, table_terms, NoProgress, Progress, Streaming, Term};
+use retrograde::solve::{
+    agree, rank_shares, solve_mpi, table_terms, NoProgress, Progress, Streaming, Term, TierShare,
+};
 use retrograde::with_game;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -158,8 +160,8 @@ fn fail(world: &mpi::topology::SimpleCommunicator, error: Option<anyhow::Error>)
     ExitCode::FAILURE
 }
 
-/// `--dry-run --mpi`: what each of `ranks` ranks needs, and the data the
-/// ranks exchange per tier.
+/// `--dry-run --mpi`: what each of `ranks` ranks holds, and what it moves
+/// per tier (the largest over the ranks).
 fn dry_run(
     game: &retrograde::AnyGame,
     options: &retrograde::solve::SolveOptions,
@@ -167,17 +169,30 @@ fn dry_run(
     ranks: u64,
 ) -> Result<()> {
     let e = with_game!(game, g => estimate(g, options, rayon::current_num_threads()))?;
-    let w = u64::from(e.cell_width);
-    let tiers: Vec<u64> = with_game!(game, g => (0..retrograde::Game::tier_count(g))
-        .map(|t| retrograde::Game::tier_range(g, t).map_or(0, |r| r.end - r.start) * w)
-        .collect());
     let Some(streamed) = e.streamed_bytes else {
         anyhow::bail!(
             "{} cannot be solved tier by tier, so not by the ranks of an MPI job; solve it without --mpi",
             game.spec()
         );
     };
-    let largest = tiers.iter().copied().max().unwrap_or(0);
+    let threads = rayon::current_num_threads() as u64;
+    let per_rank = (0..ranks)
+        .map(|r| {
+            with_game!(game, g => {
+                let codec = retrograde::solve::codec_for(g, options.kind)?;
+                rank_shares(g, codec, ranks, r, threads)
+            })
+        })
+        .collect::<retrograde::Result<Vec<Vec<TierShare>>>>()?;
+    let tiers = per_rank.first().map_or(0, Vec::len);
+    // Per tier, the largest figure of any rank.
+    let most = |f: &dyn Fn(&TierShare) -> u64, t: usize| {
+        per_rank.iter().map(|s| f(&s[t])).max().unwrap_or(0)
+    };
+    let (peak_tier, peak) = (0..tiers)
+        .map(|t| (t, most(&TierShare::memory, t)))
+        .max_by_key(|&(_, m)| m)
+        .unwrap_or((0, 0));
     println!("game          {}", game.spec());
     println!(
         "output        {} (on storage every rank reaches)",
@@ -191,29 +206,29 @@ fn dry_run(
     );
     println!("ranks         {ranks}");
     println!(
-        "memory/rank   about {} (the tier being solved, the tier below mapped, the solver's scratch, and a {} share of the largest tier to receive)",
-        human_bytes(streamed + largest.div_ceil(ranks)),
-        human_bytes(largest.div_ceil(ranks))
+        "memory/rank   about {} at most (tier {peak_tier}: the rank's share of the tier and what it reads of the tier below or of the intermediates), against {} for one process tier by tier",
+        human_bytes(peak),
+        human_bytes(streamed)
     );
     println!(
         "disk          {} in all, on the shared file; each rank writes about {}",
         human_bytes(e.disk_bytes),
         human_bytes(e.file_bytes.div_ceil(ranks))
     );
-    println!("tier  bytes       sent/rank   received/rank");
-    for (t, &b) in tiers.iter().enumerate() {
-        // Each rank sends the other ranks' shares of its buffer and receives
-        // its own share from each other rank.
-        let sent = b - b / ranks;
-        let received = b.div_ceil(ranks) * (ranks - 1);
+    println!(
+        "per tier, the most of any rank (no tier moves between ranks: each reads the shared file and writes its share there)"
+    );
+    println!("tier  bytes       share       read below  read inter  written     memory");
+    for t in 0..tiers {
         println!(
-            "{t:>4}  {:<10}  {:<10}  {}",
-            human_bytes(b),
-            human_bytes(sent),
-            human_bytes(received)
+            "{t:>4}  {:<10}  {:<10}  {:<10}  {:<10}  {:<10}  {}",
+            human_bytes(most(&|s| s.tier_bytes, t)),
+            human_bytes(most(&|s| s.share, t)),
+            human_bytes(most(&|s| s.below, t)),
+            human_bytes(most(&|s| s.intermediates, t)),
+            human_bytes(most(&|s| s.written, t)),
+            human_bytes(most(&TierShare::memory, t)),
         );
     }
-    let total: u64 = tiers.iter().map(|&b| b - b / ranks).sum();
-    println!("sent per rank in all: {}", human_bytes(total));
     Ok(())
 }

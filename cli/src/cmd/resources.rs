@@ -98,14 +98,20 @@ pub fn memory_text(plan: &Plan, cannot_stream: Option<&str>) -> String {
 /// Refuses to start a solve that cannot fit; `--force` skips this.
 /// Memory is checked against `options.memory` (`--memory`, or what is
 /// available) for the way the solve will hold its table: whole, or tier by
-/// tier when the whole does not fit.
-pub fn check_resources(game: &AnyGame, options: &SolveOptions, path: &Path) -> Result<()> {
+/// tier when the whole does not fit; only with `memory` (an MPI rank checks
+/// its own share of each tier instead).
+pub fn check_resources(
+    game: &AnyGame,
+    options: &SolveOptions,
+    path: &Path,
+    memory: bool,
+) -> Result<()> {
     let (plan, why) = memory_plan(game, options)?;
     let file = with_game!(game, g => {
         let codec = codec_for(g, options.kind)?;
         retrograde::Game::size(g) * u64::from(codec.width())
     });
-    if !plan.fits(options) {
+    if memory && !plan.fits(options) {
         bail!(
             "solving {} needs about {} of memory, plus about {} for the process, but {} is allowed; free memory, raise --memory, or pass --force{}",
             game.spec(),

@@ -13,8 +13,10 @@ use retrograde::internal::solve::input_files;
 use retrograde::search::engine::Stats;
 use retrograde::search::games::AnySearch;
 use retrograde::search::run::{self, Engine, Notice, Observer, SearchOptions, SearchReport};
+use retrograde::search::watch::Watch;
 use retrograde::search::{Cancel, Stop};
 use retrograde::Error;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -125,6 +127,14 @@ pub struct Args {
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+    /// Show the computing branch full screen while the search runs (the
+    /// line from the root down, each level's children still unknown
+    /// coloured as Glop does) and steer it: ↑↓ choose a level, ←→ or a
+    /// number and Enter the child it computes next, n the next unknown
+    /// child, q stops the search (what it proved is kept, as at Ctrl-C).
+    /// The value never depends on the choices. Needs a terminal.
+    #[arg(long, conflicts_with_all = ["json", "check", "openings"])]
+    watch: bool,
 }
 
 /// `--engine`'s values: the library's engine names.
@@ -143,6 +153,9 @@ fn seconds(option: &str, t: Option<f64>) -> Result<Option<Duration>> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.watch && !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        bail!("--watch draws on a terminal: standard input and output must be one (not a pipe or a file)");
+    }
     let game = AnySearch::parse(&args.game)?;
     let options = SearchOptions {
         position: args.position.clone(),
@@ -167,6 +180,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         engine: args.engine,
         moves: args.moves,
         exact: args.exact,
+        watch: args.watch.then(Watch::new),
+        scored: false,
     };
     let printer = Printer {
         args: &args,
@@ -189,7 +204,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let report = run::run(&game, &options, &printer)?;
+    let report = match &options.watch {
+        Some(watch) => watched(&game, &options, &args, watch)?,
+        None => run::run(&game, &options, &printer)?,
+    };
     if report.results.is_empty() {
         // Listing can be stopped by any limit (one position may have
         // millions of children): say which.
@@ -217,6 +235,72 @@ pub fn run(args: Args) -> Result<ExitCode> {
         true => ExitCode::SUCCESS,
         false => ExitCode::from(NOT_PROVEN),
     })
+}
+
+/// The search on a thread of its own, the computing branch full screen on
+/// this one until it ends (or `q` stops it); then the result, as without
+/// `--watch`.
+fn watched(
+    game: &AnySearch,
+    options: &SearchOptions,
+    args: &Args,
+    watch: &Watch,
+) -> Result<SearchReport> {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let quiet = Quiet {
+        cancel: &options.cancel,
+        notices: std::sync::Mutex::default(),
+    };
+    let (report, shown) = std::thread::scope(|s| {
+        let search = s.spawn(|| {
+            let r = run::run(game, options, &quiet);
+            done.store(true, std::sync::atomic::Ordering::Release);
+            r
+        });
+        let shown = super::watch::run(
+            watch,
+            &args.game,
+            &|| done.load(std::sync::atomic::Ordering::Acquire),
+            &|| options.cancel.cancel(),
+        );
+        if shown.is_err() {
+            // No view: the search is not left running unseen.
+            options.cancel.cancel();
+        }
+        (search.join(), shown)
+    });
+    let report = match report {
+        Ok(r) => r?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    shown?;
+    for n in quiet.notices.into_inner().unwrap_or_default() {
+        eprintln!("retrograde: {n}");
+    }
+    print!(
+        "{}",
+        super::color::search_text(&report.text(options).to_string())
+    );
+    Ok(report)
+}
+
+/// The watched search's [`Observer`]: nothing on the terminal the view
+/// holds (its notices are said after it); a signal still stops it.
+struct Quiet<'a> {
+    cancel: &'a Cancel,
+    notices: std::sync::Mutex<Vec<String>>,
+}
+
+impl Observer for Quiet<'_> {
+    fn started(&self) {
+        cancel::started(self.cancel);
+    }
+
+    fn notice(&self, notice: &Notice) {
+        if let Ok(mut n) = self.notices.lock() {
+            n.push(notice.to_string());
+        }
+    }
 }
 
 /// The command line's [`Observer`]: progress lines and notices on stderr,

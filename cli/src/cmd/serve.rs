@@ -39,10 +39,16 @@ pub struct Args {
     #[arg(long, default_value_t = 16, value_name = "N")]
     search_queue: usize,
     /// Positions left computing at once when a request's budget did not
-    /// settle their moves (0: none): each a job of one core and up to 256
-    /// MiB, stopped when nobody has asked about it for --search-job-idle.
+    /// settle their moves (0: none): each a job of --search-job-threads
+    /// threads and up to 256 MiB each, stopped when nobody has asked about
+    /// it for --search-job-idle.
     #[arg(long, default_value_t = 2, value_name = "N")]
     search_jobs: usize,
+    /// Threads of each job: each settles another of the position's moves
+    /// (Connect-Four: by its score, so its distance comes too). Two: one
+    /// visitor's position fills in on both cores of a small machine.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    search_job_threads: usize,
     /// Seconds after which a job nobody has asked about (its page closed)
     /// is stopped.
     #[arg(long, default_value_t = 30, value_name = "SECS")]
@@ -156,6 +162,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             args.search_job_time
         );
     }
+    if args.search_job_threads == 0 || args.search_job_threads > super::MAX_THREADS {
+        bail!(
+            "--search-job-threads {} is not a number of threads from 1 to {}",
+            args.search_job_threads,
+            super::MAX_THREADS
+        );
+    }
     if args.search_jobs > super::MAX_THREADS {
         bail!(
             "--search-jobs {} is more than {}",
@@ -198,6 +211,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         keep: serve::Keep {
             jobs: args.search_jobs,
             job_time: std::time::Duration::from_secs_f64(args.search_job_time),
+            job_threads: args.search_job_threads,
             abandoned: timeout("search-job-idle", args.search_job_idle)?,
             load: args.load,
             trust_load: args.trust_load,

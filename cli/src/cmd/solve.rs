@@ -143,6 +143,9 @@ pub(super) struct Job {
 /// dry run prints): the caller creates the output's directory
 /// ([`create_output_dir`]) and takes the output's lock, which checks what
 /// the output names (a device, `-`, the solve's own input are refused).
+/// `no_dry_run` is the MPI ranks' call: the dry run and the memory check
+/// are theirs (a rank holds a share of each tier, and `--force` drops the
+/// limit).
 pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
     let Args {
         game: spec,
@@ -233,7 +236,12 @@ pub(super) fn prepare_job(args: Args, no_dry_run: bool) -> Result<Job> {
         return Ok(job);
     }
     if !force {
-        check_resources(&job.game, &job.options, &job.path)?;
+        // An MPI rank holds a share of each tier, not the tier: the ranks
+        // check their shares against `--memory` (`solve_mpi`), and only the
+        // disk here.
+        check_resources(&job.game, &job.options, &job.path, !no_dry_run)?;
+    } else if no_dry_run {
+        job.options.memory = None;
     }
     Ok(job)
 }

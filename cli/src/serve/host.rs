@@ -176,3 +176,52 @@ mod tests {
         assert_eq!(split_absolute("*"), None);
     }
 }
+
+/// The `Origin` that makes a request other than GET or HEAD foreign: one
+/// that is not `http://` followed by the request's own Host, or more than
+/// one Origin header. A request with none (not sent by a browser's page,
+/// or by an old browser's same-origin request) is not foreign.
+pub fn foreign_origin(method: &str, origins: &[String], hosts: &[String]) -> Option<String> {
+    if matches!(method, "GET" | "HEAD") {
+        return None;
+    }
+    match origins {
+        [] => None,
+        [origin] => {
+            let own = hosts
+                .first()
+                .map(|h| format!("http://{}", h.to_ascii_lowercase()));
+            (own.as_deref() != Some(origin.to_ascii_lowercase().as_str())).then(|| origin.clone())
+        }
+        [first, ..] => Some(first.clone()),
+    }
+}
+
+#[cfg(test)]
+mod origin_tests {
+    use super::foreign_origin;
+
+    fn foreign(method: &str, origins: &[&str], host: &str) -> bool {
+        let origins: Vec<String> = origins.iter().map(|s| s.to_string()).collect();
+        foreign_origin(method, &origins, &[host.to_string()]).is_some()
+    }
+
+    #[test]
+    fn a_post_from_another_site_is_foreign() {
+        let host = "127.0.0.1:8080";
+        assert!(!foreign("POST", &[], host));
+        assert!(!foreign("POST", &["http://127.0.0.1:8080"], host));
+        assert!(!foreign("POST", &["HTTP://127.0.0.1:8080"], host));
+        assert!(foreign("POST", &["http://evil.example"], host));
+        assert!(foreign("POST", &["null"], host));
+        assert!(foreign("POST", &["http://127.0.0.1:9999"], host));
+        assert!(foreign("POST", &["https://127.0.0.1:8080"], host));
+        assert!(foreign(
+            "POST",
+            &["http://127.0.0.1:8080", "http://evil.example"],
+            host
+        ));
+        // Reading is not guarded here (the host check and CORS do that).
+        assert!(!foreign("GET", &["http://evil.example"], host));
+    }
+}

@@ -335,11 +335,26 @@ impl Explorer {
                 "this server answers only requests addressed to localhost",
             ));
         }
-        if method != "GET" && method != "HEAD" {
-            return Err(Reply::error(
-                405,
-                format!("method {} is not allowed: use GET", Error::quote(method)),
-            ));
+        // Steering a job's computing branch is the one request that changes
+        // something (the order a search visits children in, never a value).
+        let steering = target
+            .split('?')
+            .next()
+            .is_some_and(|p| p.ends_with("/steer"));
+        match (method, steering) {
+            ("GET" | "HEAD", false) | ("POST", true) => {}
+            (_, true) => {
+                return Err(Reply::error(
+                    405,
+                    format!("method {} is not allowed: use POST", Error::quote(method)),
+                ))
+            }
+            _ => {
+                return Err(Reply::error(
+                    405,
+                    format!("method {} is not allowed: use GET", Error::quote(method)),
+                ))
+            }
         }
         let (path, query) = target.split_once('?').unwrap_or((target, ""));
         let Some(path) = path.strip_prefix('/') else {
@@ -379,6 +394,19 @@ impl Explorer {
             ["api", "tables", id, "position"] => {
                 let t = self.table(id)?;
                 return Ok((t, position_param(query)?));
+            }
+            ["api", "tables", id, what @ ("branch" | "steer")] => {
+                let t = self.table(id)?;
+                let Source::Search(s) = &self.tables[t].source else {
+                    return Err(Reply::error(
+                        404,
+                        format!("{} is a table: it has no search jobs", Error::quote(id)),
+                    ));
+                };
+                match *what {
+                    "branch" => s.branch(position_param(query)?.as_deref()),
+                    _ => s.steer(query),
+                }
             }
             ["api", "tables", id, what @ ("jobs" | "stop")] => {
                 let t = self.table(id)?;
@@ -710,9 +738,28 @@ async fn answer(
         .iter()
         .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
         .collect();
-    let route = {
-        let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
-        explorer.route(&method, &target, &hosts)
+    // The one request that changes something (a job's steering) is refused
+    // when a browser says another site sent it: the Host check stops DNS
+    // rebinding, not a page elsewhere posting to 127.0.0.1 (browsers send
+    // such a POST, a "simple request", without asking first).
+    let origins: Vec<String> = request
+        .headers()
+        .get_all(header::ORIGIN)
+        .iter()
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+        .collect();
+    let route = match host::foreign_origin(&method, &origins, &hosts) {
+        Some(origin) => Err(Reply::error(
+            403,
+            format!(
+                "a {method} from another site (Origin {}) is refused",
+                Error::quote(&origin)
+            ),
+        )),
+        None => {
+            let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+            explorer.route(&method, &target, &hosts)
+        }
     };
     let mut retry_after = None;
     // A searched position known already, or left computing: answered at

@@ -30,6 +30,7 @@ use retrograde::games::{AnyGame, BoardView};
 use retrograde::search::games::AnySearch;
 use retrograde::search::proofdb::{self, Fact, Kind, Record};
 use retrograde::search::run::{self, Answer, Quiet, SearchOptions, Searched};
+use retrograde::search::watch::{Choice, Colour, Steer};
 use retrograde::search::{Bounds, Cancel, SearchGame, Stop};
 use retrograde::{Error, Value};
 use serde_json::{json, Value as Json};
@@ -80,6 +81,9 @@ pub struct Keep {
     pub jobs: usize,
     /// Each job's time, at most.
     pub job_time: Duration,
+    /// Threads of each job: each settles another move (by its score where
+    /// the engine has scores) until none is left.
+    pub job_threads: usize,
     /// A job no request has asked about for this long is stopped.
     pub abandoned: Duration,
     /// Proof databases to start from.
@@ -96,6 +100,7 @@ impl Default for Keep {
         Keep {
             jobs: 2,
             job_time: Duration::from_secs(600),
+            job_threads: 1,
             abandoned: Duration::from_secs(30),
             load: Vec::new(),
             trust_load: false,
@@ -125,6 +130,9 @@ struct Entry {
     /// Connect-Four's score (Pons') for the player to move, where the
     /// engine gave it.
     score: Option<i32>,
+    /// Plies to the end under perfect play (the tables' remoteness), where
+    /// the engine gave it (alpha-beta's scores imply it).
+    remoteness: Option<u32>,
     /// Whether every move of the position is known too: a request for it
     /// is answered with no search.
     settled: bool,
@@ -139,9 +147,20 @@ impl Known {
         self.facts.get(key).and_then(|e| e.score)
     }
 
+    fn remoteness(&self, key: &[u8]) -> Option<u32> {
+        self.facts.get(key).and_then(|e| e.remoteness)
+    }
+
     /// Adds what `fact` says of the position `text` (key `key`) to what was
-    /// known (bounds meet).
-    fn learn(&mut self, key: &[u8], text: &str, fact: Fact, score: Option<i32>) {
+    /// known (bounds meet), with its score and remoteness where known.
+    fn learn(
+        &mut self,
+        key: &[u8],
+        text: &str,
+        fact: Fact,
+        score: Option<i32>,
+        remoteness: Option<u32>,
+    ) {
         let unknown = Fact::Value(Bounds::UNKNOWN);
         if fact == unknown {
             return;
@@ -150,6 +169,9 @@ impl Known {
             Some(e) => {
                 if e.score.is_none() && score.is_some() {
                     e.score = score;
+                }
+                if e.remoteness.is_none() && remoteness.is_some() {
+                    e.remoteness = remoteness;
                 }
                 let f = &mut e.fact;
                 let new = match (*f, fact) {
@@ -178,6 +200,7 @@ impl Known {
                         text: text.to_string(),
                         fact,
                         score,
+                        remoteness,
                         settled: false,
                     },
                 );
@@ -190,10 +213,16 @@ impl Known {
 /// A position left computing.
 struct Job {
     cancel: Cancel,
+    /// The computing branch of its search, shown and steered by the page.
+    branch: retrograde::search::watch::Watch,
     started: Instant,
     /// When a request last asked about it (ms from `started`).
     touched: AtomicU64,
+    /// Nodes searched so far (the finished searches' and, as they report,
+    /// the running ones').
     nodes: AtomicU64,
+    /// Nodes of the job's finished searches.
+    done_nodes: AtomicU64,
     done: AtomicBool,
 }
 
@@ -337,6 +366,7 @@ impl SearchSource {
             "nodes": s.budget.nodes,
             "jobs": s.keep.jobs,
             "job_seconds": s.keep.job_time.as_secs_f64(),
+            "job_threads": s.keep.job_threads,
             "abandoned_seconds": s.keep.abandoned.as_secs_f64(),
         })
     }
@@ -366,6 +396,95 @@ impl SearchSource {
         Reply::json(
             200,
             &json!({ "position": position, "stopped": job.is_some() }),
+        )
+    }
+
+    /// The computing branch of the job of position `text`:
+    /// `/api/tables/{id}/branch?p=TEXT` (`running` false and no levels when
+    /// no job computes it).
+    pub fn branch(&self, text: Option<&str>) -> Reply {
+        let position = match self.shared.list(text) {
+            Ok(l) => l.position,
+            Err(e) => return Reply::error(400, e),
+        };
+        let job = self.shared.jobs.lock().unwrap().get(&position).cloned();
+        let Some(j) = job else {
+            return Reply::json(
+                200,
+                &json!({ "position": position, "running": false, "levels": [] }),
+            );
+        };
+        j.touch();
+        let b = j.branch.branch();
+        let levels: Vec<Json> = b
+            .levels
+            .iter()
+            .map(|l| {
+                json!({
+                    "depth": l.depth,
+                    "position": l.position,
+                    // Decimal text: a JSON number loses 64-bit integers.
+                    "id": l.id.to_string(),
+                    "children": l.children,
+                    "unknown": l.unknown,
+                    "current": l.current,
+                    "steered": l.steered,
+                    "colour": Colour::of(l.unknown).map(Colour::name),
+                })
+            })
+            .collect();
+        Reply::json(
+            200,
+            &json!({
+                "position": position,
+                "running": !j.done.load(Ordering::Acquire),
+                "nodes": b.nodes,
+                "published": b.published,
+                "levels": levels,
+            }),
+        )
+    }
+
+    /// Asks a level of a job's computing branch to compute a child next:
+    /// `POST /api/tables/{id}/steer?p=TEXT&depth=D&level=ID&child=N` (N from
+    /// 0), or `&next` (the next unknown child) or `&release` (the engine's
+    /// own choice) instead of `child`. The values never depend on it.
+    pub fn steer(&self, query: &str) -> Reply {
+        let (mut p, mut depth, mut id, mut choice) = (None, None, None, None);
+        for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+            let number = || v.parse::<u64>().ok();
+            match &*k {
+                "p" => p = Some(v.to_string()),
+                "depth" => depth = number(),
+                "level" => id = number(),
+                "child" => choice = number().map(|c| Choice::Child(c as usize)),
+                "next" => choice = Some(Choice::Next),
+                "release" => choice = Some(Choice::Release),
+                _ => return Reply::error(400, format!("unknown parameter {}", Error::quote(&k))),
+            }
+        }
+        let (Some(depth), Some(id), Some(choice)) = (depth, id, choice) else {
+            return Reply::error(
+                400,
+                "steer takes depth=D, level=ID (a level's id) and child=N, next or release",
+            );
+        };
+        let position = match self.shared.list(p.as_deref()) {
+            Ok(l) => l.position,
+            Err(e) => return Reply::error(400, e),
+        };
+        let job = self.shared.jobs.lock().unwrap().get(&position).cloned();
+        if let Some(j) = &job {
+            j.touch();
+            j.branch.steer(Steer {
+                depth: depth as usize,
+                id,
+                choice,
+            });
+        }
+        Reply::json(
+            200,
+            &json!({ "position": position, "steered": job.is_some() }),
         )
     }
 
@@ -623,6 +742,9 @@ impl Shared {
         let run_one = |position: &str, moves: bool, done: &mut Done| {
             let mut o = self.options(Some(position), left(done), moves);
             o.memory = Some(memory);
+            // A job settles each move by its score where the engine has
+            // scores: the distance the page shows comes with the value.
+            o.scored = job.is_some();
             // At least a moment: a search with no time is refused.
             o.time_limit = Some(
                 deadline
@@ -630,20 +752,24 @@ impl Shared {
                     .max(Duration::from_millis(1)),
             );
             o.cancel = cancel.clone();
+            o.watch = job.map(|j| j.branch.clone());
             let report = match job {
                 Some(job) => run::run(
                     &self.game,
                     &o,
                     &Watch {
                         job,
-                        base: done.nodes,
+                        base: job.done_nodes.load(Ordering::Relaxed),
                     },
                 )?,
                 None => run::run(&self.game, &o, &Quiet)?,
             };
             done.nodes += report.stats.nodes;
             if let Some(j) = job {
-                j.nodes.store(done.nodes, Ordering::Relaxed);
+                j.done_nodes
+                    .fetch_add(report.stats.nodes, Ordering::Relaxed);
+                j.nodes
+                    .fetch_max(j.done_nodes.load(Ordering::Relaxed), Ordering::Relaxed);
             }
             done.stopped = report.stopped;
             let learned: Vec<(Vec<u8>, &Searched, Fact)> = report
@@ -653,7 +779,7 @@ impl Shared {
                 .collect();
             let mut known = self.known.lock().unwrap();
             for (key, r, f) in learned {
-                known.learn(&key, &r.position, f, r.score);
+                known.learn(&key, &r.position, f, r.score, r.remoteness);
             }
             Ok::<_, Error>(())
         };
@@ -661,16 +787,63 @@ impl Shared {
             run_one(&listed.position, true, &mut done)?;
             return Ok(done);
         }
-        for (_, child) in self.unsettled(listed) {
-            if cancel.is_cancelled() || Instant::now() >= deadline || left(&done) == Some(0) {
-                break;
+        // The unsettled moves, in the game's order, taken one at a time by
+        // each of the job's threads (a request's search: one thread). A
+        // move whose position shares its key with an earlier one's (its
+        // mirror image) is settled with it: not searched twice.
+        let mut keys = std::collections::HashSet::new();
+        let queue = Mutex::new(
+            self.unsettled(listed)
+                .into_iter()
+                .filter(|&(i, _)| keys.insert(listed.moves[i].key.clone()))
+                .map(|(_, c)| c)
+                .collect::<std::collections::VecDeque<_>>(),
+        );
+        let threads = job.map_or(1, |_| self.keep.job_threads.max(1));
+        let shared = Mutex::new((done, None::<Error>));
+        let work = || loop {
+            let mut mine = {
+                let s = shared.lock().unwrap();
+                let d = &s.0;
+                if s.1.is_some()
+                    || d.stopped.is_some()
+                    || cancel.is_cancelled()
+                    || Instant::now() >= deadline
+                    || left(d) == Some(0)
+                {
+                    return;
+                }
+                Done {
+                    nodes: d.nodes,
+                    ..Done::default()
+                }
+            };
+            let Some(child) = queue.lock().unwrap().pop_front() else {
+                return;
+            };
+            let before = mine.nodes;
+            let r = run_one(&child, false, &mut mine);
+            let mut s = shared.lock().unwrap();
+            s.0.nodes += mine.nodes - before;
+            s.0.stopped = s.0.stopped.or(mine.stopped);
+            if let Err(e) = r {
+                s.1.get_or_insert(e);
             }
-            run_one(&child, false, &mut done)?;
-            if done.stopped.is_some() {
-                break;
-            }
+        };
+        if threads == 1 {
+            work();
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(work);
+                }
+            });
         }
-        Ok(done)
+        let (done, error) = shared.into_inner().unwrap();
+        match error {
+            Some(e) => Err(e),
+            None => Ok(done),
+        }
     }
 
     /// Leaves `listed` computing, if no job does yet and the cap leaves
@@ -686,9 +859,11 @@ impl Shared {
         }
         let job = Arc::new(Job {
             cancel: Cancel::new(),
+            branch: retrograde::search::watch::Watch::new(),
             started: Instant::now(),
             touched: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
+            done_nodes: AtomicU64::new(0),
             done: AtomicBool::new(false),
         });
         let position = listed.position.clone();
@@ -747,11 +922,15 @@ impl Shared {
                 };
                 // The child's score is its mover's: the move's, the opposite.
                 let score = known.score(&mv.key).map(|s| -s);
+                // The child's distance to the end is the move's, as the
+                // tables count it ("win in 0": the move ends the game);
+                // only where a search gave it, never guessed.
+                let remoteness = value.and(known.remoteness(&mv.key));
                 let j = json!({
                     "move": m,
                     "position": c,
                     "value": value.map_or("unknown", Value::name),
-                    "remoteness": null,
+                    "remoteness": remoteness,
                     "nimber": nimber,
                     "score": score,
                     "best": false,
@@ -803,7 +982,7 @@ impl Shared {
             });
             // Kept: a later visitor is answered from it at once.
             if let Some(f) = fact {
-                known.learn(&listed.key, &listed.position, f, None);
+                known.learn(&listed.key, &listed.position, f, None, None);
                 if let Some(e) = known.facts.get_mut(&listed.key) {
                     e.settled = true;
                 }
@@ -830,26 +1009,57 @@ impl Shared {
             Some("tie") | Some("draw") => 2,
             _ => 3,
         };
-        // Among equals, the higher score (a sooner win, a later loss).
-        moves.sort_by_key(|(_, m)| (rank(m), -m["score"].as_i64().unwrap_or(0)));
+        // Among equals, the higher score (a sooner win, a later loss), then
+        // the tables' order of distances: the sooner win or tie, the later
+        // loss.
+        let distance = |m: &Json| {
+            let r = m["remoteness"].as_i64().unwrap_or(0);
+            if rank(m) == 3 {
+                -r
+            } else {
+                r
+            }
+        };
+        let order = |m: &Json| (rank(m), -m["score"].as_i64().unwrap_or(0), distance(m));
+        moves.sort_by_key(|(_, m)| order(m));
         let best = moves.first().map_or(3, |(_, m)| rank(m));
-        let top = moves.first().map(|(_, m)| m["score"].clone());
+        let top = moves.first().map(|(_, m)| order(m));
         if best != 1 {
             for (_, m) in &mut moves {
-                // As good as the best: its value, and its score if scored.
-                let equal = rank(m) == best && top.as_ref().is_none_or(|t| m["score"] == *t);
-                m["best"] = json!(equal);
+                // As good as the best: its value, score and distance.
+                m["best"] = json!(Some(order(m)) == top);
             }
         }
+        // The position's distance: what a search gave, else one more than
+        // its best move's once every move's is known (a move of unknown
+        // distance might be a sooner win).
+        let remoteness = match (value, listed.terminal) {
+            (None, _) => None,
+            (Some(_), Some(_)) => Some(0),
+            (Some(_), None) => known.remoteness(&listed.key).or_else(|| {
+                let all = settled_all && moves.iter().all(|(_, m)| m["remoteness"].is_u64());
+                all.then(|| moves.first())
+                    .flatten()
+                    .and_then(|(_, m)| m["remoteness"].as_u64())
+                    .map(|r| r as u32 + 1)
+            }),
+        };
+        let score = known.score(&listed.key).or_else(|| {
+            let all = settled_all && moves.iter().all(|(_, m)| m["score"].is_i64());
+            all.then(|| moves.first())
+                .flatten()
+                .and_then(|(_, m)| m["score"].as_i64())
+                .map(|s| s as i32)
+        });
         let proven = value.is_some() && settled_all;
         let body = json!({
             "position": listed.position,
             "index": null,
             "to_move": null,
             "value": value.map_or("unknown", Value::name),
-            "remoteness": null,
+            "remoteness": remoteness,
             "nimber": nimber,
-            "score": known.score(&listed.key),
+            "score": score,
             "primitive": listed.terminal.is_some(),
             "table": id,
             "moves": moves.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
@@ -902,7 +1112,7 @@ impl Shared {
             for r in &records {
                 let mut key = Vec::new();
                 retrograde::search::Key::write(&r.key, &mut key);
-                known.learn(&key, &g.format_position(&r.pos), r.fact, None);
+                known.learn(&key, &g.format_position(&r.pos), r.fact, None, None);
             }
         });
         Ok(())
@@ -953,9 +1163,11 @@ struct Watch<'a> {
 
 impl run::Observer for Watch<'_> {
     fn progress(&self, stats: &retrograde::search::engine::Stats) {
+        // Searches running side by side each report theirs: the count
+        // shown only grows.
         self.job
             .nodes
-            .store(self.base + stats.nodes, Ordering::Relaxed);
+            .fetch_max(self.base + stats.nodes, Ordering::Relaxed);
     }
 }
 

@@ -99,7 +99,10 @@ pub struct Gravity {
     scheme: u16,
     size: u64,
     // Shared with a folded index built on this board (see `TightFold`).
-    tight: Arc<tight::Tight>,
+    // `None` on a board only drawn ([`Gravity::for_view`]): Sogo's 4×4×4
+    // has 5^16 height vectors, too many for the index's tables, and a
+    // drawing never needs them.
+    tight: Option<Arc<tight::Tight>>,
     /// The symmetries folded into the index, if any.
     fold: Fold,
 }
@@ -552,26 +555,38 @@ impl Gravity {
     /// The tables' board on `geometry` (at most 63 cells), whose plain
     /// tight index has the number `scheme` (the folded one `scheme + 1`).
     pub(crate) fn new(geometry: Geometry, scheme: u16) -> Result<Gravity, String> {
-        Gravity::with_index(geometry, scheme, true)
-    }
-
-    /// A board past the tables' 2^40 positions, to draw its positions
-    /// ([`crate::games::board::ForView`]): its index is never used, as no
-    /// table of it is made or read.
-    pub(crate) fn for_view(geometry: Geometry, scheme: u16) -> Result<Gravity, String> {
-        Gravity::with_index(geometry, scheme, false)
-    }
-
-    fn with_index(geometry: Geometry, scheme: u16, limited: bool) -> Result<Gravity, String> {
         debug_assert!(geometry.cells <= 63);
-        let (tight, size) = tight::Tight::new(geometry.cols, geometry.height, limited)?;
+        let (tight, size) = tight::Tight::new(geometry.cols, geometry.height)?;
         Ok(Gravity {
             geometry,
             scheme,
             size,
-            tight: Arc::new(tight),
+            tight: Some(Arc::new(tight)),
             fold: Fold::Plain,
         })
+    }
+
+    /// A board past the tables' sizes, to draw its positions
+    /// ([`crate::games::board::ForView`]): no index is built (no table of
+    /// it is made or read), so any geometry of up to 64 cells is drawn.
+    /// Its size is 0; the index methods must not be called on it.
+    pub(crate) fn for_view(geometry: Geometry, scheme: u16) -> Result<Gravity, String> {
+        Ok(Gravity {
+            geometry,
+            scheme,
+            size: 0,
+            tight: None,
+            fold: Fold::Plain,
+        })
+    }
+
+    /// The index's tables. A drawn board has none, and nothing indexes
+    /// one: no table of it exists (a broken invariant, hence the panic).
+    #[inline(always)]
+    fn tight(&self) -> &Arc<tight::Tight> {
+        self.tight
+            .as_ref()
+            .expect("a board made only to be drawn has no index")
     }
 
     /// The rules, without the index.
@@ -599,7 +614,7 @@ impl Gravity {
     #[inline]
     pub fn encode(&self, p: &GravityPosition) -> u64 {
         match &self.fold {
-            Fold::Plain => self.tight_encode(&self.tight, p),
+            Fold::Plain => self.tight_encode(self.tight(), p),
             Fold::Floor(f) => f.encode(self, p),
         }
     }
@@ -609,7 +624,7 @@ impl Gravity {
         match &self.fold {
             Fold::Plain if index >= self.size => None,
             Fold::Plain => {
-                Some(self.tight_decode(&self.tight, index)).filter(|p| self.mover_free(p))
+                Some(self.tight_decode(self.tight(), index)).filter(|p| self.mover_free(p))
             }
             Fold::Floor(f) => f.decode(self, index),
         }
@@ -620,7 +635,7 @@ impl Gravity {
     #[inline(always)]
     pub fn for_each_child_index(&self, p: &GravityPosition, f: impl FnMut(u64)) {
         match &self.fold {
-            Fold::Plain => self.tight_children(&self.tight, p, f),
+            Fold::Plain => self.tight_children(self.tight(), p, f),
             Fold::Floor(fold) => fold.for_each_child_index(self, p, f),
         }
     }
@@ -628,7 +643,7 @@ impl Gravity {
     /// Work units of a tier.
     pub fn tier_units(&self, tier: u32) -> u64 {
         match &self.fold {
-            Fold::Plain => self.tight_units(&self.tight, tier),
+            Fold::Plain => self.tight_units(self.tight(), tier),
             Fold::Floor(f) => f.tier_units(self, tier),
         }
     }
@@ -638,17 +653,25 @@ impl Gravity {
     pub fn tier_range(&self, tier: u32) -> Option<std::ops::Range<u64>> {
         let k = self.cells.checked_sub(tier)? as usize;
         let offset = match &self.fold {
-            Fold::Plain => &self.tight.offset,
+            Fold::Plain => &self.tight().offset,
             Fold::Floor(f) => f.offsets(),
         };
         Some(offset[k]..offset[k + 1])
+    }
+
+    /// The run of indices of a unit: plain or folded, a tier's units are
+    /// consecutive runs of [`tight::TIGHT_CHUNK`] of its indices.
+    pub fn unit_span(&self, tier: u32, unit: u64) -> Option<std::ops::Range<u64>> {
+        let r = self.tier_range(tier)?;
+        let start = r.start.checked_add(unit.checked_mul(tight::TIGHT_CHUNK)?)?;
+        (start < r.end).then(|| start..start.saturating_add(tight::TIGHT_CHUNK).min(r.end))
     }
 
     /// The legal positions of a tier in a unit, in increasing index order.
     #[inline]
     pub fn for_each_in_unit(&self, tier: u32, unit: u64, f: impl FnMut(u64, &GravityPosition)) {
         match &self.fold {
-            Fold::Plain => self.tight_plain_unit(&self.tight, tier, unit, f),
+            Fold::Plain => self.tight_plain_unit(self.tight(), tier, unit, f),
             Fold::Floor(fold) => fold.for_each_in_unit(self, tier, unit, f),
         }
     }
@@ -726,6 +749,10 @@ macro_rules! gravity_play {
 
         fn tier_range(&self, tier: u32) -> Option<std::ops::Range<u64>> {
             self.board.tier_range(tier)
+        }
+
+        fn unit_span(&self, tier: u32, unit: u64) -> Option<std::ops::Range<u64>> {
+            self.board.unit_span(tier, unit)
         }
 
         #[inline]

@@ -81,7 +81,7 @@ use std::sync::Arc;
 const MAX_HEIGHT_TABLE: u64 = 1 << 22;
 
 /// Indices per work unit of the tight index.
-const TIGHT_CHUNK: u64 = 1 << 16;
+pub(super) const TIGHT_CHUNK: u64 = 1 << 16;
 
 /// Tables of the tight index.
 #[derive(Clone)]
@@ -115,10 +115,9 @@ fn binom128(n: u32, r: u32) -> u128 {
 
 impl Tight {
     /// The tables of the tight index of `cols` columns of height `height`,
-    /// and its size, or why it is too large. `limited`: refused past
-    /// [`MAX_ENTRIES`] (a table's index); else only the table of column
-    /// heights bounds it (a board drawn, never tabulated).
-    pub(super) fn new(cols: u32, height: u32, limited: bool) -> Result<(Tight, u64), String> {
+    /// and its size, or why it is too large (past [`MAX_ENTRIES`], or its
+    /// table of column heights too large).
+    pub(super) fn new(cols: u32, height: u32) -> Result<(Tight, u64), String> {
         let cells = cols * height;
         let base = u64::from(height) + 1;
         let codes = (0..cols).try_fold(1u64, |a, _| a.checked_mul(base));
@@ -144,7 +143,7 @@ impl Tight {
                     .enumerate()
                     .map(|(k, &w)| w * binom128(k as u32, k as u32 / 2))
                     .sum();
-                if total <= u128::from(MAX_ENTRIES) || !limited {
+                if total <= u128::from(MAX_ENTRIES) {
                     return Err(format!(
                         "the index would have {total} entries, but its table of column heights \
                          ({base}^{cols}) is larger than the supported {MAX_HEIGHT_TABLE}"
@@ -183,7 +182,7 @@ impl Tight {
             offset[k] = total.min(u128::from(u64::MAX)) as u64;
             total += hocc[k].len() as u128 * u128::from(colourings[k]);
         }
-        if limited && total > u128::from(MAX_ENTRIES) {
+        if total > u128::from(MAX_ENTRIES) {
             return Err(Gravity::too_large(total));
         }
         offset[cells as usize + 1] = total.min(u128::from(u64::MAX)) as u64;
@@ -526,7 +525,9 @@ impl Eq for TightFold {}
 impl TightFold {
     /// The folded index of a board with the tight index, or why not.
     pub(super) fn new(b: &Gravity) -> Result<TightFold, String> {
-        let tight = &b.tight;
+        let Some(tight) = &b.tight else {
+            return Err("a board made only to be drawn has no index to fold".into());
+        };
         let t = &**tight;
         let sym = BoardSymmetries::grid(b.ny, b.nx);
         if sym.len() < 2 {

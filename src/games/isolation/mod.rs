@@ -625,6 +625,28 @@ impl Game for Isolation {
         Some(start..start + u64::from(BINOM[bits as usize][k as usize]))
     }
 
+    /// A step moves the mover's piece to a neighbouring square and keeps the
+    /// other's: the pairs (or, folded, their slots) of every neighbour.
+    fn for_each_intermediate_unit(&self, tier: u32, unit: u64, mut f: impl FnMut(u64)) {
+        if tier >= self.tier_count() || unit >= self.blocks() {
+            return;
+        }
+        let k = self.board_bits() - tier;
+        let mover = (k & 1) as usize;
+        let pieces = self.block_pieces(unit as u32);
+        let (s, o) = (pieces[mover], pieces[1 - mover]);
+        let mut targets = self.neighbours[s as usize] & !(1 << o);
+        while targets != 0 {
+            let t = targets.trailing_zeros();
+            targets &= targets - 1;
+            let q = if mover == 0 { [t, o] } else { [o, t] };
+            f(match &self.folding {
+                None => self.block(q[0], q[1]),
+                Some(fold) => u64::from(fold.slot_of[(q[0] * self.n + q[1]) as usize].0),
+            });
+        }
+    }
+
     /// A position's intermediates keep the non-mover's square, so the units
     /// sharing it form a closed group. Folding maps that square within its
     /// orbit under the board's symmetries, so folded groups are the orbits

@@ -41,7 +41,7 @@ pub(crate) fn native(g: &Columns, bytes: u64) -> Native<'_, Columns> {
         known: HashMap::new(),
         leaves: None,
         busy: Busy::new(),
-        scores: std::sync::Mutex::new(None),
+        scores: std::sync::OnceLock::new(),
     }))
 }
 
@@ -53,15 +53,16 @@ struct Gravity<'a> {
     known: HashMap<u64, Bounds>,
     leaves: Option<&'a dyn ValueLeaves<Columns>>,
     busy: Busy,
-    /// The score search's table, made at its first use ([`scores`]).
-    scores: std::sync::Mutex<Option<ScoreTable>>,
+    /// The score search's table, made at its first use ([`scores`]) and
+    /// shared by the threads scoring moves at once.
+    scores: std::sync::OnceLock<ScoreTable>,
 }
 
 /// The score of a root, run by `Layout::with_bits`.
 struct Score<'s, 'w, 'x> {
     g: &'s Columns,
     w: &'w mut Worker<'x>,
-    table: &'s mut ScoreTable,
+    table: &'s ScoreTable,
     root: &'s ColumnsPos,
 }
 
@@ -400,12 +401,15 @@ impl<'a> Solver<'a, Columns> for Gravity<'a> {
             Some(crate::value::Value::Lose) => -((cells as i32 + 2 - stones as i32) / 2),
             Some(_) => 0,
             None => {
-                let mut slot = self.scores.lock().unwrap_or_else(|e| e.into_inner());
-                let table = slot.get_or_insert_with(|| ScoreTable::new(table_bytes));
+                let table = self.scores.get_or_init(|| ScoreTable::new(table_bytes));
                 g.layout().with_bits(Score { g, w, table, root })?
             }
         };
         Some(Some((scores::remoteness(cells, stones, score), score)))
+    }
+
+    fn score_table(&self) -> Option<crate::search::engine::TableUse> {
+        self.scores.get().map(ScoreTable::usage)
     }
 
     fn add_known(&mut self, key: [u64; 2], bounds: Bounds) {

@@ -75,6 +75,11 @@ const ATTEMPT_NODES: u64 = 16 * CHUNK;
 /// has this much: Rust's spawned threads 2 MiB).
 const ATTEMPT_STACK: usize = 256 << 10;
 
+/// A root's score as [`AlphaBeta::scores`] gives it: the plies to the end
+/// and the score (`None` when stopped first), the nodes and the time its
+/// search took.
+pub type ScoredRoot = (Option<(u32, i32)>, u64, Duration);
+
 /// What a search proved about its root.
 #[derive(Clone, Debug)]
 pub struct Proof<M> {
@@ -439,6 +444,10 @@ pub(crate) trait Solver<'a, G: SearchGame>: Send + Sync {
     ) -> Option<Option<(u32, i32)>> {
         Some(None)
     }
+    /// The score table's use, once [`Solver::score`] made it.
+    fn score_table(&self) -> Option<super::engine::TableUse> {
+        None
+    }
     /// Bounds proven elsewhere (a proof database): kept apart from the
     /// table, never evicted.
     fn add_known(&mut self, key: G::Key, bounds: Bounds);
@@ -518,13 +527,16 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
 
     /// The counters so far.
     pub fn stats(&self) -> Stats {
-        counters(
-            &self.ctl,
-            &*self.solver,
-            self.target,
-            self.options.threads.max(1),
-            self.options.memory,
-        )
+        Stats {
+            score_table: self.solver.score_table(),
+            ..counters(
+                &self.ctl,
+                &*self.solver,
+                self.target,
+                self.options.threads.max(1),
+                self.options.memory,
+            )
+        }
     }
 
     /// The game searched.
@@ -620,6 +632,107 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
         w.finish();
         self.ctl.grow_at.store(grow_at, Ordering::Relaxed);
         r.flatten()
+    }
+
+    /// [`AlphaBeta::score`] of each of `roots` (a position's moves, for
+    /// `--moves`), with the nodes and the time each took: the roots shared
+    /// among the search's threads, each taking the next root not taken
+    /// (a move's score is one sequence of null-window probes, whose
+    /// narrowing does not split), all sharing one score table. Exact
+    /// whatever the threads' timing: every entry is a proof. Measured in
+    /// docs/SEARCH-MOVES.md against Lazy SMP's split of one probe.
+    pub fn scores(&mut self, roots: &[G::Pos]) -> Vec<ScoredRoot> {
+        let threads = self.options.threads.max(1).min(roots.len());
+        if threads <= 1 || !self.has_scores() {
+            return roots
+                .iter()
+                .map(|r| {
+                    let (t, before) = (Instant::now(), self.ctl.nodes.load(Ordering::Relaxed));
+                    let score = self.score(r);
+                    let nodes = self.ctl.nodes.load(Ordering::Relaxed) - before;
+                    (score, nodes, t.elapsed())
+                })
+                .collect();
+        }
+        let mut out = vec![(None, 0, Duration::ZERO); roots.len()];
+        if self.stop_reason().is_some() {
+            return out;
+        }
+        self.ctl.abort.store(false, Ordering::Relaxed);
+        let bytes = (self.options.memory / 4).min(64 << 20);
+        let grow_at = self.ctl.grow_at.swap(0, Ordering::Relaxed);
+        // A gravity board's line is at most 64 plies.
+        let stack = 8 << 20;
+        let (solver, ctl) = (&*self.solver, &self.ctl);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let memory = self.options.memory;
+        let mut progress = self.progress.take();
+        std::thread::scope(|s| {
+            let (tx, rx) = mpsc::channel();
+            let mut running = 0;
+            for id in 0..threads {
+                let (tx, next) = (tx.clone(), &next);
+                let spawned = std::thread::Builder::new()
+                    .name(format!("scores-{id}"))
+                    .stack_size(stack)
+                    .spawn_scoped(s, move || {
+                        let base = 0u8;
+                        let base = std::hint::black_box(&base) as *const u8 as usize;
+                        let mut w = Worker::new(ctl, base, stack / 2);
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= roots.len() || ctl.stopped().is_some() {
+                                break;
+                            }
+                            let (t, before) = (Instant::now(), w.visited);
+                            let r = solver.score(&mut w, &roots[i], bytes).flatten();
+                            let _ = tx.send((i, r, w.visited - before, t.elapsed()));
+                        }
+                        w.finish();
+                    });
+                if spawned.is_ok() {
+                    running += 1;
+                }
+            }
+            drop(tx);
+            if running == 0 {
+                return;
+            }
+            let mut next_report = Instant::now() + Duration::from_secs(1);
+            loop {
+                match rx.recv_timeout(Duration::from_millis(20)) {
+                    Ok((i, r, nodes, took)) => out[i] = (r, nodes, took),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        ctl.check_time();
+                        let now = Instant::now();
+                        if now >= next_report {
+                            next_report = now + Duration::from_secs(1);
+                            if let Some(f) = progress.as_mut() {
+                                f(&counters(ctl, solver, 1, threads, memory));
+                            }
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
+        });
+        if next.load(Ordering::Relaxed) < roots.len() && self.stop_reason().is_none() {
+            // No thread could be started for some roots: scored here.
+            for (i, r) in roots.iter().enumerate() {
+                if out[i].0.is_none() && self.stop_reason().is_none() {
+                    let (t, before) = (Instant::now(), self.ctl.nodes.load(Ordering::Relaxed));
+                    let score = self.score(r);
+                    out[i] = (
+                        score,
+                        self.ctl.nodes.load(Ordering::Relaxed) - before,
+                        t.elapsed(),
+                    );
+                }
+            }
+        }
+        self.progress = progress;
+        self.ctl.grow_at.store(grow_at, Ordering::Relaxed);
+        out
     }
 
     /// Answers one question about `p`: is its value for the player to move

@@ -15,26 +15,37 @@
 //! bounds of its own (`ScoreTable`): the value search's table holds
 //! win/tie/loss bounds in one word per position, and widening that word
 //! for scores would slow every value search for the sake of this one.
+//!
+//! The table is shared by threads that score different positions at once
+//! (`--moves`: each thread takes the next move, see
+//! [`super::AlphaBeta::scores`]): a slot is a sequence lock (a version
+//! word, odd while written, around the key and the bounds), so a reader
+//! takes a slot only as one writer left it, and a slot never answers for
+//! another position whatever the timing.
 
 use super::Worker;
 use crate::search::games::columns::bits::{below, play, Bits, Layout};
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 /// Most columns a move list holds.
 const MAX_MOVES: usize = crate::search::games::columns::MAX_COLUMNS;
 
 /// The table of score bounds: one slot per key's hash, always replaced
 /// (a slot holds the full raw key, so a slot never answers for another
-/// position).
+/// position), shared by the threads (see the module doc).
 pub(crate) struct ScoreTable {
     slots: Vec<Slot>,
 }
 
-#[derive(Clone, Copy, Default)]
+/// One slot: `seq` counts its writes, twice each (odd while one is under
+/// way); `data` holds the bounds (the low 16 bits) and `key` the raw
+/// canonical key + 1 (0: empty), both written only by the writer holding
+/// `seq` odd.
+#[derive(Default)]
 struct Slot {
-    /// The raw canonical key + 1 (0: empty).
-    key: u64,
-    lo: i8,
-    hi: i8,
+    seq: AtomicU64,
+    key: AtomicU64,
+    data: AtomicU64,
 }
 
 impl ScoreTable {
@@ -43,7 +54,21 @@ impl ScoreTable {
         let want = (bytes / std::mem::size_of::<Slot>() as u64).max(1 << 12);
         let n = 1usize << (63 - want.leading_zeros());
         ScoreTable {
-            slots: vec![Slot::default(); n],
+            slots: (0..n).map(|_| Slot::default()).collect(),
+        }
+    }
+
+    /// Entries in use, entries, bytes: read at the end of a search (a
+    /// walk of every slot).
+    pub fn usage(&self) -> crate::search::engine::TableUse {
+        crate::search::engine::TableUse {
+            used: self
+                .slots
+                .iter()
+                .filter(|s| s.key.load(Ordering::Relaxed) != 0)
+                .count() as u64,
+            capacity: self.slots.len() as u64,
+            bytes: (self.slots.len() * std::mem::size_of::<Slot>()) as u64,
         }
     }
 
@@ -52,27 +77,57 @@ impl ScoreTable {
         (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & (self.slots.len() - 1)
     }
 
+    /// The slot's key and bounds as one write left them, or `None` while
+    /// a write is under way or when one happened meanwhile.
     #[inline]
-    fn get(&self, key: u64) -> Option<(i8, i8)> {
-        let s = self.slots[self.index(key)];
-        (s.key == key.wrapping_add(1)).then_some((s.lo, s.hi))
+    fn read(s: &Slot) -> Option<(u64, i8, i8)> {
+        let before = s.seq.load(Ordering::Acquire);
+        if before & 1 != 0 {
+            return None;
+        }
+        let key = s.key.load(Ordering::Relaxed);
+        let data = s.data.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        (s.seq.load(Ordering::Relaxed) == before).then_some((
+            key,
+            data as u8 as i8,
+            (data >> 8) as u8 as i8,
+        ))
     }
 
     #[inline]
-    fn put(&mut self, key: u64, lo: i32, hi: i32) {
-        let i = self.index(key);
-        let (mut lo, mut hi) = (lo, hi);
-        let s = self.slots[i];
-        if s.key == key.wrapping_add(1) {
-            // Both bounds are proofs: their meet holds.
-            lo = lo.max(i32::from(s.lo));
-            hi = hi.min(i32::from(s.hi));
+    fn get(&self, key: u64) -> Option<(i8, i8)> {
+        let (k, lo, hi) = Self::read(&self.slots[self.index(key)])?;
+        (k == key.wrapping_add(1)).then_some((lo, hi))
+    }
+
+    /// Stores the bounds of `key` (met with the slot's, if it holds the
+    /// key). Skipped while another thread writes the slot: a table entry
+    /// only saves work.
+    #[inline]
+    fn put(&self, key: u64, lo: i32, hi: i32) {
+        let s = &self.slots[self.index(key)];
+        let seq = s.seq.load(Ordering::Relaxed);
+        if seq & 1 != 0
+            || s.seq
+                .compare_exchange(seq, seq + 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
         }
-        self.slots[i] = Slot {
-            key: key.wrapping_add(1),
-            lo: lo as i8,
-            hi: hi as i8,
-        };
+        fence(Ordering::Release);
+        let (mut lo, mut hi) = (lo, hi);
+        // The slot cannot change under the lock held.
+        if s.key.load(Ordering::Relaxed) == key.wrapping_add(1) {
+            // Both bounds are proofs: their meet holds.
+            let data = s.data.load(Ordering::Relaxed);
+            lo = lo.max(i32::from(data as u8 as i8));
+            hi = hi.min(i32::from((data >> 8) as u8 as i8));
+        }
+        s.key.store(key.wrapping_add(1), Ordering::Relaxed);
+        let data = u64::from(lo as i8 as u8) | u64::from(hi as i8 as u8) << 8;
+        s.data.store(data, Ordering::Relaxed);
+        s.seq.store(seq + 2, Ordering::Release);
     }
 }
 
@@ -83,7 +138,7 @@ pub(crate) fn solve<L: Bits>(
     l: &L,
     g: &Layout,
     w: &mut Worker<'_>,
-    table: &mut ScoreTable,
+    table: &ScoreTable,
     cur: u64,
     mask: u64,
 ) -> Option<i32> {
@@ -142,7 +197,7 @@ impl<L: Bits> Scorer<'_, L> {
     fn negamax(
         &self,
         w: &mut Worker<'_>,
-        table: &mut ScoreTable,
+        table: &ScoreTable,
         cur: u64,
         mask: u64,
         alpha: i32,

@@ -70,11 +70,8 @@ impl<L: Lands> Couples<'_, L> {
         }
         self.ids.clear();
         for (i, info) in self.lands.iter_mut().enumerate() {
-            if !info.live {
+            if !info.live || pinned[i] || bucket(info) >= cut {
                 continue;
-            }
-            if pinned[i] || bucket(info) >= cut {
-                self.ids.insert(info.land.clone(), i as u32);
             } else {
                 info.live = false;
                 info.nimber = None;
@@ -82,6 +79,11 @@ impl<L: Lands> Couples<'_, L> {
                 info.more_wins = None;
                 self.free.push(i as u32);
                 self.evicted += 1;
+            }
+        }
+        for i in 0..self.lands.len() {
+            if self.lands[i].live {
+                self.ids.insert(&self.lands, i as u32);
             }
         }
         let lands = &self.lands;

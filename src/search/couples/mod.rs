@@ -31,6 +31,7 @@
 
 mod evict;
 mod search;
+pub mod shrink;
 mod sums;
 
 use crate::search::bounded::BoundedCache;
@@ -38,7 +39,7 @@ use crate::search::engine::{Options, ProgressFn, Stats};
 use crate::search::hash::FastBuild;
 use crate::search::{Limits, Stop};
 use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -47,6 +48,46 @@ pub const INF: u32 = u32::MAX;
 
 /// A map hashed by [`FastHasher`].
 type FastMap<K, V> = HashMap<K, V, FastBuild>;
+
+/// The lands' numbers, found by hashing the land where the engine's list
+/// keeps it: a map from land to number would hold every land twice (its
+/// key and its slot), the larger part of a land's memory.
+struct Index {
+    table: hashbrown::HashTable<u32>,
+    build: FastBuild,
+}
+
+impl Index {
+    fn new() -> Index {
+        Index {
+            table: hashbrown::HashTable::new(),
+            build: FastBuild::default(),
+        }
+    }
+
+    fn get<T: Eq + Hash>(&self, lands: &[LandInfo<T>], land: &T) -> Option<u32> {
+        let hash = self.build.hash_one(land);
+        self.table
+            .find(hash, |&i| lands[i as usize].land == *land)
+            .copied()
+    }
+
+    /// Adds number `i`, whose land is `lands[i]` and not in the index.
+    fn insert<T: Eq + Hash>(&mut self, lands: &[LandInfo<T>], i: u32) {
+        let build = &self.build;
+        let hash = build.hash_one(&lands[i as usize].land);
+        self.table
+            .insert_unique(hash, i, |&j| build.hash_one(&lands[j as usize].land));
+    }
+
+    fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    fn clear(&mut self) {
+        self.table.clear();
+    }
+}
 
 /// A game's lands: the components of its positions, each in a canonical
 /// form by which equal lands are one.
@@ -100,6 +141,11 @@ pub trait Lands {
     /// it meets. Nimber 0 is exact, so the land then adds to any sum.
     fn zero(&self, _land: &Self::Land) -> bool {
         false
+    }
+    /// The couple `land + *heap` written for a person (the computing
+    /// branch, [`crate::search::watch`]), in the game's notation.
+    fn text(&self, _land: &Self::Land, heap: u32) -> String {
+        format!("(a land) +*{heap}")
     }
 }
 
@@ -246,7 +292,7 @@ const EVICT_MARGIN: usize = 1 << 12;
 /// The engine over the lands of `L`.
 pub struct Couples<'a, L: Lands> {
     game: L,
-    ids: FastMap<L::Land, u32>,
+    ids: Index,
     lands: Vec<LandInfo<L::Land>>,
     /// Slots of evicted lands, for reuse.
     free: Vec<u32>,
@@ -290,6 +336,10 @@ pub struct Couples<'a, L: Lands> {
     settle_min: u64,
     /// Searches for a nimber that ran out of their budget.
     settles_cut: u64,
+    /// The computing branch shown and steered, when watched.
+    watch: Option<crate::search::watch::Watcher>,
+    /// The children's numbers of the level choosing, when watched.
+    seen: Vec<(u32, u32)>,
 }
 
 impl<'a, L: Lands> Couples<'a, L> {
@@ -303,9 +353,13 @@ impl<'a, L: Lands> Couples<'a, L> {
         let lands_cap = Self::lands_cap(options.memory / 2);
         Couples {
             game,
-            // Both at their full size from the start, so that they never
-            // grow by doubling past the budget.
-            ids: FastMap::with_capacity_and_hasher(lands_cap, Default::default()),
+            // The map grows as lands come: made at its full size, its
+            // buckets would be touched at random by the first few thousand
+            // lands, a page each, so a small search would be as resident
+            // as a large one (55 MB for `sprouts:8` under the default 1G).
+            // `lands_cap` leaves room for its last doubling. The list is
+            // filled in order, so reserving it costs only what is used.
+            ids: Index::new(),
             lands: Vec::with_capacity(lands_cap),
             free: Vec::new(),
             lands_cap,
@@ -335,18 +389,25 @@ impl<'a, L: Lands> Couples<'a, L> {
             budget_end: u64::MAX,
             settle_min: SETTLE_MIN,
             settles_cut: 0,
+            watch: options
+                .watch
+                .clone()
+                .map(crate::search::watch::Watcher::new),
+            seen: Vec::new(),
         }
     }
 
     /// How many lands fit in `bytes`: a slot of the list and a bucket of
     /// the map (its key, number and control byte) per land, the map's
-    /// buckets a power of two of which 7/8 are used.
+    /// buckets a power of two of which 7/8 are used. The map grows by
+    /// doubling, holding its old table beside the new one while it moves
+    /// them, so its largest table counts half again.
     fn lands_cap(bytes: u64) -> usize {
         let slot = std::mem::size_of::<LandInfo<L::Land>>() as u64;
         let bucket = std::mem::size_of::<(L::Land, u32)>() as u64 + 1;
         // The largest power of two of buckets whose lands fit.
         let mut buckets: u64 = 1 << 10;
-        while (buckets * 2) * bucket + (buckets * 2) * 7 / 8 * slot <= bytes {
+        while (buckets * 2) * bucket * 3 / 2 + (buckets * 2) * 7 / 8 * slot <= bytes {
             buckets *= 2;
         }
         (buckets * 7 / 8) as usize
@@ -390,7 +451,7 @@ impl<'a, L: Lands> Couples<'a, L> {
     /// own frames and pins); a caller outside the engine holds one only
     /// until its next search call.
     pub fn id(&mut self, land: &L::Land) -> u32 {
-        if let Some(&i) = self.ids.get(land) {
+        if let Some(i) = self.ids.get(&self.lands, land) {
             self.lands[i as usize].used = self.clock;
             return i;
         }
@@ -428,7 +489,7 @@ impl<'a, L: Lands> Couples<'a, L> {
                 (self.lands.len() - 1) as u32
             }
         };
-        self.ids.insert(land.clone(), i);
+        self.ids.insert(&self.lands, i);
         i
     }
 
@@ -464,7 +525,7 @@ impl<'a, L: Lands> Couples<'a, L> {
 
     /// The land's number, if the engine has met it.
     pub fn find(&self, land: &L::Land) -> Option<u32> {
-        self.ids.get(land).copied()
+        self.ids.get(&self.lands, land)
     }
 
     /// What the engine knows of land number `i`.
@@ -520,5 +581,29 @@ impl<'a, L: Lands> Couples<'a, L> {
     /// Why the engine stopped, if it has.
     pub fn stop_reason(&self) -> Option<Stop> {
         self.limits.stop()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Options;
+    use crate::games::sprouts::Position;
+    use crate::search::games::sprouts::normal::Normal;
+
+    /// The lands' index grows with the lands met, not with `--memory`: made
+    /// at the budget's size, it was touched a page per land at random, so
+    /// `sprouts:8` under the default 1G held 55 MB where 16M gave 11.
+    #[test]
+    fn the_land_index_grows_with_the_lands_not_the_budget() {
+        let mut e = Normal::new(&Options::with_memory(1 << 30));
+        assert_eq!(e.ids.table.capacity(), 0);
+        let p = Position::parse("0*6").unwrap();
+        // Six spots: a loss for the player to move.
+        assert_eq!(e.wins(&p), Some(false));
+        let (known, cap) = (e.lands_known(), e.ids.table.capacity());
+        assert!(
+            known > 0 && cap < 4 * known.max(64),
+            "{known} lands, room for {cap}"
+        );
     }
 }

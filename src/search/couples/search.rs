@@ -68,6 +68,41 @@ impl<L: Lands> Couples<'_, L> {
         Some(kids)
     }
 
+    /// When watched: records the level (`land + *k`, which chose child
+    /// `mine`) on the computing branch, and returns the child a steering
+    /// request asks for instead, with its numbers. Any child order proves
+    /// the same: a couple is settled only by its children's proofs.
+    fn steered(&mut self, l: u32, k: u32, mine: usize) -> Option<(usize, u32, u32)> {
+        let w = self.watch.as_mut()?;
+        let seen = &self.seen;
+        let unknown = seen.iter().filter(|&&(pn, _)| pn != 0).count();
+        let depth = (self.depth as usize).saturating_sub(1);
+        let id = u64::from(l) << 32 | u64::from(k);
+        let c = w.choose(depth, id, seen.len(), unknown, mine, |i| {
+            seen.get(i).is_some_and(|&(pn, dn)| pn != 0 && dn != 0)
+        });
+        (c != mine).then(|| (c, seen[c].0, seen[c].1))
+    }
+
+    /// When watched and due, publishes the computing branch.
+    fn publish(&mut self) {
+        let Some(w) = self.watch.as_mut() else {
+            return;
+        };
+        if !w.due() {
+            return;
+        }
+        // Deeper levels left from a line the search has come back up from.
+        w.up_to(self.depth as usize);
+        let (game, lands) = (&self.game, &self.lands);
+        w.publish(self.nodes, |_, id, _| {
+            let (l, k) = ((id >> 32) as usize, id as u32);
+            lands
+                .get(l)
+                .map_or_else(String::new, |i| game.text(&i.land, k))
+        });
+    }
+
     /// The numbers of `land + *k` for its parent: proved, in progress, or
     /// new.
     fn numbers(&self, l: u32, k: u32) -> (u32, u32) {
@@ -133,6 +168,7 @@ impl<L: Lands> Couples<'_, L> {
             if let Some(snap) = self.snapshots.as_mut() {
                 snap.when_due(|save| save(&mut self.lands.iter().filter(|i| i.live)));
             }
+            self.publish();
         }
         self.clock = self.clock.saturating_add(1);
         self.lands[l as usize].used = self.clock;
@@ -169,6 +205,8 @@ impl<L: Lands> Couples<'_, L> {
             let mut sum: u64 = 0;
             let mut best: Option<(usize, u32, u32)> = None;
             let mut dn2 = INF;
+            let watched = self.watch.is_some();
+            self.seen.clear();
             for c in 0..n {
                 let (pn, dn) = if c < k as usize {
                     self.numbers(l, c as u32)
@@ -184,6 +222,9 @@ impl<L: Lands> Couples<'_, L> {
                     // A child that loses: this couple wins.
                     self.record(l, k, true);
                     return;
+                }
+                if watched {
+                    self.seen.push((pn, dn));
                 }
                 sum = sum.saturating_add(u64::from(pn));
                 match best {
@@ -201,7 +242,7 @@ impl<L: Lands> Couples<'_, L> {
                 self.record(l, k, false);
                 return;
             }
-            let (c, cpn, cdn) = best.expect("a land has moves");
+            let (mut c, mut cpn, cdn) = best.expect("a land has moves");
             let pn = cdn;
             let dn = sum.min(u64::from(INF - 1)) as u32;
             if self.depth == 1 {
@@ -211,10 +252,23 @@ impl<L: Lands> Couples<'_, L> {
                 self.store(l, k, pn, dn);
                 return;
             }
+            let c_th_dn;
+            let widened = (f64::from(dn2) * (1.0 + self.epsilon)).ceil() as u64 + 1;
+            match self.steered(l, k, c) {
+                Some((s, spn, sdn)) => {
+                    // The user's child: searched as long as our δ allows
+                    // and until its own δ has grown by the 1+ε margin at
+                    // least (it may already be past our φ threshold).
+                    (c, cpn) = (s, spn);
+                    let own = (f64::from(sdn) * (1.0 + self.epsilon)).ceil() as u64 + 1;
+                    c_th_dn = own.max(u64::from(th_pn)).min(u64::from(INF - 1)) as u32;
+                }
+                None => {
+                    c_th_dn = widened.min(u64::from(th_pn)).min(u64::from(INF - 1)) as u32;
+                }
+            }
             let c_th_pn =
                 (u64::from(th_dn) - u64::from(dn) + u64::from(cpn)).min(u64::from(INF - 1)) as u32;
-            let widened = (f64::from(dn2) * (1.0 + self.epsilon)).ceil() as u64 + 1;
-            let c_th_dn = widened.min(u64::from(th_pn)).min(u64::from(INF - 1)) as u32;
             if c < k as usize {
                 self.mid(l, c as u32, c_th_pn, c_th_dn);
             } else {

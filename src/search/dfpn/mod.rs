@@ -110,6 +110,8 @@ pub struct Dfpn<'a, G: SearchGame> {
     spare: Vec<Vec<Child<G>>>,
     /// The threads' counters per node, made when threads first join.
     busy: Option<Box<[AtomicU32]>>,
+    /// The computing branch of the main thread, when watched.
+    watcher: Option<super::watch::Watcher>,
 }
 
 impl<'a, G: SearchGame> Dfpn<'a, G> {
@@ -133,7 +135,6 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
         );
         Dfpn {
             game,
-            options,
             table: RwLock::new(table),
             known: HashMap::new(),
             leaves: None,
@@ -143,6 +144,8 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             limits,
             spare: Vec::new(),
             busy: None,
+            watcher: options.watch.clone().map(super::watch::Watcher::new),
+            options,
         }
     }
 
@@ -296,6 +299,8 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
             yielded: false,
             progress: self.progress.as_deref_mut(),
             snapshots: self.snapshots.as_mut(),
+            watch: self.watcher.as_mut(),
+            publish_due: false,
         }
     }
 

@@ -69,6 +69,7 @@ impl<G: SearchGame> Dfpn<'_, G> {
         let table = &self.table;
         let (limits, spare) = (&mut self.limits, &mut self.spare);
         let (progress, snapshots) = (self.progress.as_deref_mut(), self.snapshots.as_mut());
+        let watch = self.watcher.as_mut();
         let crew = &crew;
         let (main, helpers) = std::thread::scope(|s| {
             let handles: Vec<_> = helper_limits
@@ -93,6 +94,8 @@ impl<G: SearchGame> Dfpn<'_, G> {
                             yielded: false,
                             progress: None,
                             snapshots: None,
+                            watch: None,
+                            publish_due: false,
                         };
                         let r = w.crew_loop(root, key, k);
                         crew.give_back(w.allowance);
@@ -124,6 +127,8 @@ impl<G: SearchGame> Dfpn<'_, G> {
                 yielded: false,
                 progress,
                 snapshots,
+                watch,
+                publish_due: false,
             };
             let r = w.crew_loop(root, key, k);
             crew.give_back(w.allowance);

@@ -9,7 +9,8 @@ use super::{proven_facts, table_stats, Snapshots, BIG, ESTIMATE_MAX, INF};
 use crate::search::engine::Stats;
 use crate::search::leaves::ValueLeaves;
 use crate::search::tt::Access;
-use crate::search::{Bounds, Limits, SearchGame, Stop};
+use crate::search::watch::Watcher;
+use crate::search::{Bounds, Key, Limits, SearchGame, Stop};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
@@ -74,6 +75,10 @@ pub(super) struct Worker<'w, 'a, G: SearchGame, T: Access<G::Key>> {
     pub(super) yielded: bool,
     pub(super) progress: Option<&'w mut (dyn FnMut(&Stats) + 'a)>,
     pub(super) snapshots: Option<&'w mut Snapshots<'a, G::Key>>,
+    /// The computing branch, on the main thread when watched.
+    pub(super) watch: Option<&'w mut Watcher>,
+    /// A publication of the branch is due (set every 1,024 nodes).
+    pub(super) publish_due: bool,
 }
 
 impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
@@ -190,6 +195,9 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
         let weak = self.game.weak_sums();
         loop {
             self.tt.maintain();
+            if self.publish_due {
+                self.publish(&path, root);
+            }
             let depth = path.len();
             let f = path.last_mut().expect("a frame on the path");
             // φ(n) = min δ(c); δ(n) = Σ φ(c) (weak: max φ(c) + the other
@@ -260,6 +268,20 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
                     second = second.max(v2);
                 }
             }
+            let mut steered = false;
+            if let Some(w) = self.watch.as_deref_mut() {
+                // The user's child instead, when asked: any order of the
+                // children proves the same (a node is settled only by
+                // their proofs).
+                let kids = &f.children[..f.active];
+                let open = |c: &Child<G>| c.phi != 0 && c.delta != 0;
+                let unknown = kids.iter().filter(|c| open(c)).count();
+                let chosen = w.choose(depth - 1, f.key.hash64(), kids.len(), unknown, best, |i| {
+                    kids.get(i).is_some_and(open)
+                });
+                steered = chosen != best;
+                best = chosen;
+            }
             f.best = best;
             let c = &f.children[best];
             // The child's δ threshold is our φ's; its φ threshold what
@@ -279,7 +301,15 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
                     .max(u64::from(second) + 1)
                     .min(u64::from(BIG)) as u32
             };
-            let child_th_delta = f.th_phi.min(widened);
+            let child_th_delta = match steered {
+                // Searched until its own δ has grown by the 1+ε margin at
+                // least (it may already be past our φ threshold).
+                true => {
+                    let own = ((f64::from(c.delta) * eps).ceil() as u64 + 1).min(u64::from(BIG));
+                    f.th_phi.max(own as u32)
+                }
+                false => f.th_phi.min(widened),
+            };
             let (cpos, ckey, ck) = (c.pos.clone(), c.key, 1 - f.k);
             // A child that cannot be expanded (a limit) leaves its numbers
             // as they were; the stop then unwinds the path.
@@ -467,12 +497,33 @@ impl<G: SearchGame, T: Access<G::Key>> Worker<'_, '_, G, T> {
                 f(&s);
             }
         }
+        if let Some(w) = self.watch.as_deref_mut() {
+            self.publish_due = w.due();
+        }
         if let Some(snap) = self.snapshots.as_deref_mut() {
             snap.when_due(|save| {
                 let facts = proven_facts(self.tt.table(), self.known);
                 self.tt.pause();
                 save(facts);
                 self.tt.resume();
+            });
+        }
+    }
+
+    /// Publishes the computing branch: the line's positions, the root's
+    /// then each frame's child being searched.
+    fn publish(&mut self, path: &[Frame<G>], root: &G::Pos) {
+        self.publish_due = false;
+        let nodes = self.progress_stats().nodes;
+        let game = self.game;
+        if let Some(w) = self.watch.as_deref_mut() {
+            w.up_to(path.len());
+            w.publish(nodes, |depth, _, _| match depth {
+                0 => game.format_position(root),
+                d => path
+                    .get(d - 1)
+                    .and_then(|f| f.children.get(f.best))
+                    .map_or_else(String::new, |c| game.format_position(&c.pos)),
             });
         }
     }

@@ -14,6 +14,7 @@
 //! proved in one run are leaves of the next.
 
 use super::cram::{CramNimberLeaves, CramSearch};
+use super::cram_sets::{CramSets, SetsProver};
 use crate::error::{Error, Result};
 use crate::games::AnyGame;
 use crate::search::couples::{Couples, Folded, LandInfo, Lands};
@@ -114,6 +115,15 @@ impl<'a> CramLands<'a> {
 impl Lands for CramLands<'_> {
     type Land = u128;
 
+    /// The region in Glop's notation on its bounding box, and the heap.
+    fn text(&self, land: &u128, heap: u32) -> String {
+        let (b, p) = self.placed(*land);
+        match heap {
+            0 => b.format_glop(p),
+            k => format!("{} +*{k}", b.format_glop(p)),
+        }
+    }
+
     /// Its live squares.
     fn size(&self, land: &u128) -> u32 {
         (*land as u64).count_ones()
@@ -211,6 +221,31 @@ impl Engines for CramSearch {
     /// position, and keeps region nimbers.
     fn refuse(&self, request: &SearchOptions) -> Result<()> {
         refuse_moves(request)?;
+        if request.engine == Engine::Sets {
+            let sets = |rule: &str| Error::SearchOption {
+                option: "--engine",
+                given: "sets".into(),
+                rule: rule.into(),
+            };
+            if self.misere() {
+                return Err(sets(
+                    "computes normal-play nimbers; misère Cram is not a sum (use --engine dfpn)",
+                ));
+            }
+            if !request.nimber {
+                return Err(sets("computes nimbers: add --nimber"));
+            }
+            if request.save.is_some() || !request.load.is_empty() || !request.tablebases.is_empty()
+            {
+                return Err(sets(
+                    "keeps no proof database and takes no tables (use --engine couples)",
+                ));
+            }
+            if request.openings.is_some() {
+                return Err(sets("proves one position: it does not list --openings"));
+            }
+            return Ok(());
+        }
         if request.engine != Engine::Couples {
             return Ok(());
         }
@@ -272,6 +307,11 @@ impl Engines for CramSearch {
     /// re-proves without searching (`cram:5x6`'s 356,382 entries: 3.2 s, by
     /// couples 6.9 s).
     fn prover<'a>(&'a self, setup: Setup<'a, Self>) -> Result<Box<dyn Prover<Self> + 'a>> {
+        if setup.request.engine == Engine::Sets && matches!(setup.purpose, Purpose::Search) {
+            return Ok(Box::new(SetsProver {
+                e: CramSets::new(self, setup.options, setup.progress),
+            }));
+        }
         let asked = setup.request.engine == Engine::Couples;
         let couples = match setup.purpose {
             Purpose::Search => asked,

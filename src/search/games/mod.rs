@@ -26,6 +26,7 @@
 pub(crate) mod columns;
 pub(crate) mod cram;
 pub(crate) mod cram_couples;
+pub(crate) mod cram_sets;
 pub(crate) mod isolation;
 pub(crate) mod occupy;
 pub(crate) mod sprouts;

@@ -42,11 +42,13 @@
 
 mod merged;
 mod reader;
+mod shrink;
 mod verify;
 mod writer;
 
 pub use merged::{merge, merge_files, read, MergeReport, Merged};
 pub use reader::{header_of, load};
+pub use shrink::{closure, shrink_file, Shrink, ShrinkReport};
 pub(crate) use verify::{trust_nimbers, trust_values};
 pub use verify::{verify_nimbers, verify_values, CheckReport, Decider};
 pub(crate) use writer::SaveTarget;

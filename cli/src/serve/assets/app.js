@@ -97,11 +97,12 @@ function valueText(d) {
   return `${cap(d.value)} in ${d.remoteness}`;
 }
 
+// "Win in 5" as the tables say it, where the distance is known (a search's too: Connect-Four's
+// scores give it), then Pons' score where the search gave one; the value alone where only it is.
 function moveValueText(m) {
   if (m.value === 'unknown') return current()?.search?.job ? 'Computing…' : 'Not proven';
-  if (present(m.score)) return `${cap(m.value)} (score ${m.score > 0 ? '+' : ''}${m.score})`;
-  if (m.remoteness === null || m.remoteness === undefined) return cap(m.value);
-  return `${cap(m.value)} in ${m.remoteness}`;
+  const text = present(m.remoteness) ? `${cap(m.value)} in ${m.remoteness}` : cap(m.value);
+  return present(m.score) ? `${text} (score ${m.score > 0 ? '+' : ''}${m.score})` : text;
 }
 
 const present = (x) => x !== null && x !== undefined;
@@ -1423,5 +1424,74 @@ function bindControls() {
     }
   });
 }
+
+// ---------------------------------------------------------------- computing branch
+
+// The computing branch of the job left computing the position shown (Glop's "computing
+// branch"): the line its search is on, from the root down, each level with its children still
+// unknown (coloured as Glop does: green 5–10, yellow 3–4, orange 2, red 1) and the child being
+// computed; ◀ and ▶ ask a level to compute its previous child or its next unknown one (the
+// values never depend on it). Polled as the jobs are, on its own timer.
+const BRANCH_MS = 1000;
+const branchState = { inflight: false };
+
+async function pollBranch() {
+  const panel = $('branch');
+  const d = current();
+  const table = state.table;
+  if (!panel || !table || table.table !== 'search' || !d || !d.search || !d.search.job) {
+    if (panel) panel.hidden = true;
+    return;
+  }
+  if (branchState.inflight) return;
+  branchState.inflight = true;
+  try {
+    const b = await api(`/api/tables/${encodeURIComponent(table.id)}/branch?p=${encodeURIComponent(d.position)}`);
+    if (state.table === table && current() === d) renderBranch(b);
+  } catch (_) {
+    // The next poll asks again.
+  } finally {
+    branchState.inflight = false;
+  }
+}
+
+function renderBranch(b) {
+  const panel = $('branch');
+  if (!b.running || !b.levels.length) {
+    panel.hidden = true;
+    return;
+  }
+  panel.hidden = false;
+  const rows = b.levels.map((l) => {
+    const child = l.current === null ? '–' : `${l.current + 1}${l.steered ? '*' : ''}`;
+    const step = (label, title, choice) =>
+      el('button', { type: 'button', title, 'data-testid': `branch-${choice}-${l.depth}`, onclick: () => steerBranch(b.position, l, choice) }, label);
+    return el('tr', { 'data-testid': 'branch-level', 'data-depth': String(l.depth) },
+      el('td', {}, String(l.depth)),
+      el('td', { class: l.colour ? `branch-${l.colour}` : '', 'data-testid': 'branch-unknown' }, `${l.unknown}/${l.children}`),
+      el('td', {}, step('◀', 'compute the previous child', 'previous'), ` ${child} `, step('▶', 'compute the next unknown child', 'next')),
+      el('td', { class: 'branch-position' }, l.position));
+  });
+  panel.replaceChildren(
+    el('h3', {}, `Computing branch (${b.nodes.toLocaleString('en-US')} nodes)`),
+    el('table', {},
+      el('thead', {}, el('tr', {}, el('th', {}, 'Depth'), el('th', {}, 'Unknown'), el('th', {}, 'Child'), el('th', {}, 'Position'))),
+      el('tbody', {}, ...rows)));
+}
+
+async function steerBranch(position, level, choice) {
+  const table = state.table;
+  const q = [`p=${encodeURIComponent(position)}`, `depth=${level.depth}`, `level=${level.id}`];
+  if (choice === 'next') q.push('next');
+  else q.push(`child=${((level.current ?? 0) + level.children - 1) % Math.max(level.children, 1)}`);
+  try {
+    await fetch(`/api/tables/${encodeURIComponent(table.id)}/steer?${q.join('&')}`, { method: 'POST', headers: { Accept: 'application/json' } });
+  } catch (_) {
+    // Nothing to undo: the search goes on with its own choice.
+  }
+  pollBranch();
+}
+
+setInterval(pollBranch, BRANCH_MS);
 
 init();

@@ -151,6 +151,10 @@ pub struct Misere<'a> {
     /// The node being proved from outside ([`Misere::wins`]), which no
     /// list on the line holds.
     outer: Option<Node>,
+    /// The computing branch shown and steered, when watched.
+    watch: Option<crate::search::watch::Watcher>,
+    /// The children's numbers of the level choosing, when watched.
+    seen: Vec<(u32, u32)>,
     /// Children of lands, while memory allows (by land number).
     kids: BoundedCache<u32, LandKids>,
     /// Positions proved: when each was proved (a count of insertions, to
@@ -216,6 +220,11 @@ impl<'a> Misere<'a> {
             land_cap: (5 * share).saturating_sub(ids_table + lands_slots),
             lands_evicted: 0,
             outer: None,
+            watch: options
+                .watch
+                .clone()
+                .map(crate::search::watch::Watcher::new),
+            seen: Vec::new(),
             kids: BoundedCache::counting_table(kids as usize),
             proved,
             proved_max,
@@ -781,6 +790,45 @@ impl<'a> Misere<'a> {
         self.line_bytes -= self.path_bytes.pop().expect("a list on the line");
     }
 
+    /// When watched: records the level (node `n`, which chose child
+    /// `mine`) on the computing branch, and returns the child a steering
+    /// request asks for instead, with its numbers. Any child order proves
+    /// the same: a position is settled only by its children's proofs.
+    fn steered(&mut self, n: &[u32], mine: usize) -> Option<(usize, u32, u32)> {
+        let id = self.hash(n);
+        let w = self.watch.as_mut()?;
+        let seen = &self.seen;
+        let unknown = seen.iter().filter(|&&(pn, _)| pn != 0).count();
+        let depth = (self.depth as usize).saturating_sub(1);
+        let c = w.choose(depth, id, seen.len(), unknown, mine, |i| {
+            seen.get(i).is_some_and(|&(pn, dn)| pn != 0 && dn != 0)
+        });
+        (c != mine).then(|| (c, seen[c].0, seen[c].1))
+    }
+
+    /// When watched and due, publishes the computing branch: the node at
+    /// depth 0 is the outer one, at depth d the child computed among the
+    /// children of the node above (the line's lists).
+    fn publish(&mut self) {
+        let Some(w) = self.watch.as_mut() else {
+            return;
+        };
+        if !w.due() {
+            return;
+        }
+        // Deeper levels left from a line the search has come back up from.
+        w.up_to(self.depth as usize);
+        let (lands, path, outer) = (&self.lands, &self.path, &self.outer);
+        w.publish(self.nodes, |depth, _, child| {
+            let node = match (depth, child) {
+                (0, _) => outer.as_deref(),
+                (d, Some(c)) => path.get(d - 1).and_then(|kids| kids.get(c)).map(|n| &**n),
+                _ => None,
+            };
+            node.map_or_else(String::new, |n| Self::position(lands, n).to_string())
+        });
+    }
+
     fn mid(&mut self, n: &[u32], th_pn: u32, th_dn: u32) {
         if self.known_node(n).is_some() || !self.limits.may_expand(self.nodes) {
             return;
@@ -803,6 +851,7 @@ impl<'a> Misere<'a> {
                     )
                 });
             }
+            self.publish();
         }
         // Here every land number held is on the line (n is in its parent's
         // list, or the outer node), in a proved position or in the land
@@ -832,11 +881,16 @@ impl<'a> Misere<'a> {
             let mut sum: u64 = 0;
             let mut best: Option<(usize, u32, u32)> = None;
             let mut dn2 = INF;
+            let watched = self.watch.is_some();
+            self.seen.clear();
             for (c, kid) in kids.iter().enumerate() {
                 let (pn, dn) = self.numbers(kid);
                 if dn == 0 {
                     self.settle(n, true);
                     return;
+                }
+                if watched {
+                    self.seen.push((pn, dn));
                 }
                 sum = sum.saturating_add(u64::from(pn));
                 match best {
@@ -853,7 +907,7 @@ impl<'a> Misere<'a> {
                 self.settle(n, false);
                 return;
             }
-            let (c, cpn, cdn) = best.expect("a position not over has moves");
+            let (mut c, mut cpn, cdn) = best.expect("a position not over has moves");
             let (pn, dn) = (cdn, sum.min(u64::from(INF - 1)) as u32);
             if self.depth == 1 {
                 self.root = (pn, dn);
@@ -867,10 +921,20 @@ impl<'a> Misere<'a> {
                 self.leave();
                 return;
             }
+            let widened = (f64::from(dn2) * (1.0 + self.epsilon)).ceil() as u64 + 1;
+            let c_th_dn = match self.steered(n, c) {
+                Some((s, spn, sdn)) => {
+                    // The user's child: searched as long as our δ allows
+                    // and until its own δ has grown by the 1+ε margin at
+                    // least (it may already be past our φ threshold).
+                    (c, cpn) = (s, spn);
+                    let own = (f64::from(sdn) * (1.0 + self.epsilon)).ceil() as u64 + 1;
+                    own.max(u64::from(th_pn)).min(u64::from(INF - 1)) as u32
+                }
+                None => widened.min(u64::from(th_pn)).min(u64::from(INF - 1)) as u32,
+            };
             let c_th_pn =
                 (u64::from(th_dn) - u64::from(dn) + u64::from(cpn)).min(u64::from(INF - 1)) as u32;
-            let widened = (f64::from(dn2) * (1.0 + self.epsilon)).ceil() as u64 + 1;
-            let c_th_dn = widened.min(u64::from(th_pn)).min(u64::from(INF - 1)) as u32;
             self.mid(&kids[c], c_th_pn, c_th_dn);
         }
     }

@@ -89,6 +89,20 @@ impl SearchGame for SproutsSearch {
     type Pos = Position;
     /// A move is written as the position it leads to (Glop's children).
     type Move = Position;
+
+    /// Glop's check database: [`proof::shrink_normal`] (couples) or
+    /// [`proof::shrink_misere`] (positions).
+    fn shrink(
+        &self,
+        records: &[crate::search::proofdb::Record<Position, u128>],
+        root: &Position,
+    ) -> Result<crate::search::proofdb::Records<Self>, crate::search::proofdb::Shrink> {
+        let shrunk = match self.misere() {
+            true => proof::shrink_misere(records, root),
+            false => proof::shrink_normal(records, root),
+        };
+        shrunk.ok_or(crate::search::proofdb::Shrink::Unsettled)
+    }
     type Key = u128;
 
     fn spec(&self) -> String {

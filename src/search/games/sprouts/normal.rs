@@ -49,6 +49,11 @@ impl Lands for SproutsLands {
     fn fresh_dn(&self, lives: u32) -> u32 {
         1 + lives / 2
     }
+
+    /// Glop's notation of the land with its heap, as a position.
+    fn text(&self, land: &Land, heap: u32) -> String {
+        Position::new(vec![land.clone()], heap).to_string()
+    }
 }
 
 /// The normal-play engine.

@@ -22,9 +22,10 @@
 //! not hold refuses the database.
 
 use super::misere::Misere;
-use super::normal::{Folded, Normal};
+use super::normal::{Folded, Normal, SproutsLands};
 use super::{key_of, SproutsSearch};
 use crate::games::sprouts::{Land, Position};
+use crate::search::couples::shrink::{shrink, Entry};
 use crate::search::couples::LandInfo;
 use crate::search::proofdb::{CheckReport, Fact, Merged, Record, Records};
 use crate::search::Bounds;
@@ -466,5 +467,233 @@ pub fn trust_misere(db: &Merged<SproutsSearch>, e: &mut Misere) -> CheckReport {
     CheckReport {
         trusted: db.len() as u64,
         ..CheckReport::default()
+    }
+}
+
+/// Shrinks a normal-play proof to few entries from which
+/// [`verify_normal`] re-proves `root` with no search (Glop's check
+/// database): see [`crate::search::couples::shrink`]. `records` may be any
+/// true entries (a saved proof, or all a search settled); `None` if they
+/// do not settle `root` without search.
+pub fn shrink_normal(
+    records: &[Record<Position, u128>],
+    root: &Position,
+) -> Option<Records<SproutsSearch>> {
+    let pool: Vec<Entry<Land>> = records
+        .iter()
+        .filter_map(|r| match (r.fact, r.pos.lands()) {
+            (Fact::Value(b), [land]) if b.lo == b.hi && b.lo != 0 => {
+                Some((land.clone(), r.pos.heap(), b.lo > 0))
+            }
+            _ => None,
+        })
+        .collect();
+    let set = shrink(&SproutsLands, &pool, root.lands(), root.heap())?;
+    Some(
+        set.into_iter()
+            .map(|(land, k, wins)| record(Position::new(vec![land], k), wins))
+            .collect(),
+    )
+}
+
+/// Shrinks a misère proof to few positions from which [`verify_misere`]
+/// re-proves `root` with no search: the proof tree whose wins each keep
+/// the losing child already kept, else the one of smallest estimated
+/// proof, chosen from the root down (most lives first), repeated within
+/// what it kept until it keeps no less; then every position whose users
+/// pass without it is dropped. `None` if `records` do not settle `root`.
+pub fn shrink_misere(
+    records: &[Record<Position, u128>],
+    root: &Position,
+) -> Option<Records<SproutsSearch>> {
+    let mut pool: HashMap<u128, (Position, bool)> = HashMap::new();
+    for r in records {
+        if let Fact::Value(b) = r.fact {
+            if b.lo == b.hi && b.lo != 0 {
+                pool.insert(key_of(&r.pos), (r.pos.clone(), b.lo > 0));
+            }
+        }
+    }
+    let mut kids: HashMap<u128, Vec<Position>> = HashMap::new();
+    let mut best: Option<HashMap<u128, (Position, bool)>> = None;
+    loop {
+        let closed = misere_closed(&pool, &mut kids);
+        let chosen = misere_choose(&closed, &mut kids, root)?;
+        if best.as_ref().is_some_and(|b| chosen.len() >= b.len()) {
+            break;
+        }
+        pool = chosen.clone();
+        best = Some(chosen);
+    }
+    let mut set = best?;
+    misere_drop(&mut set, &mut kids, root);
+    if misere_closed(&set, &mut kids).len() != set.len() {
+        return None;
+    }
+    Some(set.into_values().map(|(p, w)| record(p, w)).collect())
+}
+
+/// The children of `p`, made once.
+fn kids_of<'k>(kids: &'k mut HashMap<u128, Vec<Position>>, p: &Position) -> &'k [Position] {
+    kids.entry(key_of(p)).or_insert_with(|| p.children())
+}
+
+/// What the misère checker says of `c` given the entries `set`.
+fn misere_known(set: &HashMap<u128, (Position, bool)>, c: &Position) -> Option<bool> {
+    if c.is_over() {
+        return Some(true);
+    }
+    set.get(&key_of(c)).map(|e| e.1)
+}
+
+/// The entries of `set` the misère checker takes with no search, fewest
+/// lives first.
+fn misere_closed(
+    set: &HashMap<u128, (Position, bool)>,
+    kids: &mut HashMap<u128, Vec<Position>>,
+) -> HashMap<u128, (Position, bool)> {
+    let mut order: Vec<(&u128, &(Position, bool))> = set.iter().collect();
+    order.sort_by_key(|(k, (p, _))| (p.lives(), p.heap(), **k));
+    let mut ok: HashMap<u128, (Position, bool)> = HashMap::new();
+    for (&k, (p, wins)) in order {
+        let passes = if p.is_over() {
+            *wins
+        } else if *wins {
+            kids_of(kids, p)
+                .iter()
+                .any(|c| misere_known(&ok, c) == Some(false))
+        } else {
+            kids_of(kids, p)
+                .iter()
+                .all(|c| misere_known(&ok, c) == Some(true))
+        };
+        if passes {
+            ok.insert(k, (p.clone(), *wins));
+        }
+    }
+    ok
+}
+
+/// One choice of a misère proof of `root` within `closed`.
+fn misere_choose(
+    closed: &HashMap<u128, (Position, bool)>,
+    kids: &mut HashMap<u128, Vec<Position>>,
+    root: &Position,
+) -> Option<HashMap<u128, (Position, bool)>> {
+    // Estimated proof sizes, as trees, fewest lives first.
+    let mut order: Vec<(&u128, &(Position, bool))> = closed.iter().collect();
+    order.sort_by_key(|(k, (p, _))| (p.lives(), p.heap(), **k));
+    let mut est: HashMap<u128, f64> = HashMap::new();
+    for (&k, (p, wins)) in order {
+        let cost = |c: &Position| -> Option<f64> {
+            if c.is_over() {
+                return Some(0.0);
+            }
+            est.get(&key_of(c)).copied()
+        };
+        let e = if p.is_over() {
+            Some(1.0)
+        } else if *wins {
+            kids_of(kids, p)
+                .iter()
+                .filter(|c| misere_known(closed, c) == Some(false))
+                .filter_map(cost)
+                .min_by(f64::total_cmp)
+                .map(|c| c + 1.0)
+        } else {
+            kids_of(kids, p)
+                .iter()
+                .map(cost)
+                .sum::<Option<f64>>()
+                .map(|c| c + 1.0)
+        };
+        if let Some(e) = e {
+            est.insert(k, e);
+        }
+    }
+    let mut out: HashMap<u128, (Position, bool)> = HashMap::new();
+    let mut queue: std::collections::BinaryHeap<(u32, u32, u128)> = Default::default();
+    let rk = key_of(root);
+    if root.is_over() {
+        return Some(out);
+    }
+    let (p, w) = closed.get(&rk)?.clone();
+    queue.push((p.lives(), p.heap(), rk));
+    out.insert(rk, (p, w));
+    while let Some((_, _, k)) = queue.pop() {
+        let (p, wins) = out[&k].clone();
+        let picked: Vec<Position> = if wins {
+            let pick = kids_of(kids, &p)
+                .iter()
+                .filter(|c| misere_known(closed, c) == Some(false))
+                .min_by(|a, b| {
+                    let price = |c: &Position| -> f64 {
+                        if out.contains_key(&key_of(c)) {
+                            0.0
+                        } else {
+                            est.get(&key_of(c)).copied().unwrap_or(f64::INFINITY)
+                        }
+                    };
+                    price(a)
+                        .total_cmp(&price(b))
+                        .then(a.lives().cmp(&b.lives()))
+                })?
+                .clone();
+            vec![pick]
+        } else {
+            kids_of(kids, &p).to_vec()
+        };
+        for c in picked {
+            if c.is_over() {
+                continue;
+            }
+            let ck = key_of(&c);
+            if out.contains_key(&ck) {
+                continue;
+            }
+            let (cp, cw) = closed.get(&ck)?.clone();
+            queue.push((cp.lives(), cp.heap(), ck));
+            out.insert(ck, (cp, cw));
+        }
+    }
+    Some(out)
+}
+
+/// Drops every misère position whose users (the positions of `set` one
+/// move above it, and the root) all pass without it, most lives first.
+fn misere_drop(
+    set: &mut HashMap<u128, (Position, bool)>,
+    kids: &mut HashMap<u128, Vec<Position>>,
+    root: &Position,
+) {
+    let mut users: HashMap<u128, Vec<u128>> = HashMap::new();
+    let keys: Vec<u128> = set.keys().copied().collect();
+    for &k in &keys {
+        let p = set[&k].0.clone();
+        for c in kids_of(kids, &p) {
+            users.entry(key_of(c)).or_default().push(k);
+        }
+    }
+    let mut order: Vec<(u32, u128)> = keys.iter().map(|&k| (set[&k].0.lives(), k)).collect();
+    order.sort_unstable_by(|a, b| b.cmp(a));
+    let rk = key_of(root);
+    for (_, k) in order {
+        if k == rk {
+            continue;
+        }
+        let gone = set.remove(&k).expect("an entry");
+        let ok = users.get(&k).into_iter().flatten().all(|u| {
+            let Some((p, wins)) = set.get(u) else {
+                return true;
+            };
+            // A loss needs every child; a win one losing child.
+            *wins
+                && kids_of(kids, &p.clone())
+                    .iter()
+                    .any(|c| misere_known(set, c) == Some(false))
+        });
+        if !ok {
+            set.insert(k, gone);
+        }
     }
 }
