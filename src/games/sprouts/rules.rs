@@ -502,6 +502,12 @@ fn region_moves(
             // Joined to a spot of a later boundary: the two become one.
             for (bj, c) in reg.bounds.iter().enumerate().skip(bi + 1) {
                 for (j, &w) in c.iter().enumerate() {
+                    if y == w && y >= LETTER {
+                        // The two sides of one letter on two boundaries
+                        // (a loop through a handle left it so): a spot
+                        // with one life cannot be joined to itself.
+                        continue;
+                    }
                     let mut m = vec![MX];
                     m.extend(around(b, i));
                     m.extend([MX, z, MY]);
