@@ -743,14 +743,15 @@ fn every_position_on_surfaces_agrees_with_the_oracle() {
     }
 }
 
-/// The same at 4 spots on each of the four surfaces: minutes in a release
-/// build. Run with `cargo test --release -p retrograde-cli --test oracle
+/// The same at 4 spots on the torus and the projective plane: 153,736 and
+/// 113,171 more drawings, 85 s each in a release build on a loaded machine.
+/// Run with `cargo test --release -p retrograde-cli --test oracle
 /// surfaces_at_four -- --ignored --nocapture`.
 #[test]
 #[ignore = "minutes: run with --ignored"]
 fn every_position_on_surfaces_at_four_spots_agrees_with_the_oracle() {
     let mut check = Check::default();
-    for g in [1, -1, -2, 2] {
+    for g in [1, -1] {
         check.spots_on(4, g);
     }
 }
