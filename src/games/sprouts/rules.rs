@@ -696,7 +696,7 @@ pub(crate) fn reduce(mut regions: Vec<WRegion>) -> Vec<Land> {
 /// tie. Only a step towards the canonical form, which then takes each
 /// region as it is written: a tie may give one land two keys, never two
 /// lands one.
-fn direct(b: &mut Vec<Tok>, census: &Census) {
+fn direct(b: &mut [Tok], census: &Census) {
     if b.len() <= 2 {
         return;
     }

@@ -69,7 +69,7 @@ pub(crate) mod surface {
     /// and e/2 handles (if e is even).
     fn of_euler(e: u32) -> impl Iterator<Item = u8> {
         let caps = (e >= 1).then(|| caps(e));
-        let handles = (e % 2 == 0).then(|| handles(e / 2));
+        let handles = e.is_multiple_of(2).then(|| handles(e / 2));
         caps.into_iter().chain(handles)
     }
 
