@@ -185,8 +185,8 @@ macro_rules! __games_registry {
         // through the representations listed.
         /// Sprouts.
         "sprouts" => Sprouts(Sprouts) {
-            params: "N[:misere]  (N spots, 1 to 80; searched, not tabled: retrograde search; misere: who cannot move wins)",
-            notation: "Glop's: lands '+', regions '|', boundaries '.'; 0 a spot with no curve (0*x: x of them), 1 a spot with 2 lives, letters spots with 1 life (upper case: on two regions; lower case: twice in one boundary), 2 a spot with 1 life written once; *k a Nim heap beside the lands; moves are written as the positions they lead to",
+            params: "N[:misere][:genus=G]  (N spots, 1 to 80; searched, not tabled: retrograde search; misere: who cannot move wins; genus: Glop's topology, 0 the plane, G > 0 G handles (1 the torus), G < 0 -G cross-caps (-1 the projective plane, -2 the Klein bottle), -64 to 64)",
+            notation: "Glop's: lands '+', regions '|', boundaries '.'; 0 a spot with no curve (0*x: x of them), 1 a spot with 2 lives, letters spots with 1 life (upper case: on two regions; lower case: twice in one region), 2 a spot with 1 life written once; ~G after a region: its surface (G handles, or -G cross-caps); *k a Nim heap beside the lands; moves are written as the positions they lead to",
             example_spec: "sprouts:6",
             example_position: "0*4.A|0*4.A+0*2.AB|AB",
             rules: $crate::games::sprouts::RULES,

@@ -8,7 +8,46 @@
 //! puts a new spot on it; a spot takes at most three curve ends (its
 //! "lives": a fresh spot has 3, the new spot 1). Normal play: who cannot
 //! move loses; misère (`:misere`): who cannot move wins. Spec
-//! `sprouts:N[:misere]`, starting from `0*N`.
+//! `sprouts:N[:misere][:genus=G]`, starting from `0*N` (`0*N~G`).
+//!
+//! # Compact surfaces
+//!
+//! `genus=G` plays on another closed surface (Lemoine and Viennot,
+//! "Sprouts game on compact surfaces", arXiv 0812.0081), with Glop's
+//! topology number: 0 the plane (the default: texts and keys are the
+//! plane's as before), G > 0 a sphere with G handles (1 the torus), G < 0
+//! a sum of −G projective planes (−1 the projective plane, −2 the Klein
+//! bottle). Each region carries the part of the surface inside it,
+//! written `~G` after the region (`~2` two handles, `~-1` one cross-cap;
+//! nothing for none), and its key holds it: regions of different surfaces
+//! never compare equal. A region is a surface with boundary; a curve
+//! between two of its spots cuts it, and topology leaves these cases
+//! (derived here from the classification of surfaces, as the paper does):
+//!
+//! - between two boundaries: they become one, as on the plane; in a
+//!   non-orientable region the second may be joined walked either way;
+//! - from a boundary to itself, separating: the region is cut in two, the
+//!   other boundaries and the surface shared between the sides every way
+//!   (Euler genera add up; both sides orientable exactly when the region
+//!   is: a non-orientable region of c cross-caps gives handles and
+//!   cross-caps to its sides in every way that sums to c);
+//! - from a boundary to itself through a handle (not separating,
+//!   two-sided): both parts stay in the region, which loses 2 of its Euler
+//!   genus (a handle; or two cross-caps, the rest either orientable or
+//!   not when the count allows); out of a non-orientable region into an
+//!   orientable one the second part is walked the other way;
+//! - from a boundary to itself through a cross-cap (one-sided): one
+//!   boundary, the first part then the second walked back, each closed by
+//!   the curve; the region loses one cross-cap.
+//!
+//! A spot may so lie twice in a region on two of its boundaries (written
+//! in lower case; even in a region with no handle left, as the annulus a
+//! torus cut through its handle leaves). In a non-orientable region a boundary has no direction
+//! of its own; where such a region leaves an orientable one, each way of
+//! walking its boundaries is a child. A region of at most three lives
+//! forgets its surface (at most two moves are left in it, whatever it
+//! holds). The paper's reduction of large genera to smaller ones is not
+//! used: each region keeps all its handles and cross-caps.
 //!
 //! # Glop's notation
 //!
@@ -91,7 +130,15 @@ pub const MAX_HEAP: u32 = 255;
 pub struct Sprouts {
     spots: u32,
     misere: bool,
+    /// Glop's topology number: 0 the plane, g > 0 g handles, -c c
+    /// cross-caps.
+    genus: i32,
 }
+
+/// The largest |genus| a spec takes: far past where a surface stops
+/// mattering (a game of N spots has at most 3N - 1 moves, each using at
+/// most one handle or cross-cap).
+pub const MAX_GENUS: i32 = working::surface::MAX as i32;
 
 impl Sprouts {
     /// Sprouts from `spots` spots (1 to [`MAX_SPOTS`]).
@@ -101,7 +148,28 @@ impl Sprouts {
                 "the number of spots must be from 1 to {MAX_SPOTS}, not {spots}"
             ));
         }
-        Ok(Sprouts { spots, misere })
+        Ok(Sprouts {
+            spots,
+            misere,
+            genus: 0,
+        })
+    }
+
+    /// The same game on the surface of Glop's topology number `genus`
+    /// (0 the plane, g > 0 a sphere with g handles, -c a sum of c
+    /// projective planes), from -[`MAX_GENUS`] to [`MAX_GENUS`].
+    pub fn on_surface(self, genus: i32) -> Result<Sprouts, String> {
+        if !(-MAX_GENUS..=MAX_GENUS).contains(&genus) {
+            return Err(format!(
+                "the genus must be from -{MAX_GENUS} to {MAX_GENUS}, not {genus}"
+            ));
+        }
+        Ok(Sprouts { genus, ..self })
+    }
+
+    /// Glop's topology number of the surface (0 the plane).
+    pub fn genus(&self) -> i32 {
+        self.genus
     }
 
     /// What `sprouts:PARAMS` describes: `N` or `N:misere`. Only the
@@ -122,7 +190,32 @@ impl Sprouts {
                 Error::quote(n)
             )
         })?;
-        Sprouts::new(spots, crate::games::parse_play(rest)?)
+        // `genus=G` anywhere among the options; the others are the play.
+        let mut genus = None;
+        let mut play = Vec::new();
+        for part in rest.into_iter().flat_map(|r| r.split(':')) {
+            match part.split_once('=') {
+                Some((k, v)) if k.eq_ignore_ascii_case("genus") => {
+                    if genus.is_some() {
+                        return Err("'genus' is given twice".into());
+                    }
+                    let g = crate::games::parse_num::<i64>(v.strip_prefix('-').unwrap_or(v))
+                        .map(|g| if v.starts_with('-') { -g } else { g })
+                        .ok_or_else(|| {
+                            format!(
+                                "expected genus=G with G a whole number (0 the plane, 1 the torus, -1 the projective plane, -2 the Klein bottle), found {}",
+                                Error::quote(part)
+                            )
+                        })?;
+                    let g = i32::try_from(g).unwrap_or(i32::MAX);
+                    genus = Some(g);
+                }
+                _ => play.push(part),
+            }
+        }
+        let rest = (!play.is_empty()).then(|| play.join(":"));
+        Sprouts::new(spots, crate::games::parse_play(rest.as_deref())?)?
+            .on_surface(genus.unwrap_or(0))
     }
 
     /// Spots at the start.
@@ -138,15 +231,30 @@ impl Sprouts {
     /// The canonical spec, `sprouts:N` or `sprouts:N:misere`.
     pub fn spec(&self) -> String {
         format!(
-            "sprouts:{}{}",
+            "sprouts:{}{}{}",
             self.spots,
-            if self.misere { ":misere" } else { "" }
+            if self.misere { ":misere" } else { "" },
+            if self.genus != 0 {
+                format!(":genus={}", self.genus)
+            } else {
+                String::new()
+            }
         )
     }
 
-    /// The start, `0*N`.
+    /// The start, `0*N` (`0*N~G` on a surface).
     pub fn start(&self) -> Position {
-        Position::spots(self.spots)
+        if self.genus == 0 {
+            return Position::spots(self.spots);
+        }
+        // Reduced as any position: one spot's region is free, its surface
+        // forgotten.
+        let region = working::WRegion {
+            zeros: self.spots,
+            bounds: Vec::new(),
+            surface: working::surface::of_genus(self.genus),
+        };
+        Position::new(rules::reduce(vec![region]), 0)
     }
 }
 
@@ -210,7 +318,21 @@ impl Land {
     /// Lives left in the land: the moves left are at most this minus one.
     pub fn lives(&self) -> u32 {
         let mut lives = 0;
+        // A region's first bytes may be its surface (`BOUNDARY_END` and a
+        // code), which holds no life.
+        let mut start = true;
+        let mut code = false;
         for &b in self.0.iter() {
+            if code {
+                code = false;
+                continue;
+            }
+            if start && b == BOUNDARY_END {
+                code = true;
+                start = false;
+                continue;
+            }
+            start = b == REGION_END;
             lives += match b {
                 ZERO => 6,
                 ONE => 4,

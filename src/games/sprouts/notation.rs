@@ -5,7 +5,7 @@
 //! reduced and written in canonical form.
 
 use super::rules::reduce;
-use super::working::{Tok, WRegion, LETTER, T_ONE, T_TWO};
+use super::working::{surface, Tok, WRegion, LETTER, T_ONE, T_TWO};
 use super::{
     heap_too_large, Land, Position, BOUNDARY_END, LAND_END, LETTERS, MAX_HEAP, MAX_LETTERS, ONE,
     REGION_END, TWO, ZERO,
@@ -111,6 +111,20 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
             ));
         }
         let mut region = WRegion::default();
+        let rtext = match rtext.rsplit_once('~') {
+            Some((body, g)) => {
+                region.surface =
+                    parse_surface(g).map_err(|e| format!("land {no}, region {}: {e}", ri + 1))?;
+                if body.is_empty() {
+                    return Err(format!(
+                        "land {no}: region {} has a surface but no spot",
+                        ri + 1
+                    ));
+                }
+                body
+            }
+            None => rtext,
+        };
         for (bi, btext) in rtext.split('.').enumerate() {
             let at = || format!("land {no}, region {}, boundary {}", ri + 1, bi + 1);
             if btext.is_empty() {
@@ -220,11 +234,10 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
                 ))
             }
             (false, [a, b]) if a == b => {}
-            (false, [(r1, _), (r2, _)]) if r1 == r2 => {
-                return Err(format!(
-                    "land {no}: lower-case letter {name} is on two boundaries of one region: a spot is on one boundary of a region"
-                ))
-            }
+            // On a surface a spot may lie on two boundaries of a region
+            // (even one with no handle left: the annulus a torus cut
+            // through its handle leaves).
+            (false, [(r1, _), (r2, _)]) if r1 == r2 => {}
             (false, [_, _]) => {
                 return Err(format!(
                     "land {no}: lower-case letter {name} is on two regions (upper case is for that)"
@@ -247,6 +260,23 @@ fn parse_land(text: &str, no: usize) -> Result<Vec<WRegion>, String> {
     Ok(regions)
 }
 
+/// A region's surface as written after `~`: Glop's topology number, `g`
+/// handles or `-c` cross-caps (not 0: the plane is written without `~`).
+fn parse_surface(g: &str) -> Result<u8, String> {
+    let max = surface::MAX as i32;
+    let bad = || {
+        format!(
+            "a region's surface is ~G, G from -{max} to {max} but not 0 (g handles, or -c cross-caps), not {}",
+            Error::quote(&format!("~{g}"))
+        )
+    };
+    let v: i32 = g.parse().map_err(|_| bad())?;
+    if v == 0 || v.abs() > max {
+        return Err(bad());
+    }
+    Ok(surface::of_genus(v))
+}
+
 /// How often, in words: "once", "twice", "3 times".
 fn times(n: usize) -> String {
     match n {
@@ -259,7 +289,33 @@ fn times(n: usize) -> String {
 /// Writes a land: regions separated by `|`, boundaries by `.`, a region's
 /// `0`s first (`0*x` for two or more).
 pub(crate) fn format_land(land: &Land) -> String {
-    let bytes = land.as_bytes();
+    // Each region's surface, taken out of the bytes (a region's first
+    // bytes: `BOUNDARY_END` and the code).
+    let mut surfaces = Vec::new();
+    let mut bytes = Vec::with_capacity(land.as_bytes().len());
+    let mut start = true;
+    let mut code = false;
+    let mut here = 0u8;
+    for &b in land.as_bytes() {
+        if code {
+            here = b;
+            code = false;
+            continue;
+        }
+        if start && b == BOUNDARY_END {
+            code = true;
+            start = false;
+            continue;
+        }
+        start = b == REGION_END;
+        if b == REGION_END {
+            surfaces.push(here);
+            here = 0;
+        }
+        bytes.push(b);
+    }
+    let bytes = &bytes[..];
+    let mut written = 0;
     // Each letter's case: upper when its two sides are in two regions.
     let mut region_of = [usize::MAX; 256];
     let mut upper = [false; 256];
@@ -311,6 +367,11 @@ pub(crate) fn format_land(land: &Land) -> String {
             }
             REGION_END => {
                 flush(&mut out, &mut zeros, &mut first);
+                let surf = surfaces.get(written).copied().unwrap_or(0);
+                if surf != 0 {
+                    out.push_str(&format!("~{}", surface::genus(surf)));
+                }
+                written += 1;
                 out.push('|');
                 first = true;
             }

@@ -20,7 +20,7 @@
 //! result and writes its lands in canonical form (`super::canon`).
 
 use super::canon;
-use super::working::{Census, Tok, WRegion, IDS, LETTER, T_ONE, T_TWO};
+use super::working::{surface, Census, Tok, WRegion, IDS, LETTER, T_ONE, T_TWO};
 use super::{Land, BOUNDARY_END, LAND_END, LETTERS, ONE, REGION_END, TWO, ZERO};
 
 /// The first id of the letters a move creates: past every byte of a land.
@@ -36,13 +36,27 @@ pub(crate) fn decode(land: &Land) -> Option<Vec<WRegion>> {
     let mut region = WRegion::default();
     let mut bound: Vec<Tok> = Vec::new();
     let mut zero = false;
+    // A region on a surface starts with `BOUNDARY_END` and the surface's
+    // code (an empty boundary cannot be otherwise).
+    let mut code_next = false;
     let bytes = land.as_bytes();
     let (&last, body) = bytes.split_last()?;
     if last != LAND_END {
         return None;
     }
     for &b in body {
+        if code_next {
+            if b == 0 || !surface::valid(b) {
+                return None;
+            }
+            region.surface = b;
+            code_next = false;
+            continue;
+        }
         match b {
+            BOUNDARY_END if !zero && bound.is_empty() && region == WRegion::default() => {
+                code_next = true;
+            }
             ZERO if bound.is_empty() && !zero => zero = true,
             ONE | TWO | LETTERS..BOUNDARY_END if !zero => bound.push(Tok::from(b)),
             BOUNDARY_END if zero => {
@@ -59,7 +73,8 @@ pub(crate) fn decode(land: &Land) -> Option<Vec<WRegion>> {
             _ => return None,
         }
     }
-    if !bound.is_empty() || zero || region != WRegion::default() || regions.is_empty() {
+    if !bound.is_empty() || zero || code_next || region != WRegion::default() || regions.is_empty()
+    {
         return None;
     }
     Some(regions)
@@ -249,6 +264,15 @@ fn region_moves(
         v
     };
     let nb = reg.bounds.len();
+    // The region's surface, and how a curve may use it.
+    let splits = surface::splits(reg.surface);
+    // A non-orientable region's boundaries have no direction of their
+    // own: any may be walked either way. Where a part left is orientable,
+    // every way of turning its boundaries (but the one the curve made) is
+    // a different child.
+    let twisted = !surface::orientable(reg.surface);
+    let handle_surfaces = surface::through_handle(reg.surface);
+    let cap_surfaces = surface::through_cap(reg.surface);
     // A region cut in two by a curve from side one boundary to itself:
     // the two closed parts, and the other boundaries shared out, by how
     // many of each group go to the first part (boundaries of one group
@@ -273,25 +297,33 @@ fn region_moves(
         let mut count = vec![0usize; members.len()];
         loop {
             for k in 0..=zeros {
-                let mut a = WRegion {
-                    zeros: k,
-                    bounds: vec![seg1.clone()],
-                };
-                let mut b = WRegion {
-                    zeros: zeros - k,
-                    bounds: vec![seg2.clone()],
-                };
-                for ((_, m), &c) in members.iter().zip(&count) {
-                    a.bounds
-                        .extend(m[..c].iter().map(|&i| reg.bounds[i].clone()));
-                    b.bounds
-                        .extend(m[c..].iter().map(|&i| reg.bounds[i].clone()));
-                }
-                let mut v = others();
-                v.push(a);
-                v.push(b);
-                if !emit(v, fx, fy) {
-                    return false;
+                for &(sa, sb) in &splits {
+                    let mut a = WRegion {
+                        zeros: k,
+                        bounds: vec![seg1.clone()],
+                        surface: sa,
+                    };
+                    let mut b = WRegion {
+                        zeros: zeros - k,
+                        bounds: vec![seg2.clone()],
+                        surface: sb,
+                    };
+                    for ((_, m), &c) in members.iter().zip(&count) {
+                        a.bounds
+                            .extend(m[..c].iter().map(|&i| reg.bounds[i].clone()));
+                        b.bounds
+                            .extend(m[c..].iter().map(|&i| reg.bounds[i].clone()));
+                    }
+                    for a in orientations(a, 1, twisted) {
+                        for b in orientations(b.clone(), 1, twisted) {
+                            let mut v = others();
+                            v.push(a.clone());
+                            v.push(b);
+                            if !emit(v, fx, fy) {
+                                return false;
+                            }
+                        }
+                    }
                 }
             }
             let mut g = 0;
@@ -319,8 +351,84 @@ fn region_moves(
             .collect();
         bounds.push(merged);
         let mut v = others();
-        v.push(WRegion { zeros, bounds });
+        v.push(WRegion {
+            zeros,
+            bounds,
+            surface: reg.surface,
+        });
         emit(v, fx, fy)
+    };
+    // A curve from one boundary to itself that does not cut the region:
+    // through a handle, both parts stay in the region (`seg1`, `seg2`),
+    // which keeps two less of its Euler genus. When a non-orientable
+    // region leaves an orientable one, the curve went through a tube
+    // glued with a twist: the second part is walked the other way.
+    let handle = |seg1: Vec<Tok>,
+                  seg2: Vec<Tok>,
+                  zeros: u32,
+                  skip: Option<usize>,
+                  fx: Fate,
+                  fy: Fate,
+                  emit: &mut dyn FnMut(Vec<WRegion>, Fate, Fate) -> bool|
+     -> bool {
+        for &s in &handle_surfaces {
+            let flip = twisted && surface::orientable(s);
+            let mut second = seg2.clone();
+            if flip {
+                second.reverse();
+            }
+            let mut bounds = vec![seg1.clone(), second];
+            bounds.extend(
+                (0..nb)
+                    .filter(|&i| Some(i) != skip)
+                    .map(|i| reg.bounds[i].clone()),
+            );
+            let w = WRegion {
+                zeros,
+                bounds,
+                surface: s,
+            };
+            for w in orientations(w, 2, twisted) {
+                let mut v = others();
+                v.push(w);
+                if !emit(v, fx, fy) {
+                    return false;
+                }
+            }
+        }
+        true
+    };
+    // A curve from one boundary to itself through a cross-cap: one
+    // boundary `seg` (one part, the curve, the other part walked back,
+    // the curve again), one less cross-cap.
+    let cap = |seg: Vec<Tok>,
+               zeros: u32,
+               skip: Option<usize>,
+               fx: Fate,
+               fy: Fate,
+               emit: &mut dyn FnMut(Vec<WRegion>, Fate, Fate) -> bool|
+     -> bool {
+        for &s in &cap_surfaces {
+            let mut bounds = vec![seg.clone()];
+            bounds.extend(
+                (0..nb)
+                    .filter(|&i| Some(i) != skip)
+                    .map(|i| reg.bounds[i].clone()),
+            );
+            let w = WRegion {
+                zeros,
+                bounds,
+                surface: s,
+            };
+            for w in orientations(w, 1, twisted) {
+                let mut v = others();
+                v.push(w);
+                if !emit(v, fx, fy) {
+                    return false;
+                }
+            }
+        }
+        true
     };
     // The boundary `b` walked from just after position i, back to just
     // before it.
@@ -336,6 +444,21 @@ fn region_moves(
         if !split(
             vec![MX, z],
             vec![MX, z],
+            zs - 1,
+            None,
+            Fate::Becomes(x_new),
+            Fate::Becomes(x_new),
+            emit,
+        ) || !handle(
+            vec![MX, z],
+            vec![MX, z],
+            zs - 1,
+            None,
+            Fate::Becomes(x_new),
+            Fate::Becomes(x_new),
+            emit,
+        ) || !cap(
+            vec![MX, z, MX, z],
             zs - 1,
             None,
             Fate::Becomes(x_new),
@@ -379,6 +502,12 @@ fn region_moves(
             // Joined to a spot of a later boundary: the two become one.
             for (bj, c) in reg.bounds.iter().enumerate().skip(bi + 1) {
                 for (j, &w) in c.iter().enumerate() {
+                    if y == w && y >= LETTER {
+                        // The two sides of one letter on two boundaries
+                        // (a loop through a handle left it so): a spot
+                        // with one life cannot be joined to itself.
+                        continue;
+                    }
                     let mut m = vec![MX];
                     m.extend(around(b, i));
                     m.extend([MX, z, MY]);
@@ -386,6 +515,17 @@ fn region_moves(
                     m.extend([MY, z]);
                     if !merge(m, zs, &[bi, bj], joined(y, x_new), joined(w, y_new), emit) {
                         return false;
+                    }
+                    if twisted {
+                        // The second boundary walked the other way.
+                        let mut m = vec![MX];
+                        m.extend(around(b, i));
+                        m.extend([MX, z, MY]);
+                        m.extend(around(c, j).into_iter().rev());
+                        m.extend([MY, z]);
+                        if !merge(m, zs, &[bi, bj], joined(y, x_new), joined(w, y_new), emit) {
+                            return false;
+                        }
                     }
                 }
             }
@@ -395,9 +535,27 @@ fn region_moves(
                 let mut s2 = vec![MX];
                 s2.extend(around(b, i));
                 s2.extend([MX, z]);
+                let mut one = vec![MX, z, MX];
+                one.extend(around(b, i).into_iter().rev());
+                one.extend([MX, z]);
                 if !split(
                     vec![MX, z],
+                    s2.clone(),
+                    zs,
+                    Some(bi),
+                    Fate::Dies(T_ONE),
+                    Fate::Dies(T_ONE),
+                    emit,
+                ) || !handle(
+                    vec![MX, z],
                     s2,
+                    zs,
+                    Some(bi),
+                    Fate::Dies(T_ONE),
+                    Fate::Dies(T_ONE),
+                    emit,
+                ) || !cap(
+                    one,
                     zs,
                     Some(bi),
                     Fate::Dies(T_ONE),
@@ -422,21 +580,52 @@ fn region_moves(
                 s2.extend_from_slice(&b[j + 1..]);
                 s2.extend_from_slice(&b[..i]);
                 s2.extend([MX, z]);
-                if !split(
-                    s1,
-                    s2,
-                    zs,
-                    Some(bi),
-                    joined(y, x_new),
-                    joined(w, y_new),
-                    emit,
-                ) {
+                // Through a cross-cap: the first part, the curve, the
+                // second part walked back, the curve.
+                let mut one = vec![MX];
+                one.extend_from_slice(&b[i + 1..j]);
+                one.extend([MY, z, MX]);
+                one.extend(b[..i].iter().rev());
+                one.extend(b[j + 1..].iter().rev());
+                one.extend([MY, z]);
+                let (fx, fy) = (joined(y, x_new), joined(w, y_new));
+                if !split(s1.clone(), s2.clone(), zs, Some(bi), fx, fy, emit)
+                    || !handle(s1, s2, zs, Some(bi), fx, fy, emit)
+                    || !cap(one, zs, Some(bi), fx, fy, emit)
+                {
                     return false;
                 }
             }
         }
     }
     true
+}
+
+/// `w` with every way of walking its boundaries from `fixed` on (each
+/// forwards or back) when `twisted` and `w` is orientable: the boundaries
+/// came from a non-orientable region, where they had no direction, into
+/// an orientable one, where they have; else `w` alone.
+fn orientations(w: WRegion, fixed: usize, twisted: bool) -> Vec<WRegion> {
+    if !twisted || !surface::orientable(w.surface) || w.bounds.len() <= fixed {
+        return vec![w];
+    }
+    // A boundary of one or two spots reads the same both ways: turning it
+    // makes no new child.
+    let turn: Vec<usize> = (fixed..w.bounds.len())
+        .filter(|&i| w.bounds[i].len() > 2)
+        .collect();
+    let mut out = Vec::with_capacity(1 << turn.len());
+    for mask in 0u32..(1 << turn.len()) {
+        let mut v = w.clone();
+        for (k, &i) in turn.iter().enumerate() {
+            if mask >> k & 1 == 1 {
+                v.bounds[i].reverse();
+            }
+        }
+        out.push(v);
+    }
+    out.dedup();
+    out
 }
 
 /// The result of a move (or of parsing), reduced, as canonical lands: the
@@ -488,10 +677,48 @@ pub(crate) fn reduce(mut regions: Vec<WRegion>) -> Vec<Land> {
     let census = Census::of(&regions);
     for reg in &mut regions {
         if census.half_lives(reg) <= 6 {
+            // At most two moves are left in it, whatever it holds: its
+            // surface cannot matter either.
+            reg.surface = 0;
             free(reg, &census);
+        } else if !surface::orientable(reg.surface) {
+            for b in &mut reg.bounds {
+                direct(b, &census);
+            }
         }
     }
     lands(regions, &census)
+}
+
+/// A boundary of a non-orientable region (which may be walked either
+/// way) turned to the way whose least rotation of kinds of spots (`1`,
+/// `2`, letter of this region, letter of two) is least; kept as it is on a
+/// tie. Only a step towards the canonical form, which then takes each
+/// region as it is written: a tie may give one land two keys, never two
+/// lands one.
+fn direct(b: &mut [Tok], census: &Census) {
+    if b.len() <= 2 {
+        return;
+    }
+    let kinds: Vec<u8> = b
+        .iter()
+        .map(|&t| match t {
+            T_ONE => 1,
+            T_TWO => 2,
+            _ if census.upper(t) => 4,
+            _ => 3,
+        })
+        .collect();
+    let least = |k: &[u8]| -> Vec<u8> {
+        (0..k.len())
+            .map(|s| k[s..].iter().chain(&k[..s]).copied().collect::<Vec<u8>>())
+            .min()
+            .unwrap_or_default()
+    };
+    let back: Vec<u8> = kinds.iter().rev().copied().collect();
+    if least(&back) < least(&kinds) {
+        b.reverse();
+    }
 }
 
 /// A boundary with each letter written twice in a row written once

@@ -102,6 +102,13 @@ fn rewrite(text: &str, rng: &mut Rng) -> String {
                 .split('|')
                 .map(|region| {
                     let mirror = rng.below(2) == 1;
+                    // A region's surface stays after it; a non-orientable
+                    // region's boundaries may each be walked either way.
+                    let (region, surface) = match region.rsplit_once('~') {
+                        Some((r, g)) => (r, format!("~{g}")),
+                        None => (region, String::new()),
+                    };
+                    let cross = surface.starts_with("~-");
                     let mut bounds: Vec<String> = Vec::new();
                     for b in region.split('.') {
                         if let Some(x) = b.strip_prefix("0*") {
@@ -110,7 +117,7 @@ fn rewrite(text: &str, rng: &mut Rng) -> String {
                             continue;
                         }
                         let mut toks: Vec<char> = b.chars().map(rename).collect();
-                        if mirror {
+                        if mirror || (cross && rng.below(2) == 1) {
                             toks.reverse();
                         }
                         let k = rng.below(toks.len());
@@ -118,7 +125,7 @@ fn rewrite(text: &str, rng: &mut Rng) -> String {
                         bounds.push(toks.into_iter().collect());
                     }
                     rng.shuffle(&mut bounds);
-                    bounds.join(".")
+                    bounds.join(".") + &surface
                 })
                 .collect();
             rng.shuffle(&mut regions);
@@ -321,4 +328,93 @@ fn a_letter_written_once_or_thrice_is_counted_in_words() {
     assert!(e.contains("'a' is written 3 times:"), "{e}");
     let e = Position::parse("1A|2").unwrap_err();
     assert!(e.contains("'A' is written once:"), "{e}");
+}
+
+#[test]
+fn surface_specs_are_read_and_refused_in_one_line() {
+    let g = Sprouts::describe("5:genus=1").unwrap();
+    assert_eq!((g.spots(), g.misere(), g.genus()), (5, false, 1));
+    assert_eq!(g.spec(), "sprouts:5:genus=1");
+    let g = Sprouts::describe("4:genus=-2:misere").unwrap();
+    assert_eq!((g.misere(), g.genus()), (true, -2));
+    assert_eq!(g.spec(), "sprouts:4:misere:genus=-2");
+    // The plane is the default, written as before.
+    assert_eq!(Sprouts::describe("6:genus=0").unwrap().spec(), "sprouts:6");
+    for (bad, says) in [
+        ("5:genus=abc", "genus=G with G a whole number"),
+        ("5:genus=", "genus=G with G a whole number"),
+        ("5:genus=65", "the genus must be from -64 to 64, not 65"),
+        ("5:genus=-9999999999", "the genus must be from -64 to 64"),
+        ("5:genus=1:genus=2", "'genus' is given twice"),
+        ("5:genus=1:sideways", "unknown parameter"),
+    ] {
+        let e = Sprouts::describe(bad).unwrap_err();
+        assert!(e.contains(says) && !e.contains('\n'), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn surface_starts_and_texts() {
+    let start = |n: &str| Sprouts::describe(n).unwrap().start().to_string();
+    assert_eq!(start("3:genus=1"), "0*3~1");
+    assert_eq!(start("2:genus=-2"), "0*2~-2");
+    // One spot's region has three lives: no surface can matter.
+    assert_eq!(start("1:genus=2"), "0");
+    assert_eq!(show("0.0~-1"), "0*2~-1");
+    // A spot on two boundaries of one region (a loop through a handle).
+    assert_eq!(show("0.ab.ab~1"), show("0.ab.ba~1"));
+    for (bad, says) in [
+        ("0*2~0", "not 0"),
+        ("0*2~x", "a region's surface is ~G"),
+        ("0*2~99", "from -64 to 64"),
+        ("~1", "a surface but no spot"),
+    ] {
+        let e = Position::parse(bad).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+    // Every text written reads back as itself, keys and all.
+    for g in [1, 2, -1, -2] {
+        let mut memo = std::collections::HashMap::new();
+        let s = Sprouts::new(3, false).unwrap().on_surface(g).unwrap();
+        nimber(&s.start().lands()[0], &mut memo);
+        assert!(memo.len() > 20, "genus {g}: {} lands", memo.len());
+        for land in memo.keys() {
+            let again = Position::parse(&land.to_string()).unwrap();
+            assert_eq!(again.lands(), std::slice::from_ref(land), "{land}");
+            assert_eq!(Land::from_bytes(land.as_bytes()).as_ref(), Some(land));
+        }
+    }
+}
+
+/// Orientable surfaces' regions are written canonically whatever the
+/// writing (lands from 3 spots on the torus and the double torus, each
+/// rewritten 8 ways, boundaries rotated, reordered and mirrored with
+/// their region); a non-orientable region's boundaries may each be turned
+/// (its key may then differ on a tie, its value never).
+#[test]
+fn every_writing_of_a_surface_land_has_its_value() {
+    let mut rng = Rng(0x5eed_0b1e);
+    for g in [1, 2, -1, -2] {
+        let mut memo = std::collections::HashMap::new();
+        let s = Sprouts::new(3, false).unwrap().on_surface(g).unwrap();
+        nimber(&s.start().lands()[0], &mut memo);
+        let mut lands: Vec<Land> = memo.keys().cloned().collect();
+        lands.sort();
+        for land in &lands {
+            let text = land.to_string();
+            for _ in 0..8 {
+                let other = rewrite(&text, &mut rng);
+                let again = p(&other);
+                if g > 0 {
+                    assert_eq!(again.to_string(), text, "written {other}");
+                } else {
+                    let n = again
+                        .lands()
+                        .iter()
+                        .fold(0, |a, l| a ^ nimber(l, &mut memo));
+                    assert_eq!(n, memo[land], "{text} written {other} as {again}");
+                }
+            }
+        }
+    }
 }

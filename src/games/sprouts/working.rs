@@ -21,6 +21,121 @@ pub(crate) struct WRegion {
     pub zeros: u32,
     /// The other boundaries.
     pub bounds: Vec<Vec<Tok>>,
+    /// The surface inside the region (a [`surface`] code; 0 the plane's
+    /// disc).
+    pub surface: u8,
+}
+
+/// The surface a region holds, as a one-byte code: 0 none (a region of
+/// the plane or sphere), `g` for g handles (orientable), `CROSS + c` for
+/// c cross-caps (non-orientable; handles beside cross-caps count as two
+/// cross-caps each, as the classification of surfaces says).
+pub(crate) mod surface {
+    /// The code of one cross-cap less than the first non-orientable code.
+    pub(crate) const CROSS: u8 = 128;
+    /// The most handles or cross-caps a code holds (a spec's genus is
+    /// bounded by it).
+    pub(crate) const MAX: u32 = 64;
+
+    /// g handles.
+    pub(crate) fn handles(g: u32) -> u8 {
+        g as u8
+    }
+
+    /// c cross-caps (c >= 1).
+    pub(crate) fn caps(c: u32) -> u8 {
+        CROSS + c as u8
+    }
+
+    /// Whether a code is valid.
+    pub(crate) fn valid(s: u8) -> bool {
+        u32::from(s) <= MAX || (s > CROSS && u32::from(s - CROSS) <= MAX)
+    }
+
+    pub(crate) fn orientable(s: u8) -> bool {
+        s < CROSS
+    }
+
+    /// Euler genus: 2g, or c.
+    pub(crate) fn euler(s: u8) -> u32 {
+        if s < CROSS {
+            2 * u32::from(s)
+        } else {
+            u32::from(s - CROSS)
+        }
+    }
+
+    /// The surfaces of Euler genus `e`: c = e cross-caps (if e >= 1),
+    /// and e/2 handles (if e is even).
+    fn of_euler(e: u32) -> impl Iterator<Item = u8> {
+        let caps = (e >= 1).then(|| caps(e));
+        let handles = e.is_multiple_of(2).then(|| handles(e / 2));
+        caps.into_iter().chain(handles)
+    }
+
+    /// The code of Glop's topology number: 0 the plane, g > 0 g handles,
+    /// -c c cross-caps.
+    pub(crate) fn of_genus(g: i32) -> u8 {
+        if g >= 0 {
+            handles(g.unsigned_abs())
+        } else {
+            caps(g.unsigned_abs())
+        }
+    }
+
+    /// Glop's topology number of a code.
+    pub(crate) fn genus(s: u8) -> i32 {
+        if s < CROSS {
+            i32::from(s)
+        } else {
+            -i32::from(s - CROSS)
+        }
+    }
+
+    /// The two surfaces a separating curve leaves, one per side: their
+    /// Euler genera add up to the region's, and both sides are orientable
+    /// exactly when the region is.
+    pub(crate) fn splits(s: u8) -> Vec<(u8, u8)> {
+        if s < CROSS {
+            return (0..=s).map(|a| (a, s - a)).collect();
+        }
+        let e = euler(s);
+        let mut out = Vec::new();
+        for e1 in 0..=e {
+            for a in of_euler(e1) {
+                for b in of_euler(e - e1) {
+                    if !(orientable(a) && orientable(b)) {
+                        out.push((a, b));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The surfaces a non-separating two-sided curve (through a handle)
+    /// leaves: Euler genus two less (none if the region has less).
+    pub(crate) fn through_handle(s: u8) -> Vec<u8> {
+        if s < CROSS {
+            return if s >= 1 { vec![s - 1] } else { Vec::new() };
+        }
+        let e = euler(s);
+        if e < 2 {
+            return Vec::new();
+        }
+        // A non-orientable region of Euler genus e - 2 >= 1, or an
+        // orientable one when e is even (a Klein bottle's tube cut).
+        of_euler(e - 2).collect()
+    }
+
+    /// The surfaces a one-sided curve (through a cross-cap) leaves: Euler
+    /// genus one less; none for an orientable region.
+    pub(crate) fn through_cap(s: u8) -> Vec<u8> {
+        if s <= CROSS {
+            return Vec::new();
+        }
+        of_euler(euler(s) - 1).collect()
+    }
 }
 
 /// The first letter id.

@@ -65,6 +65,9 @@ pub(super) const V_ID: u16 = V_LOWER - 1;
 pub(super) const LOW: u16 = 3;
 pub(super) const HIGH: u16 = 1 << 12;
 pub(super) const S_BOUNDARY: u16 = u16::MAX - 1;
+/// A region's surface code `c` (not the plane's) is `S_SURFACE + c`, first
+/// in its shape: regions on different surfaces never have one shape.
+pub(super) const S_SURFACE: u16 = 0xFD00;
 pub(super) const S_REGION: u16 = u16::MAX;
 
 /// The vertex `k` places after `s` of a boundary of `n` vertices, read
@@ -125,6 +128,16 @@ fn canonical_in(regions: &[WRegion], census: &Census, s: &mut Scratch) -> Land {
         for b in &reg.bounds {
             ids.extend(b.iter().copied().filter(|&t| census.upper(t)));
         }
+        // On a surface a spot may be twice in one region but on two of
+        // its boundaries: named across boundaries, it is named as the
+        // upper-case letters are.
+        // (Even in a region with no handle left: a torus cut through its
+        // handle leaves an annulus. Never on the plane.)
+        for (i, b) in reg.bounds.iter().enumerate() {
+            ids.extend(b.iter().copied().filter(|&t| {
+                census.lower(t) && reg.bounds[i + 1..].iter().any(|c| c.contains(&t))
+            }));
+        }
     }
     ids.sort_unstable();
     ids.dedup();
@@ -135,6 +148,7 @@ fn canonical_in(regions: &[WRegion], census: &Census, s: &mut Scratch) -> Land {
     let prepared = &mut prepared[..n];
     for (p, reg) in prepared.iter_mut().zip(regions) {
         p.fill(reg, census, ids);
+        p.surface = reg.surface;
     }
     colours.clear();
     colours.resize(ids.len(), 0);

@@ -1,7 +1,7 @@
 //! Step 1 of the canonical form: each region's shape and writings, and
 //! the colour refinement of the upper-case letters.
 
-use super::{at, HIGH, LOW, S_BOUNDARY, S_REGION, V_ID, V_LOWER, V_ONE, V_TWO, V_UPPER};
+use super::{at, HIGH, LOW, S_BOUNDARY, S_REGION, S_SURFACE, V_ID, V_LOWER, V_ONE, V_TWO, V_UPPER};
 use crate::games::sprouts::working::{Census, Tok, WRegion, T_ONE, T_TWO};
 use crate::games::sprouts::{ONE, TWO, ZERO};
 use std::cmp::Ordering;
@@ -99,6 +99,8 @@ pub(super) struct Writing {
 #[derive(Default)]
 pub(super) struct Region {
     pub(super) zeros: u32,
+    /// Its surface's code (0 the plane).
+    pub(super) surface: u8,
     pub(super) free: bool,
     /// Its vertices, boundary after boundary, and where each boundary lies.
     pub(super) verts: Vec<u16>,
@@ -133,7 +135,7 @@ impl Region {
                 self.verts.push(match t {
                     T_ONE => V_ONE,
                     T_TWO => V_TWO,
-                    _ if census.upper(t) => {
+                    _ if census.upper(t) || ids.binary_search(&t).is_ok() => {
                         upper = true;
                         let d = ids.binary_search(&t).expect("an upper-case letter");
                         V_UPPER | d as u16
@@ -177,6 +179,9 @@ impl Region {
     pub(super) fn shape(&mut self, colours: &[u16], scratch: &mut ShapeBufs) {
         let mut shape = std::mem::take(&mut self.shape);
         shape.clear();
+        if self.surface != 0 {
+            shape.push(S_SURFACE + u16::from(self.surface));
+        }
         for _ in 0..self.zeros {
             shape.push(u16::from(ZERO));
             shape.push(S_BOUNDARY);

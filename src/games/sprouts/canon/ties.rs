@@ -2,7 +2,7 @@
 //! give each region its shape, built from the front, ties tried in turn.
 
 use super::shape::{Region, Writing};
-use super::{at, HIGH, LOW, S_BOUNDARY, S_REGION, V_ID, V_LOWER, V_UPPER};
+use super::{at, HIGH, LOW, S_BOUNDARY, S_REGION, S_SURFACE, V_ID, V_LOWER, V_UPPER};
 use crate::games::sprouts::{BOUNDARY_END, LETTERS, MAX_LETTERS, ONE, REGION_END, TWO, ZERO};
 use std::cmp::Ordering;
 
@@ -220,6 +220,10 @@ impl Canon<'_> {
         b.found_names.clear();
         b.found_any = false;
         b.rout.clear();
+        if p.surface != 0 {
+            b.rout.push(BOUNDARY_END);
+            b.rout.push(p.surface);
+        }
         for _ in 0..p.zeros {
             b.rout.push(ZERO);
             b.rout.push(BOUNDARY_END);
@@ -243,6 +247,10 @@ impl Canon<'_> {
                         b.found.push(BOUNDARY_END);
                     }
                     S_REGION => b.found.push(REGION_END),
+                    c if c > S_SURFACE && c < S_SURFACE + 256 => {
+                        b.found.push(BOUNDARY_END);
+                        b.found.push((c - S_SURFACE) as u8);
+                    }
                     c if (LOW..HIGH).contains(&c) => {
                         let local = c - LOW;
                         top = top.max(local + 1);
