@@ -100,9 +100,9 @@ fn shrunk_sprouts_databases_check_without_search_and_keep_the_value() {
             assert_eq!(
                 proven,
                 Fact::Value(retrograde::search::Bounds::exact(if wins {
-                    retrograde::value::Value::Win
+                    retrograde::Value::Win
                 } else {
-                    retrograde::value::Value::Lose
+                    retrograde::Value::Lose
                 })),
                 "{spec}"
             );
