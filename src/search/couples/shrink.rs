@@ -281,7 +281,13 @@ impl<L: Lands> Chooser<'_, '_, L> {
             Need::Nimber(l) if self.m.fixed[l as usize].is_some() => 0.0,
             Need::Nimber(_) => self.est.get(&n).copied().unwrap_or(f64::INFINITY),
             Need::Win(l, x) => match self.m.fixed[l as usize] {
-                Some(f) => if f != x { 0.0 } else { f64::INFINITY },
+                Some(f) => {
+                    if f != x {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                }
                 None => {
                     let mut c = self.est.get(&n).copied().unwrap_or(f64::INFINITY);
                     if self.know.nim.get(&l).is_some_and(|&v| v != x) {
@@ -450,7 +456,11 @@ pub fn shrink<L: Lands>(
     set.sort_unstable();
     set.dedup();
     let root = m.odd(root);
-    let lands: HashSet<u32> = set.iter().map(|e| e.0).chain(root.iter().copied()).collect();
+    let lands: HashSet<u32> = set
+        .iter()
+        .map(|e| e.0)
+        .chain(root.iter().copied())
+        .collect();
     for l in lands {
         m.expand(l);
     }
@@ -629,8 +639,7 @@ fn choose<L: Lands>(
                 match n {
                     Need::Nimber(o) => nim_price(o),
                     Need::Win(o, y)
-                        if nimber.contains(&o)
-                            || wins.get(&o).is_some_and(|v| v.contains(&y)) =>
+                        if nimber.contains(&o) || wins.get(&o).is_some_and(|v| v.contains(&y)) =>
                     {
                         0.0
                     }
