@@ -544,8 +544,7 @@ fn a_run_stopped_while_loading_keeps_what_it_had_not_re_proved() {
     let a: std::collections::HashSet<u128> = given
         .iter()
         .filter(|r| {
-            !(matches!(r.fact, Fact::Value(v) if v.lo > 0)
-                && lands_known.contains(&r.pos.lands().to_vec()))
+            !(matches!(r.fact, Fact::Value(v) if v.lo > 0) && lands_known.contains(r.pos.lands()))
         })
         .map(|r| r.key)
         .collect();
