@@ -34,9 +34,11 @@ enum Command {
 /// re-proves its position with no search (Glop's "check computation"): a
 /// proof chosen to be small — for a win one losing child, the one already
 /// kept or of smallest proof; for a loss every child, their needs shared —
-/// then every entry the others do without dropped. Nimber databases keep
-/// the closure of the position's components (a nimber needs all its
-/// moves). The output may not be the input. Check the result with
+/// then every entry the others do without dropped. Sprouts in normal play
+/// keeps the losses (the nimbers) alone, and the position's own win: the
+/// check shows every other win by a child the losses kept show lost. Nimber
+/// databases keep the closure of the position's components (a nimber needs
+/// all its moves). The output may not be the input. Check the result with
 /// `retrograde proofdb check OUTPUT`.
 #[derive(clap::Args)]
 struct ShrinkArgs {

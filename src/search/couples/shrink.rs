@@ -1,7 +1,7 @@
 //! Shrinking a couples proof to the few entries a check needs (Glop's
 //! "check computation"): from a pool of proven couples `L + *k`, keep a
 //! small set from which the checker ([`crate::search::games::sprouts::proof`]'s
-//! `verify_normal`, Cram's alike) re-proves the root with no search.
+//! `verify_normal`) re-proves the root with no search.
 //!
 //! What the checker accepts without search, entry by entry, smallest land
 //! first (and the same land's smaller heaps first), is modelled here
@@ -15,19 +15,26 @@
 //!   others leave;
 //!
 //! a land's nimber being known from a loss entry or from the game itself
-//! ([`Lands::zero`], [`Lands::leaf`]). Knowing more never makes an entry
-//! fail, so a set's validity is monotone and an entry can be dropped
-//! whenever the entries that use it still pass without it.
+//! ([`Lands::zero`], [`Lands::leaf`]), and a couple known to win from an
+//! entry or, with no entry, from one of its children shown lost as above
+//! (the checker's one-level rule). So a win is never needed as an entry
+//! but for the root (the check's answer reads the root's entry): the set
+//! kept is the losses, the nimbers the proof rests on, as Glop's check
+//! databases count. Knowing more never makes an entry fail, so a set's
+//! validity is monotone and an entry can be dropped whenever the entries
+//! that use it still pass without it.
 //!
 //! The shrinking: the pool is first cut to what the model accepts (a
-//! closed proof); each fact gets an estimate of its proof tree's size,
+//! closed proof); each nimber gets an estimate of its proof tree's size,
 //! computed children first; a proof is then chosen from the root down,
 //! largest lands first (so that every demand on a land is known before
-//! its proof is chosen), each win by the child whose needs cost least, a
-//! need already chosen costing nothing, and each child of a loss leaving
+//! its proof is chosen), each win by the child whose nimbers cost least, a
+//! nimber already chosen costing nothing, and each child of a loss leaving
 //! out of the nimbers the land whose nimber costs most. The choice is
 //! repeated within what it kept until it keeps no less, then every entry
-//! whose users pass without it is dropped, the costliest first.
+//! whose users pass without it is dropped, the costliest first; and all
+//! that is done again with the estimates perturbed ([`ROUNDS`] times,
+//! fixed seeds), the smallest result kept.
 
 use super::Lands;
 use std::cmp::Reverse;
@@ -118,15 +125,57 @@ impl<'g, L: Lands> Model<'g, L> {
         k
     }
 
+    /// The children of `l` and of every land of theirs made and kept, so
+    /// that [`Model::known`] finds them.
+    fn expand(&mut self, l: u32) {
+        for c in self.kids(l) {
+            for m in c {
+                self.kids(m);
+            }
+        }
+    }
+
     fn nimber(&self, k: &Know, l: u32) -> Option<u32> {
         self.fixed[l as usize].or_else(|| k.nim.get(&l).copied())
     }
 
-    /// What `k` says of `l + *x`.
+    /// What `k` says of `l + *x`: a win may be shown by an entry, or by a
+    /// child whose nimbers, all known, cancel the heap (the checker's
+    /// one-level rule, `wins_by_a_child`; the children of a land not
+    /// expanded are not looked at).
     fn known(&self, k: &Know, l: u32, x: u32) -> Option<bool> {
         match self.nimber(k, l) {
             Some(n) => Some(n != x),
-            None => k.win.contains(&(l, x)).then_some(true),
+            None => (k.win.contains(&(l, x)) || self.by_child(k, l, x)).then_some(true),
+        }
+    }
+
+    /// Whether a child of `l` loses beside heap `x` by what `k` knows.
+    fn by_child(&self, k: &Know, l: u32, x: u32) -> bool {
+        self.kids[l as usize]
+            .as_ref()
+            .is_some_and(|kids| kids.iter().any(|c| self.sum_loses(k, c, x)))
+    }
+
+    /// Whether the root, the sum `c + *x`, is settled by `k` as the check's
+    /// answer reads it: by entries and nimbers alone, no child looked at
+    /// (so a root that wins keeps its entry).
+    fn root_settled(&self, k: &Know, c: &[u32], x: u32) -> bool {
+        if self.sum_loses(k, c, x) {
+            return true;
+        }
+        let mut unknown = None;
+        let mut x = x;
+        for &m in c {
+            match self.nimber(k, m) {
+                Some(n) => x ^= n,
+                None if unknown.is_none() => unknown = Some(m),
+                None => return false,
+            }
+        }
+        match unknown {
+            None => x != 0,
+            Some(m) => k.win.contains(&(m, x)),
         }
     }
 
@@ -215,15 +264,51 @@ struct Chooser<'m, 'g, L: Lands> {
     know: Know,
     /// Estimated proof sizes (as trees: no sharing), by need.
     est: HashMap<Need, f64>,
+    /// The seed of the estimates' noise (0: none).
+    seed: u64,
 }
 
 impl<L: Lands> Chooser<'_, '_, L> {
     fn cost(&self, n: Need) -> f64 {
+        self.priced(n, &|l| self.cost(Need::Nimber(l)))
+    }
+
+    /// The cost of need `n`, a nimber's from the estimates, a win's the
+    /// least of its entry's, its land's nimber's, and its cheapest child's
+    /// nimbers' (under `nimber`).
+    fn priced(&self, n: Need, nimber: &dyn Fn(u32) -> f64) -> f64 {
         match n {
             Need::Nimber(l) if self.m.fixed[l as usize].is_some() => 0.0,
-            Need::Win(l, x) if self.m.fixed[l as usize].is_some_and(|n| n != x) => 0.0,
-            n => self.est.get(&n).copied().unwrap_or(f64::INFINITY),
+            Need::Nimber(_) => self.est.get(&n).copied().unwrap_or(f64::INFINITY),
+            Need::Win(l, x) => match self.m.fixed[l as usize] {
+                Some(f) => {
+                    if f != x {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                }
+                None => {
+                    let mut c = self.est.get(&n).copied().unwrap_or(f64::INFINITY);
+                    if self.know.nim.get(&l).is_some_and(|&v| v != x) {
+                        c = c.min(nimber(l));
+                    }
+                    c.min(self.by_child_cost(l, x, nimber))
+                }
+            },
         }
+    }
+
+    /// The least cost (under `nimber`) of the nimbers of a child of `l`
+    /// that loses beside heap `x`.
+    fn by_child_cost(&self, l: u32, x: u32, nimber: &dyn Fn(u32) -> f64) -> f64 {
+        let Some(kids) = self.m.kids[l as usize].as_ref() else {
+            return f64::INFINITY;
+        };
+        kids.iter()
+            .filter(|c| self.m.sum_loses(&self.know, c, x))
+            .map(|c| c.iter().map(|&o| nimber(o)).sum::<f64>())
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// The needs that settle `c + *x` as a win, cheapest (under `price`)
@@ -260,7 +345,7 @@ impl<L: Lands> Chooser<'_, '_, L> {
                     }
                 }
             }
-            if !ok || !self.know.win.contains(&(m, y)) {
+            if !ok || self.m.known(&self.know, m, y) != Some(true) {
                 continue;
             }
             needs.push(Need::Win(m, y));
@@ -328,47 +413,27 @@ impl<L: Lands> Chooser<'_, '_, L> {
         Some((total, needs))
     }
 
-    /// Estimates every need the closed set holds, smallest lands first.
+    /// Estimates every need the closed set holds, smallest lands first
+    /// (a win not kept as an entry is priced by its child when asked,
+    /// [`Chooser::priced`]).
     fn estimate(&mut self, set: &[(u32, u32, bool)]) {
         let mut order: Vec<(u32, u32, bool)> = set.to_vec();
         order.sort_by_key(|&(l, x, _)| (self.m.size[l as usize], l, x));
-        let mut wins_below = 0.0;
-        let mut last = u32::MAX;
         for (l, x, wins) in order {
-            if l != last {
-                wins_below = 0.0;
-                last = l;
-            }
             let kids = self.m.kids(l);
             if wins {
+                // An entry kept for the root.
                 if let Some((c, _)) = self.win_proof(&kids, x, &|n| self.cost(n)) {
-                    let c = 1.0 + c;
-                    self.est.insert(Need::Win(l, x), c);
-                    wins_below += c;
+                    self.est.insert(Need::Win(l, x), 1.0 + c);
                 }
             } else if let Some((c, _)) = self.loss_proof(&kids, x, &|n| self.cost(n)) {
-                let c = 1.0 + c + wins_below;
+                // The smaller heaps win by a child each (the land's
+                // nimber, being proved, is not known to them).
+                let below: f64 = (0..x)
+                    .map(|j| self.by_child_cost(l, j, &|o| self.cost(Need::Nimber(o))))
+                    .sum();
+                let c = (1.0 + c + below) * noise(self.seed, l);
                 self.est.insert(Need::Nimber(l), c);
-                // A win beside the land is shown by its nimber as well.
-                for j in 0..x {
-                    let w = self.est.entry(Need::Win(l, j)).or_insert(c);
-                    *w = w.min(c);
-                }
-            }
-        }
-        // A win known from the nimber costs the nimber's proof.
-        let nimbers: Vec<(u32, f64)> = self
-            .est
-            .iter()
-            .filter_map(|(n, &c)| match n {
-                Need::Nimber(l) => Some((*l, c)),
-                _ => None,
-            })
-            .collect();
-        for (l, c) in nimbers {
-            for &(wl, wx, _) in set.iter().filter(|e| e.0 == l && e.2) {
-                let w = self.est.entry(Need::Win(wl, wx)).or_insert(c);
-                *w = w.min(c);
             }
         }
     }
@@ -391,36 +456,75 @@ pub fn shrink<L: Lands>(
     set.sort_unstable();
     set.dedup();
     let root = m.odd(root);
-    let mut best: Option<Vec<(u32, u32, bool)>> = None;
-    loop {
-        let (ok, know) = m.accepts(&set);
-        let closed: Vec<(u32, u32, bool)> = set
-            .iter()
-            .zip(&ok)
-            .filter_map(|(&e, &ok)| ok.then_some(e))
-            .collect();
-        let chosen = choose(&mut m, know, &closed, &root, heap)?;
-        if best.as_ref().is_some_and(|b| chosen.len() >= b.len()) {
-            break;
-        }
-        set = chosen.clone();
-        best = Some(chosen);
+    let lands: HashSet<u32> = set
+        .iter()
+        .map(|e| e.0)
+        .chain(root.iter().copied())
+        .collect();
+    for l in lands {
+        m.expand(l);
     }
-    let best = best?;
-    let mut set = best.clone();
-    drop_unneeded(&mut m, &mut set, &root, heap);
-    // The model's own pass has the last word: a drop it refuses is undone.
-    if !valid(&mut m, &set, &root, heap) {
-        set = best;
+    // The estimates are guesses (trees, where the proof shares): the
+    // choice is made again with them perturbed, and the smallest valid
+    // result kept; the seeds are fixed, so the output is the same from run
+    // to run.
+    let pool = set;
+    let mut smallest: Option<Vec<(u32, u32, bool)>> = None;
+    for seed in 0..ROUNDS {
+        let mut set = pool.clone();
+        let mut best: Option<Vec<(u32, u32, bool)>> = None;
+        loop {
+            let (ok, know) = m.accepts(&set);
+            let closed: Vec<(u32, u32, bool)> = set
+                .iter()
+                .zip(&ok)
+                .filter_map(|(&e, &ok)| ok.then_some(e))
+                .collect();
+            let chosen = choose(&mut m, know, &closed, &root, heap, seed)?;
+            if best.as_ref().is_some_and(|b| chosen.len() >= b.len()) {
+                break;
+            }
+            set = chosen.clone();
+            best = Some(chosen);
+        }
+        let best = best?;
+        let mut set = best.clone();
+        drop_unneeded(&mut m, &mut set, &root, heap);
+        // The model's own pass has the last word: a drop it refuses is
+        // undone.
         if !valid(&mut m, &set, &root, heap) {
-            return None;
+            set = best;
+            if !valid(&mut m, &set, &root, heap) {
+                continue;
+            }
+        }
+        if smallest.as_ref().is_none_or(|s| set.len() < s.len()) {
+            smallest = Some(set);
         }
     }
+    let set = smallest?;
     Some(
         set.into_iter()
             .map(|(l, x, w)| (m.lands[l as usize].clone(), x, w))
             .collect(),
     )
+}
+
+/// How many times the proof is chosen (the first with the estimates as
+/// they are).
+const ROUNDS: u64 = 12;
+
+/// A factor from 0.5 to 1.5 for land `l`'s estimate in round `seed`
+/// (1 in round 0): a hash, so the same every run.
+fn noise(seed: u64, l: u32) -> f64 {
+    if seed == 0 {
+        return 1.0;
+    }
+    let mut z = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(l);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    0.5 + (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// Whether the checker's pass takes every entry of `set` and settles the
@@ -432,7 +536,7 @@ fn valid<L: Lands>(
     heap: u32,
 ) -> bool {
     let (ok, k) = m.accepts(set);
-    ok.iter().all(|&o| o) && (m.sum_wins(&k, root, heap) || m.sum_loses(&k, root, heap))
+    ok.iter().all(|&o| o) && m.root_settled(&k, root, heap)
 }
 
 /// One choice of a proof within `closed` (which `know` describes).
@@ -442,11 +546,13 @@ fn choose<L: Lands>(
     closed: &[(u32, u32, bool)],
     root: &[u32],
     heap: u32,
+    seed: u64,
 ) -> Option<Vec<(u32, u32, bool)>> {
     let mut ch = Chooser {
         m,
         know,
         est: HashMap::new(),
+        seed,
     };
     ch.estimate(closed);
     // Needs chosen so far, by land.
@@ -483,6 +589,13 @@ fn choose<L: Lands>(
         let price = |n: Need| ch.cost(n);
         ch.win_needs(root, heap, &price)?.1
     };
+    // The root's win, if it needs one, is kept as an entry: the check's
+    // answer reads it so (a win below is shown by its child).
+    let root_wins: HashSet<Need> = root_needs
+        .iter()
+        .copied()
+        .filter(|n| matches!(n, Need::Win(..)))
+        .collect();
     for n in root_needs {
         demand(
             n,
@@ -511,19 +624,26 @@ fn choose<L: Lands>(
         }
         let kids = ch.m.kids(l);
         for (x, w) in entries {
-            out.push((l, x, w));
+            if !w || root_wins.contains(&Need::Win(l, x)) {
+                out.push((l, x, w));
+            }
             // A need already chosen costs nothing.
-            let price = |n: Need| -> f64 {
-                let chosen = match n {
-                    Need::Nimber(o) => nimber.contains(&o),
-                    Need::Win(o, y) => {
-                        nimber.contains(&o) || wins.get(&o).is_some_and(|v| v.contains(&y))
-                    }
-                };
-                if chosen {
+            let nim_price = |o: u32| -> f64 {
+                if nimber.contains(&o) {
                     0.0
                 } else {
-                    ch.cost(n)
+                    ch.cost(Need::Nimber(o))
+                }
+            };
+            let price = |n: Need| -> f64 {
+                match n {
+                    Need::Nimber(o) => nim_price(o),
+                    Need::Win(o, y)
+                        if nimber.contains(&o) || wins.get(&o).is_some_and(|v| v.contains(&y)) =>
+                    {
+                        0.0
+                    }
+                    Need::Win(..) => ch.priced(n, &nim_price),
                 }
             };
             let proof = if w {
@@ -556,23 +676,27 @@ fn drop_unneeded<L: Lands>(
     root: &[u32],
     heap: u32,
 ) {
-    let root_wins = {
-        let (_, k) = m.accepts(set);
-        !m.sum_loses(&k, root, heap)
-    };
     loop {
         let mut know = Know::default();
         for &e in set.iter() {
             learn(&mut know, e);
         }
-        // Entries by the lands their proofs look at.
+        // Entries by the lands their proofs look at: their children's,
+        // and those children's children's (a win shown by its child).
         let mut users: HashMap<u32, Vec<usize>> = HashMap::new();
         for (i, &(l, _, _)) in set.iter().enumerate() {
-            users.entry(l).or_default().push(i);
+            let mut seen: HashSet<u32> = HashSet::from([l]);
             for c in m.kids(l) {
                 for o in c {
-                    users.entry(o).or_default().push(i);
+                    if seen.insert(o) {
+                        for g in m.kids(o).into_iter().flatten() {
+                            seen.insert(g);
+                        }
+                    }
                 }
+            }
+            for o in seen {
+                users.entry(o).or_default().push(i);
             }
         }
         let mut order: Vec<usize> = (0..set.len()).collect();
@@ -586,12 +710,7 @@ fn drop_unneeded<L: Lands>(
             let e = set[i];
             let mut without = know.clone();
             unlearn(&mut without, e, set, &gone, i);
-            let root_ok = if root_wins {
-                m.sum_wins(&without, root, heap)
-            } else {
-                m.sum_loses(&without, root, heap)
-            };
-            if !root_ok {
+            if !m.root_settled(&without, root, heap) {
                 continue;
             }
             let users_ok = users.get(&e.0).into_iter().flatten().all(|&u| {

@@ -6,8 +6,8 @@
 //! is k; so a sum's value follows from the entries of its lands. A proof
 //! of a couple that wins is one child that loses; of one that loses, every
 //! child winning; a child, a sum of lands, is settled by the nimbers of all
-//! its lands but its largest (their losing couples) and the couple of its
-//! largest. [`normal_records`] collects, from what the engine proved, such
+//! its lands but one (their losing couples) and the couple of that one
+//! (the one the engine left unknown, as the checker folds the sum). [`normal_records`] collects, from what the engine proved, such
 //! a proof of the root and nothing more, choosing for each win the losing
 //! child that needs fewest new entries.
 //!
@@ -94,26 +94,20 @@ struct Extract<'e, 'a> {
 }
 
 impl Extract<'_, '_> {
-    /// Entries that settle the sum of `ids` and heap `k`: the losing couple
-    /// of each land but the largest, and the largest's couple.
+    /// Entries that settle the sum of `ids` and heap `k` (see
+    /// [`Extract::sum_needs`]).
     fn sum(&mut self, ids: &[u32], k: u32) -> bool {
-        let mut order: Vec<u32> = ids.to_vec();
-        order.sort_by_key(|&i| (self.e.info(i).size, i));
-        let Some(big) = order.pop() else {
-            return true;
-        };
-        let mut x = k;
-        for i in order {
-            let Some(n) = self.e.info(i).nimber else {
-                return false;
-            };
-            x ^= n;
-            self.couple(i, n);
-        }
-        if self.e.known(big, x).is_none() {
+        if matches!(self.e.fold(ids, k), Folded::Sum(..)) {
             return false;
         }
-        self.couple(big, x);
+        if let Folded::Couple(l, x) = self.e.fold(ids, k) {
+            if self.e.known(l, x).is_none() {
+                return false;
+            }
+        }
+        for (l, x) in self.sum_needs(ids, k) {
+            self.couple(l, x);
+        }
         true
     }
 
@@ -169,17 +163,39 @@ impl Extract<'_, '_> {
         need.iter().filter(|c| !self.out.contains_key(c)).count()
     }
 
-    /// The couples that settle the sum `c + *k` (all known), or nothing if
-    /// it is not settled.
+    /// The couples that settle the sum `c + *k` (all known) as the checker
+    /// folds it, or nothing if it is not settled: the nimbers of its lands
+    /// but one and the couple of that one, which is the land the engine
+    /// left unknown if there is one (not the sum's largest: that one's
+    /// nimber may be the one known), else the largest (its couple is
+    /// cheaper to prove than its nimber).
     fn sum_needs(&self, c: &[u32], k: u32) -> Vec<(u32, u32)> {
-        let mut order: Vec<u32> = c.to_vec();
-        order.sort_by_key(|&i| (self.e.info(i).size, i));
-        let Some(big) = order.pop() else {
+        let left = match self.e.fold(c, k) {
+            Folded::Heap(_) => c.iter().copied().max_by_key(|&i| (self.e.info(i).size, i)),
+            Folded::Couple(l, _) => Some(l),
+            Folded::Sum(..) => return Vec::new(),
+        };
+        let Some(left) = left else {
             return Vec::new();
         };
         let mut need = Vec::new();
         let mut x = k;
-        for i in order {
+        let mut odd: Vec<u32> = c.to_vec();
+        odd.sort_unstable();
+        let mut j = 0;
+        let mut skipped = false;
+        while j < odd.len() {
+            if j + 1 < odd.len() && odd[j] == odd[j + 1] {
+                // A pair cancels in the checker's fold, known or not.
+                j += 2;
+                continue;
+            }
+            let i = odd[j];
+            j += 1;
+            if i == left && !skipped {
+                skipped = true;
+                continue;
+            }
             match self.e.info(i).nimber {
                 Some(n) => {
                     x ^= n;
@@ -188,7 +204,9 @@ impl Extract<'_, '_> {
                 None => return Vec::new(),
             }
         }
-        need.push((big, x));
+        if skipped {
+            need.push((left, x));
+        }
         need
     }
 
@@ -329,6 +347,10 @@ pub fn verify_normal(
         } else {
             for j in 0..k {
                 let l = e.id(&land);
+                if e.known(l, j).is_none() && wins_by_a_child(e, l, j).is_none() {
+                    return Ok(unchecked(report, db));
+                }
+                let l = e.id(&land);
                 match e.couple_wins(l, j) {
                     Some(true) => {}
                     Some(false) => {
@@ -340,8 +362,15 @@ pub fn verify_normal(
                 }
             }
             for c in &kids {
-                let ids = ids(e, c);
-                match e.sum_wins(&ids, k) {
+                let c_ids = ids(e, c);
+                if let Folded::Couple(l2, k2) = e.fold(&c_ids, k) {
+                    if e.known(l2, k2).is_none() && wins_by_a_child(e, l2, k2).is_none() {
+                        return Ok(unchecked(report, db));
+                    }
+                }
+                // Afresh: a win recorded may have made room.
+                let c_ids = ids(e, c);
+                match e.sum_wins(&c_ids, k) {
                     Some(true) => {}
                     Some(false) => {
                         let child = Position::new(c.clone(), k);
@@ -360,6 +389,27 @@ pub fn verify_normal(
         report.checked += 1;
     }
     Ok(unchecked(report, db))
+}
+
+/// Whether `l + *k` (land number `l`) wins by a child that the nimbers
+/// known already show lost (a sum whose nimbers, all known, cancel the
+/// heap), recorded if so: the rule by which a database may leave out the
+/// wins a loss needs of its children (as Glop's check databases, which
+/// keep the losses), each re-proven from one level of children with no
+/// search. `None` if the engine's limits stopped the making of the
+/// children; `Some(false)` if no child is so shown lost (a search would be
+/// needed).
+fn wins_by_a_child(e: &mut Normal, l: u32, k: u32) -> Option<bool> {
+    let land = e.info(l).land.clone();
+    let kids = e.generating(|stop| land.children_until(stop))?;
+    let found = kids.iter().any(|c| {
+        let ids: Vec<u32> = c.iter().map(|x| e.id(x)).collect();
+        e.fold(&ids, k) == Folded::Heap(0)
+    });
+    if found {
+        e.add_win(&land, k);
+    }
+    Some(found)
 }
 
 /// The report with the entries not re-proved counted.
