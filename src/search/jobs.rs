@@ -668,8 +668,22 @@ pub fn search_alone<G: Engines>(
     unproven(&master)?;
     let nodes = runner.nodes;
     let parts: Vec<Vec<u8>> = runner.database()?.into_iter().collect();
-    let saved = save(g, request, master.records(), &parts)?;
+    let saved = save(g, request, tree_records(g, request, &master), &parts)?;
     Ok(report(g, &master, &root, 1, nodes, started, saved))
+}
+
+/// The master's proven nodes for the save, where the game's databases
+/// hold whole positions ([`Engines::saves_positions`]); else none (the
+/// jobs' entries alone).
+pub fn tree_records<G: Engines>(
+    g: &G,
+    request: &SearchOptions,
+    master: &Master<'_, G>,
+) -> Records<G> {
+    match g.saves_positions(request) {
+        true => master.records(),
+        false => Vec::new(),
+    }
 }
 
 /// The root unproven once no job is left: a bug, never a value.

@@ -118,7 +118,7 @@ pub fn search_mpi<G: Engines>(
         },
     };
     jobs::unproven(&master)?;
-    let saved = jobs::save(g, request, master.records(), &parts)?;
+    let saved = jobs::save(g, request, jobs::tree_records(g, request, &master), &parts)?;
     Ok(Some(jobs::report(
         g, &master, &root, k, nodes, started, saved,
     )))
