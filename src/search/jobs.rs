@@ -300,7 +300,7 @@ impl<'a, G: Engines> Master<'a, G> {
     /// the way the leaves whose position a job already failed on). `None`
     /// when the root is proven or every leaf that matters is being proved
     /// (then wait for an answer).
-    pub fn next(&mut self) -> Option<Job<'_, G::Pos>> {
+    pub fn next_job(&mut self) -> Option<Job<'_, G::Pos>> {
         loop {
             if self.done() {
                 return None;
@@ -660,7 +660,7 @@ pub fn search_alone<G: Engines>(
     let mut runner = JobRunner::new(g, request, budget, request.save.is_some())?;
     check_save(request)?;
     let mut master = Master::new(g, root.clone());
-    while let Some((id, p)) = master.next() {
+    while let Some((id, p)) = master.next_job() {
         let p = p.clone();
         let a = runner.run(&p)?;
         master.answer(id, &a)?;

@@ -99,7 +99,7 @@ pub fn search_mpi<G: Engines>(
     let mut master = Master::new(g, root.clone());
     let (nodes, parts) = match runner {
         Some(mut runner) => {
-            while let Some((id, p)) = master.next() {
+            while let Some((id, p)) = master.next_job() {
                 let p = p.clone();
                 let a = runner.run(&p)?;
                 master.answer(id, &a)?;
@@ -139,7 +139,7 @@ fn lead<G: Engines>(
     let mut message = Vec::new();
     loop {
         while let Some(&r) = idle.last() {
-            let Some((id, p)) = master.next() else {
+            let Some((id, p)) = master.next_job() else {
                 break;
             };
             message.clear();
