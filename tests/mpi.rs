@@ -601,8 +601,8 @@ fn table_value(dir: &Path, game: &str, position: Option<&str>) -> String {
     let text = String::from_utf8_lossy(&o.stdout).to_lowercase();
     for (word, value) in [
         ("win", "win"),
-        ("lose", "loss"),
-        ("loss", "loss"),
+        ("lose", "lose"),
+        ("loss", "lose"),
         ("tie", "tie"),
     ] {
         if text.contains(word) {
