@@ -545,3 +545,281 @@ fn three_ranks_divide_the_memory() {
         assert_eq!(names(dir.path()), Vec::<String>::new(), "{game}");
     }
 }
+
+/// `mpirun -np K retrograde search GAME [POSITION] --mpi --threads 1
+/// --memory 16M EXTRA…`.
+fn search_mpi(k: usize, game: &str, position: Option<&str>, extra: &[&str]) -> Output {
+    let mut c = mpirun(k).expect("checked by the caller");
+    c.args(["search", game])
+        .args(position)
+        .args(["--mpi", "--threads", "1", "--memory", "16M"])
+        .args(extra);
+    c.output().unwrap()
+}
+
+/// The `value` line's value of a search's text (`win`, `tie`, `loss`).
+fn value_of(text: &str) -> String {
+    text.lines()
+        .find_map(|l| l.strip_prefix("value       "))
+        .unwrap_or_else(|| panic!("no value in: {text}"))
+        .trim()
+        .to_string()
+}
+
+/// The one-process search's value of `game` at `position`.
+fn one_search(game: &str, position: Option<&str>, extra: &[&str]) -> String {
+    let o = bin()
+        .args(["search", game])
+        .args(position)
+        .args(["--threads", "1", "--memory", "16M"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(ok(&o), "{game} {position:?}");
+    value_of(&String::from_utf8_lossy(&o.stdout))
+}
+
+/// The table's value of `game` at `position` (`probe` of a solved file),
+/// in the search's words.
+fn table_value(dir: &Path, game: &str, position: Option<&str>) -> String {
+    let file = dir.join("table.rtb");
+    let o = bin()
+        .args(["solve", game, "-o"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(ok(&o), "{game}");
+    let o = bin()
+        .arg("probe")
+        .arg(&file)
+        .args(position)
+        .args(["--color", "never"])
+        .output()
+        .unwrap();
+    assert!(ok(&o), "{game} {position:?}");
+    std::fs::remove_file(&file).unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_lowercase();
+    for (word, value) in [
+        ("win", "win"),
+        ("lose", "lose"),
+        ("loss", "lose"),
+        ("tie", "tie"),
+    ] {
+        if text.contains(word) {
+            return value.to_string();
+        }
+    }
+    panic!("no value in the probe of {game} {position:?}: {text}")
+}
+
+/// The search spread over K = 1, 2, 3 ranks proves the table's value and
+/// the one-process search's, on the df-pn / alpha-beta families, with jobs
+/// so small (a few dozen nodes) that the master's tree does most of the
+/// work, and with the default budget (the root's job proves it at once).
+#[test]
+fn a_search_over_ranks_proves_the_table_values() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, Option<&str>, &str)] = &[
+        ("connect:4x4", None, "30"),
+        ("connect:4x4", Some("..../..../..../.x.."), "30"),
+        ("connect:5x4", None, "2000"),
+        ("tictactoe", None, "20"),
+        ("mnk:3x4x3", None, "20"),
+        ("isolation:3x4", None, "30"),
+        ("subtraction:40:1,3,4", Some("37"), "5"),
+        ("digits:60", Some("59"), "5"),
+    ];
+    for &(game, position, nodes) in cases {
+        let table = table_value(dir.path(), game, position);
+        let one = one_search(game, position, &[]);
+        assert_eq!(
+            one, table,
+            "{game} {position:?}: one process against the table"
+        );
+        for k in 1..=3 {
+            let o = search_mpi(k, game, position, &["--job-nodes", nodes]);
+            assert!(ok(&o), "{game} {position:?} with {k} ranks failed");
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(value_of(&text), table, "{game} {position:?} K={k}: {text}");
+            assert!(
+                text.contains(&format!("on {k} rank")),
+                "{game} K={k}: {text}"
+            );
+        }
+    }
+    // The default budget: the root's job proves it at once.
+    let o = search_mpi(2, "connect:5x4", None, &[]);
+    assert!(ok(&o), "the default budget");
+    assert_eq!(value_of(&String::from_utf8_lossy(&o.stdout)), "tie");
+}
+
+/// Sprouts (couples) and Cram (df-pn, and couples): the ranks' values are
+/// the one process's.
+#[test]
+fn sprouts_and_cram_over_ranks() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("sprouts:5", &[], "20"),
+        ("sprouts:6", &[], "50"),
+        ("sprouts:7", &[], "1000"),
+        ("cram:3x4", &[], "20"),
+        ("cram:3x4", &["--engine", "couples"], "20"),
+        ("cram:3x3", &[], "10"),
+    ];
+    for &(game, flags, nodes) in cases {
+        let one = one_search(game, None, flags);
+        for k in 1..=3 {
+            let mut extra = flags.to_vec();
+            extra.extend_from_slice(&["--job-nodes", nodes]);
+            let o = search_mpi(k, game, None, &extra);
+            assert!(ok(&o), "{game} {flags:?} with {k} ranks failed");
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(value_of(&text), one, "{game} {flags:?} K={k}: {text}");
+        }
+    }
+}
+
+/// `--save` with ranks writes ONE proof database (the ranks' jobs' entries
+/// and the master's proven nodes, merged) that `search --check` re-proves,
+/// giving the position's value; nothing else is left in the directory.
+#[test]
+fn the_ranks_save_one_database_that_check_reproves() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    // (game, nodes a job, whether the database names the position's value:
+    // normal-play Sprouts' entries are lands, so its check re-proves them
+    // and finds no entry of the whole position)
+    for (game, nodes, named) in [
+        ("connect:4x4", "40", true),
+        ("sprouts:6", "50", false),
+        ("tictactoe", "20", true),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let want = one_search(game, None, &[]);
+        for k in [1, 3] {
+            let db = dir.path().join("p.proof");
+            let o = search_mpi(
+                k,
+                game,
+                None,
+                &["--job-nodes", nodes, "--save", db.to_str().unwrap()],
+            );
+            assert!(ok(&o), "{game} K={k}");
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(value_of(&text), want, "{game} K={k}");
+            assert!(text.contains("saved "), "{text}");
+            assert_eq!(names(dir.path()), ["p.proof"], "{game} K={k}");
+            let o = bin()
+                .args(["search", game, "--memory", "16M", "--check"])
+                .arg(&db)
+                .output()
+                .unwrap();
+            assert!(ok(&o), "{game} K={k}: the check failed");
+            let checked = String::from_utf8_lossy(&o.stdout).to_lowercase();
+            assert!(checked.contains("re-proven"), "{game} K={k}: {checked}");
+            if named {
+                assert!(checked.contains(&want), "{game} K={k}: {checked}");
+            }
+            std::fs::remove_file(&db).unwrap();
+        }
+    }
+}
+
+/// The lines of `o`'s stderr that are the command's errors.
+fn error_lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| l.contains("retrograde: error"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A bad spec, position or option is one line from rank 0, a worker killed
+/// in its first job ends the job with nothing under the --save name and no
+/// temporary file, and ranks given different positions name the first that
+/// differs.
+#[test]
+fn a_failed_search_over_ranks_is_one_line_and_writes_nothing() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.proof");
+    let save = ["--save", db.to_str().unwrap()];
+    for (game, position, says) in [
+        ("connect:1x1", None, "bad game"),
+        ("connect:4x4", Some("zzz"), "zzz"),
+        ("cram:3x3", Some("..."), "..."),
+    ] {
+        let o = search_mpi(3, game, position, &save);
+        assert!(!o.status.success(), "{game}");
+        let lines = error_lines(&o);
+        assert_eq!(lines.len(), 1, "{game}: {lines:?}");
+        assert!(lines[0].contains(says), "{game}: {lines:?}");
+        assert_eq!(names(dir.path()), Vec::<String>::new(), "{game}");
+    }
+    let o = search_mpi(2, "connect:4x4", None, &["--nimber"]);
+    assert!(!o.status.success());
+    // A worker killed in its first job: mpirun ends the job.
+    let mut c = mpirun(3).unwrap();
+    c.args([
+        "search",
+        "connect:5x4",
+        "--mpi",
+        "--threads",
+        "1",
+        "--job-nodes",
+        "50",
+    ])
+    .args(save)
+    .env("RETROGRADE_TEST_KILL_AT", "search-job-rank-2");
+    let o = c.output().unwrap();
+    assert!(!o.status.success(), "the job was not killed");
+    assert_eq!(names(dir.path()), Vec::<String>::new(), "after a kill");
+    // Ranks searching different positions: rank 0 says so, in one line.
+    let mut args: Vec<String> = ["search", "connect:4x4", "--mpi", "--threads", "1"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut other = args.clone();
+    other.insert(2, "..../..../..../x...".into());
+    args.extend(["--save".to_string(), db.to_str().unwrap().to_string()]);
+    other.extend(["--save".to_string(), db.to_str().unwrap().to_string()]);
+    let o = mpmd(dir.path(), &[(1, args), (1, other)], true);
+    let lines = error_lines(&o);
+    assert_eq!(
+        lines,
+        ["retrograde: error: rank 1 searches from ..../..../..../x..., rank 0 the start"],
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(names(dir.path()), Vec::<String>::new());
+}
+
+/// `search --mpi` outside mpirun (or without the feature) is refused in
+/// one line.
+#[test]
+fn search_mpi_outside_mpirun_is_refused() {
+    let o = bin()
+        .args(["search", "connect:4x4", "--mpi"])
+        .env_remove("OMPI_COMM_WORLD_SIZE")
+        .env_remove("PMI_SIZE")
+        .env_remove("PMIX_RANK")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let says = if cfg!(feature = "mpi") {
+        "not started by mpirun"
+    } else {
+        "built without MPI"
+    };
+    assert!(err.contains(says), "{err}");
+}

@@ -32,10 +32,13 @@ mod distance;
 pub mod engine;
 pub mod games;
 pub(crate) mod hash;
+pub mod jobs;
 pub(crate) mod leaves;
 pub mod nimber;
 pub mod proofdb;
 pub mod prover;
+#[cfg(feature = "mpi")]
+pub mod ranks;
 pub mod reference;
 mod report;
 pub mod run;

@@ -207,6 +207,15 @@ pub trait Engines: SearchGame + Sized {
         Some(self.moves(p).into_iter().map(|(_, c)| c).collect())
     }
 
+    /// Whether a proof database of this game's search, as `request` asks
+    /// for it, holds whole positions' values, so that a search over ranks
+    /// (`super::jobs`) may add its tree's proven positions to the jobs'
+    /// entries. The default (`true`) suits the standard engines; an engine
+    /// whose entries are parts of positions (lands, regions) says `false`.
+    fn saves_positions(&self, _request: &SearchOptions) -> bool {
+        true
+    }
+
     /// The engine that proves this game's positions as `setup` asks.
     fn prover<'a>(&'a self, setup: Setup<'a, Self>) -> Result<Box<dyn Prover<Self> + 'a>> {
         standard(self, setup)

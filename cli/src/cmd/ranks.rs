@@ -1,4 +1,6 @@
-//! `retrograde solve --mpi`: one rank of an MPI job (cargo feature `mpi`).
+//! `retrograde solve --mpi` and `retrograde search --mpi`: one rank of an
+//! MPI job (cargo feature `mpi`). The search's ranks are told below
+//! ([`search`]); the rest of this note is the solve's.
 //!
 //! Every rank runs the same command. Rank 0 prints (the progress bar, the
 //! summary, the dry run, an error); the others print only an error of
@@ -231,4 +233,73 @@ fn dry_run(
         );
     }
     Ok(())
+}
+
+/// Whether this process was started by an MPI launcher (Open MPI's
+/// `mpirun`, or a PMI launcher such as MPICH's or Slurm's): alone, a
+/// "job" of one rank would only look like one.
+fn launched() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
+/// `retrograde search --mpi`: one rank of a search spread over the ranks
+/// (`retrograde::search::ranks`). Every rank checks its arguments, the
+/// ranks agree on everything that decides the jobs and the save (a rank
+/// given another game, position, engine or budget makes rank 0 name the
+/// difference in one line), then rank 0 leads and the others prove jobs.
+/// Only rank 0 prints the result; a failure is one line, by the rank that
+/// failed or, for a worker's, by rank 0 naming it.
+pub fn search(args: super::search::Args) -> Result<ExitCode> {
+    use retrograde::search::games::AnySearch;
+    use retrograde::search::ranks::{search_mpi, search_terms};
+    if !launched() {
+        anyhow::bail!(
+            "--mpi: not started by mpirun (mpirun -np K retrograde search {} --mpi)",
+            args.spec()
+        );
+    }
+    let Some(universe) = mpi::initialize() else {
+        anyhow::bail!("--mpi: MPI was initialised already");
+    };
+    let world = universe.world();
+    let rank = world.rank();
+    let prepared = (|| -> Result<_> {
+        let game = AnySearch::parse(args.spec())?;
+        let request = super::search::request(&args)?;
+        let budget = args.job_budget()?;
+        let terms = retrograde::with_search!(&game, g => search_terms(g, &request, budget));
+        Ok((game, request, budget, terms))
+    })();
+    let agreed = agree(&world, prepared.as_ref().ok().map(|p| &p.3[..]));
+    let (game, request, budget, _) = match prepared {
+        Err(e) => {
+            let rank0_failed = matches!(agreed, Err(retrograde::Error::PeerFailed { rank: 0 }));
+            let speak = rank == 0 || !rank0_failed;
+            return Ok(fail(&world, speak.then_some(e)));
+        }
+        Ok(_) if matches!(agreed, Err(retrograde::Error::PeerFailed { .. })) => {
+            return Ok(fail(&world, None))
+        }
+        Ok(_) if agreed.is_err() => return Ok(fail(&world, agreed.err().map(anyhow::Error::from))),
+        Ok(p) => p,
+    };
+    let report = retrograde::with_search!(&game, g => search_mpi(g, &request, budget, &world));
+    match report {
+        Err(retrograde::Error::PeerFailed { .. }) => Ok(fail(&world, None)),
+        Err(e) => {
+            let e = anyhow::Error::from(e).context(format!(
+                "searching {} (rank {rank} of {})",
+                args.spec(),
+                world.size()
+            ));
+            Ok(fail(&world, Some(e)))
+        }
+        Ok(None) => Ok(ExitCode::SUCCESS),
+        Ok(Some(report)) => {
+            print!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

@@ -139,6 +139,42 @@ pub struct Args {
     /// The value never depends on the choices. Needs a terminal.
     #[arg(long, conflicts_with_all = ["json", "check", "openings"])]
     watch: bool,
+    /// Spread the search over the ranks of an MPI job (`mpirun -np K
+    /// retrograde search SPEC --mpi`): rank 0 keeps a proof-number tree
+    /// near the root and hands its leaves as jobs to the other ranks, each
+    /// proving its job with the game's own engine within a budget (with
+    /// one rank, rank 0 proves them). The value never depends on K. Needs
+    /// a build with the feature `mpi`.
+    #[arg(long, conflicts_with_all = ["check", "openings", "moves", "watch", "load", "save_every", "nimber", "exact", "json"])]
+    pub(super) mpi: bool,
+    /// With --mpi: nodes each job's engine may expand before the job
+    /// comes back undecided and the master expands its position (default
+    /// 100,000 unless --job-time is given).
+    #[arg(long, value_name = "N", requires = "mpi")]
+    pub(super) job_nodes: Option<u64>,
+    /// With --mpi: seconds each job may take.
+    #[arg(long, value_name = "SECONDS", requires = "mpi")]
+    pub(super) job_time: Option<f64>,
+}
+
+impl Args {
+    /// The game spec, as given.
+    #[cfg(feature = "mpi")]
+    pub(super) fn spec(&self) -> &str {
+        &self.game
+    }
+
+    /// With --mpi: what each job may spend.
+    #[cfg(feature = "mpi")]
+    pub(super) fn job_budget(&self) -> Result<retrograde::search::jobs::JobBudget> {
+        if self.job_nodes == Some(0) {
+            bail!("--job-nodes must be at least 1");
+        }
+        Ok(retrograde::search::jobs::JobBudget {
+            nodes: self.job_nodes,
+            time: seconds("--job-time", self.job_time)?,
+        })
+    }
 }
 
 /// `--engine`'s values: the library's engine names.
@@ -157,36 +193,17 @@ fn seconds(option: &str, t: Option<f64>) -> Result<Option<Duration>> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.mpi {
+        #[cfg(feature = "mpi")]
+        return super::ranks::search(args);
+        #[cfg(not(feature = "mpi"))]
+        bail!("--mpi: this retrograde was built without MPI (cargo build --release --features retrograde-cli/mpi)");
+    }
     if args.watch && !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         bail!("--watch draws on a terminal: standard input and output must be one (not a pipe or a file)");
     }
     let game = AnySearch::parse(&args.game)?;
-    let options = SearchOptions {
-        position: args.position.clone(),
-        nimber: args.nimber,
-        memory: args.memory,
-        epsilon: args.epsilon,
-        node_limit: args.nodes,
-        time_limit: seconds("--time", args.time)?,
-        tablebases: args.tablebases.clone(),
-        load: args.load.clone(),
-        trust_load: args.trust_load,
-        save: args.save.clone(),
-        openings: args.openings,
-        inputs: input_files(&args.game),
-        cancel: Cancel::new(),
-        threads: match args.threads {
-            Some(0) => bail!("--threads must be at least 1"),
-            Some(n) => n,
-            None => 0,
-        },
-        save_every: seconds("--save-every", args.save_every)?,
-        engine: args.engine,
-        moves: args.moves,
-        exact: args.exact,
-        watch: args.watch.then(Watch::new),
-        scored: false,
-    };
+    let options = request(&args)?;
     let printer = Printer {
         args: &args,
         options: &options,
@@ -238,6 +255,36 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(match report.proven {
         true => ExitCode::SUCCESS,
         false => ExitCode::from(NOT_PROVEN),
+    })
+}
+
+/// The library's request from the command line's arguments.
+pub(super) fn request(args: &Args) -> Result<SearchOptions> {
+    Ok(SearchOptions {
+        position: args.position.clone(),
+        nimber: args.nimber,
+        memory: args.memory,
+        epsilon: args.epsilon,
+        node_limit: args.nodes,
+        time_limit: seconds("--time", args.time)?,
+        tablebases: args.tablebases.clone(),
+        load: args.load.clone(),
+        trust_load: args.trust_load,
+        save: args.save.clone(),
+        openings: args.openings,
+        inputs: input_files(&args.game),
+        cancel: Cancel::new(),
+        threads: match args.threads {
+            Some(0) => bail!("--threads must be at least 1"),
+            Some(n) => n,
+            None => 0,
+        },
+        save_every: seconds("--save-every", args.save_every)?,
+        engine: args.engine,
+        moves: args.moves,
+        exact: args.exact,
+        watch: args.watch.then(Watch::new),
+        scored: false,
     })
 }
 

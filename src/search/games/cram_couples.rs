@@ -217,6 +217,11 @@ impl Lands for CramLands<'_> {
 }
 
 impl Engines for CramSearch {
+    /// The couples engine's entries are regions, not positions.
+    fn saves_positions(&self, request: &SearchOptions) -> bool {
+        request.engine != Engine::Couples
+    }
+
     /// The engine of couples sums normal-play regions, proves one
     /// position, and keeps region nimbers.
     fn refuse(&self, request: &SearchOptions) -> Result<()> {

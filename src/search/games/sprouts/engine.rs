@@ -72,6 +72,11 @@ impl Engines for SproutsSearch {
         Kind::Values
     }
 
+    /// Normal play's entries are lands and heaps, not positions.
+    fn saves_positions(&self, _request: &SearchOptions) -> bool {
+        self.misere()
+    }
+
     fn leaves(&self, _: &SearchOptions, _: &[PathBuf], _: Kind) -> Result<Option<Leaves<Self>>> {
         Ok(None)
     }

@@ -1,0 +1,762 @@
+//! Job-level proof-number search: a proof-number tree near the root whose
+//! leaves are proved as jobs by the game's own engine (df-pn, alpha-beta,
+//! couples), each within a budget of nodes or time — the shape of Wu et
+//! al.'s job-level proof-number search and of SPOTS' PNS-PDFPN. This
+//! module holds what does not depend on how jobs travel: the master's tree
+//! ([`Master`]), the runner of one job ([`JobRunner`]) and [`search_alone`],
+//! which runs every job in this process (what `search --mpi` does with one
+//! rank); `super::ranks` (feature `mpi`) hands the jobs to MPI ranks.
+//!
+//! The tree's nodes hold [`Bounds`] on their value for the player to move,
+//! from the rules (a game-over position), from a job, or backed up from
+//! their children by negamax (`lo = max(-child.hi)`, `hi = max(-child.lo)`),
+//! so the root's value is exactly what the jobs proved: it never depends
+//! on the order the jobs came back in, so not on the number of ranks. The
+//! proof and disproof numbers only choose which leaf is proved next. As df-pn
+//! does with ties, the master asks one question at a time of the root: "is
+//! its value at least `t`?", first `t = 1` (a win), then, once disproved,
+//! `t = 0` (not a loss). A node asked "at least `t`?" holds when some child
+//! fails "at least `1 - t`?", so a node's proof number is the least of its
+//! children's disproof numbers and its disproof number their sum.
+//!
+//! A job whose budget ran out before it decided the question is not wasted
+//! in vain: the master expands that leaf one ply (the game's own moves) and
+//! its children become leaves; a position whose job already failed is
+//! expanded, not sent again (the master remembers every job's answer by
+//! the position's key).
+
+use super::engine::{Answer, Notice, Options, SearchOptions, Stats};
+use super::leaves::Leaves;
+use super::proofdb::{self, Fact, Kind, Record, Records};
+use super::prover::{Engines, Proved, Purpose, Setup};
+use super::{Bounds, SearchGame};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What each job may spend: nodes of the engine, or time, or both (the
+/// first reached ends it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobBudget {
+    /// Nodes one job may expand.
+    pub nodes: Option<u64>,
+    /// Time one job may take.
+    pub time: Option<Duration>,
+}
+
+impl JobBudget {
+    /// Nodes per job when neither is given: a df-pn job of 100,000 nodes
+    /// takes about a tenth of a second to a second, long beside a message
+    /// (microseconds) and short beside a search worth spreading.
+    pub const DEFAULT_NODES: u64 = 100_000;
+}
+
+/// A job's answer: bounds on the value of its position for its player to
+/// move (`Bounds::UNKNOWN` when the budget ran out first), the best move
+/// the engine named, and the nodes it expanded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobAnswer {
+    /// What the job proved.
+    pub bounds: Bounds,
+    /// The engine's best move, when it proved a win or a tie.
+    pub best_move: Option<String>,
+    /// Nodes the engine expanded.
+    pub nodes: u64,
+}
+
+/// Proves jobs one after another with the game's own engine, a new engine
+/// for each (the engines' limits count from their start), on the threads,
+/// memory and tables of the request; keeps what each proved when saving.
+pub struct JobRunner<'a, G: Engines> {
+    g: &'a G,
+    request: &'a SearchOptions,
+    engine: Options,
+    leaves: Option<Leaves<G>>,
+    /// With a save: what each job's engine proved.
+    parts: Option<Vec<(PathBuf, Records<G>)>>,
+    /// Jobs run.
+    pub jobs: u64,
+    /// Nodes their engines expanded.
+    pub nodes: u64,
+}
+
+impl<'a, G: Engines> JobRunner<'a, G> {
+    /// A runner for `request` (checked as a search checks it) whose jobs
+    /// each spend at most `budget`; `keep`: keep the proven entries.
+    pub fn new(
+        g: &'a G,
+        request: &'a SearchOptions,
+        budget: JobBudget,
+        keep: bool,
+    ) -> Result<JobRunner<'a, G>> {
+        g.refuse(request)?;
+        let (_, mut engine) = super::run::prepare(g, request)?;
+        engine.node_limit = match (budget.nodes, budget.time) {
+            (None, None) => Some(JobBudget::DEFAULT_NODES),
+            (n, _) => n,
+        };
+        engine.time_limit = budget.time;
+        let leaves = g.leaves(request, &request.tablebases, Kind::Values)?;
+        Ok(JobRunner {
+            g,
+            request,
+            engine,
+            leaves,
+            parts: keep.then(Vec::new),
+            jobs: 0,
+            nodes: 0,
+        })
+    }
+
+    /// Proves `p` within the budget.
+    pub fn run(&mut self, p: &G::Pos) -> Result<JobAnswer> {
+        let progress = |_: &Stats| {};
+        let notice = |_: &Notice| {};
+        let mut prover = self.g.prover(Setup {
+            request: self.request,
+            options: &self.engine,
+            kind: Kind::Values,
+            leaves: self.leaves.as_ref(),
+            progress: &progress,
+            notice: &notice,
+            snapshots: None,
+            purpose: Purpose::Search,
+        })?;
+        let answer = prover.prove(p);
+        let nodes = prover.stats().nodes;
+        let (bounds, best_move) = match answer {
+            Answer::Value { bounds, best_move } => (bounds, best_move),
+            Answer::Nimber(_) => (Bounds::UNKNOWN, None),
+        };
+        let proven = bounds != Bounds::UNKNOWN;
+        let proved = self
+            .parts
+            .is_some()
+            .then(|| prover.proved(if proven { std::slice::from_ref(p) } else { &[] }, !proven));
+        if let (Some(parts), Some(proved)) = (self.parts.as_mut(), proved) {
+            parts.push((
+                PathBuf::from(format!("job {}", self.jobs)),
+                records(self.g, proved),
+            ));
+        }
+        self.jobs += 1;
+        self.nodes += nodes;
+        Ok(JobAnswer {
+            bounds,
+            best_move,
+            nodes,
+        })
+    }
+
+    /// Every entry the jobs proved, merged key by key (two jobs' bounds on
+    /// one position are met), as one proof database's bytes; `None` when
+    /// not keeping them.
+    pub fn database(self) -> Result<Option<Vec<u8>>> {
+        let Some(parts) = self.parts else {
+            return Ok(None);
+        };
+        let mut records = proofdb::merge(self.g, parts)?.into_records();
+        let mut bytes = Vec::new();
+        proofdb::write(self.g, &mut bytes, Kind::Values, &mut records)?;
+        Ok(Some(bytes))
+    }
+}
+
+/// What an engine proved as records, the impossible bounds (a bug, never
+/// a fact) and the keys the game cannot name left out, as a save does.
+fn records<G: SearchGame>(g: &G, proved: Proved<G>) -> Records<G> {
+    let holds = |f: &Fact| !matches!(f, Fact::Value(b) if b.lo > b.hi);
+    match proved {
+        Proved::Records(mut r) => {
+            r.retain(|r| holds(&r.fact));
+            r
+        }
+        Proved::Keys(facts) => facts
+            .into_iter()
+            .filter(|(_, f)| holds(f))
+            .filter_map(|(key, fact)| g.position_of_key(&key).map(|pos| Record { key, fact, pos }))
+            .collect(),
+    }
+}
+
+/// Proof and disproof numbers past any real count: decided.
+const INFINITE: u64 = u64::MAX / 4;
+
+/// Where a node stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Not expanded, no job on it.
+    Leaf,
+    /// A job is proving it.
+    Sent,
+    /// Its children are in the tree.
+    Expanded,
+}
+
+/// One node of the master's tree.
+struct Node<G: SearchGame> {
+    pos: G::Pos,
+    key: G::Key,
+    /// The move from the parent, in the game's notation.
+    mv: String,
+    bounds: Bounds,
+    state: State,
+    children: Vec<usize>,
+}
+
+/// The master's proof-number tree.
+pub struct Master<'a, G: Engines> {
+    g: &'a G,
+    nodes: Vec<Node<G>>,
+    /// Every job's answer by its position's key (a transposition gets it
+    /// at once; a failed one is expanded, not sent again).
+    answers: HashMap<G::Key, Bounds>,
+    /// The question asked of the root: is its value at least this?
+    target: i8,
+    /// The best move a job named for the root, when the root's own job
+    /// proved it.
+    root_move: Option<String>,
+    /// Jobs handed out.
+    pub jobs: u64,
+    /// Jobs that came back without deciding their position.
+    pub unknown: u64,
+    /// Leaves expanded.
+    pub expanded: u64,
+    /// The most nodes one job expanded.
+    pub largest_job: u64,
+}
+
+/// A job the master hands out: its number (the tree's node) and position.
+pub type Job<'m, P> = (usize, &'m P);
+
+impl<'a, G: Engines> Master<'a, G> {
+    /// A tree of the root alone.
+    pub fn new(g: &'a G, root: G::Pos) -> Master<'a, G> {
+        let mut m = Master {
+            g,
+            nodes: Vec::new(),
+            answers: HashMap::new(),
+            target: 1,
+            root_move: None,
+            jobs: 0,
+            unknown: 0,
+            expanded: 0,
+            largest_job: 0,
+        };
+        m.add(root, String::new());
+        m
+    }
+
+    fn add(&mut self, pos: G::Pos, mv: String) -> usize {
+        let bounds = match self.g.terminal(&pos).or_else(|| self.g.decided(&pos)) {
+            Some(v) => Bounds::exact(v),
+            None => Bounds::UNKNOWN,
+        };
+        let key = self.g.key(&pos);
+        self.nodes.push(Node {
+            pos,
+            key,
+            mv,
+            bounds,
+            state: State::Leaf,
+            children: Vec::new(),
+        });
+        self.nodes.len() - 1
+    }
+
+    /// What is known of the root's value.
+    pub fn root(&self) -> Bounds {
+        self.nodes[0].bounds
+    }
+
+    /// Whether the root's value is proven.
+    pub fn done(&self) -> bool {
+        self.root().value().is_some()
+    }
+
+    /// Nodes in the tree.
+    pub fn tree_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The best move at the root: a child proven lost for its mover (a
+    /// win), else one proven a tie (a tie), else the root's job's.
+    pub fn best_move(&self) -> Option<String> {
+        let root = &self.nodes[0];
+        let want = -root.bounds.value().map(super::score)?;
+        if want == 1 {
+            return None;
+        }
+        root.children
+            .iter()
+            .map(|&c| &self.nodes[c])
+            .find(|c| c.bounds.value().map(super::score) == Some(want))
+            .map(|c| c.mv.clone())
+            .or_else(|| self.root_move.clone())
+    }
+
+    /// The next job: the most-proving leaf no job is proving (expanding on
+    /// the way the leaves whose position a job already failed on). `None`
+    /// when the root is proven or every leaf that matters is being proved
+    /// (then wait for an answer).
+    pub fn next_job(&mut self) -> Option<Job<'_, G::Pos>> {
+        loop {
+            if self.done() {
+                return None;
+            }
+            let (pn, dn, _) = self.numbers(0, self.target);
+            if pn == 0 || dn == 0 {
+                // The question is decided: the next one, or the value.
+                if self.target == 1 && dn == 0 {
+                    self.target = 0;
+                    continue;
+                }
+                return None;
+            }
+            let leaf = self.select()?;
+            if self.answers.contains_key(&self.nodes[leaf].key) {
+                // A job on this position came back undecided: look deeper.
+                self.expand(leaf);
+                continue;
+            }
+            self.nodes[leaf].state = State::Sent;
+            self.jobs += 1;
+            return Some((leaf, &self.nodes[leaf].pos));
+        }
+    }
+
+    /// Takes the answer of job `id`.
+    pub fn answer(&mut self, id: usize, answer: &JobAnswer) -> Result<()> {
+        let node = self.nodes.get_mut(id).filter(|n| n.state == State::Sent);
+        let Some(node) = node else {
+            return Err(Error::GameInvariant(format!(
+                "an answer to job {id}, which no rank was given"
+            )));
+        };
+        let met = node.bounds.meet(answer.bounds);
+        if met.lo > met.hi {
+            return Err(Error::GameInvariant(format!(
+                "the job on {} proved {:?}, against what was known ({:?})",
+                self.g.format_position(&node.pos),
+                answer.bounds,
+                node.bounds
+            )));
+        }
+        node.bounds = met;
+        node.state = State::Leaf;
+        let key = node.key;
+        let e = self.answers.entry(key).or_insert(Bounds::UNKNOWN);
+        *e = e.meet(answer.bounds);
+        if id == 0 {
+            self.root_move = answer.best_move.clone();
+        }
+        if answer.bounds.value().is_none() {
+            self.unknown += 1;
+        }
+        self.largest_job = self.largest_job.max(answer.nodes);
+        self.back_up(0);
+        Ok(())
+    }
+
+    /// Expands leaf `i`: its children (one per distinct position) enter
+    /// the tree.
+    fn expand(&mut self, i: usize) {
+        let mut never = |_: u64, _: u64| false;
+        let kids = self
+            .g
+            .move_list(&self.nodes[i].pos, &mut never)
+            .unwrap_or_default();
+        let mut seen = std::collections::HashSet::new();
+        let mut children = Vec::new();
+        for (mv, c) in kids {
+            if seen.insert(self.g.key(&c)) {
+                let id = self.add(c, mv);
+                if let Some(b) = self.answers.get(&self.nodes[id].key) {
+                    self.nodes[id].bounds = self.nodes[id].bounds.meet(*b);
+                }
+                children.push(id);
+            }
+        }
+        self.nodes[i].children = children;
+        self.nodes[i].state = State::Expanded;
+        self.expanded += 1;
+        self.back_up(0);
+    }
+
+    /// Backs the bounds up from the leaves to `i` (negamax), meeting what
+    /// each node already knew; returns `i`'s.
+    fn back_up(&mut self, i: usize) -> Bounds {
+        if self.nodes[i].state != State::Expanded || self.nodes[i].bounds.value().is_some() {
+            return self.nodes[i].bounds;
+        }
+        // A node with no children is over: `terminal` said so when added.
+        let mut b = Bounds { lo: -1, hi: -1 };
+        let mut any = false;
+        for k in 0..self.nodes[i].children.len() {
+            let c = self.back_up(self.nodes[i].children[k]);
+            b.lo = b.lo.max(-c.hi);
+            b.hi = if any { b.hi.max(-c.lo) } else { -c.lo };
+            any = true;
+        }
+        if any {
+            let n = &mut self.nodes[i];
+            let met = n.bounds.meet(b);
+            if met.lo <= met.hi {
+                n.bounds = met;
+            }
+        }
+        self.nodes[i].bounds
+    }
+
+    /// Proof and disproof numbers of node `i` for "value at least `t`",
+    /// and whether a leaf no job is proving lies below.
+    fn numbers(&self, i: usize, t: i8) -> (u64, u64, bool) {
+        let n = &self.nodes[i];
+        if n.bounds.lo >= t {
+            return (0, INFINITE, false);
+        }
+        if n.bounds.hi < t {
+            return (INFINITE, 0, false);
+        }
+        match n.state {
+            State::Leaf => (1, 1, true),
+            State::Sent => (1, 1, false),
+            State::Expanded => {
+                let (mut pn, mut dn, mut free) = (INFINITE, 0u64, false);
+                for &c in &n.children {
+                    let (cp, cd, cf) = self.numbers(c, 1 - t);
+                    pn = pn.min(cd);
+                    dn = dn.saturating_add(cp).min(INFINITE);
+                    free |= cf;
+                }
+                (pn, dn, free)
+            }
+        }
+    }
+
+    /// The most-proving leaf no job is proving: from the root, at each node
+    /// the child whose disproof proves it soonest among those with such a
+    /// leaf below.
+    fn select(&self) -> Option<usize> {
+        let (mut i, mut t) = (0usize, self.target);
+        loop {
+            let n = &self.nodes[i];
+            match n.state {
+                State::Leaf => return Some(i),
+                State::Sent => return None,
+                State::Expanded => {}
+            }
+            let mut best: Option<(u64, usize)> = None;
+            for &c in &n.children {
+                let (_, cd, cf) = self.numbers(c, 1 - t);
+                if cf && best.is_none_or(|(d, _)| cd < d) {
+                    best = Some((cd, c));
+                }
+            }
+            i = best?.1;
+            t = 1 - t;
+        }
+    }
+
+    /// The tree's nodes whose value is proven, as proof-database records.
+    pub fn records(&self) -> Records<G> {
+        self.nodes
+            .iter()
+            .filter(|n| n.bounds.value().is_some())
+            .map(|n| Record {
+                key: n.key,
+                fact: Fact::Value(n.bounds),
+                pos: n.pos.clone(),
+            })
+            .collect()
+    }
+}
+
+/// What a search spread over jobs did.
+#[derive(Clone, Debug)]
+pub struct JobsReport {
+    /// The game's canonical spec.
+    pub game: String,
+    /// The position, in the game's notation.
+    pub position: String,
+    /// What was proven of its value.
+    pub bounds: Bounds,
+    /// A move that achieves it.
+    pub best_move: Option<String>,
+    /// Ranks that proved jobs (1: the master alone).
+    pub ranks: usize,
+    /// Jobs proved.
+    pub jobs: u64,
+    /// Jobs whose budget ran out first.
+    pub unknown: u64,
+    /// Leaves the master expanded.
+    pub expanded: u64,
+    /// Nodes of the master's tree.
+    pub tree_nodes: usize,
+    /// Nodes the jobs' engines expanded, in all.
+    pub nodes: u64,
+    /// The most nodes one job expanded.
+    pub largest_job: u64,
+    /// How long it took.
+    pub elapsed: Duration,
+    /// The save's outcome, when one was asked for.
+    pub saved: Option<super::engine::Saved>,
+}
+
+impl std::fmt::Display for JobsReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::units::thousands;
+        writeln!(f, "game        {}", self.game)?;
+        writeln!(f, "position    {}", self.position)?;
+        writeln!(f, "value       {}", self.bounds.describe())?;
+        if let Some(m) = &self.best_move {
+            writeln!(f, "best move   {m}")?;
+        }
+        let secs = self.elapsed.as_secs_f64();
+        writeln!(
+            f,
+            "jobs        {} on {} rank{} ({} undecided within the budget, {} leaves expanded, tree of {} nodes)",
+            thousands(self.jobs),
+            self.ranks,
+            if self.ranks == 1 { "" } else { "s" },
+            thousands(self.unknown),
+            thousands(self.expanded),
+            thousands(self.tree_nodes as u64)
+        )?;
+        writeln!(
+            f,
+            "nodes       {} in {secs:.2} s ({}/s; the largest job {})",
+            thousands(self.nodes),
+            thousands((self.nodes as f64 / secs.max(1e-9)) as u64),
+            thousands(self.largest_job)
+        )?;
+        if let Some(s) = &self.saved {
+            writeln!(
+                f,
+                "saved       {} entries to {} ({})",
+                thousands(s.entries as u64),
+                Error::quote_path(&s.path),
+                crate::units::human_bytes(s.bytes)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The options a search spread over jobs refuses: what lists or loads
+/// more than one position, nimbers, and the things one engine's run does
+/// (periodic saves, watching, distances).
+pub fn refuse(request: &SearchOptions) -> Result<()> {
+    let refuse = |option: &'static str, rule: &str| {
+        Err(Error::SearchOption {
+            option,
+            given: String::new(),
+            rule: format!("{rule}; leave it out with --mpi"),
+        })
+    };
+    if request.nimber {
+        return refuse("--nimber", "a search over ranks proves values");
+    }
+    if request.openings.is_some() || request.moves {
+        return refuse(
+            if request.moves {
+                "--moves"
+            } else {
+                "--openings"
+            },
+            "a search over ranks proves one position",
+        );
+    }
+    if request.exact {
+        return refuse("--exact", "a search over ranks gives no distances");
+    }
+    if !request.load.is_empty() {
+        return refuse("--load", "a search over ranks starts from nothing");
+    }
+    if request.save_every.is_some() {
+        return refuse("--save-every", "a search over ranks saves at its end");
+    }
+    if request.watch.is_some() {
+        return refuse("--watch", "a search over ranks has no one branch to show");
+    }
+    Ok(())
+}
+
+/// The position of `request` (the start without one).
+pub fn root<G: SearchGame>(g: &G, request: &SearchOptions) -> Result<G::Pos> {
+    match &request.position {
+        Some(s) => g.parse_position(s).map_err(|reason| Error::BadPosition {
+            input: s.clone(),
+            reason,
+        }),
+        None => Ok(g.start()),
+    }
+}
+
+/// The save: `request.save` checked and locked (its temporary file made)
+/// now, released until the end, so a job killed on the way leaves nothing.
+pub fn check_save(request: &SearchOptions) -> Result<()> {
+    if let Some(path) = &request.save {
+        drop(proofdb::SaveTarget::prepare(path, &save_inputs(request))?);
+    }
+    Ok(())
+}
+
+fn save_inputs(request: &SearchOptions) -> Vec<PathBuf> {
+    let mut inputs = request.inputs.clone();
+    inputs.extend(request.tablebases.iter().cloned());
+    inputs
+}
+
+/// Saves the master's proven nodes and the ranks' databases (`parts`, each
+/// one proof database's bytes) as ONE database at `request.save`: the
+/// parts read back through the database reader (CRC, keys checked) and
+/// merged key by key with the tree's nodes as `proofdb merge` merges files.
+pub fn save<G: Engines>(
+    g: &G,
+    request: &SearchOptions,
+    tree: Records<G>,
+    parts: &[Vec<u8>],
+) -> Result<Option<super::engine::Saved>> {
+    let Some(path) = &request.save else {
+        return Ok(None);
+    };
+    let target = proofdb::SaveTarget::prepare(path, &save_inputs(request))?;
+    let mut files = Vec::new();
+    for bytes in parts {
+        let tmp = crate::format::TempFile::create_beside(path)?;
+        std::io::Write::write_all(&mut tmp.file(), bytes)
+            .map_err(|e| Error::io("cannot write a rank's proof database", e))?;
+        files.push(tmp);
+    }
+    let paths: Vec<PathBuf> = files.iter().map(|t| t.path().to_path_buf()).collect();
+    let mut all = vec![(PathBuf::from("the master's tree"), tree)];
+    if !paths.is_empty() {
+        let (_, merged) = proofdb::read(g, &paths, Some(Kind::Values), 0)?;
+        all.push((PathBuf::from("the ranks' jobs"), merged.into_records()));
+    }
+    drop(files);
+    let mut records = proofdb::merge(g, all)?.into_records();
+    let bytes = target.save(g, Kind::Values, &mut records)?;
+    Ok(Some(super::engine::Saved {
+        path: path.clone(),
+        entries: records.len(),
+        bytes,
+    }))
+}
+
+/// The search spread over jobs, every job run in this process: what `search
+/// --mpi` does with one rank, and the reference the ranks are tested
+/// against.
+pub fn search_alone<G: Engines>(
+    g: &G,
+    request: &SearchOptions,
+    budget: JobBudget,
+) -> Result<JobsReport> {
+    refuse(request)?;
+    let started = Instant::now();
+    let root = root(g, request)?;
+    let mut runner = JobRunner::new(g, request, budget, request.save.is_some())?;
+    check_save(request)?;
+    let mut master = Master::new(g, root.clone());
+    while let Some((id, p)) = master.next_job() {
+        let p = p.clone();
+        let a = runner.run(&p)?;
+        master.answer(id, &a)?;
+    }
+    unproven(&master)?;
+    let nodes = runner.nodes;
+    let parts: Vec<Vec<u8>> = runner.database()?.into_iter().collect();
+    let saved = save(g, request, tree_records(g, request, &master), &parts)?;
+    Ok(report(g, &master, &root, 1, nodes, started, saved))
+}
+
+/// The master's proven nodes for the save, where the game's databases
+/// hold whole positions ([`Engines::saves_positions`]); else none (the
+/// jobs' entries alone).
+pub fn tree_records<G: Engines>(
+    g: &G,
+    request: &SearchOptions,
+    master: &Master<'_, G>,
+) -> Records<G> {
+    match g.saves_positions(request) {
+        true => master.records(),
+        false => Vec::new(),
+    }
+}
+
+/// The root unproven once no job is left: a bug, never a value.
+pub fn unproven<G: Engines>(master: &Master<'_, G>) -> Result<()> {
+    match master.done() {
+        true => Ok(()),
+        false => Err(Error::GameInvariant(format!(
+            "the search over jobs ran out of leaves with the root at {:?}",
+            master.root()
+        ))),
+    }
+}
+
+/// The report of a finished tree.
+pub fn report<G: Engines>(
+    g: &G,
+    master: &Master<'_, G>,
+    root: &G::Pos,
+    ranks: usize,
+    nodes: u64,
+    started: Instant,
+    saved: Option<super::engine::Saved>,
+) -> JobsReport {
+    JobsReport {
+        game: g.spec(),
+        position: g.format_position(root),
+        bounds: master.root(),
+        best_move: master.best_move(),
+        ranks,
+        jobs: master.jobs,
+        unknown: master.unknown,
+        expanded: master.expanded,
+        tree_nodes: master.tree_nodes(),
+        nodes,
+        largest_job: master.largest_job,
+        elapsed: started.elapsed(),
+        saved,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::games::AnySearch;
+
+    /// The value of a search spread over jobs of a few nodes each (so the
+    /// master's tree does the work) against one search, on games with and
+    /// without ties.
+    fn agrees(spec: &str, position: Option<&str>, nodes: u64) {
+        let game = AnySearch::parse(spec).unwrap();
+        let request = SearchOptions {
+            position: position.map(str::to_string),
+            memory: Some(16 << 20),
+            threads: 1,
+            ..SearchOptions::default()
+        };
+        let one = crate::search::run::run(&game, &request, &crate::search::run::Quiet)
+            .unwrap()
+            .results[0]
+            .value();
+        let budget = JobBudget {
+            nodes: Some(nodes),
+            time: None,
+        };
+        let jobs = crate::with_search!(&game, g => search_alone(g, &request, budget)).unwrap();
+        assert_eq!(jobs.bounds.value(), one, "{spec} {position:?}");
+        assert!(jobs.jobs > 1, "{spec}: the tree did nothing");
+    }
+
+    #[test]
+    fn jobs_of_few_nodes_prove_the_one_search_values() {
+        agrees("connect:4x4", None, 50);
+        agrees("tictactoe", None, 20);
+        agrees("connect:4x4", Some("..../..../x.../o..."), 30);
+    }
+}
