@@ -48,19 +48,9 @@ pub fn solve(args: Args) -> Result<ExitCode> {
     // exchange of a fixed size, before any rank writes or exchanges
     // anything whose size depends on its settings.
     let agreed = agree(&world, job.as_ref().ok().map(|(_, t)| &t[..]));
-    let job = match job {
-        // Rank 0 speaks for a failure every rank shares (bad arguments);
-        // another rank only for its own.
-        Err(e) => {
-            let rank0_failed = matches!(agreed, Err(retrograde::Error::PeerFailed { rank: 0 }));
-            let speak = rank == 0 || !rank0_failed;
-            return Ok(fail(&world, speak.then_some(e)));
-        }
-        Ok(_) if matches!(agreed, Err(retrograde::Error::PeerFailed { .. })) => {
-            return Ok(fail(&world, None))
-        }
-        Ok(_) if agreed.is_err() => return Ok(fail(&world, agreed.err().map(anyhow::Error::from))),
-        Ok((job, _)) => job,
+    let (job, _) = match agreed_or_fail(&world, rank, job, agreed) {
+        Ok(j) => j,
+        Err(code) => return Ok(code),
     };
     if dry {
         if rank == 0 {
@@ -147,6 +137,29 @@ fn job_terms(job: &Job, dry: bool, json: bool) -> Result<Vec<Term>> {
         },
     ));
     Ok(terms)
+}
+
+/// What this rank prepared, once the ranks have agreed (`agreed`); else
+/// the rank ended by [`fail`]. Rank 0 speaks for a failure every rank
+/// shares (bad arguments); another rank only for its own.
+fn agreed_or_fail<T>(
+    world: &mpi::topology::SimpleCommunicator,
+    rank: i32,
+    prepared: anyhow::Result<T>,
+    agreed: retrograde::Result<()>,
+) -> Result<T, ExitCode> {
+    match prepared {
+        Err(e) => {
+            let rank0_failed = matches!(agreed, Err(retrograde::Error::PeerFailed { rank: 0 }));
+            let speak = rank == 0 || !rank0_failed;
+            Err(fail(world, speak.then_some(e)))
+        }
+        Ok(_) if matches!(agreed, Err(retrograde::Error::PeerFailed { .. })) => {
+            Err(fail(world, None))
+        }
+        Ok(_) if agreed.is_err() => Err(fail(world, agreed.err().map(anyhow::Error::from))),
+        Ok(p) => Ok(p),
+    }
 }
 
 /// Ends this rank after a failure every rank has learnt of: the rank that
@@ -273,17 +286,9 @@ pub fn search(args: super::search::Args) -> Result<ExitCode> {
         Ok((game, request, budget, terms))
     })();
     let agreed = agree(&world, prepared.as_ref().ok().map(|p| &p.3[..]));
-    let (game, request, budget, _) = match prepared {
-        Err(e) => {
-            let rank0_failed = matches!(agreed, Err(retrograde::Error::PeerFailed { rank: 0 }));
-            let speak = rank == 0 || !rank0_failed;
-            return Ok(fail(&world, speak.then_some(e)));
-        }
-        Ok(_) if matches!(agreed, Err(retrograde::Error::PeerFailed { .. })) => {
-            return Ok(fail(&world, None))
-        }
-        Ok(_) if agreed.is_err() => return Ok(fail(&world, agreed.err().map(anyhow::Error::from))),
+    let (game, request, budget, _) = match agreed_or_fail(&world, rank, prepared, agreed) {
         Ok(p) => p,
+        Err(code) => return Ok(code),
     };
     let report = retrograde::with_search!(&game, g => search_mpi(g, &request, budget, &world));
     match report {

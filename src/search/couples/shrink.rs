@@ -164,36 +164,36 @@ impl<'g, L: Lands> Model<'g, L> {
         if self.sum_loses(k, c, x) {
             return true;
         }
+        match self.fold_known(k, c, x) {
+            Some((None, x)) => x != 0,
+            Some((Some(m), x)) => k.win.contains(&(m, x)),
+            None => false,
+        }
+    }
+
+    /// The sum `c + *x` with the nimbers `k` knows folded into the heap:
+    /// the one land left unknown (if any) and the heap, or `None` when two
+    /// or more are unknown.
+    fn fold_known(&self, k: &Know, c: &[u32], x: u32) -> Option<(Option<u32>, u32)> {
         let mut unknown = None;
         let mut x = x;
         for &m in c {
             match self.nimber(k, m) {
                 Some(n) => x ^= n,
                 None if unknown.is_none() => unknown = Some(m),
-                None => return false,
+                None => return None,
             }
         }
-        match unknown {
-            None => x != 0,
-            Some(m) => k.win.contains(&(m, x)),
-        }
+        Some((unknown, x))
     }
 
     /// Whether the sum `c + *x` is settled as a win by `k` (a loss's
     /// child, or a winning root).
     fn sum_wins(&self, k: &Know, c: &[u32], x: u32) -> bool {
-        let mut unknown = None;
-        let mut x = x;
-        for &m in c {
-            match self.nimber(k, m) {
-                Some(n) => x ^= n,
-                None if unknown.is_none() => unknown = Some(m),
-                None => return false,
-            }
-        }
-        match unknown {
-            None => x != 0,
-            Some(m) => self.known(k, m, x) == Some(true),
+        match self.fold_known(k, c, x) {
+            Some((None, x)) => x != 0,
+            Some((Some(m), x)) => self.known(k, m, x) == Some(true),
+            None => false,
         }
     }
 
