@@ -16,7 +16,7 @@ use std::path::Path;
 /// The sizes `proofdb shrink` reaches for `sprouts:6` and `sprouts:11`
 /// (docs/CHECKING.md).
 const SIX: usize = 53;
-const ELEVEN: usize = 129;
+const ELEVEN: usize = 117;
 
 fn opts() -> SearchOptions {
     SearchOptions {

@@ -34,7 +34,12 @@
 //! repeated within what it kept until it keeps no less, then every entry
 //! whose users pass without it is dropped, the costliest first; and all
 //! that is done again with the estimates perturbed ([`ROUNDS`] times,
-//! fixed seeds), the smallest result kept.
+//! fixed seeds), the smallest result kept. Last, a local search
+//! ([`Local`]) takes one to three related losses away at a time, restores
+//! the entries that looked at them with the fewest nimbers of the pool,
+//! drops what is no longer needed, and keeps the change unless the set
+//! grew (now and then by one, to leave a valley); the smallest set met is
+//! the result.
 
 use super::Lands;
 use std::cmp::Reverse;
@@ -518,6 +523,7 @@ pub fn shrink<L: Lands>(
     if better.len() < set.len() && valid(&mut m, &better, &root, heap) {
         set = better;
     }
+
     Some(
         set.into_iter()
             .map(|(l, x, w)| (m.lands[l as usize].clone(), x, w))
@@ -798,9 +804,13 @@ struct Local<'a, 'g, L: Lands> {
 
 /// Rounds of [`Local::improve`] with no smaller set before it stops, per
 /// entry of the set.
-const PATIENCE: usize = 6;
+const PATIENCE: usize = 100;
+/// Rounds of [`Local::improve`] at most, and their work at most (rounds
+/// times the set's size squared).
+const MAX_ROUNDS: usize = 30_000;
+const MAX_WORK: usize = 200_000_000;
 /// Nimbers one round may add.
-const REPAIR_CAP: usize = 6;
+const REPAIR_CAP: usize = 10;
 
 impl<L: Lands> Local<'_, '_, L> {
     fn near(&mut self, l: u32) -> &HashSet<u32> {
@@ -853,13 +863,13 @@ impl<L: Lands> Local<'_, '_, L> {
 
     /// The lands to add so that `c + *j` is shown lost (every nimber
     /// known, nim-sum 0), none of them `tabu`.
-    fn complete(&self, k: &Know, c: &[u32], j: u32, tabu: u32) -> Option<Vec<u32>> {
+    fn complete(&self, k: &Know, c: &[u32], j: u32, tabu: &[u32]) -> Option<Vec<u32>> {
         let mut x = j;
         let mut add = Vec::new();
         for &o in c {
             match self.m.nimber(k, o) {
                 Some(n) => x ^= n,
-                None if o != tabu => {
+                None if !tabu.contains(&o) => {
                     x ^= *self.nim.get(&o)?;
                     add.push(o);
                 }
@@ -871,7 +881,7 @@ impl<L: Lands> Local<'_, '_, L> {
 
     /// The fewest lands to add so that a child of `l` is shown lost
     /// beside heap `x`.
-    fn by_child(&self, k: &Know, l: u32, x: u32, tabu: u32) -> Option<Vec<u32>> {
+    fn by_child(&self, k: &Know, l: u32, x: u32, tabu: &[u32]) -> Option<Vec<u32>> {
         self.m.kids[l as usize]
             .as_ref()?
             .iter()
@@ -881,18 +891,23 @@ impl<L: Lands> Local<'_, '_, L> {
 
     /// The fewest lands to add so that the sum `c + *x` is shown to win:
     /// all its nimbers, or all but one whose couple a child shows won.
-    fn win_fix(&self, k: &mut Know, c: &[u32], x: u32, tabu: u32) -> Option<Vec<u32>> {
+    fn win_fix(&self, k: &mut Know, c: &[u32], x: u32, tabu: &[u32]) -> Option<Vec<u32>> {
         let unknown: Vec<u32> = c
             .iter()
             .copied()
             .filter(|&o| self.m.nimber(k, o).is_none())
             .collect();
         let mut best: Option<Vec<u32>> = None;
-        let usable = |o: u32| o != tabu && self.nim.contains_key(&o);
+        let usable = |o: u32| !tabu.contains(&o) && self.nim.contains_key(&o);
         if unknown.iter().all(|&o| usable(o)) {
             let y = c
                 .iter()
-                .map(|&o| self.m.nimber(k, o).or(self.nim.get(&o).copied()).unwrap_or(0))
+                .map(|&o| {
+                    self.m
+                        .nimber(k, o)
+                        .or(self.nim.get(&o).copied())
+                        .unwrap_or(0)
+                })
                 .fold(x, |a, b| a ^ b);
             if y != 0 {
                 best = Some(unknown.clone());
@@ -914,7 +929,11 @@ impl<L: Lands> Local<'_, '_, L> {
             let mut y = x;
             for &p in c {
                 if p != o {
-                    y ^= self.m.nimber(k, p).or(self.nim.get(&p).copied()).unwrap_or(0);
+                    y ^= self
+                        .m
+                        .nimber(k, p)
+                        .or(self.nim.get(&p).copied())
+                        .unwrap_or(0);
                 }
             }
             for &p in &others {
@@ -943,12 +962,12 @@ impl<L: Lands> Local<'_, '_, L> {
 
     /// Adds to `k` the nimbers that make entry `e` pass (none `tabu`),
     /// returning them; `None` if the pool cannot.
-    fn fix(&self, k: &mut Know, e: (u32, u32, bool), tabu: u32) -> Option<Vec<u32>> {
+    fn fix(&self, k: &mut Know, e: (u32, u32, bool), tabu: &[u32]) -> Option<Vec<u32>> {
         let (l, x, w) = e;
         let kids = self.m.kids[l as usize].clone()?;
         let own = k.nim.remove(&l);
         let mut added = Vec::new();
-        let mut learn_all = |k: &mut Know, a: Vec<u32>, added: &mut Vec<u32>| {
+        let learn_all = |k: &mut Know, a: Vec<u32>, added: &mut Vec<u32>| {
             for o in a {
                 if let Some(&n) = self.nim.get(&o) {
                     if k.nim.insert(o, n).is_none() {
@@ -1048,7 +1067,12 @@ impl<L: Lands> Local<'_, '_, L> {
         let mut best = cur.clone();
         let mut idle = 0;
         let mut z: u64 = 0x2545_F491_4F6C_DD1D;
-        while idle < PATIENCE * best.len().max(8) {
+        // A round costs about the square of the set's size (each drop
+        // looks at every entry).
+        let most = MAX_ROUNDS.min(MAX_WORK / (cur.len() * cur.len()).max(1));
+        let mut rounds = 0;
+        while idle < PATIENCE * best.len().max(8) && rounds < most {
+            rounds += 1;
             idle += 1;
             z ^= z << 13;
             z ^= z >> 7;
@@ -1057,17 +1081,44 @@ impl<L: Lands> Local<'_, '_, L> {
             if losses.is_empty() {
                 break;
             }
-            let i = losses[(z % losses.len() as u64) as usize];
+            // One loss taken away, with up to two more whose proofs touch
+            // it (the repair may then share what it adds).
+            let first = cur[losses[(z % losses.len() as u64) as usize]].0;
+            let mut gone: Vec<u32> = vec![first];
+            let more = (z >> 40) % 3;
+            if more > 0 {
+                let mut related: Vec<u32> = Vec::new();
+                for &i in &losses {
+                    let o = cur[i].0;
+                    if o != first
+                        && (self.near(first).contains(&o) || self.near(o).contains(&first))
+                    {
+                        related.push(o);
+                    }
+                }
+                let mut y = z >> 20;
+                for _ in 0..more {
+                    if related.is_empty() {
+                        break;
+                    }
+                    let o = related.swap_remove((y % related.len() as u64) as usize);
+                    gone.push(o);
+                    y /= 7;
+                }
+            }
             let (saved_set, saved_k) = (cur.clone(), k.clone());
-            let r = cur.swap_remove(i);
-            k.nim.remove(&r.0);
+            cur.retain(|e| e.2 || !gone.contains(&e.0));
+            for g in &gone {
+                k.nim.remove(g);
+            }
             let mut ok = self.m.root_settled(&k, root, heap);
-            // The entries that looked at it, restored by additions (which
+            // The entries that looked at them, restored by additions (which
             // may need additions of their own).
             let mut queue: Vec<(u32, u32, bool)> = Vec::new();
             if ok {
                 for &e in &cur {
-                    if self.near(e.0).contains(&r.0) {
+                    let near = self.near(e.0);
+                    if gone.iter().any(|g| near.contains(g)) {
                         queue.push(e);
                     }
                 }
@@ -1078,7 +1129,7 @@ impl<L: Lands> Local<'_, '_, L> {
                 if self.ok(&mut k, e) {
                     continue;
                 }
-                match self.fix(&mut k, e, r.0) {
+                match self.fix(&mut k, e, &gone) {
                     Some(a) if added + a.len() <= REPAIR_CAP => {
                         added += a.len();
                         for o in a {
@@ -1094,7 +1145,9 @@ impl<L: Lands> Local<'_, '_, L> {
             if ok {
                 self.drop(&mut k, &mut cur, root, heap);
             }
-            if !ok || cur.len() > saved_set.len() {
+            // A set one larger is kept now and then, to leave a valley.
+            let worse = cur.len() == saved_set.len() + 1 && (z >> 50) % 10 == 0;
+            if !ok || (cur.len() > saved_set.len() && !worse) {
                 cur = saved_set;
                 k = saved_k;
                 continue;

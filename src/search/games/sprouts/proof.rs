@@ -538,8 +538,14 @@ pub fn shrink_normal(
             _ => None,
         })
         .collect();
+    // The richer pool usually gives the smaller set, not always (the
+    // choice is a heuristic's): both are tried.
+    let plain = shrink(&SproutsLands, &pool, root.lands(), root.heap())?;
     let pool = enrich(pool, root);
-    let set = shrink(&SproutsLands, &pool, root.lands(), root.heap())?;
+    let set = match shrink(&SproutsLands, &pool, root.lands(), root.heap()) {
+        Some(rich) if rich.len() < plain.len() => rich,
+        _ => plain,
+    };
     Some(
         set.into_iter()
             .map(|(land, k, wins)| record(Position::new(vec![land], k), wins))
@@ -595,7 +601,9 @@ fn enrich(mut pool: Vec<Entry<Land>>, root: &Position) -> Vec<Entry<Land>> {
 
 /// How many levels of children [`enrich`] looks for nimbers in.
 const ENRICH_DEPTH: usize = 2;
-/// The search budget of [`enrich`] (couples), fixed and per entry read.
+/// The search budget of [`enrich`] (couples), fixed and per entry read:
+/// on `sprouts:6` and `sprouts:11` it finds every nimber looked for
+/// (354 entries read become 4,294, 792 become 6,987).
 const ENRICH_NODES: u64 = 20_000;
 const ENRICH_NODES_PER_ENTRY: u64 = 20;
 
