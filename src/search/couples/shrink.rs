@@ -1020,8 +1020,7 @@ impl<L: Lands> Local<'_, '_, L> {
 
     /// Whether every entry of `set` that looks at one of `lands` passes.
     fn users_pass(&mut self, k: &mut Know, set: &[(u32, u32, bool)], lands: &[u32]) -> bool {
-        for i in 0..set.len() {
-            let e = set[i];
+        for &e in set {
             let looks = {
                 let near = self.near(e.0);
                 lands.iter().any(|o| near.contains(o))
@@ -1146,7 +1145,7 @@ impl<L: Lands> Local<'_, '_, L> {
                 self.drop(&mut k, &mut cur, root, heap);
             }
             // A set one larger is kept now and then, to leave a valley.
-            let worse = cur.len() == saved_set.len() + 1 && (z >> 50) % 10 == 0;
+            let worse = cur.len() == saved_set.len() + 1 && (z >> 50).is_multiple_of(10);
             if !ok || (cur.len() > saved_set.len() && !worse) {
                 cur = saved_set;
                 k = saved_k;
