@@ -36,7 +36,10 @@ enum Command {
 /// kept or of smallest proof; for a loss every child, their needs shared —
 /// then every entry the others do without dropped. Sprouts in normal play
 /// keeps the losses (the nimbers) alone, and the position's own win: the
-/// check shows every other win by a child the losses kept show lost. Nimber
+/// check shows every other win by a child the losses kept show lost; it may
+/// also keep nimbers the database lacks, of its lands' children and
+/// grandchildren, found by a bounded search (re-proven by the check as any
+/// entry), and a local search over the choice keeps the smallest. Nimber
 /// databases keep the closure of the position's components (a nimber needs
 /// all its moves). The output may not be the input. Check the result with
 /// `retrograde proofdb check OUTPUT`.

@@ -34,7 +34,12 @@
 //! repeated within what it kept until it keeps no less, then every entry
 //! whose users pass without it is dropped, the costliest first; and all
 //! that is done again with the estimates perturbed ([`ROUNDS`] times,
-//! fixed seeds), the smallest result kept.
+//! fixed seeds), the smallest result kept. Last, a local search
+//! ([`Local`]) takes one to three related losses away at a time, restores
+//! the entries that looked at them with the fewest nimbers of the pool,
+//! drops what is no longer needed, and keeps the change unless the set
+//! grew (now and then by one, to leave a valley); the smallest set met is
+//! the result.
 
 use super::Lands;
 use std::cmp::Reverse;
@@ -502,7 +507,23 @@ pub fn shrink<L: Lands>(
             smallest = Some(set);
         }
     }
-    let set = smallest?;
+    let mut set = smallest?;
+    // The pool's nimbers, each a land the local search may keep.
+    let nim: HashMap<u32, u32> = pool
+        .iter()
+        .filter(|&&(l, _, w)| !w && m.kids[l as usize].is_some())
+        .map(|&(l, x, _)| (l, x))
+        .collect();
+    let better = Local {
+        m: &mut m,
+        nim,
+        near: HashMap::new(),
+    }
+    .improve(set.clone(), &root, heap);
+    if better.len() < set.len() && valid(&mut m, &better, &root, heap) {
+        set = better;
+    }
+
     Some(
         set.into_iter()
             .map(|(l, x, w)| (m.lands[l as usize].clone(), x, w))
@@ -764,5 +785,378 @@ fn unlearn(k: &mut Know, e: (u32, u32, bool), set: &[(u32, u32, bool)], gone: &[
         k.win.remove(&(l, x));
     } else {
         k.nim.remove(&l);
+    }
+}
+
+/// A local search over valid sets (the choice above is greedy): take one
+/// loss away, keep the checker's rules met by adding the fewest nimbers of
+/// the pool that restore the entries that looked at it, drop what is no
+/// longer needed, and keep the change unless the set grew. The rounds are
+/// counted, not timed, so the output is the same every run.
+struct Local<'a, 'g, L: Lands> {
+    m: &'a mut Model<'g, L>,
+    /// The nimbers the pool holds for lands whose children are made.
+    nim: HashMap<u32, u32>,
+    /// The lands an entry's proof looks at (its children's and their
+    /// children's), by land.
+    near: HashMap<u32, HashSet<u32>>,
+}
+
+/// Rounds of [`Local::improve`] with no smaller set before it stops, per
+/// entry of the set.
+const PATIENCE: usize = 100;
+/// Rounds of [`Local::improve`] at most, and their work at most (rounds
+/// times the set's size squared).
+const MAX_ROUNDS: usize = 30_000;
+const MAX_WORK: usize = 200_000_000;
+/// Nimbers one round may add.
+const REPAIR_CAP: usize = 10;
+
+impl<L: Lands> Local<'_, '_, L> {
+    fn near(&mut self, l: u32) -> &HashSet<u32> {
+        if !self.near.contains_key(&l) {
+            let mut seen = HashSet::new();
+            if let Some(kids) = self.m.kids[l as usize].as_ref() {
+                for c in kids {
+                    for &o in c {
+                        if seen.insert(o) {
+                            if let Some(g) = self.m.kids[o as usize].as_ref() {
+                                seen.extend(g.iter().flatten().copied());
+                            }
+                        }
+                    }
+                }
+            }
+            self.near.insert(l, seen);
+        }
+        &self.near[&l]
+    }
+
+    /// Whether entry `e` passes by what `k` knows of other lands (its own
+    /// land's facts set aside as the checker's order does).
+    fn ok(&self, k: &mut Know, e: (u32, u32, bool)) -> bool {
+        let (l, x, w) = e;
+        let nim = k.nim.get(&l).copied();
+        let won = w && k.win.remove(&(l, x));
+        if !w || nim.is_some_and(|n| n > x) {
+            k.nim.remove(&l);
+        }
+        let r = match self.m.kids[l as usize].as_ref() {
+            None => false,
+            Some(kids) => match self.m.known(k, l, x) {
+                Some(v) => v == w,
+                None if w => kids.iter().any(|c| self.m.sum_loses(k, c, x)),
+                None => {
+                    (0..x).all(|j| self.m.known(k, l, j) == Some(true))
+                        && kids.iter().all(|c| self.m.sum_wins(k, c, x))
+                }
+            },
+        };
+        if let Some(n) = nim {
+            k.nim.insert(l, n);
+        }
+        if won {
+            k.win.insert((l, x));
+        }
+        r
+    }
+
+    /// The lands to add so that `c + *j` is shown lost (every nimber
+    /// known, nim-sum 0), none of them `tabu`.
+    fn complete(&self, k: &Know, c: &[u32], j: u32, tabu: &[u32]) -> Option<Vec<u32>> {
+        let mut x = j;
+        let mut add = Vec::new();
+        for &o in c {
+            match self.m.nimber(k, o) {
+                Some(n) => x ^= n,
+                None if !tabu.contains(&o) => {
+                    x ^= *self.nim.get(&o)?;
+                    add.push(o);
+                }
+                None => return None,
+            }
+        }
+        (x == 0).then_some(add)
+    }
+
+    /// The fewest lands to add so that a child of `l` is shown lost
+    /// beside heap `x`.
+    fn by_child(&self, k: &Know, l: u32, x: u32, tabu: &[u32]) -> Option<Vec<u32>> {
+        self.m.kids[l as usize]
+            .as_ref()?
+            .iter()
+            .filter_map(|c| self.complete(k, c, x, tabu))
+            .min_by_key(|a| a.len())
+    }
+
+    /// The fewest lands to add so that the sum `c + *x` is shown to win:
+    /// all its nimbers, or all but one whose couple a child shows won.
+    fn win_fix(&self, k: &mut Know, c: &[u32], x: u32, tabu: &[u32]) -> Option<Vec<u32>> {
+        let unknown: Vec<u32> = c
+            .iter()
+            .copied()
+            .filter(|&o| self.m.nimber(k, o).is_none())
+            .collect();
+        let mut best: Option<Vec<u32>> = None;
+        let usable = |o: u32| !tabu.contains(&o) && self.nim.contains_key(&o);
+        if unknown.iter().all(|&o| usable(o)) {
+            let y = c
+                .iter()
+                .map(|&o| {
+                    self.m
+                        .nimber(k, o)
+                        .or(self.nim.get(&o).copied())
+                        .unwrap_or(0)
+                })
+                .fold(x, |a, b| a ^ b);
+            if y != 0 {
+                best = Some(unknown.clone());
+            }
+        }
+        for (i, &o) in unknown.iter().enumerate() {
+            let others: Vec<u32> = unknown
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, &p)| p)
+                .collect();
+            if !others.iter().all(|&p| usable(p)) {
+                continue;
+            }
+            if best.as_ref().is_some_and(|b| b.len() <= others.len()) {
+                continue;
+            }
+            let mut y = x;
+            for &p in c {
+                if p != o {
+                    y ^= self
+                        .m
+                        .nimber(k, p)
+                        .or(self.nim.get(&p).copied())
+                        .unwrap_or(0);
+                }
+            }
+            for &p in &others {
+                k.nim.insert(p, self.nim[&p]);
+            }
+            let more = if self.m.known(k, o, y) == Some(true) {
+                Some(Vec::new())
+            } else {
+                self.by_child(k, o, y, tabu)
+            };
+            for &p in &others {
+                k.nim.remove(&p);
+            }
+            if let Some(more) = more {
+                let mut add = others;
+                add.extend(more);
+                add.sort_unstable();
+                add.dedup();
+                if best.as_ref().is_none_or(|b| add.len() < b.len()) {
+                    best = Some(add);
+                }
+            }
+        }
+        best
+    }
+
+    /// Adds to `k` the nimbers that make entry `e` pass (none `tabu`),
+    /// returning them; `None` if the pool cannot.
+    fn fix(&self, k: &mut Know, e: (u32, u32, bool), tabu: &[u32]) -> Option<Vec<u32>> {
+        let (l, x, w) = e;
+        let kids = self.m.kids[l as usize].clone()?;
+        let own = k.nim.remove(&l);
+        let mut added = Vec::new();
+        let learn_all = |k: &mut Know, a: Vec<u32>, added: &mut Vec<u32>| {
+            for o in a {
+                if let Some(&n) = self.nim.get(&o) {
+                    if k.nim.insert(o, n).is_none() {
+                        added.push(o);
+                    }
+                }
+            }
+        };
+        let done = if w {
+            match self.by_child(k, l, x, tabu) {
+                Some(a) => {
+                    learn_all(k, a, &mut added);
+                    true
+                }
+                None => false,
+            }
+        } else {
+            let mut fine = true;
+            for j in 0..x {
+                if self.m.known(k, l, j) == Some(true) {
+                    continue;
+                }
+                match self.by_child(k, l, j, tabu) {
+                    Some(a) => learn_all(k, a, &mut added),
+                    None => {
+                        fine = false;
+                        break;
+                    }
+                }
+            }
+            for c in kids.iter().filter(|_| fine) {
+                if self.m.sum_wins(k, c, x) {
+                    continue;
+                }
+                match self.win_fix(k, c, x, tabu) {
+                    Some(a) => learn_all(k, a, &mut added),
+                    None => {
+                        fine = false;
+                        break;
+                    }
+                }
+            }
+            fine
+        };
+        if let Some(n) = own {
+            k.nim.insert(l, n);
+        }
+        done.then_some(added)
+    }
+
+    /// Whether every entry of `set` that looks at one of `lands` passes.
+    fn users_pass(&mut self, k: &mut Know, set: &[(u32, u32, bool)], lands: &[u32]) -> bool {
+        for &e in set {
+            let looks = {
+                let near = self.near(e.0);
+                lands.iter().any(|o| near.contains(o))
+            };
+            if looks && !self.ok(k, e) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Drops every loss of `set` whose users pass without it, largest lands
+    /// first.
+    fn drop(&mut self, k: &mut Know, set: &mut Vec<(u32, u32, bool)>, root: &[u32], heap: u32) {
+        let mut order: Vec<(u32, u32, bool)> = set.iter().copied().filter(|e| !e.2).collect();
+        order.sort_by_key(|&(l, x, _)| (Reverse(self.m.size[l as usize]), Reverse(x), l));
+        for e in order {
+            let Some(i) = set.iter().position(|&o| o == e) else {
+                continue;
+            };
+            set.swap_remove(i);
+            k.nim.remove(&e.0);
+            if self.m.root_settled(k, root, heap) && self.users_pass(k, set, &[e.0]) {
+                continue;
+            }
+            k.nim.insert(e.0, e.1);
+            set.push(e);
+        }
+    }
+
+    fn improve(
+        &mut self,
+        start: Vec<(u32, u32, bool)>,
+        root: &[u32],
+        heap: u32,
+    ) -> Vec<(u32, u32, bool)> {
+        let mut cur = start;
+        let mut k = Know::default();
+        for &e in &cur {
+            learn(&mut k, e);
+        }
+        self.drop(&mut k, &mut cur, root, heap);
+        let mut best = cur.clone();
+        let mut idle = 0;
+        let mut z: u64 = 0x2545_F491_4F6C_DD1D;
+        // A round costs about the square of the set's size (each drop
+        // looks at every entry).
+        let most = MAX_ROUNDS.min(MAX_WORK / (cur.len() * cur.len()).max(1));
+        let mut rounds = 0;
+        while idle < PATIENCE * best.len().max(8) && rounds < most {
+            rounds += 1;
+            idle += 1;
+            z ^= z << 13;
+            z ^= z >> 7;
+            z ^= z << 17;
+            let losses: Vec<usize> = (0..cur.len()).filter(|&i| !cur[i].2).collect();
+            if losses.is_empty() {
+                break;
+            }
+            // One loss taken away, with up to two more whose proofs touch
+            // it (the repair may then share what it adds).
+            let first = cur[losses[(z % losses.len() as u64) as usize]].0;
+            let mut gone: Vec<u32> = vec![first];
+            let more = (z >> 40) % 3;
+            if more > 0 {
+                let mut related: Vec<u32> = Vec::new();
+                for &i in &losses {
+                    let o = cur[i].0;
+                    if o != first
+                        && (self.near(first).contains(&o) || self.near(o).contains(&first))
+                    {
+                        related.push(o);
+                    }
+                }
+                let mut y = z >> 20;
+                for _ in 0..more {
+                    if related.is_empty() {
+                        break;
+                    }
+                    let o = related.swap_remove((y % related.len() as u64) as usize);
+                    gone.push(o);
+                    y /= 7;
+                }
+            }
+            let (saved_set, saved_k) = (cur.clone(), k.clone());
+            cur.retain(|e| e.2 || !gone.contains(&e.0));
+            for g in &gone {
+                k.nim.remove(g);
+            }
+            let mut ok = self.m.root_settled(&k, root, heap);
+            // The entries that looked at them, restored by additions (which
+            // may need additions of their own).
+            let mut queue: Vec<(u32, u32, bool)> = Vec::new();
+            if ok {
+                for &e in &cur {
+                    let near = self.near(e.0);
+                    if gone.iter().any(|g| near.contains(g)) {
+                        queue.push(e);
+                    }
+                }
+            }
+            let mut added = 0;
+            while ok {
+                let Some(e) = queue.pop() else { break };
+                if self.ok(&mut k, e) {
+                    continue;
+                }
+                match self.fix(&mut k, e, &gone) {
+                    Some(a) if added + a.len() <= REPAIR_CAP => {
+                        added += a.len();
+                        for o in a {
+                            let n = self.nim[&o];
+                            cur.push((o, n, false));
+                            queue.push((o, n, false));
+                        }
+                        ok = self.ok(&mut k, e);
+                    }
+                    _ => ok = false,
+                }
+            }
+            if ok {
+                self.drop(&mut k, &mut cur, root, heap);
+            }
+            // A set one larger is kept now and then, to leave a valley.
+            let worse = cur.len() == saved_set.len() + 1 && (z >> 50).is_multiple_of(10);
+            if !ok || (cur.len() > saved_set.len() && !worse) {
+                cur = saved_set;
+                k = saved_k;
+                continue;
+            }
+            if cur.len() < best.len() {
+                best = cur.clone();
+                idle = 0;
+            }
+        }
+        best.sort_unstable();
+        best
     }
 }
