@@ -534,7 +534,12 @@ impl Position {
             made += kids.len() as u64;
             bytes += kids
                 .iter()
-                .map(|c| 48 + c.iter().map(|l| 40 + l.as_bytes().len() as u64).sum::<u64>())
+                .map(|c| {
+                    48 + c
+                        .iter()
+                        .map(|l| 40 + l.as_bytes().len() as u64)
+                        .sum::<u64>()
+                })
                 .sum::<u64>();
             for child in kids {
                 let mut lands: Vec<Land> = Vec::with_capacity(self.lands.len() + child.len());
