@@ -271,6 +271,8 @@ pub struct LandInfo<T> {
     wins: u64,
     /// Heaps from 64 on (bit k - 64 of word (k - 64) / 64), rarely any:
     /// behind one thin pointer, as every land carries the field.
+    // A box of a vector is one pointer where a vector is three.
+    #[allow(clippy::box_collection)]
     more_wins: Option<Box<Vec<u64>>>,
     /// When it was last used (the engine's clock), for eviction.
     used: u32,
