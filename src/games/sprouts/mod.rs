@@ -264,8 +264,68 @@ impl Sprouts {
 /// `BOUNDARY_END`, each region by `REGION_END`, the land by `LAND_END`. The
 /// byte order is the canonical order, so sorting lands by their bytes
 /// sorts them as the notation does, and equal lands have equal bytes.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Land(Box<[u8]>);
+#[derive(Clone)]
+pub struct Land(Bytes);
+
+/// Bytes a land holds in place rather than in an allocation of its own.
+const INLINE: usize = 38;
+
+/// A land's bytes: a search keeps hundreds of thousands of lands, most of
+/// them of 20 to 38 bytes, so those up to [`INLINE`] bytes are held in
+/// place (40 bytes in all, where a box is 16 plus an allocation of 32 or
+/// 48 bytes, and the work of making and freeing it).
+#[derive(Clone)]
+enum Bytes {
+    Inline(u8, [u8; INLINE]),
+    Heap(Box<[u8]>),
+}
+
+impl Bytes {
+    fn of(b: &[u8]) -> Bytes {
+        if b.len() <= INLINE {
+            let mut a = [0; INLINE];
+            a[..b.len()].copy_from_slice(b);
+            Bytes::Inline(b.len() as u8, a)
+        } else {
+            Bytes::Heap(b.into())
+        }
+    }
+
+    fn get(&self) -> &[u8] {
+        match self {
+            Bytes::Inline(n, a) => &a[..*n as usize],
+            Bytes::Heap(b) => b,
+        }
+    }
+}
+
+// Equality, order and hash are the bytes' (so as the notation's order),
+// whichever way they are held.
+impl PartialEq for Land {
+    fn eq(&self, other: &Land) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Land {}
+
+impl std::hash::Hash for Land {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialOrd for Land {
+    fn partial_cmp(&self, other: &Land) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Land {
+    fn cmp(&self, other: &Land) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
 
 /// Byte of a spot with 3 lives.
 pub(crate) const ZERO: u8 = 0;
@@ -292,18 +352,23 @@ impl Land {
     /// that the slot holds no bytes until reused.
     #[cfg(feature = "solve")]
     pub(crate) fn placeholder() -> Land {
-        Land(Box::new([]))
+        Land(Bytes::Inline(0, [0; INLINE]))
     }
 
     /// The canonical bytes (see [`Land`]).
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        self.0.get()
+    }
+
+    /// The land of canonical bytes `b` (the caller's to make canonical).
+    pub(crate) fn of(b: &[u8]) -> Land {
+        Land(Bytes::of(b))
     }
 
     /// A land from bytes some [`Land::as_bytes`] gave, or `None` if they
     /// are not a canonical land (read back from a file, say).
     pub fn from_bytes(b: &[u8]) -> Option<Land> {
-        let land = Land(b.into());
+        let land = Land::of(b);
         // Parsing bounds a land's lives (its letters fit a byte, and its
         // nimber and any heap a search makes beside it stay below 256).
         if land.lives() as usize > MAX_LETTERS {
@@ -322,7 +387,7 @@ impl Land {
         // code), which holds no life.
         let mut start = true;
         let mut code = false;
-        for &b in self.0.iter() {
+        for &b in self.as_bytes() {
             if code {
                 code = false;
                 continue;
@@ -347,7 +412,7 @@ impl Land {
 
     /// Regions in the land.
     pub fn regions(&self) -> usize {
-        self.0.iter().filter(|&&b| b == REGION_END).count()
+        self.as_bytes().iter().filter(|&&b| b == REGION_END).count()
     }
 
     /// Every child of the land (one per distinct result of a move), each
@@ -423,7 +488,7 @@ impl Position {
         }
         b.push(REGION_END);
         b.push(LAND_END);
-        Position::new(vec![Land(b.into())], 0)
+        Position::new(vec![Land::of(&b)], 0)
     }
 
     /// Reads a position in Glop's notation (module doc), reduced and in
@@ -469,7 +534,12 @@ impl Position {
             made += kids.len() as u64;
             bytes += kids
                 .iter()
-                .map(|c| 48 + c.iter().map(|l| 40 + l.0.len() as u64).sum::<u64>())
+                .map(|c| {
+                    48 + c
+                        .iter()
+                        .map(|l| 40 + l.as_bytes().len() as u64)
+                        .sum::<u64>()
+                })
                 .sum::<u64>();
             for child in kids {
                 let mut lands: Vec<Land> = Vec::with_capacity(self.lands.len() + child.len());

@@ -159,7 +159,11 @@ pub(crate) fn land_children_shared(
         };
         let done = region_moves(&regions, r, &groups, &mut |regs, fx, fy| {
             let lands = finish(regs, fx, fy);
-            bytes += 48 + lands.iter().map(|l| 40 + l.0.len() as u64).sum::<u64>();
+            bytes += 48
+                + lands
+                    .iter()
+                    .map(|l| 40 + l.as_bytes().len() as u64)
+                    .sum::<u64>();
             out.push(lands);
             made += 1;
             !(made % POLL_EVERY == 0 && stop(made, bytes))

@@ -174,5 +174,5 @@ fn canonical_in(regions: &[WRegion], census: &Census, s: &mut Scratch) -> Land {
     let mut best = Vec::with_capacity(c.b.best.len() + 1);
     best.extend_from_slice(&c.b.best);
     best.push(LAND_END);
-    Land(best.into())
+    Land::of(&best)
 }
