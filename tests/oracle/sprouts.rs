@@ -29,8 +29,15 @@
 //! the same nimber and outcomes. The library's side is computed once per
 //! canonical position and kept; the oracle keeps only its two values per
 //! drawing, memoised on the drawing's bytes.
+//!
+//! That check meets every raw drawing and so stops at 3 or 4 spots on
+//! surfaces. The oracle by lands (`Lands`, below) keeps the same moves but
+//! memoises on its own canonical key of each independent land (normal
+//! play, nimbers added by exclusive or) and of whole positions (misère):
+//! it checks the start's values to 4 spots on every surface, and the
+//! values of random positions reached from 5 to 8 spots.
 
-use retrograde::games::sprouts::{Land, Position};
+use retrograde::games::sprouts::{Land, Position, Sprouts};
 use retrograde::internal::search::sprouts::{Misere, Normal};
 use retrograde::search::engine::Options;
 use std::collections::{BTreeSet, HashMap};
@@ -753,5 +760,625 @@ fn every_position_on_surfaces_at_four_spots_agrees_with_the_oracle() {
     let mut check = Check::default();
     for g in [1, -1] {
         check.spots_on(4, g);
+    }
+}
+
+/// End of a land in a whole position's key.
+const LAND_END: u8 = 253;
+
+impl Raw {
+    /// Whether a move is left in region `r`: a corner of a spot with at
+    /// most one line (a loop), or corners of two different spots (every
+    /// corner left after tidying is of a spot with at most two lines). A
+    /// region's moves only grow fewer (lines are only added to its spots,
+    /// and nothing but a move in it changes its walks), so a region with
+    /// none never has one again and can be forgotten.
+    fn region_alive(&self, r: usize) -> bool {
+        let mut first = None;
+        for w in &self.regions[r] {
+            for &v in w {
+                if self.deg[v] <= 1 || first.is_some_and(|f| f != v) {
+                    return true;
+                }
+                first = Some(v);
+            }
+        }
+        false
+    }
+
+    /// The independent parts of a tidied drawing: regions linked by a
+    /// spot on both, regions with no move left forgotten, each part
+    /// tidied on its own. A move is in one region and changes only it and
+    /// its spots' lines, so parts with no spot in common are a sum of
+    /// games (normal-play nimbers add by exclusive or).
+    fn lands(&self) -> Vec<Raw> {
+        let alive: Vec<usize> = (0..self.regions.len())
+            .filter(|&r| self.region_alive(r))
+            .collect();
+        // Union-find over the live regions, joined through their spots.
+        let mut parent: Vec<usize> = (0..alive.len()).collect();
+        fn root(p: &mut [usize], mut x: usize) -> usize {
+            while p[x] != x {
+                p[x] = p[p[x]];
+                x = p[x];
+            }
+            x
+        }
+        let mut region_of_spot: HashMap<usize, usize> = HashMap::new();
+        for (i, &r) in alive.iter().enumerate() {
+            for w in &self.regions[r] {
+                for &v in w {
+                    if let Some(&j) = region_of_spot.get(&v) {
+                        let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                        parent[a] = b;
+                    } else {
+                        region_of_spot.insert(v, i);
+                    }
+                }
+            }
+        }
+        let mut parts: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (i, &r) in alive.iter().enumerate() {
+            let k = root(&mut parent, i);
+            match parts.iter_mut().find(|(x, _)| *x == k) {
+                Some((_, rs)) => rs.push(r),
+                None => parts.push((k, vec![r])),
+            }
+        }
+        parts
+            .into_iter()
+            .map(|(_, rs)| {
+                Raw {
+                    deg: self.deg.clone(),
+                    regions: rs.iter().map(|&r| self.regions[r].clone()).collect(),
+                    surf: rs.iter().map(|&r| self.surf[r]).collect(),
+                }
+                .tidy()
+            })
+            .collect()
+    }
+
+    /// A land's canonical key: the least encoding over every way of
+    /// writing it. Each corner is written by its spot's class (0 or 1
+    /// line: `0`, `1`; two lines and no other corner in the land: `2`),
+    /// a spot with two corners in the land by `3 + k` for the k-th such
+    /// spot met; each walk ended by `WALK_END`, each region (after its
+    /// surface's byte) by `REGION_END`. The ways tried: regions in any
+    /// order, walks of a region in any order, each walk from any corner;
+    /// a walk of a non-orientable region either way (it has no direction
+    /// there: the moves above join and turn it both ways), and every
+    /// walk of an orientable region reversed at once (its mirror image:
+    /// a region's moves depend only on its own walks and its spots'
+    /// lines, and the mirror of a cut is the cut of the mirror, so a
+    /// region and its mirror are one game). Only the ways whose classes
+    /// (letters unnamed) are least are tried, letters named as met, and a
+    /// way is dropped as soon as its encoding passes the best one. The
+    /// drawing is rebuilt from the key up to those changes, so two lands
+    /// with one key are one game.
+    fn land_key(&self) -> Box<[u8]> {
+        let mut occ = vec![0u8; self.deg.len()];
+        for r in &self.regions {
+            for w in r {
+                for &v in w {
+                    occ[v] += 1;
+                }
+            }
+        }
+        let class = |v: usize| -> u8 {
+            match self.deg[v] {
+                d @ (0 | 1) => d,
+                _ if occ[v] == 1 => 2,
+                _ => 3,
+            }
+        };
+        let seq = |w: &[usize]| -> Vec<u8> { w.iter().map(|&v| class(v)).collect() };
+        // Every least writing of one walk: its classes, and each rotation
+        // (and reversal, when allowed) that gives them.
+        let walk = |w: &Vec<usize>, both_ways: bool| -> WalkC {
+            let mut ways = vec![w.clone()];
+            if both_ways {
+                ways.push(w.iter().rev().copied().collect());
+            }
+            let mut best: Option<Vec<u8>> = None;
+            let mut rots: Vec<Vec<usize>> = Vec::new();
+            for x in &ways {
+                for s in 0..x.len() {
+                    let mut r = x[s..].to_vec();
+                    r.extend_from_slice(&x[..s]);
+                    let c = seq(&r);
+                    match &best {
+                        Some(b) if c > *b => {}
+                        Some(b) if c == *b => rots.push(r),
+                        _ => {
+                            best = Some(c);
+                            rots = vec![r];
+                        }
+                    }
+                }
+            }
+            let sig = best.unwrap_or_default();
+            // With no letter, every least writing encodes the same.
+            if !sig.contains(&3) {
+                rots.truncate(1);
+            }
+            WalkC { sig, rots }
+        };
+        let mut regions = Vec::new();
+        for (r, s) in self.regions.iter().zip(&self.surf) {
+            let surf = u8::from(s.cross) << 7 | s.n as u8;
+            let mut variants: Vec<Vec<WalkC>> = Vec::new();
+            let mut sig: Option<Vec<Vec<u8>>> = None;
+            let mirrors: Vec<Vec<Vec<usize>>> = if s.cross {
+                vec![r.clone()]
+            } else {
+                vec![
+                    r.clone(),
+                    r.iter()
+                        .map(|w| w.iter().rev().copied().collect())
+                        .collect(),
+                ]
+            };
+            for m in &mirrors {
+                let mut ws: Vec<WalkC> = m.iter().map(|w| walk(w, s.cross)).collect();
+                ws.sort_by(|a, b| a.sig.cmp(&b.sig));
+                let g: Vec<Vec<u8>> = ws.iter().map(|w| w.sig.clone()).collect();
+                match &sig {
+                    Some(b) if g > *b => {}
+                    Some(b) if g == *b => variants.push(ws),
+                    _ => {
+                        sig = Some(g);
+                        variants = vec![ws];
+                    }
+                }
+            }
+            let sig = sig.unwrap_or_default();
+            if !sig.iter().any(|w| w.contains(&3)) {
+                variants.truncate(1);
+            }
+            regions.push(RegionC {
+                sig: (surf, sig),
+                variants,
+            });
+        }
+        regions.sort_by(|a, b| a.sig.cmp(&b.sig));
+        let mut c = Canon {
+            label: vec![0; self.deg.len()],
+            next: 3,
+            cur: Vec::new(),
+            best: None,
+            used: vec![false; regions.len()],
+            class: (0..self.deg.len()).map(class).collect(),
+        };
+        c.region(&regions, 0, false);
+        c.best.expect("a land has a writing").into()
+    }
+}
+
+/// One walk's least writings: its classes and every corner (and way) to
+/// start it from that gives them.
+struct WalkC {
+    sig: Vec<u8>,
+    rots: Vec<Vec<usize>>,
+}
+
+/// One region's least writings: its surface and walks' classes, and its
+/// walks as they are and mirrored, when both give those.
+struct RegionC {
+    sig: (u8, Vec<Vec<u8>>),
+    variants: Vec<Vec<WalkC>>,
+}
+
+/// The search for a land's least encoding.
+struct Canon {
+    /// The letter given to a spot so far (0: none yet).
+    label: Vec<u8>,
+    next: u8,
+    cur: Vec<u8>,
+    best: Option<Vec<u8>>,
+    used: Vec<bool>,
+    class: Vec<u8>,
+}
+
+impl Canon {
+    /// Writes byte `b`; false when the encoding so far is past the best
+    /// (`less`: already below it, updated).
+    fn push(&mut self, b: u8, less: &mut bool) -> bool {
+        self.cur.push(b);
+        if *less {
+            return true;
+        }
+        match &self.best {
+            None => {
+                *less = true;
+                true
+            }
+            Some(best) => {
+                let i = self.cur.len() - 1;
+                match b.cmp(&best[i]) {
+                    std::cmp::Ordering::Greater => false,
+                    std::cmp::Ordering::Less => {
+                        *less = true;
+                        true
+                    }
+                    std::cmp::Ordering::Equal => true,
+                }
+            }
+        }
+    }
+
+    /// Regions from slot `i` on (slot i holds a region of the i-th least
+    /// classes).
+    fn region(&mut self, regions: &[RegionC], i: usize, less: bool) {
+        if i == regions.len() {
+            if less {
+                self.best = Some(self.cur.clone());
+            }
+            return;
+        }
+        for r in 0..regions.len() {
+            if self.used[r] || regions[r].sig != regions[i].sig {
+                continue;
+            }
+            let plain = |x: &RegionC| !x.sig.1.iter().any(|w| w.contains(&3));
+            if plain(&regions[r])
+                && (0..r).any(|x| !self.used[x] && regions[x].sig == regions[r].sig)
+            {
+                continue;
+            }
+            self.used[r] = true;
+            for v in &regions[r].variants {
+                let len = self.cur.len();
+                let mut l = less;
+                if self.push(regions[r].sig.0, &mut l) {
+                    let mut taken = vec![false; v.len()];
+                    self.walks(regions, i, v, &mut taken, 0, l);
+                }
+                self.cur.truncate(len);
+            }
+            self.used[r] = false;
+        }
+    }
+
+    /// Walks of the region in slot `i` from walk slot `j` on.
+    fn walks(
+        &mut self,
+        regions: &[RegionC],
+        i: usize,
+        v: &[WalkC],
+        taken: &mut [bool],
+        j: usize,
+        less: bool,
+    ) {
+        if j == v.len() {
+            let len = self.cur.len();
+            let mut l = less;
+            if self.push(REGION_END, &mut l) {
+                self.region(regions, i + 1, l);
+            }
+            self.cur.truncate(len);
+            return;
+        }
+        for w in 0..v.len() {
+            if taken[w] || v[w].sig != v[j].sig {
+                continue;
+            }
+            // Walks with no letter and the same classes encode the same
+            // in any order: the first one free stands for all.
+            if !v[w].sig.contains(&3) && (0..w).any(|x| !taken[x] && v[x].sig == v[w].sig) {
+                continue;
+            }
+            taken[w] = true;
+            for rot in &v[w].rots {
+                let len = self.cur.len();
+                let next = self.next;
+                let mut named = Vec::new();
+                let mut l = less;
+                let mut ok = true;
+                for &x in rot {
+                    let b = if self.class[x] < 3 {
+                        self.class[x]
+                    } else {
+                        if self.label[x] == 0 {
+                            assert!(self.next < LAND_END, "too many letters");
+                            self.label[x] = self.next;
+                            self.next += 1;
+                            named.push(x);
+                        }
+                        self.label[x]
+                    };
+                    if !self.push(b, &mut l) {
+                        ok = false;
+                        break;
+                    }
+                }
+                if ok && self.push(WALK_END, &mut l) {
+                    self.walks(regions, i, v, taken, j + 1, l);
+                }
+                for x in named {
+                    self.label[x] = 0;
+                }
+                self.next = next;
+                self.cur.truncate(len);
+            }
+            taken[w] = false;
+        }
+    }
+}
+
+/// A drawing split into its lands, each with its key, sorted by key.
+struct Split {
+    lands: Vec<(Box<[u8]>, Raw)>,
+}
+
+impl Split {
+    fn of(p: &Raw) -> Split {
+        let mut lands: Vec<(Box<[u8]>, Raw)> =
+            p.lands().into_iter().map(|l| (l.land_key(), l)).collect();
+        lands.sort_by(|a, b| a.0.cmp(&b.0));
+        Split { lands }
+    }
+
+    /// The whole position's key: the lands' keys in order.
+    fn key(&self) -> Box<[u8]> {
+        let mut k = Vec::new();
+        for (l, _) in &self.lands {
+            k.extend_from_slice(l);
+            k.push(LAND_END);
+        }
+        k.into()
+    }
+
+    /// Every position one move leads to: a move in one land, the others
+    /// kept.
+    fn children(&self) -> Vec<Split> {
+        let mut out = Vec::new();
+        for (i, (_, l)) in self.lands.iter().enumerate() {
+            for c in l.children() {
+                let mut lands: Vec<(Box<[u8]>, Raw)> = self
+                    .lands
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, x)| (x.0.clone(), x.1.clone()))
+                    .collect();
+                lands.extend(c.lands().into_iter().map(|l| (l.land_key(), l)));
+                lands.sort_by(|a, b| a.0.cmp(&b.0));
+                out.push(Split { lands });
+            }
+        }
+        out
+    }
+}
+
+/// The oracle's values by lands: normal-play nimbers of lands by mex,
+/// memoised on the land's key, and misère outcomes of whole positions
+/// (misère values do not add), memoised on the position's key. Nothing
+/// of the library's is used.
+#[derive(Default)]
+struct Lands {
+    nimber: HashMap<Box<[u8]>, u8>,
+    misere: HashMap<Box<[u8]>, bool>,
+}
+
+impl Lands {
+    /// The normal-play nimber of a tidied land.
+    fn land_nimber(&mut self, key: &[u8], l: &Raw) -> u8 {
+        if let Some(&n) = self.nimber.get(key) {
+            return n;
+        }
+        let mut seen = 0u64;
+        for c in l.children() {
+            seen |= 1 << self.nimber_of(&Split::of(&c));
+        }
+        let n = (!seen).trailing_zeros();
+        assert!(n < 64, "nimber {n}: past the bit set");
+        self.nimber.insert(key.into(), n as u8);
+        n as u8
+    }
+
+    /// The normal-play nimber of a position: its lands' nimbers added.
+    fn nimber_of(&mut self, p: &Split) -> u8 {
+        p.lands
+            .iter()
+            .fold(0, |a, (k, l)| a ^ self.land_nimber(k, l))
+    }
+
+    /// Whether the mover wins `p` under misère play: no move left, or a
+    /// move to a position whose mover loses (those already known are
+    /// looked for first).
+    fn misere_wins(&mut self, p: &Split) -> bool {
+        let key = p.key();
+        if let Some(&w) = self.misere.get(&key) {
+            return w;
+        }
+        let kids = p.children();
+        let keys: Vec<Box<[u8]>> = kids.iter().map(Split::key).collect();
+        let mut w = kids.is_empty() || keys.iter().any(|k| self.misere.get(k) == Some(&false));
+        if !w {
+            // A child may have become known while an earlier one was
+            // computed: each is asked again (known ones answer at once).
+            for c in &kids {
+                if !self.misere_wins(c) {
+                    w = true;
+                    break;
+                }
+            }
+        }
+        self.misere.insert(key, w);
+        w
+    }
+}
+
+/// The oracle by lands from `n` spots on genus `g`: (nimber, misère win),
+/// with its time, printed.
+fn oracle_start(o: &mut Lands, n: usize, g: i32, misere: bool) -> (u8, Option<bool>) {
+    let t = std::time::Instant::now();
+    let p = Split::of(&Raw::spots(n, g).tidy());
+    let nim = o.nimber_of(&p);
+    let t1 = t.elapsed();
+    let mis = misere.then(|| o.misere_wins(&p));
+    eprintln!(
+        "oracle {n} spots genus {g}: nimber {nim} ({t1:?}, {} lands), misère {mis:?} ({:?}, {} positions)",
+        o.nimber.len(),
+        t.elapsed() - t1,
+        o.misere.len()
+    );
+    (nim, mis)
+}
+
+/// The library's values of `0*N` on genus `g` from its own start and
+/// search engines: (nimber, whether the mover wins misère).
+fn library_start(e: &mut Engines, n: u32, g: i32) -> (u32, bool) {
+    let p = Sprouts::new(n, false)
+        .and_then(|s| s.on_surface(g))
+        .expect("a valid spec")
+        .start();
+    let nimber = e.normal.nimber(&p).expect("no stop");
+    assert_eq!(
+        e.normal.wins(&p),
+        Some(nimber != 0),
+        "engine's outcome of {p}"
+    );
+    (nimber, e.misere.wins(&p).expect("no stop"))
+}
+
+/// The start from `n` spots on genus `g`, by the oracle by lands and by
+/// the library: normal-play nimbers and misère outcomes must agree.
+fn start_agrees(o: &mut Lands, e: &mut Engines, n: usize, g: i32) {
+    let (nimber, misere) = oracle_start(o, n, g, true);
+    let lib = library_start(e, n as u32, g);
+    assert_eq!(
+        (u32::from(nimber), misere),
+        (lib.0, Some(lib.1)),
+        "0*{n} on genus {g}: (nimber, misère win), oracle against library"
+    );
+}
+
+/// The start from 1 to 3 spots on the plane and the four surfaces, by the
+/// oracle by lands (its own keys, no library call for its values) and by
+/// the library's search engines. Under a second in a release build.
+#[test]
+fn starts_by_lands_agree_with_the_library() {
+    let mut e = Engines::default();
+    for g in [0, 1, 2, -1, -2] {
+        let mut o = Lands::default();
+        for n in 1..=3 {
+            start_agrees(&mut o, &mut e, n, g);
+        }
+    }
+}
+
+/// The same at 4 spots on every surface and 5 on the plane (SURFACE_SPOTS
+/// to go further). Run with `cargo test --release -p retrograde-cli --test
+/// oracle starts_by_lands_further -- --ignored --nocapture`; times in
+/// docs/SPROUTS-SURFACES.md.
+#[test]
+#[ignore = "minutes: run with --ignored"]
+fn starts_by_lands_further_agree_with_the_library() {
+    let most: usize = std::env::var("SURFACE_SPOTS").map_or(4, |s| s.parse().expect("a number"));
+    let mut e = Engines::default();
+    for g in [0, 1, 2, -1, -2] {
+        let mut o = Lands::default();
+        let top = if g == 0 { most.max(5) } else { most };
+        for n in 1..=top {
+            start_agrees(&mut o, &mut e, n, g);
+        }
+    }
+}
+
+/// A small generator of pseudo-random numbers (xorshift), fixed seed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+impl Raw {
+    /// Lives left in the drawing: 3 less the lines, over spots still on a
+    /// walk.
+    fn lives(&self) -> u32 {
+        let mut seen = BTreeSet::new();
+        for r in &self.regions {
+            for w in r {
+                seen.extend(w.iter().copied());
+            }
+        }
+        seen.iter().map(|&v| 3 - u32::from(self.deg[v])).sum()
+    }
+}
+
+/// Positions reached by random moves (the oracle's) from 5 to 8 spots on
+/// the four surfaces, played until a few lives are left: at each, the
+/// oracle by lands and the library (the position written in Glop's
+/// notation, values by its engines) must give the same nimber and misère
+/// outcome, and the same sets of its children's values. 320 positions;
+/// 13 s in a release build at load 6.
+#[test]
+fn random_positions_on_surfaces_agree_with_the_oracle_by_lands() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut e = Engines::default();
+    let mut o = Lands::default();
+    let mut checked = 0;
+    for g in [1, 2, -1, -2] {
+        for n in 5..=8 {
+            for _ in 0..20 {
+                let stop = 5 + rng.below(6) as u32;
+                let mut p = Raw::spots(n, g).tidy();
+                while p.lives() > stop {
+                    let kids = p.children();
+                    if kids.is_empty() {
+                        break;
+                    }
+                    p = kids[rng.below(kids.len())].clone();
+                }
+                let text = p.glop();
+                let q = Position::parse(&text).unwrap_or_else(|err| panic!("{text}: {err}"));
+                let split = Split::of(&p);
+                let nimber = u32::from(o.nimber_of(&split));
+                let misere = o.misere_wins(&split);
+                assert_eq!(e.normal.nimber(&q), Some(nimber), "nimber of {text} ({q})");
+                assert_eq!(
+                    e.misere.wins(&q),
+                    Some(misere),
+                    "misère outcome of {text} ({q})"
+                );
+                let (mut mine, mut lib) = ((0u64, 0u8), (0u64, 0u8));
+                for c in split.children() {
+                    mine.0 |= 1 << o.nimber_of(&c);
+                    mine.1 |= 1 << u8::from(o.misere_wins(&c));
+                }
+                for c in q.children() {
+                    lib.0 |= 1 << e.normal.nimber(&c).expect("no stop");
+                    lib.1 |= 1 << u8::from(e.misere.wins(&c).expect("no stop"));
+                }
+                assert_eq!(mine, lib, "children's values of {text} ({q}), as bit sets");
+                checked += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{checked} random positions checked, {} lands known",
+        o.nimber.len()
+    );
+}
+
+/// The oracle by lands alone from 1 to SPOTS spots on GENUS (MISERE set:
+/// misère too), with its times and sizes: `SPOTS=4 GENUS=-2 MISERE=1
+/// cargo test --release -p retrograde-cli --test oracle
+/// oracle_by_lands_profile -- --ignored --nocapture`.
+#[test]
+#[ignore = "profiling"]
+fn oracle_by_lands_profile() {
+    let n: usize = std::env::var("SPOTS").map_or(5, |s| s.parse().unwrap());
+    let g: i32 = std::env::var("GENUS").map_or(1, |s| s.parse().unwrap());
+    let mis = std::env::var("MISERE").is_ok();
+    let mut o = Lands::default();
+    for k in 1..=n {
+        oracle_start(&mut o, k, g, mis);
     }
 }
