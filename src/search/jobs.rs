@@ -28,7 +28,7 @@
 use super::engine::{Answer, Notice, Options, SearchOptions, Stats};
 use super::leaves::Leaves;
 use super::proofdb::{self, Fact, Kind, Record, Records};
-use super::prover::{Engines, Proved, Purpose, Setup};
+use super::prover::{Engines, Proved, Prover, Purpose, Setup};
 use super::{Bounds, SearchGame};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -65,16 +65,62 @@ pub struct JobAnswer {
     pub nodes: u64,
 }
 
-/// Proves jobs one after another with the game's own engine, a new engine
-/// for each (the engines' limits count from their start), on the threads,
-/// memory and tables of the request; keeps what each proved when saving.
+/// What the jobs of one rank share, and its engine borrows: the engine's
+/// options (the job's budget as its limits) and the tables given as
+/// leaves.
+pub struct JobKit<G: Engines> {
+    engine: Options,
+    leaves: Option<Leaves<G>>,
+    nodes: Option<u64>,
+    time: Option<Duration>,
+}
+
+impl<G: Engines> JobKit<G> {
+    /// The kit for `request` (checked as a search checks it), whose jobs
+    /// each spend at most `budget`.
+    pub fn new(g: &G, request: &SearchOptions, budget: JobBudget) -> Result<JobKit<G>> {
+        g.refuse(request)?;
+        let (_, mut engine) = super::run::prepare(g, request)?;
+        let nodes = match (budget.nodes, budget.time) {
+            (None, None) => Some(JobBudget::DEFAULT_NODES),
+            (n, _) => n,
+        };
+        engine.node_limit = nodes;
+        engine.time_limit = budget.time;
+        let leaves = g.leaves(request, &request.tablebases, Kind::Values)?;
+        Ok(JobKit {
+            engine,
+            leaves,
+            nodes,
+            time: budget.time,
+        })
+    }
+}
+
+fn quiet_progress(_: &Stats) {}
+fn quiet_notice(_: &Notice) {}
+
+/// Proves jobs one after another with the game's own engine, on the
+/// threads, memory and tables of the request. One engine proves them all,
+/// each job within a budget of its own ([`Prover::renew`]), so that what
+/// a job left undecided learnt (its table: proof numbers, settled
+/// subtrees, Sprouts' land nimbers) is where the next one starts; the
+/// master's next jobs are mostly the children of an undecided one. An
+/// engine that cannot renew its budget is made anew for each job.
 pub struct JobRunner<'a, G: Engines> {
     g: &'a G,
     request: &'a SearchOptions,
-    engine: Options,
-    leaves: Option<Leaves<G>>,
-    /// With a save: what each job's engine proved.
-    parts: Option<Vec<(PathBuf, Records<G>)>>,
+    kit: &'a JobKit<G>,
+    /// The engine kept from job to job.
+    prover: Option<Box<dyn Prover<G> + 'a>>,
+    /// A new engine for every job (the tests' reference).
+    fresh: bool,
+    /// Keep what the jobs proved, for the save.
+    keep: bool,
+    /// With a save: the positions the kept engine proved.
+    proven: Vec<G::Pos>,
+    /// With a save: what each dropped engine proved.
+    parts: Vec<(PathBuf, Records<G>)>,
     /// Jobs run.
     pub jobs: u64,
     /// Nodes their engines expanded.
@@ -82,63 +128,84 @@ pub struct JobRunner<'a, G: Engines> {
 }
 
 impl<'a, G: Engines> JobRunner<'a, G> {
-    /// A runner for `request` (checked as a search checks it) whose jobs
-    /// each spend at most `budget`; `keep`: keep the proven entries.
+    /// A runner of `kit`'s jobs for `request` (the request `kit` was made
+    /// for); `keep`: keep the proven entries.
     pub fn new(
         g: &'a G,
         request: &'a SearchOptions,
-        budget: JobBudget,
+        kit: &'a JobKit<G>,
         keep: bool,
-    ) -> Result<JobRunner<'a, G>> {
-        g.refuse(request)?;
-        let (_, mut engine) = super::run::prepare(g, request)?;
-        engine.node_limit = match (budget.nodes, budget.time) {
-            (None, None) => Some(JobBudget::DEFAULT_NODES),
-            (n, _) => n,
-        };
-        engine.time_limit = budget.time;
-        let leaves = g.leaves(request, &request.tablebases, Kind::Values)?;
-        Ok(JobRunner {
+    ) -> JobRunner<'a, G> {
+        JobRunner {
             g,
             request,
-            engine,
-            leaves,
-            parts: keep.then(Vec::new),
+            kit,
+            prover: None,
+            fresh: false,
+            keep,
+            proven: Vec::new(),
+            parts: Vec::new(),
             jobs: 0,
             nodes: 0,
+        }
+    }
+
+    /// A new engine for every job, nothing carried from one to the next.
+    pub fn fresh_engines(mut self) -> Self {
+        self.fresh = true;
+        self
+    }
+
+    fn engine(&self) -> Result<Box<dyn Prover<G> + 'a>> {
+        self.g.prover(Setup {
+            request: self.request,
+            options: &self.kit.engine,
+            kind: Kind::Values,
+            leaves: self.kit.leaves.as_ref(),
+            progress: &quiet_progress,
+            notice: &quiet_notice,
+            snapshots: None,
+            purpose: Purpose::Search,
         })
     }
 
     /// Proves `p` within the budget.
     pub fn run(&mut self, p: &G::Pos) -> Result<JobAnswer> {
-        let progress = |_: &Stats| {};
-        let notice = |_: &Notice| {};
-        let mut prover = self.g.prover(Setup {
-            request: self.request,
-            options: &self.engine,
-            kind: Kind::Values,
-            leaves: self.leaves.as_ref(),
-            progress: &progress,
-            notice: &notice,
-            snapshots: None,
-            purpose: Purpose::Search,
-        })?;
+        let (nodes, time) = (self.kit.nodes, self.kit.time);
+        let kept = match self.prover.take() {
+            Some(mut e) if !self.fresh => match e.renew(nodes, time) {
+                true => Some(e),
+                false => {
+                    self.drop_engine(e, &[], true);
+                    None
+                }
+            },
+            Some(e) => {
+                self.drop_engine(e, &[], true);
+                None
+            }
+            None => None,
+        };
+        let mut prover = match kept {
+            Some(e) => e,
+            None => self.engine()?,
+        };
+        let before = prover.stats().nodes;
         let answer = prover.prove(p);
-        let nodes = prover.stats().nodes;
+        let nodes = prover.stats().nodes - before;
         let (bounds, best_move) = match answer {
             Answer::Value { bounds, best_move } => (bounds, best_move),
             Answer::Nimber(_) => (Bounds::UNKNOWN, None),
         };
         let proven = bounds != Bounds::UNKNOWN;
-        let proved = self
-            .parts
-            .is_some()
-            .then(|| prover.proved(if proven { std::slice::from_ref(p) } else { &[] }, !proven));
-        if let (Some(parts), Some(proved)) = (self.parts.as_mut(), proved) {
-            parts.push((
-                PathBuf::from(format!("job {}", self.jobs)),
-                records(self.g, proved),
-            ));
+        if self.fresh {
+            let roots = if proven { std::slice::from_ref(p) } else { &[] };
+            self.drop_engine(prover, roots, !proven);
+        } else {
+            if self.keep && proven {
+                self.proven.push(p.clone());
+            }
+            self.prover = Some(prover);
         }
         self.jobs += 1;
         self.nodes += nodes;
@@ -149,14 +216,30 @@ impl<'a, G: Engines> JobRunner<'a, G> {
         })
     }
 
+    /// Drops an engine, keeping what it proved when saving: the proofs of
+    /// `roots`, or with `stopped` everything it settled.
+    fn drop_engine(&mut self, e: Box<dyn Prover<G> + 'a>, roots: &[G::Pos], stopped: bool) {
+        if self.keep {
+            let proved = e.proved(roots, stopped);
+            self.parts.push((
+                PathBuf::from(format!("engine {}", self.parts.len())),
+                records(self.g, proved),
+            ));
+        }
+    }
+
     /// Every entry the jobs proved, merged key by key (two jobs' bounds on
     /// one position are met), as one proof database's bytes; `None` when
     /// not keeping them.
-    pub fn database(self) -> Result<Option<Vec<u8>>> {
-        let Some(parts) = self.parts else {
+    pub fn database(mut self) -> Result<Option<Vec<u8>>> {
+        if !self.keep {
             return Ok(None);
-        };
-        let mut records = proofdb::merge(self.g, parts)?.into_records();
+        }
+        if let Some(e) = self.prover.take() {
+            let proven = std::mem::take(&mut self.proven);
+            self.drop_engine(e, &proven, false);
+        }
+        let mut records = proofdb::merge(self.g, self.parts)?.into_records();
         let mut bytes = Vec::new();
         proofdb::write(self.g, &mut bytes, Kind::Values, &mut records)?;
         Ok(Some(bytes))
@@ -203,6 +286,17 @@ struct Node<G: SearchGame> {
     bounds: Bounds,
     state: State,
     children: Vec<usize>,
+    /// The parent's index (the root: itself).
+    parent: usize,
+    /// An odd number of plies below the root: its question is the
+    /// root's mirrored.
+    odd: bool,
+    /// Proof and disproof numbers of the node's question, and whether a
+    /// leaf no job is proving lies below: kept up to date from the
+    /// children, so that choosing a job walks one path, not the tree.
+    pn: u64,
+    dn: u64,
+    free: bool,
 }
 
 /// The master's proof-number tree.
@@ -244,16 +338,26 @@ impl<'a, G: Engines> Master<'a, G> {
             expanded: 0,
             largest_job: 0,
         };
-        m.add(root, String::new());
+        m.add(root, String::new(), 0);
         m
     }
 
-    fn add(&mut self, pos: G::Pos, mv: String) -> usize {
+    /// A new leaf below `parent` (the root: below itself).
+    fn add(&mut self, pos: G::Pos, mv: String, parent: usize) -> usize {
         let bounds = match self.g.terminal(&pos).or_else(|| self.g.decided(&pos)) {
             Some(v) => Bounds::exact(v),
             None => Bounds::UNKNOWN,
         };
         let key = self.g.key(&pos);
+        let odd = match self.nodes.get(parent) {
+            Some(p) => !p.odd,
+            None => false,
+        };
+        let bounds = match self.answers.get(&key) {
+            Some(b) => bounds.meet(*b),
+            None => bounds,
+        };
+        let i = self.nodes.len();
         self.nodes.push(Node {
             pos,
             key,
@@ -261,8 +365,14 @@ impl<'a, G: Engines> Master<'a, G> {
             bounds,
             state: State::Leaf,
             children: Vec::new(),
+            parent: if i == 0 { 0 } else { parent },
+            odd,
+            pn: 1,
+            dn: 1,
+            free: true,
         });
-        self.nodes.len() - 1
+        self.renumber(i);
+        i
     }
 
     /// What is known of the root's value.
@@ -305,11 +415,16 @@ impl<'a, G: Engines> Master<'a, G> {
             if self.done() {
                 return None;
             }
-            let (pn, dn, _) = self.numbers(0, self.target);
+            let (pn, dn) = (self.nodes[0].pn, self.nodes[0].dn);
             if pn == 0 || dn == 0 {
                 // The question is decided: the next one, or the value.
                 if self.target == 1 && dn == 0 {
                     self.target = 0;
+                    // Every node's question changes: renumbered leaves
+                    // first (a child's index is past its parent's).
+                    for i in (0..self.nodes.len()).rev() {
+                        self.renumber(i);
+                    }
                     continue;
                 }
                 return None;
@@ -321,6 +436,7 @@ impl<'a, G: Engines> Master<'a, G> {
                 continue;
             }
             self.nodes[leaf].state = State::Sent;
+            self.update(leaf);
             self.jobs += 1;
             return Some((leaf, &self.nodes[leaf].pos));
         }
@@ -355,7 +471,7 @@ impl<'a, G: Engines> Master<'a, G> {
             self.unknown += 1;
         }
         self.largest_job = self.largest_job.max(answer.nodes);
-        self.back_up(0);
+        self.update(id);
         Ok(())
     }
 
@@ -371,67 +487,75 @@ impl<'a, G: Engines> Master<'a, G> {
         let mut children = Vec::new();
         for (mv, c) in kids {
             if seen.insert(self.g.key(&c)) {
-                let id = self.add(c, mv);
-                if let Some(b) = self.answers.get(&self.nodes[id].key) {
-                    self.nodes[id].bounds = self.nodes[id].bounds.meet(*b);
-                }
-                children.push(id);
+                children.push(self.add(c, mv, i));
             }
         }
         self.nodes[i].children = children;
         self.nodes[i].state = State::Expanded;
         self.expanded += 1;
-        self.back_up(0);
+        self.update(i);
     }
 
-    /// Backs the bounds up from the leaves to `i` (negamax), meeting what
-    /// each node already knew; returns `i`'s.
-    fn back_up(&mut self, i: usize) -> Bounds {
-        if self.nodes[i].state != State::Expanded || self.nodes[i].bounds.value().is_some() {
-            return self.nodes[i].bounds;
+    /// The question of node `i`: is its value at least this?
+    fn question(&self, i: usize) -> i8 {
+        match self.nodes[i].odd {
+            false => self.target,
+            true => 1 - self.target,
         }
-        // A node with no children is over: `terminal` said so when added.
-        let mut b = Bounds { lo: -1, hi: -1 };
-        let mut any = false;
-        for k in 0..self.nodes[i].children.len() {
-            let c = self.back_up(self.nodes[i].children[k]);
-            b.lo = b.lo.max(-c.hi);
-            b.hi = if any { b.hi.max(-c.lo) } else { -c.lo };
-            any = true;
-        }
-        if any {
-            let n = &mut self.nodes[i];
-            let met = n.bounds.meet(b);
-            if met.lo <= met.hi {
-                n.bounds = met;
-            }
-        }
-        self.nodes[i].bounds
     }
 
-    /// Proof and disproof numbers of node `i` for "value at least `t`",
-    /// and whether a leaf no job is proving lies below.
-    fn numbers(&self, i: usize, t: i8) -> (u64, u64, bool) {
+    /// Node `i`'s bounds (backed up from its children by negamax, met
+    /// with what it knew) and numbers from its children's; whether they
+    /// changed.
+    fn renumber(&mut self, i: usize) -> bool {
         let n = &self.nodes[i];
-        if n.bounds.lo >= t {
-            return (0, INFINITE, false);
-        }
-        if n.bounds.hi < t {
-            return (INFINITE, 0, false);
-        }
-        match n.state {
-            State::Leaf => (1, 1, true),
-            State::Sent => (1, 1, false),
-            State::Expanded => {
-                let (mut pn, mut dn, mut free) = (INFINITE, 0u64, false);
-                for &c in &n.children {
-                    let (cp, cd, cf) = self.numbers(c, 1 - t);
-                    pn = pn.min(cd);
-                    dn = dn.saturating_add(cp).min(INFINITE);
-                    free |= cf;
-                }
-                (pn, dn, free)
+        let mut bounds = n.bounds;
+        if n.state == State::Expanded && bounds.value().is_none() && !n.children.is_empty() {
+            // A node with no children is over: `terminal` said so when added.
+            let mut b = Bounds { lo: -1, hi: -1 };
+            for (k, &c) in n.children.iter().enumerate() {
+                let c = self.nodes[c].bounds;
+                b.lo = b.lo.max(-c.hi);
+                b.hi = if k > 0 { b.hi.max(-c.lo) } else { -c.lo };
             }
+            let met = bounds.meet(b);
+            if met.lo <= met.hi {
+                bounds = met;
+            }
+        }
+        let t = self.question(i);
+        let (pn, dn, free) = if bounds.lo >= t {
+            (0, INFINITE, false)
+        } else if bounds.hi < t {
+            (INFINITE, 0, false)
+        } else {
+            match n.state {
+                State::Leaf => (1, 1, true),
+                State::Sent => (1, 1, false),
+                State::Expanded => {
+                    let (mut pn, mut dn, mut free) = (INFINITE, 0u64, false);
+                    for &c in &n.children {
+                        let c = &self.nodes[c];
+                        pn = pn.min(c.dn);
+                        dn = dn.saturating_add(c.pn).min(INFINITE);
+                        free |= c.free;
+                    }
+                    (pn, dn, free)
+                }
+            }
+        };
+        let n = &mut self.nodes[i];
+        let changed = (n.bounds, n.pn, n.dn, n.free) != (bounds, pn, dn, free);
+        (n.bounds, n.pn, n.dn, n.free) = (bounds, pn, dn, free);
+        changed
+    }
+
+    /// Node `i` changed: renumbers it and its ancestors, up to the first
+    /// that stays as it was.
+    fn update(&mut self, mut i: usize) {
+        // A parent reads only its children's bounds and numbers.
+        while self.renumber(i) && i != 0 {
+            i = self.nodes[i].parent;
         }
     }
 
@@ -439,9 +563,12 @@ impl<'a, G: Engines> Master<'a, G> {
     /// the child whose disproof proves it soonest among those with such a
     /// leaf below.
     fn select(&self) -> Option<usize> {
-        let (mut i, mut t) = (0usize, self.target);
+        let mut i = 0usize;
         loop {
             let n = &self.nodes[i];
+            if !n.free {
+                return None;
+            }
             match n.state {
                 State::Leaf => return Some(i),
                 State::Sent => return None,
@@ -449,13 +576,12 @@ impl<'a, G: Engines> Master<'a, G> {
             }
             let mut best: Option<(u64, usize)> = None;
             for &c in &n.children {
-                let (_, cd, cf) = self.numbers(c, 1 - t);
-                if cf && best.is_none_or(|(d, _)| cd < d) {
-                    best = Some((cd, c));
+                let c_node = &self.nodes[c];
+                if c_node.free && best.is_none_or(|(d, _)| c_node.dn < d) {
+                    best = Some((c_node.dn, c));
                 }
             }
             i = best?.1;
-            t = 1 - t;
         }
     }
 
@@ -657,7 +783,8 @@ pub fn search_alone<G: Engines>(
     refuse(request)?;
     let started = Instant::now();
     let root = root(g, request)?;
-    let mut runner = JobRunner::new(g, request, budget, request.save.is_some())?;
+    let kit = JobKit::new(g, request, budget)?;
+    let mut runner = JobRunner::new(g, request, &kit, request.save.is_some());
     check_save(request)?;
     let mut master = Master::new(g, root.clone());
     while let Some((id, p)) = master.next_job() {
