@@ -169,9 +169,11 @@ impl<'a, G: Engines> JobRunner<'a, G> {
         })
     }
 
-    /// Proves `p` within the budget.
-    pub fn run(&mut self, p: &G::Pos) -> Result<JobAnswer> {
-        let (nodes, time) = (self.kit.nodes, self.kit.time);
+    /// Proves `p` within the budget times `2^scale`.
+    pub fn run(&mut self, p: &G::Pos, scale: u32) -> Result<JobAnswer> {
+        let times = 1u32 << scale.min(MAX_SCALE);
+        let nodes = self.kit.nodes.map(|n| n.saturating_mul(u64::from(times)));
+        let time = self.kit.time.map(|t| t.saturating_mul(times));
         let kept = match self.prover.take() {
             Some(mut e) if !self.fresh => match e.renew(nodes, time) {
                 true => Some(e),
@@ -188,7 +190,13 @@ impl<'a, G: Engines> JobRunner<'a, G> {
         };
         let mut prover = match kept {
             Some(e) => e,
-            None => self.engine()?,
+            None => {
+                let mut e = self.engine()?;
+                if scale > 0 {
+                    e.renew(nodes, time);
+                }
+                e
+            }
         };
         let before = prover.stats().nodes;
         let answer = prover.prove(p);
@@ -263,6 +271,9 @@ fn records<G: SearchGame>(g: &G, proved: Proved<G>) -> Records<G> {
     }
 }
 
+/// The most a job's budget is doubled (see [`Master::next_job`]).
+pub const MAX_SCALE: u32 = 4;
+
 /// Proof and disproof numbers past any real count: decided.
 const INFINITE: u64 = u64::MAX / 4;
 
@@ -297,6 +308,10 @@ struct Node<G: SearchGame> {
     pn: u64,
     dn: u64,
     free: bool,
+    /// Jobs on the node that came back undecided.
+    fails: u32,
+    /// The worker its last job ran on.
+    ran_on: usize,
 }
 
 /// The master's proof-number tree.
@@ -321,8 +336,9 @@ pub struct Master<'a, G: Engines> {
     pub largest_job: u64,
 }
 
-/// A job the master hands out: its number (the tree's node) and position.
-pub type Job<'m, P> = (usize, &'m P);
+/// A job the master hands out: its number (the tree's node), position,
+/// and the budget's scale (the budget times `2^scale`).
+pub type Job<'m, P> = (usize, &'m P, u32);
 
 impl<'a, G: Engines> Master<'a, G> {
     /// A tree of the root alone.
@@ -370,6 +386,8 @@ impl<'a, G: Engines> Master<'a, G> {
             pn: 1,
             dn: 1,
             free: true,
+            fails: 0,
+            ran_on: usize::MAX,
         });
         self.renumber(i);
         i
@@ -406,11 +424,16 @@ impl<'a, G: Engines> Master<'a, G> {
             .or_else(|| self.root_move.clone())
     }
 
-    /// The next job: the most-proving leaf no job is proving (expanding on
-    /// the way the leaves whose position a job already failed on). `None`
-    /// when the root is proven or every leaf that matters is being proved
-    /// (then wait for an answer).
-    pub fn next_job(&mut self) -> Option<Job<'_, G::Pos>> {
+    /// The next job for `worker`: the most-proving leaf no job is proving.
+    /// A leaf whose position a job already failed on is expanded (its
+    /// children become leaves) — unless `worker` proved its last job and
+    /// no other worker waits (`alone`): then the same job goes back to
+    /// the same engine with its budget doubled, up to [`MAX_SCALE`]
+    /// times, since that engine goes on from where it stopped (its table
+    /// kept), where expanding would have several engines start afresh
+    /// below it. `None` when the root is proven or every leaf that
+    /// matters is being proved (then wait for an answer).
+    pub fn next_job(&mut self, worker: usize, alone: bool) -> Option<Job<'_, G::Pos>> {
         loop {
             if self.done() {
                 return None;
@@ -430,15 +453,22 @@ impl<'a, G: Engines> Master<'a, G> {
                 return None;
             }
             let leaf = self.select()?;
-            if self.answers.contains_key(&self.nodes[leaf].key) {
-                // A job on this position came back undecided: look deeper.
-                self.expand(leaf);
-                continue;
-            }
-            self.nodes[leaf].state = State::Sent;
+            let n = &self.nodes[leaf];
+            let scale = match self.answers.contains_key(&n.key) {
+                false => 0,
+                true if alone && n.ran_on == worker && n.fails <= MAX_SCALE => n.fails,
+                true => {
+                    // A job on this position came back undecided: look deeper.
+                    self.expand(leaf);
+                    continue;
+                }
+            };
+            let n = &mut self.nodes[leaf];
+            n.state = State::Sent;
+            n.ran_on = worker;
             self.update(leaf);
             self.jobs += 1;
-            return Some((leaf, &self.nodes[leaf].pos));
+            return Some((leaf, &self.nodes[leaf].pos, scale));
         }
     }
 
@@ -469,6 +499,7 @@ impl<'a, G: Engines> Master<'a, G> {
         }
         if answer.bounds.value().is_none() {
             self.unknown += 1;
+            self.nodes[id].fails += 1;
         }
         self.largest_job = self.largest_job.max(answer.nodes);
         self.update(id);
@@ -787,9 +818,9 @@ pub fn search_alone<G: Engines>(
     let mut runner = JobRunner::new(g, request, &kit, request.save.is_some());
     check_save(request)?;
     let mut master = Master::new(g, root.clone());
-    while let Some((id, p)) = master.next_job() {
+    while let Some((id, p, scale)) = master.next_job(0, true) {
         let p = p.clone();
-        let a = runner.run(&p)?;
+        let a = runner.run(&p, scale)?;
         master.answer(id, &a)?;
     }
     unproven(&master)?;

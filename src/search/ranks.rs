@@ -12,7 +12,8 @@
 //! The protocol is small messages, blocking sends and receives, one byte
 //! saying what each is:
 //!
-//! - master to worker: `J` a job (its number, its position's key, the
+//! - master to worker: `J` a job (its number, its budget's scale, its
+//!   position's key, the
 //!   position in the game's notation: the worker parses it and checks the
 //!   key, so a position that does not survive its notation is an error,
 //!   never a wrong job); `S` stop (answer with `D`); `A` abort (a rank
@@ -104,9 +105,9 @@ pub fn search_mpi<G: Engines>(
     let (nodes, parts) = if k == 1 {
         let kit = JobKit::new(g, request, budget)?;
         let mut runner = JobRunner::new(g, request, &kit, keep);
-        while let Some((id, p)) = master.next_job() {
+        while let Some((id, p, scale)) = master.next_job(0, true) {
             let p = p.clone();
-            let a = runner.run(&p)?;
+            let a = runner.run(&p, scale)?;
             master.answer(id, &a)?;
         }
         let nodes = runner.nodes;
@@ -142,7 +143,7 @@ pub fn master_works(ranks: usize) -> bool {
 const MASTER_WORKS_UP_TO: usize = 8;
 
 /// A job for rank 0's own engine, or the end (`None`).
-type LocalJob<P> = Option<(usize, P)>;
+type LocalJob<P> = Option<(usize, P, u32)>;
 
 /// What rank 0's own engine sends back: an answer, or at the end its
 /// nodes and database.
@@ -178,8 +179,8 @@ fn lead<G: Engines>(
                     }
                 };
                 let mut runner = JobRunner::new(g, request, &kit, keep);
-                while let Ok(Some((id, p))) = jobs_in.recv() {
-                    let a = runner.run(&p).map(|a| (id, a));
+                while let Ok(Some((id, p, scale))) = jobs_in.recv() {
+                    let a = runner.run(&p, scale).map(|a| (id, a));
                     let failed = a.is_err();
                     let _ = local_out.send(Local::Answer(a));
                     if failed {
@@ -242,18 +243,19 @@ fn lead_with<G: Engines>(
     let mut message = Vec::new();
     loop {
         while let Some(&r) = idle.last() {
-            let Some((id, p)) = master.next_job() else {
+            let Some((id, p, scale)) = master.next_job(r, idle.len() == 1) else {
                 break;
             };
             if r == 0 {
                 let (to, _) = local.expect("rank 0 is idle only when it works");
-                to.send(Some((id, p.clone()))).map_err(|_| {
+                to.send(Some((id, p.clone(), scale))).map_err(|_| {
                     Error::GameInvariant("rank 0's own engine ended early".into())
                 })?;
             } else {
                 message.clear();
                 message.push(JOB);
                 message.extend_from_slice(&(id as u64).to_le_bytes());
+                message.push(scale as u8);
                 let mut key = Vec::new();
                 g.key(p).write(&mut key);
                 message.extend_from_slice(&(key.len() as u32).to_le_bytes());
@@ -433,13 +435,14 @@ fn failure(e: &Error) -> Vec<u8> {
 /// Proves the job of message `m`.
 fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(usize, JobAnswer)> {
     let bad = || Error::GameInvariant("a job message the worker cannot read".into());
-    if m.len() < 13 {
+    if m.len() < 14 {
         return Err(bad());
     }
     let id = LE::read_u64(&m[1..9]) as usize;
-    let key_len = LE::read_u32(&m[9..13]) as usize;
-    let key = m.get(13..13 + key_len).ok_or_else(bad)?;
-    let text = std::str::from_utf8(&m[13 + key_len..]).map_err(|_| bad())?;
+    let scale = u32::from(m[9]);
+    let key_len = LE::read_u32(&m[10..14]) as usize;
+    let key = m.get(14..14 + key_len).ok_or_else(bad)?;
+    let text = std::str::from_utf8(&m[14 + key_len..]).map_err(|_| bad())?;
     let p = g
         .parse_position(text)
         .map_err(|reason| Error::BadPosition {
@@ -454,7 +457,7 @@ fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(us
             g.spec()
         )));
     }
-    Ok((id, runner.run(&p)?))
+    Ok((id, runner.run(&p, scale)?))
 }
 
 /// The terms the ranks agree on before a search: the game, the position,
