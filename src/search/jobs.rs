@@ -19,11 +19,15 @@
 //! fails "at least `1 - t`?", so a node's proof number is the least of its
 //! children's disproof numbers and its disproof number their sum.
 //!
-//! A job whose budget ran out before it decided the question is not wasted
-//! in vain: the master expands that leaf one ply (the game's own moves) and
-//! its children become leaves; a position whose job already failed is
-//! expanded, not sent again (the master remembers every job's answer by
-//! the position's key).
+//! A job whose budget ran out before it decided the question is not
+//! wasted: each rank proves all its jobs with one engine ([`JobRunner`]),
+//! whose table keeps what the job learnt. The master sends such a job back
+//! to the same engine with its budget doubled while no other worker waits
+//! for one, else expands that leaf one ply (the game's own moves) and its
+//! children become leaves (the master remembers every job's answer by the
+//! position's key, so a transposition of a failed job is expanded too).
+//! Each node keeps its numbers, updated along the path of an answer or an
+//! expansion, so a job is chosen by walking one path.
 
 use super::engine::{Answer, Notice, Options, SearchOptions, Stats};
 use super::leaves::Leaves;

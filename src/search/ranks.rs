@@ -4,8 +4,10 @@
 //! Rank 0 is the master: it keeps the proof-number tree near the root
 //! ([`Master`]) and hands its most-proving leaves as jobs to the idle
 //! workers (ranks 1 to K−1), each of which proves its job with the game's
-//! own engine within the job budget ([`JobRunner`]) and answers with the
-//! bounds it proved. With one rank the master proves its jobs itself. The
+//! own engine within the job budget ([`JobRunner`]: one engine per rank,
+//! kept from job to job) and answers with the bounds it proved. With one
+//! rank the master proves its jobs itself; with up to eight, rank 0 also
+//! proves jobs on a thread of its own beside the master's loop. The
 //! value is the tree's, backed up by negamax from what the jobs proved: it
 //! does not depend on K, nor on the order the answers come in.
 //!
@@ -191,7 +193,12 @@ fn lead<G: Engines>(
                 let _ = local_out.send(Local::Done(runner.database().map(|db| (nodes, db))));
             })
         });
-        let result = lead_with(g, master, world, local.is_some().then_some((&to_local, &from_local)));
+        let result = lead_with(
+            g,
+            master,
+            world,
+            local.is_some().then_some((&to_local, &from_local)),
+        );
         // The end, or a failure: rank 0's engine stops after its job.
         let _ = to_local.send(None);
         let (nodes, mut parts) = result?;
@@ -248,9 +255,8 @@ fn lead_with<G: Engines>(
             };
             if r == 0 {
                 let (to, _) = local.expect("rank 0 is idle only when it works");
-                to.send(Some((id, p.clone(), scale))).map_err(|_| {
-                    Error::GameInvariant("rank 0's own engine ended early".into())
-                })?;
+                to.send(Some((id, p.clone(), scale)))
+                    .map_err(|_| Error::GameInvariant("rank 0's own engine ended early".into()))?;
             } else {
                 message.clear();
                 message.push(JOB);
