@@ -144,6 +144,13 @@ pub fn master_works(ranks: usize) -> bool {
 /// The most ranks with which rank 0 also proves jobs.
 const MASTER_WORKS_UP_TO: usize = 8;
 
+/// Rank 0's own engine as the master's loop reaches it: its jobs' channel
+/// and its answers'.
+type LocalLink<'c, P> = (
+    &'c std::sync::mpsc::Sender<LocalJob<P>>,
+    &'c std::sync::mpsc::Receiver<Local>,
+);
+
 /// A job for rank 0's own engine, or the end (`None`).
 type LocalJob<P> = Option<(usize, P, u32)>;
 
@@ -201,8 +208,7 @@ fn lead<G: Engines>(
         );
         // The end, or a failure: rank 0's engine stops after its job.
         let _ = to_local.send(None);
-        let (nodes, mut parts) = result?;
-        let mut nodes = nodes;
+        let (mut nodes, mut parts) = result?;
         if local.is_some() {
             loop {
                 match from_local.recv() {
@@ -233,10 +239,7 @@ fn lead_with<G: Engines>(
     g: &G,
     master: &mut Master<'_, G>,
     world: &SimpleCommunicator,
-    local: Option<(
-        &std::sync::mpsc::Sender<LocalJob<G::Pos>>,
-        &std::sync::mpsc::Receiver<Local>,
-    )>,
+    local: Option<LocalLink<'_, G::Pos>>,
 ) -> Result<(u64, Vec<Vec<u8>>)> {
     let k = world.size() as usize;
     let mut idle: Vec<usize> = (1..k).rev().collect();
