@@ -19,16 +19,20 @@
 //! fails "at least `1 - t`?", so a node's proof number is the least of its
 //! children's disproof numbers and its disproof number their sum.
 //!
-//! A job whose budget ran out before it decided the question is not wasted
-//! in vain: the master expands that leaf one ply (the game's own moves) and
-//! its children become leaves; a position whose job already failed is
-//! expanded, not sent again (the master remembers every job's answer by
-//! the position's key).
+//! A job whose budget ran out before it decided the question is not
+//! wasted: each rank proves all its jobs with one engine ([`JobRunner`]),
+//! whose table keeps what the job learnt. The master sends such a job back
+//! to the same engine with its budget doubled while no other worker waits
+//! for one, else expands that leaf one ply (the game's own moves) and its
+//! children become leaves (the master remembers every job's answer by the
+//! position's key, so a transposition of a failed job is expanded too).
+//! Each node keeps its numbers, updated along the path of an answer or an
+//! expansion, so a job is chosen by walking one path.
 
 use super::engine::{Answer, Notice, Options, SearchOptions, Stats};
 use super::leaves::Leaves;
 use super::proofdb::{self, Fact, Kind, Record, Records};
-use super::prover::{Engines, Proved, Purpose, Setup};
+use super::prover::{Engines, Proved, Prover, Purpose, Setup};
 use super::{Bounds, SearchGame};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -65,16 +69,62 @@ pub struct JobAnswer {
     pub nodes: u64,
 }
 
-/// Proves jobs one after another with the game's own engine, a new engine
-/// for each (the engines' limits count from their start), on the threads,
-/// memory and tables of the request; keeps what each proved when saving.
+/// What the jobs of one rank share, and its engine borrows: the engine's
+/// options (the job's budget as its limits) and the tables given as
+/// leaves.
+pub struct JobKit<G: Engines> {
+    engine: Options,
+    leaves: Option<Leaves<G>>,
+    nodes: Option<u64>,
+    time: Option<Duration>,
+}
+
+impl<G: Engines> JobKit<G> {
+    /// The kit for `request` (checked as a search checks it), whose jobs
+    /// each spend at most `budget`.
+    pub fn new(g: &G, request: &SearchOptions, budget: JobBudget) -> Result<JobKit<G>> {
+        g.refuse(request)?;
+        let (_, mut engine) = super::run::prepare(g, request)?;
+        let nodes = match (budget.nodes, budget.time) {
+            (None, None) => Some(JobBudget::DEFAULT_NODES),
+            (n, _) => n,
+        };
+        engine.node_limit = nodes;
+        engine.time_limit = budget.time;
+        let leaves = g.leaves(request, &request.tablebases, Kind::Values)?;
+        Ok(JobKit {
+            engine,
+            leaves,
+            nodes,
+            time: budget.time,
+        })
+    }
+}
+
+fn quiet_progress(_: &Stats) {}
+fn quiet_notice(_: &Notice) {}
+
+/// Proves jobs one after another with the game's own engine, on the
+/// threads, memory and tables of the request. One engine proves them all,
+/// each job within a budget of its own ([`Prover::renew`]), so that what
+/// a job left undecided learnt (its table: proof numbers, settled
+/// subtrees, Sprouts' land nimbers) is where the next one starts; the
+/// master's next jobs are mostly the children of an undecided one. An
+/// engine that cannot renew its budget is made anew for each job.
 pub struct JobRunner<'a, G: Engines> {
     g: &'a G,
     request: &'a SearchOptions,
-    engine: Options,
-    leaves: Option<Leaves<G>>,
-    /// With a save: what each job's engine proved.
-    parts: Option<Vec<(PathBuf, Records<G>)>>,
+    kit: &'a JobKit<G>,
+    /// The engine kept from job to job.
+    prover: Option<Box<dyn Prover<G> + 'a>>,
+    /// A new engine for every job (the tests' reference).
+    fresh: bool,
+    /// Keep what the jobs proved, for the save.
+    keep: bool,
+    /// With a save: the positions the kept engine proved.
+    proven: Vec<G::Pos>,
+    /// With a save: what each dropped engine proved.
+    parts: Vec<(PathBuf, Records<G>)>,
     /// Jobs run.
     pub jobs: u64,
     /// Nodes their engines expanded.
@@ -82,63 +132,92 @@ pub struct JobRunner<'a, G: Engines> {
 }
 
 impl<'a, G: Engines> JobRunner<'a, G> {
-    /// A runner for `request` (checked as a search checks it) whose jobs
-    /// each spend at most `budget`; `keep`: keep the proven entries.
+    /// A runner of `kit`'s jobs for `request` (the request `kit` was made
+    /// for); `keep`: keep the proven entries.
     pub fn new(
         g: &'a G,
         request: &'a SearchOptions,
-        budget: JobBudget,
+        kit: &'a JobKit<G>,
         keep: bool,
-    ) -> Result<JobRunner<'a, G>> {
-        g.refuse(request)?;
-        let (_, mut engine) = super::run::prepare(g, request)?;
-        engine.node_limit = match (budget.nodes, budget.time) {
-            (None, None) => Some(JobBudget::DEFAULT_NODES),
-            (n, _) => n,
-        };
-        engine.time_limit = budget.time;
-        let leaves = g.leaves(request, &request.tablebases, Kind::Values)?;
-        Ok(JobRunner {
+    ) -> JobRunner<'a, G> {
+        JobRunner {
             g,
             request,
-            engine,
-            leaves,
-            parts: keep.then(Vec::new),
+            kit,
+            prover: None,
+            fresh: false,
+            keep,
+            proven: Vec::new(),
+            parts: Vec::new(),
             jobs: 0,
             nodes: 0,
+        }
+    }
+
+    /// A new engine for every job, nothing carried from one to the next.
+    pub fn fresh_engines(mut self) -> Self {
+        self.fresh = true;
+        self
+    }
+
+    fn engine(&self) -> Result<Box<dyn Prover<G> + 'a>> {
+        self.g.prover(Setup {
+            request: self.request,
+            options: &self.kit.engine,
+            kind: Kind::Values,
+            leaves: self.kit.leaves.as_ref(),
+            progress: &quiet_progress,
+            notice: &quiet_notice,
+            snapshots: None,
+            purpose: Purpose::Search,
         })
     }
 
-    /// Proves `p` within the budget.
-    pub fn run(&mut self, p: &G::Pos) -> Result<JobAnswer> {
-        let progress = |_: &Stats| {};
-        let notice = |_: &Notice| {};
-        let mut prover = self.g.prover(Setup {
-            request: self.request,
-            options: &self.engine,
-            kind: Kind::Values,
-            leaves: self.leaves.as_ref(),
-            progress: &progress,
-            notice: &notice,
-            snapshots: None,
-            purpose: Purpose::Search,
-        })?;
+    /// Proves `p` within the budget times `2^scale`.
+    pub fn run(&mut self, p: &G::Pos, scale: u32) -> Result<JobAnswer> {
+        let times = 1u32 << scale.min(MAX_SCALE);
+        let nodes = self.kit.nodes.map(|n| n.saturating_mul(u64::from(times)));
+        let time = self.kit.time.map(|t| t.saturating_mul(times));
+        let kept = match self.prover.take() {
+            Some(mut e) if !self.fresh => match e.renew(nodes, time) {
+                true => Some(e),
+                false => {
+                    self.drop_engine(e, &[], true);
+                    None
+                }
+            },
+            Some(e) => {
+                self.drop_engine(e, &[], true);
+                None
+            }
+            None => None,
+        };
+        let mut prover = match kept {
+            Some(e) => e,
+            None => {
+                let mut e = self.engine()?;
+                if scale > 0 {
+                    e.renew(nodes, time);
+                }
+                e
+            }
+        };
+        let before = prover.stats().nodes;
         let answer = prover.prove(p);
-        let nodes = prover.stats().nodes;
+        let nodes = prover.stats().nodes - before;
         let (bounds, best_move) = match answer {
             Answer::Value { bounds, best_move } => (bounds, best_move),
             Answer::Nimber(_) => (Bounds::UNKNOWN, None),
         };
         let proven = bounds != Bounds::UNKNOWN;
-        let proved = self
-            .parts
-            .is_some()
-            .then(|| prover.proved(if proven { std::slice::from_ref(p) } else { &[] }, !proven));
-        if let (Some(parts), Some(proved)) = (self.parts.as_mut(), proved) {
-            parts.push((
-                PathBuf::from(format!("job {}", self.jobs)),
-                records(self.g, proved),
-            ));
+        if self.fresh {
+            let roots = if proven { std::slice::from_ref(p) } else { &[] };
+            self.drop_engine(prover, roots, !proven);
+        } else {
+            if self.keep && proven {
+                self.proven.push(p.clone());
+            }
+            self.prover = Some(prover);
         }
         self.jobs += 1;
         self.nodes += nodes;
@@ -149,14 +228,30 @@ impl<'a, G: Engines> JobRunner<'a, G> {
         })
     }
 
+    /// Drops an engine, keeping what it proved when saving: the proofs of
+    /// `roots`, or with `stopped` everything it settled.
+    fn drop_engine(&mut self, e: Box<dyn Prover<G> + 'a>, roots: &[G::Pos], stopped: bool) {
+        if self.keep {
+            let proved = e.proved(roots, stopped);
+            self.parts.push((
+                PathBuf::from(format!("engine {}", self.parts.len())),
+                records(self.g, proved),
+            ));
+        }
+    }
+
     /// Every entry the jobs proved, merged key by key (two jobs' bounds on
     /// one position are met), as one proof database's bytes; `None` when
     /// not keeping them.
-    pub fn database(self) -> Result<Option<Vec<u8>>> {
-        let Some(parts) = self.parts else {
+    pub fn database(mut self) -> Result<Option<Vec<u8>>> {
+        if !self.keep {
             return Ok(None);
-        };
-        let mut records = proofdb::merge(self.g, parts)?.into_records();
+        }
+        if let Some(e) = self.prover.take() {
+            let proven = std::mem::take(&mut self.proven);
+            self.drop_engine(e, &proven, false);
+        }
+        let mut records = proofdb::merge(self.g, self.parts)?.into_records();
         let mut bytes = Vec::new();
         proofdb::write(self.g, &mut bytes, Kind::Values, &mut records)?;
         Ok(Some(bytes))
@@ -179,6 +274,9 @@ fn records<G: SearchGame>(g: &G, proved: Proved<G>) -> Records<G> {
             .collect(),
     }
 }
+
+/// The most a job's budget is doubled (see [`Master::next_job`]).
+pub const MAX_SCALE: u32 = 4;
 
 /// Proof and disproof numbers past any real count: decided.
 const INFINITE: u64 = u64::MAX / 4;
@@ -203,6 +301,21 @@ struct Node<G: SearchGame> {
     bounds: Bounds,
     state: State,
     children: Vec<usize>,
+    /// The parent's index (the root: itself).
+    parent: usize,
+    /// An odd number of plies below the root: its question is the
+    /// root's mirrored.
+    odd: bool,
+    /// Proof and disproof numbers of the node's question, and whether a
+    /// leaf no job is proving lies below: kept up to date from the
+    /// children, so that choosing a job walks one path, not the tree.
+    pn: u64,
+    dn: u64,
+    free: bool,
+    /// Jobs on the node that came back undecided.
+    fails: u32,
+    /// The worker its last job ran on.
+    ran_on: usize,
 }
 
 /// The master's proof-number tree.
@@ -227,8 +340,9 @@ pub struct Master<'a, G: Engines> {
     pub largest_job: u64,
 }
 
-/// A job the master hands out: its number (the tree's node) and position.
-pub type Job<'m, P> = (usize, &'m P);
+/// A job the master hands out: its number (the tree's node), position,
+/// and the budget's scale (the budget times `2^scale`).
+pub type Job<'m, P> = (usize, &'m P, u32);
 
 impl<'a, G: Engines> Master<'a, G> {
     /// A tree of the root alone.
@@ -244,16 +358,26 @@ impl<'a, G: Engines> Master<'a, G> {
             expanded: 0,
             largest_job: 0,
         };
-        m.add(root, String::new());
+        m.add(root, String::new(), 0);
         m
     }
 
-    fn add(&mut self, pos: G::Pos, mv: String) -> usize {
+    /// A new leaf below `parent` (the root: below itself).
+    fn add(&mut self, pos: G::Pos, mv: String, parent: usize) -> usize {
         let bounds = match self.g.terminal(&pos).or_else(|| self.g.decided(&pos)) {
             Some(v) => Bounds::exact(v),
             None => Bounds::UNKNOWN,
         };
         let key = self.g.key(&pos);
+        let odd = match self.nodes.get(parent) {
+            Some(p) => !p.odd,
+            None => false,
+        };
+        let bounds = match self.answers.get(&key) {
+            Some(b) => bounds.meet(*b),
+            None => bounds,
+        };
+        let i = self.nodes.len();
         self.nodes.push(Node {
             pos,
             key,
@@ -261,8 +385,16 @@ impl<'a, G: Engines> Master<'a, G> {
             bounds,
             state: State::Leaf,
             children: Vec::new(),
+            parent: if i == 0 { 0 } else { parent },
+            odd,
+            pn: 1,
+            dn: 1,
+            free: true,
+            fails: 0,
+            ran_on: usize::MAX,
         });
-        self.nodes.len() - 1
+        self.renumber(i);
+        i
     }
 
     /// What is known of the root's value.
@@ -296,33 +428,51 @@ impl<'a, G: Engines> Master<'a, G> {
             .or_else(|| self.root_move.clone())
     }
 
-    /// The next job: the most-proving leaf no job is proving (expanding on
-    /// the way the leaves whose position a job already failed on). `None`
-    /// when the root is proven or every leaf that matters is being proved
-    /// (then wait for an answer).
-    pub fn next_job(&mut self) -> Option<Job<'_, G::Pos>> {
+    /// The next job for `worker`: the most-proving leaf no job is proving.
+    /// A leaf whose position a job already failed on is expanded (its
+    /// children become leaves) — unless `worker` proved its last job and
+    /// no other worker waits (`alone`): then the same job goes back to
+    /// the same engine with its budget doubled, up to [`MAX_SCALE`]
+    /// times, since that engine goes on from where it stopped (its table
+    /// kept), where expanding would have several engines start afresh
+    /// below it. `None` when the root is proven or every leaf that
+    /// matters is being proved (then wait for an answer).
+    pub fn next_job(&mut self, worker: usize, alone: bool) -> Option<Job<'_, G::Pos>> {
         loop {
             if self.done() {
                 return None;
             }
-            let (pn, dn, _) = self.numbers(0, self.target);
+            let (pn, dn) = (self.nodes[0].pn, self.nodes[0].dn);
             if pn == 0 || dn == 0 {
                 // The question is decided: the next one, or the value.
                 if self.target == 1 && dn == 0 {
                     self.target = 0;
+                    // Every node's question changes: renumbered leaves
+                    // first (a child's index is past its parent's).
+                    for i in (0..self.nodes.len()).rev() {
+                        self.renumber(i);
+                    }
                     continue;
                 }
                 return None;
             }
             let leaf = self.select()?;
-            if self.answers.contains_key(&self.nodes[leaf].key) {
-                // A job on this position came back undecided: look deeper.
-                self.expand(leaf);
-                continue;
-            }
-            self.nodes[leaf].state = State::Sent;
+            let n = &self.nodes[leaf];
+            let scale = match self.answers.contains_key(&n.key) {
+                false => 0,
+                true if alone && n.ran_on == worker && n.fails <= MAX_SCALE => n.fails,
+                true => {
+                    // A job on this position came back undecided: look deeper.
+                    self.expand(leaf);
+                    continue;
+                }
+            };
+            let n = &mut self.nodes[leaf];
+            n.state = State::Sent;
+            n.ran_on = worker;
+            self.update(leaf);
             self.jobs += 1;
-            return Some((leaf, &self.nodes[leaf].pos));
+            return Some((leaf, &self.nodes[leaf].pos, scale));
         }
     }
 
@@ -353,9 +503,10 @@ impl<'a, G: Engines> Master<'a, G> {
         }
         if answer.bounds.value().is_none() {
             self.unknown += 1;
+            self.nodes[id].fails += 1;
         }
         self.largest_job = self.largest_job.max(answer.nodes);
-        self.back_up(0);
+        self.update(id);
         Ok(())
     }
 
@@ -371,67 +522,75 @@ impl<'a, G: Engines> Master<'a, G> {
         let mut children = Vec::new();
         for (mv, c) in kids {
             if seen.insert(self.g.key(&c)) {
-                let id = self.add(c, mv);
-                if let Some(b) = self.answers.get(&self.nodes[id].key) {
-                    self.nodes[id].bounds = self.nodes[id].bounds.meet(*b);
-                }
-                children.push(id);
+                children.push(self.add(c, mv, i));
             }
         }
         self.nodes[i].children = children;
         self.nodes[i].state = State::Expanded;
         self.expanded += 1;
-        self.back_up(0);
+        self.update(i);
     }
 
-    /// Backs the bounds up from the leaves to `i` (negamax), meeting what
-    /// each node already knew; returns `i`'s.
-    fn back_up(&mut self, i: usize) -> Bounds {
-        if self.nodes[i].state != State::Expanded || self.nodes[i].bounds.value().is_some() {
-            return self.nodes[i].bounds;
+    /// The question of node `i`: is its value at least this?
+    fn question(&self, i: usize) -> i8 {
+        match self.nodes[i].odd {
+            false => self.target,
+            true => 1 - self.target,
         }
-        // A node with no children is over: `terminal` said so when added.
-        let mut b = Bounds { lo: -1, hi: -1 };
-        let mut any = false;
-        for k in 0..self.nodes[i].children.len() {
-            let c = self.back_up(self.nodes[i].children[k]);
-            b.lo = b.lo.max(-c.hi);
-            b.hi = if any { b.hi.max(-c.lo) } else { -c.lo };
-            any = true;
-        }
-        if any {
-            let n = &mut self.nodes[i];
-            let met = n.bounds.meet(b);
-            if met.lo <= met.hi {
-                n.bounds = met;
-            }
-        }
-        self.nodes[i].bounds
     }
 
-    /// Proof and disproof numbers of node `i` for "value at least `t`",
-    /// and whether a leaf no job is proving lies below.
-    fn numbers(&self, i: usize, t: i8) -> (u64, u64, bool) {
+    /// Node `i`'s bounds (backed up from its children by negamax, met
+    /// with what it knew) and numbers from its children's; whether they
+    /// changed.
+    fn renumber(&mut self, i: usize) -> bool {
         let n = &self.nodes[i];
-        if n.bounds.lo >= t {
-            return (0, INFINITE, false);
-        }
-        if n.bounds.hi < t {
-            return (INFINITE, 0, false);
-        }
-        match n.state {
-            State::Leaf => (1, 1, true),
-            State::Sent => (1, 1, false),
-            State::Expanded => {
-                let (mut pn, mut dn, mut free) = (INFINITE, 0u64, false);
-                for &c in &n.children {
-                    let (cp, cd, cf) = self.numbers(c, 1 - t);
-                    pn = pn.min(cd);
-                    dn = dn.saturating_add(cp).min(INFINITE);
-                    free |= cf;
-                }
-                (pn, dn, free)
+        let mut bounds = n.bounds;
+        if n.state == State::Expanded && bounds.value().is_none() && !n.children.is_empty() {
+            // A node with no children is over: `terminal` said so when added.
+            let mut b = Bounds { lo: -1, hi: -1 };
+            for (k, &c) in n.children.iter().enumerate() {
+                let c = self.nodes[c].bounds;
+                b.lo = b.lo.max(-c.hi);
+                b.hi = if k > 0 { b.hi.max(-c.lo) } else { -c.lo };
             }
+            let met = bounds.meet(b);
+            if met.lo <= met.hi {
+                bounds = met;
+            }
+        }
+        let t = self.question(i);
+        let (pn, dn, free) = if bounds.lo >= t {
+            (0, INFINITE, false)
+        } else if bounds.hi < t {
+            (INFINITE, 0, false)
+        } else {
+            match n.state {
+                State::Leaf => (1, 1, true),
+                State::Sent => (1, 1, false),
+                State::Expanded => {
+                    let (mut pn, mut dn, mut free) = (INFINITE, 0u64, false);
+                    for &c in &n.children {
+                        let c = &self.nodes[c];
+                        pn = pn.min(c.dn);
+                        dn = dn.saturating_add(c.pn).min(INFINITE);
+                        free |= c.free;
+                    }
+                    (pn, dn, free)
+                }
+            }
+        };
+        let n = &mut self.nodes[i];
+        let changed = (n.bounds, n.pn, n.dn, n.free) != (bounds, pn, dn, free);
+        (n.bounds, n.pn, n.dn, n.free) = (bounds, pn, dn, free);
+        changed
+    }
+
+    /// Node `i` changed: renumbers it and its ancestors, up to the first
+    /// that stays as it was.
+    fn update(&mut self, mut i: usize) {
+        // A parent reads only its children's bounds and numbers.
+        while self.renumber(i) && i != 0 {
+            i = self.nodes[i].parent;
         }
     }
 
@@ -439,9 +598,12 @@ impl<'a, G: Engines> Master<'a, G> {
     /// the child whose disproof proves it soonest among those with such a
     /// leaf below.
     fn select(&self) -> Option<usize> {
-        let (mut i, mut t) = (0usize, self.target);
+        let mut i = 0usize;
         loop {
             let n = &self.nodes[i];
+            if !n.free {
+                return None;
+            }
             match n.state {
                 State::Leaf => return Some(i),
                 State::Sent => return None,
@@ -449,13 +611,12 @@ impl<'a, G: Engines> Master<'a, G> {
             }
             let mut best: Option<(u64, usize)> = None;
             for &c in &n.children {
-                let (_, cd, cf) = self.numbers(c, 1 - t);
-                if cf && best.is_none_or(|(d, _)| cd < d) {
-                    best = Some((cd, c));
+                let c_node = &self.nodes[c];
+                if c_node.free && best.is_none_or(|(d, _)| c_node.dn < d) {
+                    best = Some((c_node.dn, c));
                 }
             }
             i = best?.1;
-            t = 1 - t;
         }
     }
 
@@ -657,12 +818,13 @@ pub fn search_alone<G: Engines>(
     refuse(request)?;
     let started = Instant::now();
     let root = root(g, request)?;
-    let mut runner = JobRunner::new(g, request, budget, request.save.is_some())?;
+    let kit = JobKit::new(g, request, budget)?;
+    let mut runner = JobRunner::new(g, request, &kit, request.save.is_some());
     check_save(request)?;
     let mut master = Master::new(g, root.clone());
-    while let Some((id, p)) = master.next_job() {
+    while let Some((id, p, scale)) = master.next_job(0, true) {
         let p = p.clone();
-        let a = runner.run(&p)?;
+        let a = runner.run(&p, scale)?;
         master.answer(id, &a)?;
     }
     unproven(&master)?;
@@ -751,6 +913,141 @@ mod tests {
         let jobs = crate::with_search!(&game, g => search_alone(g, &request, budget)).unwrap();
         assert_eq!(jobs.bounds.value(), one, "{spec} {position:?}");
         assert!(jobs.jobs > 1, "{spec}: the tree did nothing");
+    }
+
+    /// Positions near `g`'s start: the start, its children and some of
+    /// their children (at most `most`).
+    fn near_start<G: SearchGame>(g: &G, most: usize) -> Vec<G::Pos> {
+        let mut out = vec![g.start()];
+        let mut i = 0;
+        while i < out.len() && out.len() < most {
+            if g.terminal(&out[i]).is_none() {
+                for (_, c) in g.moves(&out[i]) {
+                    if out.len() < most {
+                        out.push(c);
+                    }
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// One engine proving job after job, each within a budget of `nodes`
+    /// (an undecided job sent again to the same engine, as the master
+    /// does, until decided), gives every position the value a fresh engine
+    /// with no budget gives; returns the undecided answers (renewals).
+    fn kept_engine_agrees<G: Engines>(g: &G, request: &SearchOptions, nodes: u64) -> u64 {
+        let small = JobBudget {
+            nodes: Some(nodes),
+            time: None,
+        };
+        let kit = JobKit::new(g, request, small).unwrap();
+        let mut kept = JobRunner::new(g, request, &kit, false);
+        let unbounded = JobBudget {
+            nodes: Some(1 << 40),
+            time: None,
+        };
+        let big = JobKit::new(g, request, unbounded).unwrap();
+        let mut fresh = JobRunner::new(g, request, &big, false).fresh_engines();
+        let mut undecided = 0;
+        for p in near_start(g, 14) {
+            let want = fresh.run(&p, 0).unwrap().bounds;
+            assert!(want.value().is_some(), "{}: {p:?} unproven", g.spec());
+            let mut tries = 0;
+            let got = loop {
+                // Doubled after a few tries, as the master does: a budget
+                // too small for one node's own work never gets on.
+                let scale = (tries / 4).min(MAX_SCALE);
+                tries += 1;
+                assert!(tries < 200, "{}: {p:?} never decided", g.spec());
+                let a = kept.run(&p, scale).unwrap();
+                let most = (nodes << scale) + 1;
+                assert!(a.nodes <= most, "{}: a job of {}", g.spec(), a.nodes);
+                if a.bounds.value().is_some() {
+                    break a.bounds;
+                }
+                // Partly proven (a win ruled out, a tie not yet) or not.
+                undecided += 1;
+            };
+            assert_eq!(got.value(), want.value(), "{} {p:?}", g.spec());
+        }
+        undecided
+    }
+
+    /// Every family, each engine: df-pn, alpha-beta (gravity and generic),
+    /// couples (Sprouts, Cram), misère Sprouts' df-pn.
+    #[test]
+    fn a_kept_engine_proves_successive_jobs_as_fresh_engines_do() {
+        use crate::search::engine::Engine;
+        let cases: &[(&str, Engine, u64)] = &[
+            ("connect:4x4", Engine::Auto, 60),
+            ("connect:4x4", Engine::Dfpn, 40),
+            ("tictactoe", Engine::Auto, 20),
+            ("tictactoe", Engine::AlphaBeta, 30),
+            ("isolation:3x4", Engine::Auto, 30),
+            ("mnk:3x4x3", Engine::Dfpn, 20),
+            ("sprouts:6", Engine::Auto, 30),
+            ("sprouts:5:misere", Engine::Auto, 30),
+            ("cram:3x4", Engine::Auto, 20),
+            ("cram:3x4", Engine::Couples, 20),
+        ];
+        for &(spec, engine, nodes) in cases {
+            let game = AnySearch::parse(spec).unwrap();
+            let request = SearchOptions {
+                memory: Some(16 << 20),
+                threads: 1,
+                engine,
+                ..SearchOptions::default()
+            };
+            let renewed = crate::with_search!(&game, g => kept_engine_agrees(g, &request, nodes));
+            assert!(renewed > 0, "{spec} {engine:?}: no job ran out of budget");
+        }
+    }
+
+    /// Each call's budget is its own: a kept engine spends at most the
+    /// budget (times the scale) on every job, and a job after a stopped
+    /// one searches again (its nodes are not zero); a time budget ends
+    /// each job near it.
+    #[test]
+    fn each_job_keeps_to_its_own_budget() {
+        let game = AnySearch::parse("connect:5x4").unwrap();
+        for engine in [
+            crate::search::engine::Engine::Dfpn,
+            crate::search::engine::Engine::AlphaBeta,
+        ] {
+            let request = SearchOptions {
+                memory: Some(16 << 20),
+                threads: 1,
+                engine,
+                ..SearchOptions::default()
+            };
+            crate::with_search!(&game, g => {
+                let budget = JobBudget { nodes: Some(500), time: None };
+                let kit = JobKit::new(g, &request, budget).unwrap();
+                let mut runner = JobRunner::new(g, &request, &kit, false);
+                let root = g.start();
+                for scale in [0, 0, 1, 2, 0] {
+                    let a = runner.run(&root, scale).unwrap();
+                    let most = 500u64 << scale;
+                    assert_eq!(a.bounds.value(), None, "{engine:?}");
+                    // Alpha-beta's threads take nodes in chunks, handing
+                    // back what they did not spend: never past the budget.
+                    assert!(a.nodes <= most && a.nodes > most / 2, "{engine:?} {scale}: {}", a.nodes);
+                }
+                let budget = JobBudget { nodes: None, time: Some(Duration::from_millis(30)) };
+                let kit = JobKit::new(g, &request, budget).unwrap();
+                let mut runner = JobRunner::new(g, &request, &kit, false);
+                for _ in 0..3 {
+                    let t = Instant::now();
+                    let a = runner.run(&root, 0).unwrap();
+                    assert!(a.nodes > 0, "{engine:?}");
+                    if a.bounds.value().is_none() {
+                        assert!(t.elapsed() < Duration::from_secs(2), "{engine:?}: {:?}", t.elapsed());
+                    }
+                }
+            });
+        }
     }
 
     #[test]

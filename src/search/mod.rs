@@ -458,6 +458,27 @@ impl Limits {
         }
     }
 
+    /// A budget of its own for what the engine proves next, its table
+    /// kept: at most `node_limit` nodes past the `nodes` already expanded,
+    /// until `time_limit` from now; an earlier budget's stop is cleared
+    /// (a cancel request still stops at the next node). For an engine that
+    /// proves one job after another (a search over ranks), where a job's
+    /// undecided work helps the next.
+    pub(crate) fn renew(
+        &mut self,
+        nodes: u64,
+        node_limit: Option<u64>,
+        time_limit: Option<Duration>,
+    ) {
+        let now = Instant::now();
+        self.stop = None;
+        self.node_cap = node_limit.map_or(u64::MAX, |n| nodes.saturating_add(n));
+        self.time_limit = time_limit;
+        self.time_up = time_limit.and_then(|t| alarm::set(now + t));
+        self.start = now;
+        self.path_bytes = 0;
+    }
+
     /// The limits of a thread helping the search these limits bound: the
     /// same clock, time limit and stop requests, no node budget of its own
     /// (the threads share one), and a path of at most `path_budget` bytes.

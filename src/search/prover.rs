@@ -44,6 +44,15 @@ pub trait Prover<G: SearchGame> {
     fn stats(&self) -> Stats;
     /// Why the engine stopped (a limit, a cancel), once it has.
     fn stop_reason(&self) -> Option<Stop>;
+    /// Gives what the engine proves next a budget of its own, keeping
+    /// what it has learnt (its table, what it proved): at most `nodes`
+    /// more nodes, until `time` from now, an earlier budget's stop
+    /// cleared. For a search over ranks, whose jobs each rank's one
+    /// engine proves in turn. `false` when the engine cannot, and a new
+    /// one must be made for each budget.
+    fn renew(&mut self, _nodes: Option<u64>, _time: Option<Duration>) -> bool {
+        false
+    }
     /// Takes the entries of `db`: re-proves each from its children (those
     /// that hold are used from then on), or with `trust` uses them as they
     /// are. `stop` ends the re-proving early.
@@ -365,6 +374,10 @@ impl<G: SearchGame> Prover<G> for Dfpn<'_, G> {
     fn stop_reason(&self) -> Option<Stop> {
         Dfpn::stop_reason(self)
     }
+    fn renew(&mut self, nodes: Option<u64>, time: Option<Duration>) -> bool {
+        Dfpn::renew(self, nodes, time);
+        true
+    }
     fn load(
         &mut self,
         db: &Merged<G>,
@@ -405,6 +418,10 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
     }
     fn stop_reason(&self) -> Option<Stop> {
         AlphaBeta::stop_reason(self)
+    }
+    fn renew(&mut self, nodes: Option<u64>, time: Option<Duration>) -> bool {
+        AlphaBeta::renew(self, nodes, time);
+        true
     }
     fn load(
         &mut self,

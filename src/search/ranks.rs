@@ -4,15 +4,18 @@
 //! Rank 0 is the master: it keeps the proof-number tree near the root
 //! ([`Master`]) and hands its most-proving leaves as jobs to the idle
 //! workers (ranks 1 to K−1), each of which proves its job with the game's
-//! own engine within the job budget ([`JobRunner`]) and answers with the
-//! bounds it proved. With one rank the master proves its jobs itself. The
+//! own engine within the job budget ([`JobRunner`]: one engine per rank,
+//! kept from job to job) and answers with the bounds it proved. With one
+//! rank the master proves its jobs itself; with up to eight, rank 0 also
+//! proves jobs on a thread of its own beside the master's loop. The
 //! value is the tree's, backed up by negamax from what the jobs proved: it
 //! does not depend on K, nor on the order the answers come in.
 //!
 //! The protocol is small messages, blocking sends and receives, one byte
 //! saying what each is:
 //!
-//! - master to worker: `J` a job (its number, its position's key, the
+//! - master to worker: `J` a job (its number, its budget's scale, its
+//!   position's key, the
 //!   position in the game's notation: the worker parses it and checks the
 //!   key, so a position that does not survive its notation is an error,
 //!   never a wrong job); `S` stop (answer with `D`); `A` abort (a rank
@@ -32,7 +35,7 @@
 //! written only after every rank's database has come in.
 
 use super::engine::SearchOptions;
-use super::jobs::{self, JobAnswer, JobBudget, JobRunner, JobsReport, Master};
+use super::jobs::{self, JobAnswer, JobBudget, JobKit, JobRunner, JobsReport, Master};
 use super::prover::Engines;
 use super::{Bounds, Key, SearchGame};
 use crate::error::{Error, Result};
@@ -65,20 +68,22 @@ pub fn search_mpi<G: Engines>(
     // Every rank checks what it can before any job: the same checks on
     // the same arguments, so a bad one fails everywhere and rank 0 says it.
     let keep = request.save.is_some();
+    let works = master_works(k);
     let ready = jobs::refuse(request)
         .and_then(|()| jobs::root(g, request))
         .and_then(|root| {
-            let runner = (rank != 0 || k == 1)
-                .then(|| JobRunner::new(g, request, budget, keep))
+            // Rank 0's engine is made on its own thread later: checked here.
+            let kit = (rank != 0 || works)
+                .then(|| JobKit::new(g, request, budget))
                 .transpose()?;
             if rank == 0 {
                 jobs::check_save(request)?;
             }
-            Ok((root, runner))
+            Ok((root, kit))
         });
     let mut flags = vec![0u8; k];
     world.all_gather_into(&[u8::from(ready.is_ok())][..], &mut flags[..]);
-    let (root, runner) = match ready {
+    let (root, kit) = match ready {
         Err(e) => {
             // The lowest failing rank speaks.
             return match flags.iter().position(|&f| f == 0) {
@@ -93,21 +98,24 @@ pub fn search_mpi<G: Engines>(
         Ok(r) => r,
     };
     if rank != 0 {
-        let runner = runner.expect("every worker has a runner");
+        let kit = kit.expect("every worker has a kit");
+        let runner = JobRunner::new(g, request, &kit, keep);
         return worker(g, runner, world).map(|()| None);
     }
+    drop(kit);
     let mut master = Master::new(g, root.clone());
-    let (nodes, parts) = match runner {
-        Some(mut runner) => {
-            while let Some((id, p)) = master.next_job() {
-                let p = p.clone();
-                let a = runner.run(&p)?;
-                master.answer(id, &a)?;
-            }
-            let nodes = runner.nodes;
-            (nodes, runner.database()?.into_iter().collect())
+    let (nodes, parts) = if k == 1 {
+        let kit = JobKit::new(g, request, budget)?;
+        let mut runner = JobRunner::new(g, request, &kit, keep);
+        while let Some((id, p, scale)) = master.next_job(0, true) {
+            let p = p.clone();
+            let a = runner.run(&p, scale)?;
+            master.answer(id, &a)?;
         }
-        None => match lead(g, &mut master, world) {
+        let nodes = runner.nodes;
+        (nodes, runner.database()?.into_iter().collect())
+    } else {
+        match lead(g, request, budget, works, &mut master, world) {
             Ok(done) => done,
             Err(e) => {
                 for r in 1..k {
@@ -115,7 +123,7 @@ pub fn search_mpi<G: Engines>(
                 }
                 return Err(e);
             }
-        },
+        }
     };
     jobs::unproven(&master)?;
     let saved = jobs::save(g, request, jobs::tree_records(g, request, &master), &parts)?;
@@ -124,48 +132,165 @@ pub fn search_mpi<G: Engines>(
     )))
 }
 
+/// Whether rank 0 proves jobs too, on a thread of its own beside the
+/// master's loop: with few ranks, where the master's own work (a path of
+/// the tree per job, a message each way) leaves its core nearly idle and
+/// one more engine is a large share of the job's (K = 2: two engines, not
+/// one). With many it only leads, so that answers never wait on it.
+pub fn master_works(ranks: usize) -> bool {
+    ranks <= MASTER_WORKS_UP_TO
+}
+
+/// The most ranks with which rank 0 also proves jobs.
+const MASTER_WORKS_UP_TO: usize = 8;
+
+/// Rank 0's own engine as the master's loop reaches it: its jobs' channel
+/// and its answers'.
+type LocalLink<'c, P> = (
+    &'c std::sync::mpsc::Sender<LocalJob<P>>,
+    &'c std::sync::mpsc::Receiver<Local>,
+);
+
+/// A job for rank 0's own engine, or the end (`None`).
+type LocalJob<P> = Option<(usize, P, u32)>;
+
+/// What rank 0's own engine sends back: an answer, or at the end its
+/// nodes and database.
+enum Local {
+    Answer(Result<(usize, JobAnswer)>),
+    Done(Result<(u64, Option<Vec<u8>>)>),
+}
+
 /// The master's loop with workers: hands out jobs while some worker is
 /// idle and some leaf is free, takes the answers, and once the root is
-/// proven stops every worker and gathers its nodes and database.
+/// proven stops every worker and gathers its nodes and database. With
+/// `works`, rank 0's own engine (on a thread of its own) is one of the
+/// workers.
 fn lead<G: Engines>(
     g: &G,
+    request: &SearchOptions,
+    budget: JobBudget,
+    works: bool,
     master: &mut Master<'_, G>,
     world: &SimpleCommunicator,
 ) -> Result<(u64, Vec<Vec<u8>>)> {
+    let keep = request.save.is_some();
+    std::thread::scope(|s| {
+        let (to_local, jobs_in) = std::sync::mpsc::channel::<LocalJob<G::Pos>>();
+        let (local_out, from_local) = std::sync::mpsc::channel::<Local>();
+        let local = works.then(|| {
+            s.spawn(move || {
+                let kit = match JobKit::new(g, request, budget) {
+                    Ok(kit) => kit,
+                    Err(e) => {
+                        let _ = local_out.send(Local::Answer(Err(e)));
+                        return;
+                    }
+                };
+                let mut runner = JobRunner::new(g, request, &kit, keep);
+                while let Ok(Some((id, p, scale))) = jobs_in.recv() {
+                    let a = runner.run(&p, scale).map(|a| (id, a));
+                    let failed = a.is_err();
+                    let _ = local_out.send(Local::Answer(a));
+                    if failed {
+                        return;
+                    }
+                }
+                let nodes = runner.nodes;
+                let _ = local_out.send(Local::Done(runner.database().map(|db| (nodes, db))));
+            })
+        });
+        let result = lead_with(
+            g,
+            master,
+            world,
+            local.is_some().then_some((&to_local, &from_local)),
+        );
+        // The end, or a failure: rank 0's engine stops after its job.
+        let _ = to_local.send(None);
+        let (mut nodes, mut parts) = result?;
+        if local.is_some() {
+            loop {
+                match from_local.recv() {
+                    Ok(Local::Done(done)) => {
+                        let (n, db) = done?;
+                        nodes += n;
+                        parts.extend(db);
+                        break;
+                    }
+                    Ok(Local::Answer(a)) => {
+                        a?;
+                    }
+                    Err(_) => {
+                        return Err(Error::GameInvariant(
+                            "rank 0's own engine ended without its database".into(),
+                        ))
+                    }
+                }
+            }
+        }
+        Ok((nodes, parts))
+    })
+}
+
+/// [`lead`]'s loop, rank 0's own engine reached through `local` (its jobs'
+/// channel and its answers'); the busy worker `0` is that engine.
+fn lead_with<G: Engines>(
+    g: &G,
+    master: &mut Master<'_, G>,
+    world: &SimpleCommunicator,
+    local: Option<LocalLink<'_, G::Pos>>,
+) -> Result<(u64, Vec<Vec<u8>>)> {
     let k = world.size() as usize;
     let mut idle: Vec<usize> = (1..k).rev().collect();
+    if local.is_some() {
+        // Last: the other ranks' jobs go out first, since their answers
+        // do not share this rank's cores with the master.
+        idle.insert(0, 0);
+    }
     // The job each busy worker proves.
     let mut busy: Vec<Option<usize>> = vec![None; k];
     let mut message = Vec::new();
     loop {
         while let Some(&r) = idle.last() {
-            let Some((id, p)) = master.next_job() else {
+            let Some((id, p, scale)) = master.next_job(r, idle.len() == 1) else {
                 break;
             };
-            message.clear();
-            message.push(JOB);
-            message.extend_from_slice(&(id as u64).to_le_bytes());
-            let mut key = Vec::new();
-            g.key(p).write(&mut key);
-            message.extend_from_slice(&(key.len() as u32).to_le_bytes());
-            message.extend_from_slice(&key);
-            message.extend_from_slice(g.format_position(p).as_bytes());
-            world.process_at_rank(r as i32).send(&message[..]);
+            if r == 0 {
+                let (to, _) = local.expect("rank 0 is idle only when it works");
+                to.send(Some((id, p.clone(), scale)))
+                    .map_err(|_| Error::GameInvariant("rank 0's own engine ended early".into()))?;
+            } else {
+                message.clear();
+                message.push(JOB);
+                message.extend_from_slice(&(id as u64).to_le_bytes());
+                message.push(scale as u8);
+                let mut key = Vec::new();
+                g.key(p).write(&mut key);
+                message.extend_from_slice(&(key.len() as u32).to_le_bytes());
+                message.extend_from_slice(&key);
+                message.extend_from_slice(g.format_position(p).as_bytes());
+                world.process_at_rank(r as i32).send(&message[..]);
+            }
             busy[r] = Some(id);
             idle.pop();
         }
         if busy.iter().all(Option::is_none) {
             break;
         }
-        let (m, r) = next_message(world);
-        let (id, answer) = answer_of(&m, r)?;
+        let (r, id, answer) = next_answer(world, local.map(|(_, from)| from))?;
         if busy.get(r).copied().flatten() != Some(id) {
             return Err(Error::GameInvariant(format!(
                 "rank {r} answered job {id}, which it was not given"
             )));
         }
         busy[r] = None;
-        idle.push(r);
+        // Rank 0 idle goes last again (see above).
+        if r == 0 {
+            idle.insert(0, 0);
+        } else {
+            idle.push(r);
+        }
         master.answer(id, &answer)?;
     }
     // Every worker idle: stop them and gather what they proved.
@@ -192,17 +317,34 @@ fn lead<G: Engines>(
     Ok((nodes, parts))
 }
 
-/// The next message from any worker, and its rank. Waited for by polling
-/// with short sleeps, not a blocking receive: Open MPI's blocking receive
+/// The next answer from any worker: its rank, the job's number and the
+/// answer (rank 0's own engine's among them). Waited for by polling with
+/// short sleeps, not a blocking receive: Open MPI's blocking receive
 /// spins, and a master spinning on a core its workers need (one machine,
 /// oversubscribed) slowed a search of 2,400 jobs from 1.9 s to 16 s. A job
 /// takes from milliseconds to seconds, so 200 µs more per answer is noise.
-fn next_message(world: &SimpleCommunicator) -> (Vec<u8>, usize) {
+fn next_answer(
+    world: &SimpleCommunicator,
+    local: Option<&std::sync::mpsc::Receiver<Local>>,
+) -> Result<(usize, usize, JobAnswer)> {
+    use std::sync::mpsc::TryRecvError;
+    let ended = || Error::GameInvariant("rank 0's own engine ended early".into());
     loop {
+        if let Some(from) = local {
+            match from.try_recv() {
+                Ok(Local::Answer(a)) => {
+                    let (id, a) = a?;
+                    return Ok((0, id, a));
+                }
+                Ok(Local::Done(_)) | Err(TryRecvError::Disconnected) => return Err(ended()),
+                Err(TryRecvError::Empty) => {}
+            }
+        }
         if let Some(status) = world.any_process().immediate_probe() {
             let r = status.source_rank();
             let (m, _) = world.process_at_rank(r).receive_vec::<u8>();
-            return (m, r as usize);
+            let (id, a) = answer_of(&m, r as usize)?;
+            return Ok((r as usize, id, a));
         }
         std::thread::sleep(Duration::from_micros(200));
     }
@@ -302,13 +444,14 @@ fn failure(e: &Error) -> Vec<u8> {
 /// Proves the job of message `m`.
 fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(usize, JobAnswer)> {
     let bad = || Error::GameInvariant("a job message the worker cannot read".into());
-    if m.len() < 13 {
+    if m.len() < 14 {
         return Err(bad());
     }
     let id = LE::read_u64(&m[1..9]) as usize;
-    let key_len = LE::read_u32(&m[9..13]) as usize;
-    let key = m.get(13..13 + key_len).ok_or_else(bad)?;
-    let text = std::str::from_utf8(&m[13 + key_len..]).map_err(|_| bad())?;
+    let scale = u32::from(m[9]);
+    let key_len = LE::read_u32(&m[10..14]) as usize;
+    let key = m.get(14..14 + key_len).ok_or_else(bad)?;
+    let text = std::str::from_utf8(&m[14 + key_len..]).map_err(|_| bad())?;
     let p = g
         .parse_position(text)
         .map_err(|reason| Error::BadPosition {
@@ -323,7 +466,7 @@ fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(us
             g.spec()
         )));
     }
-    Ok((id, runner.run(&p)?))
+    Ok((id, runner.run(&p, scale)?))
 }
 
 /// The terms the ranks agree on before a search: the game, the position,

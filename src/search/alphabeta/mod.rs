@@ -544,9 +544,26 @@ impl<'a, G: SearchGame> AlphaBeta<'a, G> {
         self.game
     }
 
-    /// Why the search stopped, if it has: once stopped it stays stopped.
+    /// Why the search stopped, if it has: once stopped it stays stopped
+    /// until [`AlphaBeta::renew`].
     pub fn stop_reason(&self) -> Option<Stop> {
         self.ctl.stopped()
+    }
+
+    /// A budget of its own for the next proofs (`nodes` more nodes, `time`
+    /// from now), the table kept: a stopped probe stores nothing it did
+    /// not finish, so what is in the table holds.
+    pub fn renew(&mut self, nodes: Option<u64>, time: Option<Duration>) {
+        let c = &mut self.ctl;
+        c.stop.store(0, Ordering::Relaxed);
+        c.abort.store(false, Ordering::Relaxed);
+        c.grow.store(false, Ordering::Relaxed);
+        c.limited = nodes.is_some();
+        c.remaining
+            .store(nodes.unwrap_or(u64::MAX), Ordering::Relaxed);
+        c.time_limit = time;
+        c.start = Instant::now();
+        c.time_up = time.and_then(|t| super::alarm_at(Instant::now() + t));
     }
 
     /// Proves the value of `root` for the player to move, or as much of it

@@ -694,6 +694,15 @@ impl<'a, L: Lands> Couples<'a, L> {
     pub fn stop_reason(&self) -> Option<Stop> {
         self.limits.stop()
     }
+
+    /// A budget of its own for the next proofs (`nodes` more couples,
+    /// `time` from now), the lands and what is proved of them kept: a
+    /// stopped search unwinds its pins and budgets and keeps only numbers
+    /// and proofs, so the next starts from them.
+    pub fn renew(&mut self, nodes: Option<u64>, time: Option<Duration>) {
+        debug_assert!(self.frames.is_empty() && self.budget_end == u64::MAX);
+        self.limits.renew(self.nodes, nodes, time);
+    }
 }
 
 #[cfg(test)]

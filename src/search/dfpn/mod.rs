@@ -276,9 +276,19 @@ impl<'a, G: SearchGame> Dfpn<'a, G> {
     }
 
     /// Why the search stopped, if it has: once stopped it stays stopped
-    /// (each later question returns at once, unproven).
+    /// (each later question returns at once, unproven) until
+    /// [`Dfpn::renew`].
     pub fn stop_reason(&self) -> Option<Stop> {
         self.limits.stop()
+    }
+
+    /// A budget of its own for the next proofs (`nodes` more nodes, `time`
+    /// from now), the table kept: what a stopped proof left in it (numbers,
+    /// settled subtrees) is where the next one starts. Sound because a
+    /// stopped search stores only numbers, never a bound its children do
+    /// not prove.
+    pub fn renew(&mut self, nodes: Option<u64>, time: Option<Duration>) {
+        self.limits.renew(self.stats.nodes, nodes, time);
     }
 
     /// The search as one thread: the table held exclusively.

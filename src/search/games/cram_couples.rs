@@ -437,6 +437,11 @@ impl Prover<CramSearch> for CramCouples<'_> {
         self.e.stop_reason()
     }
 
+    fn renew(&mut self, nodes: Option<u64>, time: Option<std::time::Duration>) -> bool {
+        self.e.renew(nodes, time);
+        true
+    }
+
     /// Region nimbers re-proved by couples from their children (or
     /// trusted), handed to the engine.
     fn load(

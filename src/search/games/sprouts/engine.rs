@@ -237,6 +237,14 @@ impl Prover<SproutsSearch> for SproutsProver<'_> {
         }
     }
 
+    fn renew(&mut self, nodes: Option<u64>, time: Option<std::time::Duration>) -> bool {
+        match &mut self.own {
+            Own::Normal(e) => e.renew(nodes, time),
+            Own::Misere(e) => e.renew(nodes, time),
+        }
+        true
+    }
+
     fn load(
         &mut self,
         db: &Merged<SproutsSearch>,

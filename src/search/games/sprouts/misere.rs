@@ -330,6 +330,13 @@ impl<'a> Misere<'a> {
         self.limits.stop()
     }
 
+    /// A budget of its own for the next proofs (`nodes` more nodes, `time`
+    /// from now), everything proved kept; a stopped search keeps only
+    /// numbers and proofs, so the next starts from them.
+    pub fn renew(&mut self, nodes: Option<u64>, time: Option<std::time::Duration>) {
+        self.limits.renew(self.nodes, nodes, time);
+    }
+
     /// Positions proved.
     pub fn proved_count(&self) -> usize {
         self.proved.len()
@@ -877,9 +884,9 @@ impl<'a> Misere<'a> {
             if self.limits.stop().is_some() {
                 // Stopped below: up at once, without a pass over the
                 // children's numbers at every level (with 1,500 lands, 3
-                // ms a level: 0.4 s past a `--time` at depth 113).
-                self.depth -= 1;
-                self.path.pop();
+                // ms a level: 0.4 s past a `--time` at depth 113). Its
+                // bytes off the line too: a renewed budget goes on.
+                self.leave();
                 return;
             }
             let mut pick = Pick::new();
