@@ -834,18 +834,16 @@ pub fn search_alone<G: Engines>(
     Ok(report(g, &master, &root, 1, nodes, started, saved))
 }
 
-/// The master's proven nodes for the save, where the game's databases
-/// hold whole positions ([`Engines::saves_positions`]); else none (the
-/// jobs' entries alone).
+/// The master's proven nodes for the save, those the game's databases
+/// can hold as entries ([`Engines::saves_position`]).
 pub fn tree_records<G: Engines>(
     g: &G,
     request: &SearchOptions,
     master: &Master<'_, G>,
 ) -> Records<G> {
-    match g.saves_positions(request) {
-        true => master.records(),
-        false => Vec::new(),
-    }
+    let mut records = master.records();
+    records.retain(|r| g.saves_position(request, &r.pos));
+    records
 }
 
 /// The root unproven once no job is left: a bug, never a value.

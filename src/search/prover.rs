@@ -217,11 +217,12 @@ pub trait Engines: SearchGame + Sized {
     }
 
     /// Whether a proof database of this game's search, as `request` asks
-    /// for it, holds whole positions' values, so that a search over ranks
-    /// (`super::jobs`) may add its tree's proven positions to the jobs'
-    /// entries. The default (`true`) suits the standard engines; an engine
-    /// whose entries are parts of positions (lands, regions) says `false`.
-    fn saves_positions(&self, _request: &SearchOptions) -> bool {
+    /// for it, can hold `p`'s value as an entry, so that a search over
+    /// ranks (`super::jobs`) may add its tree's proven positions to the
+    /// jobs' entries. The default (`true`) suits the standard engines; an
+    /// engine whose entries are parts of positions (lands, regions) says
+    /// which positions are such a part.
+    fn saves_position(&self, _request: &SearchOptions, _p: &Self::Pos) -> bool {
         true
     }
 

@@ -218,7 +218,7 @@ impl Lands for CramLands<'_> {
 
 impl Engines for CramSearch {
     /// The couples engine's entries are regions, not positions.
-    fn saves_positions(&self, request: &SearchOptions) -> bool {
+    fn saves_position(&self, request: &SearchOptions, _p: &u64) -> bool {
         request.engine != Engine::Couples
     }
 

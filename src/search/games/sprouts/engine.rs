@@ -72,9 +72,11 @@ impl Engines for SproutsSearch {
         Kind::Values
     }
 
-    /// Normal play's entries are lands and heaps, not positions.
-    fn saves_positions(&self, _request: &SearchOptions) -> bool {
-        self.misere()
+    /// Normal play's entries are couples, one land and a heap: a position
+    /// of one land is one (so a search over ranks saves its tree's proven
+    /// root, and the check names its value), a sum of lands is not.
+    fn saves_position(&self, _request: &SearchOptions, p: &Position) -> bool {
+        self.misere() || p.lands().len() == 1
     }
 
     fn leaves(&self, _: &SearchOptions, _: &[PathBuf], _: Kind) -> Result<Option<Leaves<Self>>> {
