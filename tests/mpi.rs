@@ -729,6 +729,52 @@ fn the_ranks_save_one_database_that_check_reproves() {
     }
 }
 
+/// A proof built from many small jobs settles more couples than one
+/// search's proof, and `proofdb shrink` chooses among them: `sprouts:11`
+/// in jobs of 50 couples (one rank, so the same jobs every run) shrinks to
+/// at most Glop's 113 positions, and the shrunk file proves the win with
+/// no search.
+#[test]
+fn small_jobs_give_a_checking_database_within_glops_size() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.proof");
+    let small = dir.path().join("p.small");
+    let o = search_mpi(
+        1,
+        "sprouts:11",
+        None,
+        &["--job-nodes", "50", "--save", db.to_str().unwrap()],
+    );
+    assert!(ok(&o), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = bin()
+        .args(["proofdb", "shrink"])
+        .arg(&db)
+        .arg("-o")
+        .arg(&small)
+        .output()
+        .unwrap();
+    assert!(ok(&o), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = bin()
+        .args(["proofdb", "check"])
+        .arg(&small)
+        .output()
+        .unwrap();
+    assert!(ok(&o), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("0*11: win"), "{text}");
+    assert!(text.contains("(0 children searched)"), "{text}");
+    let kept: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("checked"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .unwrap_or_else(|| panic!("no count in {text}"));
+    assert!(kept <= 113, "{kept} entries: {text}");
+}
+
 /// The lines of `o`'s stderr that are the command's errors.
 fn error_lines(o: &Output) -> Vec<String> {
     String::from_utf8_lossy(&o.stderr)
