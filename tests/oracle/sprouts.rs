@@ -885,15 +885,7 @@ impl Raw {
                 for s in 0..x.len() {
                     let mut r = x[s..].to_vec();
                     r.extend_from_slice(&x[..s]);
-                    let c = seq(&r);
-                    match &best {
-                        Some(b) if c > *b => {}
-                        Some(b) if c == *b => rots.push(r),
-                        _ => {
-                            best = Some(c);
-                            rots = vec![r];
-                        }
-                    }
+                    keep_least(&mut best, &mut rots, seq(&r), r);
                 }
             }
             let sig = best.unwrap_or_default();
@@ -922,14 +914,7 @@ impl Raw {
                 let mut ws: Vec<WalkC> = m.iter().map(|w| walk(w, s.cross)).collect();
                 ws.sort_by(|a, b| a.sig.cmp(&b.sig));
                 let g: Vec<Vec<u8>> = ws.iter().map(|w| w.sig.clone()).collect();
-                match &sig {
-                    Some(b) if g > *b => {}
-                    Some(b) if g == *b => variants.push(ws),
-                    _ => {
-                        sig = Some(g);
-                        variants = vec![ws];
-                    }
-                }
+                keep_least(&mut sig, &mut variants, g, ws);
             }
             let sig = sig.unwrap_or_default();
             if !sig.iter().any(|w| w.contains(&3)) {
@@ -951,6 +936,19 @@ impl Raw {
         };
         c.region(&regions, 0, false);
         c.best.expect("a land has a writing").into()
+    }
+}
+
+/// Keeps in `all` every candidate whose key is the least met so far
+/// (`least`): a smaller key starts the list again, an equal one joins it.
+fn keep_least<K: Ord, T>(least: &mut Option<K>, all: &mut Vec<T>, key: K, t: T) {
+    match least {
+        Some(b) if key > *b => {}
+        Some(b) if key == *b => all.push(t),
+        _ => {
+            *least = Some(key);
+            *all = vec![t];
+        }
     }
 }
 
