@@ -42,6 +42,9 @@ use retrograde::internal::search::sprouts::{Misere, Normal};
 use retrograde::search::engine::Options;
 use std::collections::{BTreeSet, HashMap};
 
+mod couples;
+use couples::Couples;
+
 /// End of a walk in a drawing's key.
 const WALK_END: u8 = 254;
 /// End of a region in a drawing's key.
@@ -1379,4 +1382,116 @@ fn oracle_by_lands_profile() {
     for k in 1..=n {
         oracle_start(&mut o, k, g, mis);
     }
+}
+
+/// The oracle's couples search (`couples.rs`) against the oracle by lands
+/// (every land's nimber by mex, no cutoff): the starts from 1 to 3 spots
+/// on the plane and the four surfaces, 4 spots on the plane, and 160
+/// positions reached by random moves from 5 to 8 spots on the four
+/// surfaces; at each, the outcome of the position plus `*k` for k from 0
+/// to 3 must be `nimber != k`, and the exact nimbers must agree.
+#[test]
+fn couples_agree_with_the_oracle_by_lands() {
+    let mut positions = Vec::new();
+    for g in [0, 1, 2, -1, -2] {
+        for n in 1..=3 {
+            positions.push(Raw::spots(n, g).tidy());
+        }
+    }
+    positions.push(Raw::spots(4, 0).tidy());
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for g in [1, 2, -1, -2] {
+        for n in 5..=8 {
+            for _ in 0..10 {
+                let stop = 5 + rng.below(5) as u32;
+                let mut p = Raw::spots(n, g).tidy();
+                while p.lives() > stop {
+                    let kids = p.children();
+                    if kids.is_empty() {
+                        break;
+                    }
+                    p = kids[rng.below(kids.len())].clone();
+                }
+                positions.push(p);
+            }
+        }
+    }
+    let mut lands = Lands::default();
+    for p in &positions {
+        let split = Split::of(p);
+        let nimber = lands.nimber_of(&split);
+        // A fresh search per position, so that its cutoffs are exercised
+        // from an empty memo.
+        let mut c = Couples::default();
+        for k in 0..4 {
+            assert_eq!(
+                c.wins_with(&split, k),
+                nimber != k,
+                "{} + *{k}: couples against the nimber {nimber}",
+                p.glop()
+            );
+        }
+        assert_eq!(c.nimber_of(&split), nimber, "nimber of {}", p.glop());
+    }
+}
+
+/// The start `0*N` on genus `g` by the couples search: whether the mover
+/// wins under normal play, with its time printed.
+fn couples_start(c: &mut Couples, n: usize, g: i32) -> bool {
+    let t = std::time::Instant::now();
+    let p = Split::of(&Raw::spots(n, g).tidy());
+    let w = c.wins_with(&p, 0);
+    eprintln!(
+        "couples {n} spots genus {g}: {} ({:?}, {} couples searched, {} lands known)",
+        if w { "W" } else { "L" },
+        t.elapsed(),
+        c.nodes,
+        c.lands()
+    );
+    w
+}
+
+/// The starts from 1 to SURFACE_SPOTS spots (default 8) on genus GENUS
+/// (default: 1, 2, -1, -2 in turn), normal play, by the oracle's couples
+/// search against the library's search engine.
+fn starts_by_couples(default_genera: &[i32]) {
+    let most: usize = std::env::var("SURFACE_SPOTS").map_or(8, |s| s.parse().expect("a number"));
+    let genera: Vec<i32> = std::env::var("GENUS").map_or(default_genera.to_vec(), |s| {
+        vec![s.parse().expect("a number")]
+    });
+    let mut e = Engines::default();
+    for g in genera {
+        let mut c = Couples::default();
+        for n in 1..=most {
+            let w = couples_start(&mut c, n, g);
+            let p = Sprouts::new(n as u32, false)
+                .and_then(|s| s.on_surface(g))
+                .expect("a valid spec")
+                .start();
+            assert_eq!(
+                e.normal.wins(&p),
+                Some(w),
+                "0*{n} on genus {g}: normal-play outcome, oracle against library"
+            );
+        }
+    }
+}
+
+/// The starts from 1 to 8 spots on the torus and the double torus.
+/// `cargo test --release -p retrograde-cli --test oracle
+/// starts_by_couples_orientable -- --ignored --nocapture`
+/// (SURFACE_SPOTS=n and GENUS=g to choose).
+#[test]
+#[ignore = "minutes: run with --ignored"]
+fn starts_by_couples_orientable_agree_with_the_library() {
+    starts_by_couples(&[1, 2]);
+}
+
+/// The starts from 1 to 8 spots on the projective plane and the Klein
+/// bottle. `cargo test --release -p retrograde-cli --test oracle
+/// starts_by_couples_non_orientable -- --ignored --nocapture`.
+#[test]
+#[ignore = "minutes: run with --ignored"]
+fn starts_by_couples_non_orientable_agree_with_the_library() {
+    starts_by_couples(&[-1, -2]);
 }
