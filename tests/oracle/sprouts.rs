@@ -43,7 +43,7 @@ use retrograde::search::engine::Options;
 use std::collections::{BTreeSet, HashMap};
 
 mod couples;
-use couples::Couples;
+use couples::{Couples, Hint, MisereSearch};
 
 /// End of a walk in a drawing's key.
 const WALK_END: u8 = 254;
@@ -1384,12 +1384,35 @@ fn oracle_by_lands_profile() {
     }
 }
 
-/// The oracle's couples search (`couples.rs`) against the oracle by lands
-/// (every land's nimber by mex, no cutoff): the starts from 1 to 3 spots
-/// on the plane and the four surfaces, 4 spots on the plane, and 160
-/// positions reached by random moves from 5 to 8 spots on the four
-/// surfaces; at each, the outcome of the position plus `*k` for k from 0
-/// to 3 must be `nimber != k`, and the exact nimbers must agree.
+/// A hint of a land's nimber from the library (its text in Glop's
+/// notation, read and searched by the library's engine): only orders the
+/// oracle's children.
+fn library_hint() -> Hint<u8> {
+    let mut e = Engines::default();
+    Box::new(move |l: &Raw| {
+        let q = Position::parse(&l.glop()).ok()?;
+        e.normal.nimber(&q).and_then(|n| u8::try_from(n).ok())
+    })
+}
+
+/// A hint of a position's misère outcome from the library.
+fn library_misere_hint() -> Hint<bool> {
+    let mut e = Engines::default();
+    Box::new(move |p: &Raw| {
+        let q = Position::parse(&p.glop()).ok()?;
+        e.misere.wins(&q)
+    })
+}
+
+/// The oracle's couples search and misère search (`couples.rs`) against
+/// the oracle by lands (every land's nimber by mex, misère on every
+/// child; no cutoff, no hint): the starts from 1 to 3 spots on the plane
+/// and the four surfaces, 4 spots on the plane, and 80 positions reached
+/// by random moves from 5 to 8 spots on the four surfaces. At each, the
+/// outcome of the position plus `*k` for k from 0 to 3 must be
+/// `nimber != k`, the exact nimbers and the misère outcomes must agree,
+/// with no hint, with a hint that guesses wrong, and with the library's
+/// hint (a hint only orders the children).
 #[test]
 fn couples_agree_with_the_oracle_by_lands() {
     let mut positions = Vec::new();
@@ -1402,7 +1425,7 @@ fn couples_agree_with_the_oracle_by_lands() {
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for g in [1, 2, -1, -2] {
         for n in 5..=8 {
-            for _ in 0..10 {
+            for _ in 0..5 {
                 let stop = 5 + rng.below(5) as u32;
                 let mut p = Raw::spots(n, g).tidy();
                 while p.lives() > stop {
@@ -1417,21 +1440,36 @@ fn couples_agree_with_the_oracle_by_lands() {
         }
     }
     let mut lands = Lands::default();
-    for p in &positions {
-        let split = Split::of(p);
-        let nimber = lands.nimber_of(&split);
-        // A fresh search per position, so that its cutoffs are exercised
-        // from an empty memo.
-        let mut c = Couples::default();
-        for k in 0..4 {
-            assert_eq!(
-                c.wins_with(&split, k),
-                nimber != k,
-                "{} + *{k}: couples against the nimber {nimber}",
-                p.glop()
-            );
+    let hints: [fn() -> Option<Hint<u8>>; 3] = [
+        || None,
+        || Some(Box::new(|l: &Raw| Some((l.lives() % 3) as u8))),
+        || Some(library_hint()),
+    ];
+    let misere_hints: [fn() -> Option<Hint<bool>>; 3] = [
+        || None,
+        || Some(Box::new(|l: &Raw| Some(l.lives() % 2 == 0))),
+        || Some(library_misere_hint()),
+    ];
+    for (hint, misere_hint) in hints.iter().zip(&misere_hints) {
+        for p in &positions {
+            let split = Split::of(p);
+            let nimber = lands.nimber_of(&split);
+            let misere = lands.misere_wins(&split);
+            // A fresh search per position, so that its cutoffs are
+            // exercised from an empty memo.
+            let mut c = Couples::with(hint());
+            for k in 0..4 {
+                assert_eq!(
+                    c.wins_with(&split, k),
+                    nimber != k,
+                    "{} + *{k}: couples against the nimber {nimber}",
+                    p.glop()
+                );
+            }
+            assert_eq!(c.nimber_of(&split), nimber, "nimber of {}", p.glop());
+            let mut m = MisereSearch::with(misere_hint());
+            assert_eq!(m.wins(&split, p), misere, "misère outcome of {}", p.glop());
         }
-        assert_eq!(c.nimber_of(&split), nimber, "nimber of {}", p.glop());
     }
 }
 
@@ -1451,32 +1489,61 @@ fn couples_start(c: &mut Couples, n: usize, g: i32) -> bool {
     w
 }
 
+/// The start `0*N` on genus `g` by the misère search, with its time.
+fn misere_start(m: &mut MisereSearch, n: usize, g: i32) -> bool {
+    let t = std::time::Instant::now();
+    let p = Raw::spots(n, g).tidy();
+    let w = m.wins(&Split::of(&p), &p);
+    eprintln!(
+        "misère {n} spots genus {g}: {} ({:?}, {} positions searched, {} known)",
+        if w { "W" } else { "L" },
+        t.elapsed(),
+        m.nodes,
+        m.known()
+    );
+    w
+}
+
 /// The starts from 1 to SURFACE_SPOTS spots (default 8) on genus GENUS
-/// (default: 1, 2, -1, -2 in turn), normal play, by the oracle's couples
-/// search against the library's search engine.
+/// (default: the given ones in turn), normal play, by the oracle's
+/// couples search, and misère from 1 to MISERE_SPOTS spots (default 0),
+/// against the library's search engines. The library's hint orders the
+/// oracle's children unless ORACLE_BLIND is set.
 fn starts_by_couples(default_genera: &[i32]) {
-    let most: usize = std::env::var("SURFACE_SPOTS").map_or(8, |s| s.parse().expect("a number"));
+    let var = |v: &str, d: usize| std::env::var(v).map_or(d, |s| s.parse().expect("a number"));
+    let (most, misere) = (var("SURFACE_SPOTS", 8), var("MISERE_SPOTS", 0));
     let genera: Vec<i32> = std::env::var("GENUS").map_or(default_genera.to_vec(), |s| {
         vec![s.parse().expect("a number")]
     });
+    let blind = std::env::var("ORACLE_BLIND").is_ok();
     let mut e = Engines::default();
     for g in genera {
-        let mut c = Couples::default();
-        for n in 1..=most {
-            let w = couples_start(&mut c, n, g);
+        let mut c = Couples::with((!blind).then(library_hint));
+        let mut m = MisereSearch::with((!blind).then(library_misere_hint));
+        for n in 1..=most.max(misere) {
             let p = Sprouts::new(n as u32, false)
                 .and_then(|s| s.on_surface(g))
                 .expect("a valid spec")
                 .start();
-            assert_eq!(
-                e.normal.wins(&p),
-                Some(w),
-                "0*{n} on genus {g}: normal-play outcome, oracle against library"
-            );
+            if n <= most {
+                let w = couples_start(&mut c, n, g);
+                assert_eq!(
+                    e.normal.wins(&p),
+                    Some(w),
+                    "0*{n} on genus {g}: normal-play outcome, oracle against library"
+                );
+            }
+            if n <= misere {
+                let w = misere_start(&mut m, n, g);
+                assert_eq!(
+                    e.misere.wins(&p),
+                    Some(w),
+                    "0*{n} on genus {g}: misère outcome, oracle against library"
+                );
+            }
         }
     }
 }
-
 /// The starts from 1 to 8 spots on the torus and the double torus.
 /// `cargo test --release -p retrograde-cli --test oracle
 /// starts_by_couples_orientable -- --ignored --nocapture`

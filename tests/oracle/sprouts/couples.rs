@@ -18,10 +18,80 @@
 //! couple lost), and the heaps for which it is won.
 //!
 //! Children are tried cheapest first: those already settled by what is
-//! known, then by the lives of their largest land (fewest first).
+//! known, then by the lives of their largest land (fewest first). An
+//! optional hint (a guess of a land's nimber, e.g. from the library) only
+//! puts the child it predicts lost first: every value is still settled by
+//! the search above on the oracle's own moves (a child is counted lost
+//! only when the oracle has found every one of its children won), so a
+//! wrong hint costs time, never a wrong value.
+//!
+//! Misère play (`MisereSearch`) does not add over lands: whole positions
+//! are searched, memoised on the position's key, with the same cutoff and
+//! order (a hint guessing a whole position's misère outcome).
 
 use super::{Raw, Split};
 use std::collections::HashMap;
+
+/// A guess of a value from a drawing (a land's nimber, or a position's
+/// misère outcome): only orders the children.
+pub(super) type Hint<T> = Box<dyn FnMut(&Raw) -> Option<T>>;
+
+/// Land keys by the tidied drawing's raw bytes: one drawing is met again
+/// and again (the lands a move leaves untouched, the same child by
+/// several moves), and its least encoding is the costly part. A raw
+/// drawing determines its land key, so this changes no value.
+#[derive(Default)]
+pub(super) struct KeyCache {
+    keys: HashMap<Box<[u8]>, Box<[u8]>>,
+}
+
+impl KeyCache {
+    /// Emptied past this many drawings, to bound memory.
+    const MOST: usize = 1 << 21;
+
+    fn land_key(&mut self, l: &Raw) -> Box<[u8]> {
+        let raw = l.key();
+        if let Some(k) = self.keys.get(&raw) {
+            return k.clone();
+        }
+        if self.keys.len() >= KeyCache::MOST {
+            self.keys.clear();
+        }
+        let k = l.land_key();
+        self.keys.insert(raw, k.clone());
+        k
+    }
+
+    /// [`Split::of`], with the cache.
+    pub(super) fn split(&mut self, p: &Raw) -> Split {
+        let mut lands: Vec<(Box<[u8]>, Raw)> = p
+            .lands()
+            .into_iter()
+            .map(|l| (self.land_key(&l), l))
+            .collect();
+        lands.sort_by(|a, b| a.0.cmp(&b.0));
+        Split { lands }
+    }
+
+    /// The children of a drawing, one per position (by key), each with
+    /// its drawing.
+    fn children(&mut self, p: &Raw) -> Vec<(Split, Raw)> {
+        let mut raws: HashMap<Box<[u8]>, ()> = HashMap::new();
+        let mut seen: HashMap<Box<[u8]>, ()> = HashMap::new();
+        let mut out = Vec::new();
+        for c in p.children() {
+            // The same drawing by another move: the same position.
+            if raws.insert(c.key(), ()).is_some() {
+                continue;
+            }
+            let s = self.split(&c);
+            if seen.insert(s.key(), ()).is_none() {
+                out.push((s, c));
+            }
+        }
+        out
+    }
+}
 
 /// What is known of one land.
 #[derive(Default, Clone, Copy)]
@@ -42,15 +112,33 @@ struct Kid {
     cost: (u32, u32),
 }
 
+impl Kid {
+    /// The land searched as a couple (none when the child has no land).
+    fn main(&self) -> Option<&(Box<[u8]>, Raw)> {
+        self.lands.get(self.main)
+    }
+}
+
 /// The normal-play outcome search by couples, memoised on land keys.
 #[derive(Default)]
 pub(super) struct Couples {
     known: HashMap<Box<[u8]>, Known>,
     /// Couples searched (calls that were not answered by the memo).
     pub(super) nodes: u64,
+    cache: KeyCache,
+    /// The guess of a land's nimber, when given.
+    hint: Option<Hint<u8>>,
+    guessed: HashMap<Box<[u8]>, Option<u8>>,
 }
 
 impl Couples {
+    pub(super) fn with(hint: Option<Hint<u8>>) -> Couples {
+        Couples {
+            hint,
+            ..Couples::default()
+        }
+    }
+
     /// Lands with something known.
     pub(super) fn lands(&self) -> usize {
         self.known.len()
@@ -58,14 +146,9 @@ impl Couples {
 
     /// The children of a land, deduplicated (one per position), cheapest
     /// first.
-    fn kids(l: &Raw) -> Vec<Kid> {
-        let mut seen: HashMap<Box<[u8]>, ()> = HashMap::new();
+    fn kids(&mut self, l: &Raw) -> Vec<Kid> {
         let mut kids = Vec::new();
-        for c in l.children() {
-            let s = Split::of(&c);
-            if seen.insert(s.key(), ()).is_some() {
-                continue;
-            }
+        for (s, _) in self.cache.children(l) {
             let lives: Vec<u32> = s.lands.iter().map(|(_, r)| r.lives()).collect();
             let main = (0..lives.len()).max_by_key(|&i| lives[i]).unwrap_or(0);
             kids.push(Kid {
@@ -111,10 +194,10 @@ impl Couples {
         if let Some(n) = self.known.get(key).and_then(|x| x.nimber) {
             return n;
         }
-        let kids = Couples::kids(l);
+        let kids = self.kids(l);
         let mut k = 0;
         loop {
-            if !self.wins_by(key, &kids, k) {
+            if !self.wins_by(key, l, &kids, k) {
                 return k;
             }
             k += 1;
@@ -127,8 +210,8 @@ impl Couples {
         if let Some(w) = self.lookup(key, k) {
             return w;
         }
-        let kids = Couples::kids(l);
-        self.wins_by(key, &kids, k)
+        let kids = self.kids(l);
+        self.wins_by(key, l, &kids, k)
     }
 
     /// What is known of `L + *k`.
@@ -156,7 +239,7 @@ impl Couples {
     }
 
     /// [`Couples::wins`] with the land's children already listed.
-    fn wins_by(&mut self, key: &[u8], kids: &[Kid], k: u8) -> bool {
+    fn wins_by(&mut self, key: &[u8], l: &Raw, kids: &[Kid], k: u8) -> bool {
         if let Some(w) = self.lookup(key, k) {
             return w;
         }
@@ -164,7 +247,9 @@ impl Couples {
         // A child already known lost settles it at once.
         let mut win = kids.iter().any(|c| self.kid_lost_known(c, k) == Some(true));
         if !win {
-            for c in kids {
+            let order = self.order(kids, k);
+            for &i in &order {
+                let c = &kids[i];
                 if self.kid_lost_known(c, k) == Some(false) {
                     continue;
                 }
@@ -184,10 +269,18 @@ impl Couples {
                 }
             }
         }
-        // A move in the heap: to `L + *j`, lost when `nimber(L) == j`.
-        if !win {
-            for j in 0..k {
-                if !self.wins_by(key, kids, j) {
+        // A move in the heap: to `L + *j`, lost when `nimber(L) == j`
+        // (the guessed nimber first).
+        if !win && k > 0 {
+            let mut js: Vec<u8> = (0..k).collect();
+            if let Some(n) = self.guess_land(key, l) {
+                if n < k {
+                    js.retain(|&j| j != n);
+                    js.insert(0, n);
+                }
+            }
+            for j in js {
+                if !self.wins_by(key, l, kids, j) {
                     win = true;
                     break;
                 }
@@ -200,5 +293,111 @@ impl Couples {
             e.nimber = Some(k);
         }
         win
+    }
+}
+
+impl Couples {
+    /// The order in which to try the children of a land against `*k`:
+    /// cheapest first, and with a hint, the first child it predicts lost
+    /// (its main land's guessed nimber equal to the heap left) before
+    /// them. The heap is exact: the other lands' nimbers are the
+    /// oracle's, computed first (they are the smaller lands).
+    fn order(&mut self, kids: &[Kid], k: u8) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..kids.len()).collect();
+        if self.hint.is_none() {
+            return order;
+        }
+        for i in 0..kids.len() {
+            let c = &kids[i];
+            let mut h = k;
+            for (j, (ck, cl)) in c.lands.iter().enumerate() {
+                if j != c.main {
+                    h ^= self.nimber(ck, cl);
+                }
+            }
+            let predicted = match c.main() {
+                None => h == 0,
+                Some((ck, cl)) => self.guess_land(ck, cl) == Some(h),
+            };
+            if predicted {
+                order.remove(i);
+                order.insert(0, i);
+                break;
+            }
+        }
+        order
+    }
+
+    /// The hint's nimber of a land, asked once per key.
+    fn guess_land(&mut self, key: &[u8], l: &Raw) -> Option<u8> {
+        if let Some(&g) = self.guessed.get(key) {
+            return g;
+        }
+        let g = self.hint.as_mut().and_then(|h| h(l));
+        self.guessed.insert(key.into(), g);
+        g
+    }
+}
+
+/// The misère outcome of whole positions, with cutoffs.
+#[derive(Default)]
+pub(super) struct MisereSearch {
+    wins: HashMap<Box<[u8]>, bool>,
+    pub(super) nodes: u64,
+    cache: KeyCache,
+    /// The guess of whether a position's mover wins misère.
+    hint: Option<Hint<bool>>,
+}
+
+impl MisereSearch {
+    pub(super) fn with(hint: Option<Hint<bool>>) -> MisereSearch {
+        MisereSearch {
+            hint,
+            ..MisereSearch::default()
+        }
+    }
+
+    /// Positions whose outcome is known.
+    pub(super) fn known(&self) -> usize {
+        self.wins.len()
+    }
+
+    /// Whether the mover wins the drawing `p` (its position `s`) under
+    /// misère play: no move left, or a move to a position whose mover
+    /// loses.
+    pub(super) fn wins(&mut self, s: &Split, p: &Raw) -> bool {
+        let key = s.key();
+        if let Some(&w) = self.wins.get(&key) {
+            return w;
+        }
+        self.nodes += 1;
+        let mut kids: Vec<(Box<[u8]>, Split, Raw)> = self
+            .cache
+            .children(p)
+            .into_iter()
+            .map(|(s, r)| (s.key(), s, r))
+            .collect();
+        let mut w = kids.is_empty() || kids.iter().any(|(k, _, _)| self.wins.get(k) == Some(&false));
+        if !w {
+            // Cheapest first (fewest lives), the hint's first predicted
+            // loss before them.
+            kids.sort_by_key(|(_, _, r)| r.lives());
+            if self.hint.is_some() {
+                if let Some(i) = kids.iter().position(|(k, _, r)| {
+                    !self.wins.contains_key(k) && self.hint.as_mut().and_then(|h| h(r)) == Some(false)
+                }) {
+                    let c = kids.remove(i);
+                    kids.insert(0, c);
+                }
+            }
+            for (_, s, r) in &kids {
+                if !self.wins(s, r) {
+                    w = true;
+                    break;
+                }
+            }
+        }
+        self.wins.insert(key, w);
+        w
     }
 }
