@@ -1447,7 +1447,7 @@ fn couples_agree_with_the_oracle_by_lands() {
     ];
     let misere_hints: [fn() -> Option<Hint<bool>>; 3] = [
         || None,
-        || Some(Box::new(|l: &Raw| Some(l.lives() % 2 == 0))),
+        || Some(Box::new(|l: &Raw| Some(l.lives().is_multiple_of(2)))),
         || Some(library_misere_hint()),
     ];
     for (hint, misere_hint) in hints.iter().zip(&misere_hints) {
@@ -1504,14 +1504,14 @@ fn misere_start(m: &mut MisereSearch, n: usize, g: i32) -> bool {
     w
 }
 
-/// The starts from 1 to SURFACE_SPOTS spots (default 8) on genus GENUS
+/// The starts from 1 to SURFACE_SPOTS spots (default 5) on genus GENUS
 /// (default: the given ones in turn), normal play, by the oracle's
-/// couples search, and misère from 1 to MISERE_SPOTS spots (default 0),
+/// couples search, and misère from 1 to MISERE_SPOTS spots (default 5),
 /// against the library's search engines. The library's hint orders the
 /// oracle's children unless ORACLE_BLIND is set.
 fn starts_by_couples(default_genera: &[i32]) {
     let var = |v: &str, d: usize| std::env::var(v).map_or(d, |s| s.parse().expect("a number"));
-    let (most, misere) = (var("SURFACE_SPOTS", 8), var("MISERE_SPOTS", 0));
+    let (most, misere) = (var("SURFACE_SPOTS", 5), var("MISERE_SPOTS", 5));
     let genera: Vec<i32> = std::env::var("GENUS").map_or(default_genera.to_vec(), |s| {
         vec![s.parse().expect("a number")]
     });

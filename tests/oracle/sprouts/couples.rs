@@ -47,7 +47,7 @@ pub(super) struct KeyCache {
 
 impl KeyCache {
     /// Emptied past this many drawings, to bound memory.
-    const MOST: usize = 1 << 21;
+    const MOST: usize = 1 << 19;
 
     fn land_key(&mut self, l: &Raw) -> Box<[u8]> {
         let raw = l.key();
@@ -152,10 +152,7 @@ impl Couples {
             let lives: Vec<u32> = s.lands.iter().map(|(_, r)| r.lives()).collect();
             let main = (0..lives.len()).max_by_key(|&i| lives[i]).unwrap_or(0);
             kids.push(Kid {
-                cost: (
-                    lives.get(main).copied().unwrap_or(0),
-                    lives.iter().sum(),
-                ),
+                cost: (lives.get(main).copied().unwrap_or(0), lives.iter().sum()),
                 main,
                 lands: s.lands,
             });
@@ -307,8 +304,7 @@ impl Couples {
         if self.hint.is_none() {
             return order;
         }
-        for i in 0..kids.len() {
-            let c = &kids[i];
+        for (i, c) in kids.iter().enumerate() {
             let mut h = k;
             for (j, (ck, cl)) in c.lands.iter().enumerate() {
                 if j != c.main {
@@ -377,14 +373,18 @@ impl MisereSearch {
             .into_iter()
             .map(|(s, r)| (s.key(), s, r))
             .collect();
-        let mut w = kids.is_empty() || kids.iter().any(|(k, _, _)| self.wins.get(k) == Some(&false));
+        let mut w = kids.is_empty()
+            || kids
+                .iter()
+                .any(|(k, _, _)| self.wins.get(k) == Some(&false));
         if !w {
             // Cheapest first (fewest lives), the hint's first predicted
             // loss before them.
             kids.sort_by_key(|(_, _, r)| r.lives());
             if self.hint.is_some() {
                 if let Some(i) = kids.iter().position(|(k, _, r)| {
-                    !self.wins.contains_key(k) && self.hint.as_mut().and_then(|h| h(r)) == Some(false)
+                    !self.wins.contains_key(k)
+                        && self.hint.as_mut().and_then(|h| h(r)) == Some(false)
                 }) {
                     let c = kids.remove(i);
                     kids.insert(0, c);
