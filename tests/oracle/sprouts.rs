@@ -35,7 +35,9 @@
 //! memoises on its own canonical key of each independent land (normal
 //! play, nimbers added by exclusive or) and of whole positions (misère):
 //! it checks the start's values to 4 spots on every surface, and the
-//! values of random positions reached from 5 to 8 spots.
+//! values of random positions reached from 5 to 8 spots. The outcome
+//! search (`couples.rs`: normal play by couples `L + *k`, misère on whole
+//! positions, both with cutoffs) takes the starts' check to 5 spots.
 
 use retrograde::games::sprouts::{Land, Position, Sprouts};
 use retrograde::internal::search::sprouts::{Misere, Normal};
