@@ -1546,19 +1546,22 @@ fn starts_by_couples(default_genera: &[i32]) {
         }
     }
 }
-/// The starts from 1 to 8 spots on the torus and the double torus.
-/// `cargo test --release -p retrograde-cli --test oracle
-/// starts_by_couples_orientable -- --ignored --nocapture`
-/// (SURFACE_SPOTS=n and GENUS=g to choose).
+/// The starts from 1 to 5 spots on the torus and the double torus,
+/// normal play and misère. `cargo test --release -p retrograde-cli --test
+/// oracle starts_by_couples_orientable -- --ignored --nocapture`
+/// (SURFACE_SPOTS=n, MISERE_SPOTS=n, GENUS=g to choose): about 45 s for
+/// the torus and 90 s for the double torus at load 7–9, misère most of it.
 #[test]
 #[ignore = "minutes: run with --ignored"]
 fn starts_by_couples_orientable_agree_with_the_library() {
     starts_by_couples(&[1, 2]);
 }
 
-/// The starts from 1 to 8 spots on the projective plane and the Klein
-/// bottle. `cargo test --release -p retrograde-cli --test oracle
-/// starts_by_couples_non_orientable -- --ignored --nocapture`.
+/// The starts on the projective plane and the Klein bottle: run with
+/// `SURFACE_SPOTS=4 MISERE_SPOTS=4 cargo test --release -p retrograde-cli
+/// --test oracle starts_by_couples_non_orientable -- --ignored
+/// --nocapture` (under 5 s at load 7–9); 5 spots (the default) were past
+/// 150 s on each, normal play and misère.
 #[test]
 #[ignore = "minutes: run with --ignored"]
 fn starts_by_couples_non_orientable_agree_with_the_library() {
