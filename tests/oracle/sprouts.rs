@@ -1506,14 +1506,15 @@ fn misere_start(m: &mut MisereSearch, n: usize, g: i32) -> bool {
     w
 }
 
-/// The starts from 1 to SURFACE_SPOTS spots (default 5) on genus GENUS
-/// (default: the given ones in turn), normal play, by the oracle's
-/// couples search, and misère from 1 to MISERE_SPOTS spots (default 5),
+/// The starts from 1 to SURFACE_SPOTS spots (default `spots`) on genus
+/// GENUS (default: the given ones in turn), normal play, by the oracle's
+/// couples search, and misère from 1 to MISERE_SPOTS spots (default
+/// `spots`),
 /// against the library's search engines. The library's hint orders the
 /// oracle's children unless ORACLE_BLIND is set.
-fn starts_by_couples(default_genera: &[i32]) {
+fn starts_by_couples(default_genera: &[i32], spots: usize) {
     let var = |v: &str, d: usize| std::env::var(v).map_or(d, |s| s.parse().expect("a number"));
-    let (most, misere) = (var("SURFACE_SPOTS", 5), var("MISERE_SPOTS", 5));
+    let (most, misere) = (var("SURFACE_SPOTS", spots), var("MISERE_SPOTS", spots));
     let genera: Vec<i32> = std::env::var("GENUS").map_or(default_genera.to_vec(), |s| {
         vec![s.parse().expect("a number")]
     });
@@ -1554,16 +1555,16 @@ fn starts_by_couples(default_genera: &[i32]) {
 #[test]
 #[ignore = "minutes: run with --ignored"]
 fn starts_by_couples_orientable_agree_with_the_library() {
-    starts_by_couples(&[1, 2]);
+    starts_by_couples(&[1, 2], 5);
 }
 
-/// The starts on the projective plane and the Klein bottle: run with
-/// `SURFACE_SPOTS=4 MISERE_SPOTS=4 cargo test --release -p retrograde-cli
-/// --test oracle starts_by_couples_non_orientable -- --ignored
-/// --nocapture` (under 5 s at load 7–9); 5 spots (the default) were past
-/// 150 s on each, normal play and misère.
+/// The starts from 1 to 4 spots on the projective plane and the Klein
+/// bottle, normal play and misère: `cargo test --release -p
+/// retrograde-cli --test oracle starts_by_couples_non_orientable --
+/// --ignored --nocapture` (under 5 s at load 7–9); with SURFACE_SPOTS=5
+/// or MISERE_SPOTS=5 each was past 150 s.
 #[test]
 #[ignore = "minutes: run with --ignored"]
 fn starts_by_couples_non_orientable_agree_with_the_library() {
-    starts_by_couples(&[-1, -2]);
+    starts_by_couples(&[-1, -2], 4);
 }
