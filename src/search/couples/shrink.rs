@@ -769,7 +769,11 @@ fn drop_unneeded<L: Lands>(
         // entry and per user costs the set's size squared).
         for i in order {
             let e = set[i];
-            let removed = if count[&e] == 1 { unlearn(&mut know, e) } else { None };
+            let removed = if count[&e] == 1 {
+                unlearn(&mut know, e)
+            } else {
+                None
+            };
             let ok = m.root_settled(&know, root, heap)
                 && users.get(&e.0).into_iter().flatten().all(|&u| {
                     u == i || gone[u] || {
