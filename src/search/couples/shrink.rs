@@ -444,31 +444,68 @@ impl<L: Lands> Chooser<'_, '_, L> {
     }
 }
 
-/// Shrinks `pool` to a small set of entries from which the checker
-/// re-proves the sum of `root` and heap `heap` with no search. `None` if
-/// the pool does not settle the root so.
-pub fn shrink<L: Lands>(
+/// Shrinks each of `pools` to a small set of entries from which the
+/// checker re-proves the sum of `root` and heap `heap` with no search,
+/// and keeps the smallest result (the first of equals; the choice is a
+/// heuristic's, a larger pool is not always a smaller result). The lands of all pools are numbered and their
+/// children made once (most of the work on large proofs). `None` if no
+/// pool settles the root.
+pub fn shrink_pools<L: Lands>(
     game: &L,
-    pool: &[Entry<L::Land>],
+    pools: &[&[Entry<L::Land>]],
     root: &[L::Land],
     heap: u32,
 ) -> Option<Vec<Entry<L::Land>>> {
     let mut m = Model::new(game);
-    let mut set: Vec<(u32, u32, bool)> = pool
+    let sets: Vec<Vec<(u32, u32, bool)>> = pools
         .iter()
-        .map(|(land, x, w)| (m.id(land), *x, *w))
+        .map(|pool| {
+            let mut set: Vec<(u32, u32, bool)> = pool
+                .iter()
+                .map(|(land, x, w)| (m.id(land), *x, *w))
+                .collect();
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
         .collect();
-    set.sort_unstable();
-    set.dedup();
     let root = m.odd(root);
-    let lands: HashSet<u32> = set
+    // In the order of the lands' numbers, so that the lands met are
+    // numbered the same every run.
+    let mut lands: Vec<u32> = sets
         .iter()
+        .flatten()
         .map(|e| e.0)
         .chain(root.iter().copied())
         .collect();
+    lands.sort_unstable();
+    lands.dedup();
     for l in lands {
         m.expand(l);
     }
+    let mut smallest: Option<Vec<(u32, u32, bool)>> = None;
+    for set in sets {
+        if let Some(s) = shrink_in(&mut m, set, &root, heap) {
+            if smallest.as_ref().is_none_or(|b| s.len() < b.len()) {
+                smallest = Some(s);
+            }
+        }
+    }
+    Some(
+        smallest?
+            .into_iter()
+            .map(|(l, x, w)| (m.lands[l as usize].clone(), x, w))
+            .collect(),
+    )
+}
+
+/// The shrinking of `set` in model `m` (its lands expanded).
+fn shrink_in<L: Lands>(
+    m: &mut Model<'_, L>,
+    set: Vec<(u32, u32, bool)>,
+    root: &[u32],
+    heap: u32,
+) -> Option<Vec<(u32, u32, bool)>> {
     // The estimates are guesses (trees, where the proof shares): the
     // choice is made again with them perturbed, and the smallest valid
     // result kept; the seeds are fixed, so the output is the same from run
@@ -485,7 +522,7 @@ pub fn shrink<L: Lands>(
                 .zip(&ok)
                 .filter_map(|(&e, &ok)| ok.then_some(e))
                 .collect();
-            let chosen = choose(&mut m, know, &closed, &root, heap, seed)?;
+            let chosen = choose(m, know, &closed, root, heap, seed)?;
             if best.as_ref().is_some_and(|b| chosen.len() >= b.len()) {
                 break;
             }
@@ -494,12 +531,12 @@ pub fn shrink<L: Lands>(
         }
         let best = best?;
         let mut set = best.clone();
-        drop_unneeded(&mut m, &mut set, &root, heap);
+        drop_unneeded(m, &mut set, root, heap);
         // The model's own pass has the last word: a drop it refuses is
         // undone.
-        if !valid(&mut m, &set, &root, heap) {
+        if !valid(m, &set, root, heap) {
             set = best;
-            if !valid(&mut m, &set, &root, heap) {
+            if !valid(m, &set, root, heap) {
                 continue;
             }
         }
@@ -515,20 +552,16 @@ pub fn shrink<L: Lands>(
         .map(|&(l, x, _)| (l, x))
         .collect();
     let better = Local {
-        m: &mut m,
+        m,
         nim,
         near: HashMap::new(),
+        users: HashMap::new(),
     }
-    .improve(set.clone(), &root, heap);
-    if better.len() < set.len() && valid(&mut m, &better, &root, heap) {
+    .improve(set.clone(), root, heap);
+    if better.len() < set.len() && valid(m, &better, root, heap) {
         set = better;
     }
-
-    Some(
-        set.into_iter()
-            .map(|(l, x, w)| (m.lands[l as usize].clone(), x, w))
-            .collect(),
-    )
+    Some(set)
 }
 
 /// How many times the proof is chosen (the first with the estimates as
@@ -727,35 +760,52 @@ fn drop_unneeded<L: Lands>(
         });
         let mut gone = vec![false; set.len()];
         let mut dropped = false;
+        // Entries kept, counted: another entry may say the same.
+        let mut count: HashMap<(u32, u32, bool), usize> = HashMap::new();
+        for &e in set.iter() {
+            *count.entry(e).or_default() += 1;
+        }
+        // What is known is changed in place and restored (a copy per
+        // entry and per user costs the set's size squared).
         for i in order {
             let e = set[i];
-            let mut without = know.clone();
-            unlearn(&mut without, e, set, &gone, i);
-            if !m.root_settled(&without, root, heap) {
-                continue;
-            }
-            let users_ok = users.get(&e.0).into_iter().flatten().all(|&u| {
-                u == i || gone[u] || {
-                    // A user is checked with what smaller entries give.
-                    let (ul, ux, uw) = set[u];
-                    let mut k = without.clone();
-                    if uw {
-                        k.win.remove(&(ul, ux));
-                        // The land's loss entry comes after its smaller
-                        // heaps.
-                        if k.nim.get(&ul).is_some_and(|&n| n > ux) {
-                            k.nim.remove(&ul);
+            let removed = if count[&e] == 1 {
+                unlearn(&mut know, e)
+            } else {
+                None
+            };
+            let ok = m.root_settled(&know, root, heap)
+                && users.get(&e.0).into_iter().flatten().all(|&u| {
+                    u == i || gone[u] || {
+                        // A user is checked with what smaller entries give.
+                        let (ul, ux, uw) = set[u];
+                        let mut back: Vec<(u32, u32, bool)> = Vec::new();
+                        if uw {
+                            if know.win.remove(&(ul, ux)) {
+                                back.push((ul, ux, true));
+                            }
+                            // The land's loss entry comes after its smaller
+                            // heaps.
+                            if let Some(n) = know.nim.get(&ul).copied().filter(|&n| n > ux) {
+                                know.nim.remove(&ul);
+                                back.push((ul, n, false));
+                            }
+                        } else if let Some(n) = know.nim.remove(&ul) {
+                            back.push((ul, n, false));
                         }
-                    } else {
-                        k.nim.remove(&ul);
+                        let pass = m.passes(&know, set[u]);
+                        for b in back {
+                            learn(&mut know, b);
+                        }
+                        pass
                     }
-                    m.passes(&k, set[u])
-                }
-            });
-            if users_ok {
+                });
+            if ok {
                 gone[i] = true;
-                know = without;
+                *count.get_mut(&e).unwrap() -= 1;
                 dropped = true;
+            } else if let Some(r) = removed {
+                learn(&mut know, r);
             }
         }
         let kept: Vec<_> = set
@@ -770,21 +820,13 @@ fn drop_unneeded<L: Lands>(
     }
 }
 
-/// What `k` knows once entry `i`, `e`, is gone (another entry may say the
-/// same).
-fn unlearn(k: &mut Know, e: (u32, u32, bool), set: &[(u32, u32, bool)], gone: &[bool], i: usize) {
-    let again = set
-        .iter()
-        .enumerate()
-        .any(|(j, &o)| j != i && !gone[j] && o == e);
-    if again {
-        return;
-    }
-    let (l, x, w) = e;
+/// Takes entry `e`'s fact out of `k`, returning the fact taken (to put
+/// back).
+fn unlearn(k: &mut Know, (l, x, w): (u32, u32, bool)) -> Option<(u32, u32, bool)> {
     if w {
-        k.win.remove(&(l, x));
+        k.win.remove(&(l, x)).then_some((l, x, true))
     } else {
-        k.nim.remove(&l);
+        k.nim.remove(&l).map(|n| (l, n, false))
     }
 }
 
@@ -800,15 +842,18 @@ struct Local<'a, 'g, L: Lands> {
     /// The lands an entry's proof looks at (its children's and their
     /// children's), by land.
     near: HashMap<u32, HashSet<u32>>,
+    /// The reverse of `near`: the lands whose proofs look at a land (of
+    /// the lands whose `near` is made: every land the set ever held).
+    users: HashMap<u32, Vec<u32>>,
 }
 
 /// Rounds of [`Local::improve`] with no smaller set before it stops, per
 /// entry of the set.
 const PATIENCE: usize = 100;
 /// Rounds of [`Local::improve`] at most, and their work at most (rounds
-/// times the set's size squared).
+/// times the set's size).
 const MAX_ROUNDS: usize = 30_000;
-const MAX_WORK: usize = 200_000_000;
+const MAX_WORK: usize = 50_000_000;
 /// Nimbers one round may add.
 const REPAIR_CAP: usize = 10;
 
@@ -826,6 +871,9 @@ impl<L: Lands> Local<'_, '_, L> {
                         }
                     }
                 }
+            }
+            for &o in &seen {
+                self.users.entry(o).or_default().push(l);
             }
             self.near.insert(l, seen);
         }
@@ -1018,9 +1066,24 @@ impl<L: Lands> Local<'_, '_, L> {
         done.then_some(added)
     }
 
-    /// Whether every entry of `set` that looks at one of `lands` passes.
-    fn users_pass(&mut self, k: &mut Know, set: &[(u32, u32, bool)], lands: &[u32]) -> bool {
-        for &e in set {
+    /// Whether every entry of the set that looks at one of `lands` passes:
+    /// its losses are what `k` knows of nimbers (the set's lands' `near`
+    /// made), its wins are `wins`.
+    fn users_pass(&mut self, k: &mut Know, wins: &[(u32, u32, bool)], lands: &[u32]) -> bool {
+        let mut looking: Vec<u32> = lands
+            .iter()
+            .flat_map(|o| self.users.get(o).into_iter().flatten().copied())
+            .collect();
+        looking.sort_unstable();
+        looking.dedup();
+        for u in looking {
+            if let Some(&n) = k.nim.get(&u) {
+                if !self.ok(k, (u, n, false)) {
+                    return false;
+                }
+            }
+        }
+        for &e in wins {
             let looks = {
                 let near = self.near(e.0);
                 lands.iter().any(|o| near.contains(o))
@@ -1033,21 +1096,61 @@ impl<L: Lands> Local<'_, '_, L> {
     }
 
     /// Drops every loss of `set` whose users pass without it, largest lands
-    /// first.
-    fn drop(&mut self, k: &mut Know, set: &mut Vec<(u32, u32, bool)>, root: &[u32], heap: u32) {
+    /// first. Only the losses in `only` (if given) are tried: the others
+    /// are known to stay (they could not be dropped before, and their users
+    /// know no less of what they look at), but are moved as a refused
+    /// drop moves them (to the end), so that the set's order, which the
+    /// rounds' choices read, is the same.
+    fn drop(
+        &mut self,
+        k: &mut Know,
+        set: &mut Vec<(u32, u32, bool)>,
+        root: &[u32],
+        heap: u32,
+        only: Option<&HashSet<u32>>,
+    ) {
+        // The tests compare every restricted drop with the full one.
+        #[cfg(test)]
+        let full = only.map(|_| {
+            let (mut k, mut set) = (k.clone(), set.clone());
+            self.drop(&mut k, &mut set, root, heap, None);
+            (k.nim, set)
+        });
+        let wins: Vec<(u32, u32, bool)> = set.iter().copied().filter(|e| e.2).collect();
         let mut order: Vec<(u32, u32, bool)> = set.iter().copied().filter(|e| !e.2).collect();
         order.sort_by_key(|&(l, x, _)| (Reverse(self.m.size[l as usize]), Reverse(x), l));
+        let mut pos: HashMap<(u32, u32, bool), usize> = HashMap::new();
+        for (i, &e) in set.iter().enumerate() {
+            pos.entry(e).or_insert(i);
+        }
         for e in order {
-            let Some(i) = set.iter().position(|&o| o == e) else {
+            let Some(&i) = pos.get(&e) else {
                 continue;
             };
-            set.swap_remove(i);
-            k.nim.remove(&e.0);
-            if self.m.root_settled(k, root, heap) && self.users_pass(k, set, &[e.0]) {
-                continue;
+            let last = set.len() - 1;
+            if only.is_none_or(|o| o.contains(&e.0)) {
+                k.nim.remove(&e.0);
+                if self.m.root_settled(k, root, heap) && self.users_pass(k, &wins, &[e.0]) {
+                    let moved = set[last];
+                    set.swap_remove(i);
+                    pos.remove(&e);
+                    if i < last {
+                        pos.insert(moved, i);
+                    }
+                    continue;
+                }
+                k.nim.insert(e.0, e.1);
             }
-            k.nim.insert(e.0, e.1);
-            set.push(e);
+            // A refused drop takes `e` out and puts it back at the end: the
+            // last entry comes to `i`.
+            set.swap(i, last);
+            pos.insert(set[i], i);
+            pos.insert(e, last);
+        }
+        #[cfg(test)]
+        if let Some((nim, full)) = full {
+            assert_eq!(*set, full);
+            assert_eq!(k.nim, nim);
         }
     }
 
@@ -1061,14 +1164,15 @@ impl<L: Lands> Local<'_, '_, L> {
         let mut k = Know::default();
         for &e in &cur {
             learn(&mut k, e);
+            self.near(e.0);
         }
-        self.drop(&mut k, &mut cur, root, heap);
+        self.drop(&mut k, &mut cur, root, heap, None);
         let mut best = cur.clone();
         let mut idle = 0;
         let mut z: u64 = 0x2545_F491_4F6C_DD1D;
-        // A round costs about the square of the set's size (each drop
-        // looks at every entry).
-        let most = MAX_ROUNDS.min(MAX_WORK / (cur.len() * cur.len()).max(1));
+        // A round costs about the set's size (its copies and sorts; the
+        // drop tries only the losses the round may have freed).
+        let most = MAX_ROUNDS.min(MAX_WORK / cur.len().max(1));
         let mut rounds = 0;
         while idle < PATIENCE * best.len().max(8) && rounds < most {
             rounds += 1;
@@ -1123,6 +1227,7 @@ impl<L: Lands> Local<'_, '_, L> {
                 }
             }
             let mut added = 0;
+            let mut adds: Vec<u32> = Vec::new();
             while ok {
                 let Some(e) = queue.pop() else { break };
                 if self.ok(&mut k, e) {
@@ -1133,6 +1238,8 @@ impl<L: Lands> Local<'_, '_, L> {
                         added += a.len();
                         for o in a {
                             let n = self.nim[&o];
+                            self.near(o);
+                            adds.push(o);
                             cur.push((o, n, false));
                             queue.push((o, n, false));
                         }
@@ -1142,7 +1249,22 @@ impl<L: Lands> Local<'_, '_, L> {
                 }
             }
             if ok {
-                self.drop(&mut k, &mut cur, root, heap);
+                // The losses this round may have freed: those the entries
+                // taken away looked at, the ones added, and those that
+                // entries looking at an added one look at. Every other loss
+                // was refused by the last drop, and its users know no less
+                // now of what they look at (knowing more never makes an
+                // entry fail).
+                let mut only: HashSet<u32> = adds.iter().copied().collect();
+                let mut looking: Vec<u32> = adds.clone();
+                for a in &adds {
+                    looking.extend(self.users.get(a).into_iter().flatten().copied());
+                }
+                looking.extend(gone.iter().copied());
+                for u in looking {
+                    only.extend(self.near(u).iter().copied());
+                }
+                self.drop(&mut k, &mut cur, root, heap, Some(&only));
             }
             // A set one larger is kept now and then, to leave a valley.
             let worse = cur.len() == saved_set.len() + 1 && (z >> 50).is_multiple_of(10);
@@ -1158,5 +1280,33 @@ impl<L: Lands> Local<'_, '_, L> {
         }
         best.sort_unstable();
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sprouts::Position;
+    use crate::search::engine::Options;
+    use crate::search::games::sprouts::normal::{Normal, SproutsLands};
+
+    /// The local search's drop tries only the losses its round may have
+    /// freed (the others' users know no less): on the nimbers a search of
+    /// `sprouts:7` found, every round's drop leaves the set, in its order,
+    /// and the nimbers known that the drop of every loss leaves (the
+    /// comparison is in [`Local::drop`] under test); the result is losses
+    /// only (the start loses), fewer than the pool's.
+    #[test]
+    fn the_local_search_drops_what_a_full_drop_would() {
+        let p = Position::parse("0*7").unwrap();
+        let mut e = Normal::new(&Options::default());
+        assert_eq!(e.nimber(&p), Some(0));
+        let pool: Vec<Entry<_>> = e
+            .lands()
+            .filter_map(|i| i.nimber.map(|n| (i.land.clone(), n, false)))
+            .collect();
+        let set = shrink_pools(&SproutsLands, &[&pool], p.lands(), p.heap()).unwrap();
+        assert!(!set.is_empty() && set.len() < pool.len(), "{}", set.len());
+        assert!(set.iter().all(|e| !e.2));
     }
 }
