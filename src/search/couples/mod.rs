@@ -761,6 +761,65 @@ mod tests {
         assert_eq!(std::mem::size_of::<super::LandInfo<Land>>(), 80);
     }
 
+    /// Lands met only as children are not interned: on `sprouts:10` the
+    /// lands known are fewer than half the distinct lands of the lists of
+    /// children kept, and every number a list keeps is its land's.
+    #[test]
+    fn lands_met_only_as_children_are_not_interned() {
+        let mut e = Normal::new(&Options::with_memory(1 << 30));
+        let p = Position::parse("0*10").unwrap();
+        assert_eq!(e.wins(&p), Some(true));
+        let mut met = std::collections::HashSet::new();
+        for (_, kids) in e.kids.iter() {
+            for (land, id) in kids.lands.iter().zip(kids.ids.iter()) {
+                met.insert(land.clone());
+                if id.get() != super::NONE {
+                    let info = e.info(id.get());
+                    assert!(info.live && info.land == *land);
+                }
+            }
+        }
+        let known = e.lands_known();
+        assert!(known > 0 && 2 * known < met.len(), "{known} lands known, {} met", met.len());
+    }
+
+    /// Values and nimbers do not depend on the memory: budgets that evict
+    /// lands (and reset the numbers lists of children keep) again and
+    /// again, with sums settled within tiny budgets, give the outcomes of
+    /// `0*n` (the first player wins exactly when n mod 6 is 3, 4 or 5) and
+    /// the same nimbers as a budget that keeps everything; and every number
+    /// a list of children keeps is its land's.
+    #[test]
+    fn values_do_not_depend_on_the_memory() {
+        let positions = ["0*6", "0*4+0*5", "0*4.A|0*4.A+0*3", "0*4.AB|AB", "0*3.AB|0*2.AB+0*3"];
+        let mut nimbers = Vec::new();
+        for (budget, settle) in [(1u64 << 30, 4096), (1 << 18, 4096), (1 << 18, 1)] {
+            let mut e = Normal::new(&Options::with_memory(budget)).with_settle_min(settle);
+            for n in 1..=9u32 {
+                let p = Position::parse(&format!("0*{n}")).unwrap();
+                assert_eq!(e.wins(&p), Some((3..=5).contains(&(n % 6))), "0*{n} at {budget}");
+            }
+            let found: Vec<Option<u32>> = positions
+                .iter()
+                .map(|p| e.nimber(&Position::parse(p).unwrap()))
+                .collect();
+            nimbers.push(found);
+            for (_, kids) in e.kids.iter() {
+                for (land, id) in kids.lands.iter().zip(kids.ids.iter()) {
+                    if id.get() != super::NONE {
+                        let info = e.info(id.get());
+                        assert!(info.live && info.land == *land);
+                    }
+                }
+            }
+            if budget == 1 << 18 {
+                assert!(e.evicted() > 0, "a budget that evicts");
+            }
+        }
+        assert!(nimbers.iter().all(|n| *n == nimbers[0]), "{nimbers:?}");
+        assert!(nimbers[0].iter().all(Option::is_some));
+    }
+
     /// The lands' index grows with the lands met, not with `--memory`: made
     /// at the budget's size, it was touched a page per land at random, so
     /// `sprouts:8` under the default 1G held 55 MB where 16M gave 11.
