@@ -780,7 +780,11 @@ mod tests {
             }
         }
         let known = e.lands_known();
-        assert!(known > 0 && 2 * known < met.len(), "{known} lands known, {} met", met.len());
+        assert!(
+            known > 0 && 2 * known < met.len(),
+            "{known} lands known, {} met",
+            met.len()
+        );
     }
 
     /// Values and nimbers do not depend on the memory: budgets that evict
@@ -791,13 +795,23 @@ mod tests {
     /// a list of children keeps is its land's.
     #[test]
     fn values_do_not_depend_on_the_memory() {
-        let positions = ["0*6", "0*4+0*5", "0*4.A|0*4.A+0*3", "0*4.AB|AB", "0*3.AB|0*2.AB+0*3"];
+        let positions = [
+            "0*6",
+            "0*4+0*5",
+            "0*4.A|0*4.A+0*3",
+            "0*4.AB|AB",
+            "0*3.AB|0*2.AB+0*3",
+        ];
         let mut nimbers = Vec::new();
         for (budget, settle) in [(1u64 << 30, 4096), (1 << 18, 4096), (1 << 18, 1)] {
             let mut e = Normal::new(&Options::with_memory(budget)).with_settle_min(settle);
             for n in 1..=9u32 {
                 let p = Position::parse(&format!("0*{n}")).unwrap();
-                assert_eq!(e.wins(&p), Some((3..=5).contains(&(n % 6))), "0*{n} at {budget}");
+                assert_eq!(
+                    e.wins(&p),
+                    Some((3..=5).contains(&(n % 6))),
+                    "0*{n} at {budget}"
+                );
             }
             let found: Vec<Option<u32>> = positions
                 .iter()

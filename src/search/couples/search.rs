@@ -7,8 +7,8 @@
 
 use super::sums::Lite;
 use super::{Couples, KidList, Kids, Lands, Pick, INF, NONE};
-use std::cell::Cell;
 use crate::search::RESULTS_PER_NODE;
+use std::cell::Cell;
 use std::rc::Rc;
 
 impl<L: Lands> Couples<'_, L> {
@@ -303,8 +303,11 @@ impl<L: Lands> Couples<'_, L> {
                     Lite::Couple(l2, k2) => self.mid(l2, k2, c_th_pn, c_th_dn),
                     Lite::Sum(_) => {
                         // Settle it to one land, within a budget.
-                        let ids: Vec<u32> =
-                            kids.child_ids(c - k as usize).iter().map(Cell::get).collect();
+                        let ids: Vec<u32> = kids
+                            .child_ids(c - k as usize)
+                            .iter()
+                            .map(Cell::get)
+                            .collect();
                         if self.settle_in_search(&ids, k).is_none()
                             && (self.limits.stop().is_some() || self.over_budget())
                         {

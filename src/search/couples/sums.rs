@@ -168,7 +168,10 @@ impl<L: Lands> Couples<'_, L> {
     /// (none for a land not interned).
     fn sum_numbers(&self, unknown: impl Iterator<Item = (u32, u32)> + Clone) -> (u32, u32) {
         let big = unknown.clone().map(|(size, _)| size).max().unwrap_or(0);
-        let all: u32 = unknown.clone().map(|(size, _)| self.game.fresh_dn(size)).sum();
+        let all: u32 = unknown
+            .clone()
+            .map(|(size, _)| self.game.fresh_dn(size))
+            .sum();
         let big_dn = self.game.fresh_dn(big);
         let effort: u32 = unknown
             .map(|(_, effort)| effort / EFFORT_SCALE)
