@@ -155,7 +155,7 @@ impl Engines for SproutsSearch {
 /// more. What the couples engine keeps is proofs and lists of children,
 /// both cheap to make again for small games; side by side with SPOTS'
 /// df-pn (docs/SPROUTS-MEMORY.md) this keeps up to 16 spots within its
-/// peak at 0.4–0.55× its CPU, where 1 GiB took up to 9× its memory for a
+/// peak at 0.24–0.48× its CPU, where 1 GiB took up to 9× its memory for a
 /// quarter less CPU.
 fn normal_memory(spots: u32) -> u64 {
     let doublings = spots.saturating_sub(15) / 2;
