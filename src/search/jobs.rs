@@ -236,8 +236,9 @@ impl<'a, G: Engines> JobRunner<'a, G> {
         let proven = bounds != Bounds::UNKNOWN;
         // Numbers of a search that ran: a kept engine's counters may be a
         // previous root's when this one was settled at once.
-        let numbers = (bounds.value().is_none() && nodes > 0 && stats.root_pn > 0 && stats.root_dn > 0)
-            .then_some((stats.root_pn, stats.root_dn, stats.target));
+        let numbers =
+            (bounds.value().is_none() && nodes > 0 && stats.root_pn > 0 && stats.root_dn > 0)
+                .then_some((stats.root_pn, stats.root_dn, stats.target));
         if self.fresh {
             let roots = if proven { std::slice::from_ref(p) } else { &[] };
             self.drop_engine(prover, roots, !proven);

@@ -479,7 +479,13 @@ fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(us
         .chunks_exact(size)
         .map(|f| {
             let (k, b) = f.split_at(G::Key::BYTES);
-            (G::Key::read(k), Bounds { lo: b[0] as i8, hi: b[1] as i8 })
+            (
+                G::Key::read(k),
+                Bounds {
+                    lo: b[0] as i8,
+                    hi: b[1] as i8,
+                },
+            )
         })
         .collect();
     at += count * size;
