@@ -1219,6 +1219,55 @@ mod tests {
         }
     }
 
+    /// Two workers in one process, answers taken oldest first, each
+    /// worker told the tree's news with its jobs (the path `search --mpi`
+    /// takes with K ≥ 2: a worker kept on its node, the younger children to
+    /// the other): the value is the one search's.
+    #[test]
+    fn two_workers_prove_the_one_search_values() {
+        for (spec, nodes) in [("connect:4x4", 40), ("tictactoe", 20), ("connect:5x4", 300)] {
+            let game = AnySearch::parse(spec).unwrap();
+            let request = SearchOptions {
+                memory: Some(16 << 20),
+                threads: 1,
+                ..SearchOptions::default()
+            };
+            let one = crate::search::run::run(&game, &request, &crate::search::run::Quiet)
+                .unwrap()
+                .results[0]
+                .value();
+            crate::with_search!(&game, g => {
+                let budget = JobBudget { nodes: Some(nodes), time: None };
+                let kit = JobKit::new(g, &request, budget).unwrap();
+                let mut runners = [
+                    JobRunner::new(g, &request, &kit, false),
+                    JobRunner::new(g, &request, &kit, false),
+                ];
+                let mut master = Master::new(g, g.start()).with_workers(2);
+                let mut running: std::collections::VecDeque<(usize, usize, JobAnswer)> =
+                    Default::default();
+                let mut idle = vec![1usize, 0];
+                loop {
+                    while let Some(&w) = idle.last() {
+                        let Some((id, p, scale)) = master.next_job(w, idle.len() == 1) else {
+                            break;
+                        };
+                        let p = p.clone();
+                        let news = master.news(w).to_vec();
+                        runners[w].learn(&news);
+                        running.push_back((w, id, runners[w].run(&p, scale).unwrap()));
+                        idle.pop();
+                    }
+                    let Some((w, id, a)) = running.pop_front() else { break };
+                    master.answer(id, &a).unwrap();
+                    idle.push(w);
+                }
+                assert_eq!(master.root().value(), one, "{spec}");
+                assert!(master.jobs > 2, "{spec}: the tree did nothing");
+            });
+        }
+    }
+
     #[test]
     fn jobs_of_few_nodes_prove_the_one_search_values() {
         agrees("connect:4x4", None, 50);
