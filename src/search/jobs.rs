@@ -1224,6 +1224,8 @@ mod tests {
     /// takes with K ≥ 2: a worker kept on its node, the younger children to
     /// the other): the value is the one search's.
     #[test]
+    // `with_search!` makes the body for every game's position, some `Copy`.
+    #[allow(clippy::clone_on_copy)]
     fn two_workers_prove_the_one_search_values() {
         for (spec, nodes) in [("connect:4x4", 40), ("tictactoe", 20), ("connect:5x4", 300)] {
             let game = AnySearch::parse(spec).unwrap();
