@@ -67,6 +67,11 @@ pub struct JobAnswer {
     pub best_move: Option<String>,
     /// Nodes the engine expanded.
     pub nodes: u64,
+    /// When undecided: the engine's own proof and disproof numbers of its
+    /// root and the question they are of ("at least this?"), where the
+    /// engine keeps such numbers (df-pn, couples): the master takes them as
+    /// the leaf's, so that its choice of leaves is the engine's.
+    pub numbers: Option<(u32, u32, i8)>,
 }
 
 /// What the jobs of one rank share, and its engine borrows: the engine's
@@ -125,6 +130,8 @@ pub struct JobRunner<'a, G: Engines> {
     proven: Vec<G::Pos>,
     /// With a save: what each dropped engine proved.
     parts: Vec<(PathBuf, Records<G>)>,
+    /// Bounds learnt before the engine was made, for it.
+    pending: Vec<(G::Key, Bounds)>,
     /// Jobs run.
     pub jobs: u64,
     /// Nodes their engines expanded.
@@ -149,6 +156,7 @@ impl<'a, G: Engines> JobRunner<'a, G> {
             keep,
             proven: Vec::new(),
             parts: Vec::new(),
+            pending: Vec::new(),
             jobs: 0,
             nodes: 0,
         }
@@ -171,6 +179,18 @@ impl<'a, G: Engines> JobRunner<'a, G> {
             snapshots: None,
             purpose: Purpose::Search,
         })
+    }
+
+    /// Takes bounds the master learnt from other jobs (the other ranks'
+    /// proofs): the kept engine uses them as settled from now on.
+    pub fn learn(&mut self, facts: &[(G::Key, Bounds)]) {
+        if let Some(e) = self.prover.as_mut() {
+            for &(key, bounds) in facts {
+                e.learn(key, bounds);
+            }
+        } else {
+            self.pending.extend_from_slice(facts);
+        }
     }
 
     /// Proves `p` within the budget times `2^scale`.
@@ -202,14 +222,23 @@ impl<'a, G: Engines> JobRunner<'a, G> {
                 e
             }
         };
+        for (key, bounds) in self.pending.drain(..) {
+            prover.learn(key, bounds);
+        }
         let before = prover.stats().nodes;
         let answer = prover.prove(p);
-        let nodes = prover.stats().nodes - before;
+        let stats = prover.stats();
+        let nodes = stats.nodes - before;
         let (bounds, best_move) = match answer {
             Answer::Value { bounds, best_move } => (bounds, best_move),
             Answer::Nimber(_) => (Bounds::UNKNOWN, None),
         };
         let proven = bounds != Bounds::UNKNOWN;
+        // Numbers of a search that ran: a kept engine's counters may be a
+        // previous root's when this one was settled at once.
+        let numbers =
+            (bounds.value().is_none() && nodes > 0 && stats.root_pn > 0 && stats.root_dn > 0)
+                .then_some((stats.root_pn, stats.root_dn, stats.target));
         if self.fresh {
             let roots = if proven { std::slice::from_ref(p) } else { &[] };
             self.drop_engine(prover, roots, !proven);
@@ -225,6 +254,7 @@ impl<'a, G: Engines> JobRunner<'a, G> {
             bounds,
             best_move,
             nodes,
+            numbers,
         })
     }
 
@@ -316,6 +346,17 @@ struct Node<G: SearchGame> {
     fails: u32,
     /// The worker its last job ran on.
     ran_on: usize,
+    /// Its numbers while a leaf: (1, 1) until a job on it comes back
+    /// undecided, then the engine's own (or, from an engine without
+    /// numbers, the nodes spent on it): the tree then chooses leaves as
+    /// the engines would.
+    est: (u64, u64),
+    /// Nodes the jobs on it have spent.
+    spent: u64,
+    /// Expanded, and its own job still runs on the worker that proved its
+    /// earlier ones (that engine goes on where it stopped while the others
+    /// prove its children).
+    busy: bool,
 }
 
 /// The master's proof-number tree.
@@ -338,7 +379,20 @@ pub struct Master<'a, G: Engines> {
     pub expanded: u64,
     /// The most nodes one job expanded.
     pub largest_job: u64,
+    /// Workers the jobs are shared among.
+    workers: usize,
+    /// Each worker's last job, while it is undecided.
+    last: Vec<Option<usize>>,
+    /// Bounds the tree learnt (from jobs and from backing up), in order,
+    /// and how far each worker has been told of them.
+    facts: Vec<(G::Key, Bounds)>,
+    told: Vec<usize>,
 }
+
+/// Nodes of an engine without numbers that count as one proof-number
+/// unit of a leaf (see `Node::est`): a job of the default budget makes its
+/// leaf look about a hundred times as hard as one never tried.
+const NODES_PER_UNIT: u64 = 1024;
 
 /// A job the master hands out: its number (the tree's node), position,
 /// and the budget's scale (the budget times `2^scale`).
@@ -357,9 +411,32 @@ impl<'a, G: Engines> Master<'a, G> {
             unknown: 0,
             expanded: 0,
             largest_job: 0,
+            workers: 1,
+            last: vec![None],
+            facts: Vec::new(),
+            told: vec![0],
         };
         m.add(root, String::new(), 0);
         m
+    }
+
+    /// The tree for `workers` workers (numbered from 0): with more than one,
+    /// a worker whose job came back undecided goes on with it (its budget
+    /// doubled) while it stays on the most-proving path, and the leaf is
+    /// expanded at once so that the others prove its children.
+    pub fn with_workers(mut self, workers: usize) -> Self {
+        self.workers = workers.max(1);
+        self.last = vec![None; self.workers];
+        self.told = vec![0; self.workers];
+        self
+    }
+
+    /// What the tree learnt since `worker` was last told: the bounds of its
+    /// nodes that jobs and backing up proved, for the worker's engine.
+    pub fn news(&mut self, worker: usize) -> &[(G::Key, Bounds)] {
+        let from = self.told[worker];
+        self.told[worker] = self.facts.len();
+        &self.facts[from..]
     }
 
     /// A new leaf below `parent` (the root: below itself).
@@ -392,6 +469,9 @@ impl<'a, G: Engines> Master<'a, G> {
             free: true,
             fails: 0,
             ran_on: usize::MAX,
+            est: (1, 1),
+            spent: 0,
+            busy: false,
         });
         self.renumber(i);
         i
@@ -456,6 +536,21 @@ impl<'a, G: Engines> Master<'a, G> {
                 }
                 return None;
             }
+            if let Some(x) = self.goes_on(worker) {
+                if self.nodes[x].state == State::Leaf && self.workers > 1 {
+                    self.expand(x);
+                }
+                let n = &mut self.nodes[x];
+                match n.state {
+                    State::Leaf => n.state = State::Sent,
+                    _ => n.busy = true,
+                }
+                n.ran_on = worker;
+                let scale = n.fails.min(MAX_SCALE);
+                self.update(x);
+                self.jobs += 1;
+                return Some((x, &self.nodes[x].pos, scale));
+            }
             let leaf = self.select()?;
             let n = &self.nodes[leaf];
             let scale = match self.answers.contains_key(&n.key) {
@@ -476,9 +571,38 @@ impl<'a, G: Engines> Master<'a, G> {
         }
     }
 
+    /// The node `worker`'s last job was on, when it goes on with it: while
+    /// it is undecided and free of other jobs. Each engine thus proves its
+    /// node to the end as one search would (the root's engine is the one
+    /// engine's search, cut in jobs), learning from the others' proofs on
+    /// the way, while the other workers take the children it is not on;
+    /// sending it elsewhere would lose the work in its table.
+    fn goes_on(&mut self, worker: usize) -> Option<usize> {
+        let x = self.last.get(worker).copied().flatten()?;
+        let n = &self.nodes[x];
+        // It and every node above it still open: else no proof needs it.
+        let mut open = true;
+        let mut i = x;
+        loop {
+            open &= self.nodes[i].pn != 0 && self.nodes[i].dn != 0;
+            if i == 0 || !open {
+                break;
+            }
+            i = self.nodes[i].parent;
+        }
+        if !open || n.busy || n.state == State::Sent || n.ran_on != worker {
+            self.last[worker] = None;
+            return None;
+        }
+        Some(x)
+    }
+
     /// Takes the answer of job `id`.
     pub fn answer(&mut self, id: usize, answer: &JobAnswer) -> Result<()> {
-        let node = self.nodes.get_mut(id).filter(|n| n.state == State::Sent);
+        let node = self
+            .nodes
+            .get_mut(id)
+            .filter(|n| n.state == State::Sent || n.busy);
         let Some(node) = node else {
             return Err(Error::GameInvariant(format!(
                 "an answer to job {id}, which no rank was given"
@@ -493,9 +617,18 @@ impl<'a, G: Engines> Master<'a, G> {
                 node.bounds
             )));
         }
+        let learnt = met != node.bounds;
         node.bounds = met;
-        node.state = State::Leaf;
+        if node.state == State::Sent {
+            node.state = State::Leaf;
+        }
+        node.busy = false;
+        node.spent += answer.nodes;
+        let worker = node.ran_on;
         let key = node.key;
+        if learnt {
+            self.facts.push((key, met));
+        }
         let e = self.answers.entry(key).or_insert(Bounds::UNKNOWN);
         *e = e.meet(answer.bounds);
         if id == 0 {
@@ -503,7 +636,24 @@ impl<'a, G: Engines> Master<'a, G> {
         }
         if answer.bounds.value().is_none() {
             self.unknown += 1;
-            self.nodes[id].fails += 1;
+            let n = &mut self.nodes[id];
+            n.fails += 1;
+            n.est = match answer.numbers {
+                // Without ties the engine's question is the node's; with
+                // ties the other question's numbers are near enough for
+                // choosing leaves (the value never depends on them).
+                Some((pn, dn, _)) => (
+                    u64::from(pn).clamp(1, INFINITE - 1),
+                    u64::from(dn).clamp(1, INFINITE - 1),
+                ),
+                None => {
+                    let e = 1 + n.spent / NODES_PER_UNIT;
+                    (e, e)
+                }
+            };
+            if let Some(l) = self.last.get_mut(worker) {
+                *l = Some(id);
+            }
         }
         self.largest_job = self.largest_job.max(answer.nodes);
         self.update(id);
@@ -565,21 +715,26 @@ impl<'a, G: Engines> Master<'a, G> {
             (INFINITE, 0, false)
         } else {
             match n.state {
-                State::Leaf => (1, 1, true),
-                State::Sent => (1, 1, false),
+                State::Leaf => (n.est.0, n.est.1, true),
+                State::Sent => (n.est.0, n.est.1, false),
                 State::Expanded => {
                     let (mut pn, mut dn, mut free) = (INFINITE, 0u64, false);
+                    let shadow = self.shadow(i);
                     for &c in &n.children {
+                        let taken = Some(c) == shadow;
                         let c = &self.nodes[c];
                         pn = pn.min(c.dn);
                         dn = dn.saturating_add(c.pn).min(INFINITE);
-                        free |= c.free;
+                        free |= c.free && !taken;
                     }
                     (pn, dn, free)
                 }
             }
         };
         let n = &mut self.nodes[i];
+        if n.bounds != bounds {
+            self.facts.push((n.key, bounds));
+        }
         let changed = (n.bounds, n.pn, n.dn, n.free) != (bounds, pn, dn, free);
         (n.bounds, n.pn, n.dn, n.free) = (bounds, pn, dn, free);
         changed
@@ -592,6 +747,21 @@ impl<'a, G: Engines> Master<'a, G> {
         while self.renumber(i) && i != 0 {
             i = self.nodes[i].parent;
         }
+    }
+
+    /// The child a busy node's own engine is taken to be proving: its first
+    /// open one in the game's move order (the engines' own order, best
+    /// first, as the younger-brothers-wait rule has it), which the other
+    /// workers leave to it.
+    fn shadow(&self, i: usize) -> Option<usize> {
+        let n = &self.nodes[i];
+        if !n.busy {
+            return None;
+        }
+        n.children
+            .iter()
+            .copied()
+            .find(|&c| self.nodes[c].pn != 0 && self.nodes[c].dn != 0)
     }
 
     /// The most-proving leaf no job is proving: from the root, at each node
@@ -610,9 +780,10 @@ impl<'a, G: Engines> Master<'a, G> {
                 State::Expanded => {}
             }
             let mut best: Option<(u64, usize)> = None;
+            let shadow = self.shadow(i);
             for &c in &n.children {
                 let c_node = &self.nodes[c];
-                if c_node.free && best.is_none_or(|(d, _)| c_node.dn < d) {
+                if c_node.free && Some(c) != shadow && best.is_none_or(|(d, _)| c_node.dn < d) {
                     best = Some((c_node.dn, c));
                 }
             }
@@ -1044,6 +1215,57 @@ mod tests {
                         assert!(t.elapsed() < Duration::from_secs(2), "{engine:?}: {:?}", t.elapsed());
                     }
                 }
+            });
+        }
+    }
+
+    /// Two workers in one process, answers taken oldest first, each
+    /// worker told the tree's news with its jobs (the path `search --mpi`
+    /// takes with K ≥ 2: a worker kept on its node, the younger children to
+    /// the other): the value is the one search's.
+    #[test]
+    // `with_search!` makes the body for every game's position, some `Copy`.
+    #[allow(clippy::clone_on_copy)]
+    fn two_workers_prove_the_one_search_values() {
+        for (spec, nodes) in [("connect:4x4", 40), ("tictactoe", 20), ("connect:5x4", 300)] {
+            let game = AnySearch::parse(spec).unwrap();
+            let request = SearchOptions {
+                memory: Some(16 << 20),
+                threads: 1,
+                ..SearchOptions::default()
+            };
+            let one = crate::search::run::run(&game, &request, &crate::search::run::Quiet)
+                .unwrap()
+                .results[0]
+                .value();
+            crate::with_search!(&game, g => {
+                let budget = JobBudget { nodes: Some(nodes), time: None };
+                let kit = JobKit::new(g, &request, budget).unwrap();
+                let mut runners = [
+                    JobRunner::new(g, &request, &kit, false),
+                    JobRunner::new(g, &request, &kit, false),
+                ];
+                let mut master = Master::new(g, g.start()).with_workers(2);
+                let mut running: std::collections::VecDeque<(usize, usize, JobAnswer)> =
+                    Default::default();
+                let mut idle = vec![1usize, 0];
+                loop {
+                    while let Some(&w) = idle.last() {
+                        let Some((id, p, scale)) = master.next_job(w, idle.len() == 1) else {
+                            break;
+                        };
+                        let p = p.clone();
+                        let news = master.news(w).to_vec();
+                        runners[w].learn(&news);
+                        running.push_back((w, id, runners[w].run(&p, scale).unwrap()));
+                        idle.pop();
+                    }
+                    let Some((w, id, a)) = running.pop_front() else { break };
+                    master.answer(id, &a).unwrap();
+                    idle.push(w);
+                }
+                assert_eq!(master.root().value(), one, "{spec}");
+                assert!(master.jobs > 2, "{spec}: the tree did nothing");
             });
         }
     }

@@ -91,6 +91,10 @@ pub trait Prover<G: SearchGame> {
     fn known(&mut self, _p: &G::Pos) -> Option<Fact> {
         None
     }
+    /// Takes bounds another engine proved (a search over ranks: what the
+    /// other ranks' jobs settled), used from then on as settled. An engine
+    /// that cannot take them ignores them: they only save work.
+    fn learn(&mut self, _key: G::Key, _bounds: Bounds) {}
     /// What the user should know at the end.
     fn notices(&self) -> Vec<Notice> {
         Vec::new()
@@ -379,6 +383,9 @@ impl<G: SearchGame> Prover<G> for Dfpn<'_, G> {
         Dfpn::renew(self, nodes, time);
         true
     }
+    fn learn(&mut self, key: G::Key, bounds: Bounds) {
+        self.add_known(key, bounds);
+    }
     fn load(
         &mut self,
         db: &Merged<G>,
@@ -423,6 +430,9 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
     fn renew(&mut self, nodes: Option<u64>, time: Option<Duration>) -> bool {
         AlphaBeta::renew(self, nodes, time);
         true
+    }
+    fn learn(&mut self, key: G::Key, bounds: Bounds) {
+        self.add_known(key, bounds);
     }
     fn load(
         &mut self,

@@ -15,13 +15,15 @@
 //! saying what each is:
 //!
 //! - master to worker: `J` a job (its number, its budget's scale, its
-//!   position's key, the
-//!   position in the game's notation: the worker parses it and checks the
-//!   key, so a position that does not survive its notation is an error,
-//!   never a wrong job); `S` stop (answer with `D`); `A` abort (a rank
-//!   failed: stop without answering);
-//! - worker to master: `R` a job's answer (number, bounds, the engine's
-//!   best move, nodes); `E` a failure (one line); `D` at the end, the
+//!   position's key, the bounds the tree learnt since the worker's last
+//!   job — other ranks' proofs, which its engine takes as settled — and
+//!   the position in the game's notation: the worker parses it and checks
+//!   the key, so a position that does not survive its notation is an
+//!   error, never a wrong job); `S` stop (answer with `D`); `A` abort (a
+//!   rank failed: stop without answering);
+//! - worker to master: `R` a job's answer (number, bounds, nodes, the
+//!   engine's root proof and disproof numbers when undecided, its best
+//!   move); `E` a failure (one line); `D` at the end, the
 //!   worker's nodes, jobs, busy time and, with `--save`, every entry its
 //!   jobs proved as one proof database's bytes.
 //!
@@ -103,7 +105,7 @@ pub fn search_mpi<G: Engines>(
         return worker(g, runner, world).map(|()| None);
     }
     drop(kit);
-    let mut master = Master::new(g, root.clone());
+    let mut master = Master::new(g, root.clone()).with_workers(k);
     let (nodes, parts) = if k == 1 {
         let kit = JobKit::new(g, request, budget)?;
         let mut runner = JobRunner::new(g, request, &kit, keep);
@@ -146,13 +148,14 @@ const MASTER_WORKS_UP_TO: usize = 8;
 
 /// Rank 0's own engine as the master's loop reaches it: its jobs' channel
 /// and its answers'.
-type LocalLink<'c, P> = (
-    &'c std::sync::mpsc::Sender<LocalJob<P>>,
+type LocalLink<'c, P, K> = (
+    &'c std::sync::mpsc::Sender<LocalJob<P, K>>,
     &'c std::sync::mpsc::Receiver<Local>,
 );
 
-/// A job for rank 0's own engine, or the end (`None`).
-type LocalJob<P> = Option<(usize, P, u32)>;
+/// A job for rank 0's own engine (its number, position, scale and what
+/// the tree learnt since its last), or the end (`None`).
+type LocalJob<P, K> = Option<(usize, P, u32, Vec<(K, Bounds)>)>;
 
 /// What rank 0's own engine sends back: an answer, or at the end its
 /// nodes and database.
@@ -176,7 +179,7 @@ fn lead<G: Engines>(
 ) -> Result<(u64, Vec<Vec<u8>>)> {
     let keep = request.save.is_some();
     std::thread::scope(|s| {
-        let (to_local, jobs_in) = std::sync::mpsc::channel::<LocalJob<G::Pos>>();
+        let (to_local, jobs_in) = std::sync::mpsc::channel::<LocalJob<G::Pos, G::Key>>();
         let (local_out, from_local) = std::sync::mpsc::channel::<Local>();
         let local = works.then(|| {
             s.spawn(move || {
@@ -188,7 +191,8 @@ fn lead<G: Engines>(
                     }
                 };
                 let mut runner = JobRunner::new(g, request, &kit, keep);
-                while let Ok(Some((id, p, scale))) = jobs_in.recv() {
+                while let Ok(Some((id, p, scale, facts))) = jobs_in.recv() {
+                    runner.learn(&facts);
                     let a = runner.run(&p, scale).map(|a| (id, a));
                     let failed = a.is_err();
                     let _ = local_out.send(Local::Answer(a));
@@ -239,7 +243,7 @@ fn lead_with<G: Engines>(
     g: &G,
     master: &mut Master<'_, G>,
     world: &SimpleCommunicator,
-    local: Option<LocalLink<'_, G::Pos>>,
+    local: Option<LocalLink<'_, G::Pos, G::Key>>,
 ) -> Result<(u64, Vec<Vec<u8>>)> {
     let k = world.size() as usize;
     let mut idle: Vec<usize> = (1..k).rev().collect();
@@ -256,9 +260,11 @@ fn lead_with<G: Engines>(
             let Some((id, p, scale)) = master.next_job(r, idle.len() == 1) else {
                 break;
             };
+            let p = p.clone();
+            let facts = master.news(r).to_vec();
             if r == 0 {
                 let (to, _) = local.expect("rank 0 is idle only when it works");
-                to.send(Some((id, p.clone(), scale)))
+                to.send(Some((id, p, scale, facts)))
                     .map_err(|_| Error::GameInvariant("rank 0's own engine ended early".into()))?;
             } else {
                 message.clear();
@@ -266,10 +272,15 @@ fn lead_with<G: Engines>(
                 message.extend_from_slice(&(id as u64).to_le_bytes());
                 message.push(scale as u8);
                 let mut key = Vec::new();
-                g.key(p).write(&mut key);
+                g.key(&p).write(&mut key);
                 message.extend_from_slice(&(key.len() as u32).to_le_bytes());
                 message.extend_from_slice(&key);
-                message.extend_from_slice(g.format_position(p).as_bytes());
+                message.extend_from_slice(&(facts.len() as u32).to_le_bytes());
+                for (key, b) in &facts {
+                    key.write(&mut message);
+                    message.extend_from_slice(&[b.lo as u8, b.hi as u8]);
+                }
+                message.extend_from_slice(g.format_position(&p).as_bytes());
                 world.process_at_rank(r as i32).send(&message[..]);
             }
             busy[r] = Some(id);
@@ -362,7 +373,7 @@ fn answer_of(m: &[u8], r: usize) -> Result<(usize, JobAnswer)> {
             "rank {r}: {}",
             String::from_utf8_lossy(&m[1..])
         ))),
-        Some(&ANSWER) if m.len() >= 19 => Ok((
+        Some(&ANSWER) if m.len() >= 28 => Ok((
             LE::read_u64(&m[1..9]) as usize,
             JobAnswer {
                 bounds: Bounds {
@@ -370,7 +381,11 @@ fn answer_of(m: &[u8], r: usize) -> Result<(usize, JobAnswer)> {
                     hi: m[10] as i8,
                 },
                 nodes: LE::read_u64(&m[11..19]),
-                best_move: (m.len() > 19).then(|| String::from_utf8_lossy(&m[19..]).into_owned()),
+                numbers: match (LE::read_u32(&m[19..23]), LE::read_u32(&m[23..27])) {
+                    (0, _) | (_, 0) => None,
+                    (pn, dn) => Some((pn, dn, m[27] as i8)),
+                },
+                best_move: (m.len() > 28).then(|| String::from_utf8_lossy(&m[28..]).into_owned()),
             },
         )),
         _ => Err(garbled(r)),
@@ -401,6 +416,10 @@ fn worker<G: Engines>(
                         reply.extend_from_slice(&(id as u64).to_le_bytes());
                         reply.extend_from_slice(&[a.bounds.lo as u8, a.bounds.hi as u8]);
                         reply.extend_from_slice(&a.nodes.to_le_bytes());
+                        let (pn, dn, q) = a.numbers.unwrap_or((0, 0, 0));
+                        reply.extend_from_slice(&pn.to_le_bytes());
+                        reply.extend_from_slice(&dn.to_le_bytes());
+                        reply.push(q as u8);
                         if let Some(mv) = &a.best_move {
                             reply.extend_from_slice(mv.as_bytes());
                         }
@@ -451,7 +470,26 @@ fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(us
     let scale = u32::from(m[9]);
     let key_len = LE::read_u32(&m[10..14]) as usize;
     let key = m.get(14..14 + key_len).ok_or_else(bad)?;
-    let text = std::str::from_utf8(&m[14 + key_len..]).map_err(|_| bad())?;
+    let mut at = 14 + key_len;
+    let count = m.get(at..at + 4).map(LE::read_u32).ok_or_else(bad)? as usize;
+    at += 4;
+    let size = G::Key::BYTES + 2;
+    let block = m.get(at..at + count * size).ok_or_else(bad)?;
+    let facts: Vec<(G::Key, Bounds)> = block
+        .chunks_exact(size)
+        .map(|f| {
+            let (k, b) = f.split_at(G::Key::BYTES);
+            (
+                G::Key::read(k),
+                Bounds {
+                    lo: b[0] as i8,
+                    hi: b[1] as i8,
+                },
+            )
+        })
+        .collect();
+    at += count * size;
+    let text = std::str::from_utf8(&m[at..]).map_err(|_| bad())?;
     let p = g
         .parse_position(text)
         .map_err(|reason| Error::BadPosition {
@@ -466,6 +504,7 @@ fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(us
             g.spec()
         )));
     }
+    runner.learn(&facts);
     Ok((id, runner.run(&p, scale)?))
 }
 
