@@ -1059,6 +1059,16 @@ pub fn report<G: Engines>(
 mod tests {
     use super::*;
     use crate::search::games::AnySearch;
+    use crate::Value;
+
+    /// The value one search in one process proves: what every search
+    /// over jobs must give.
+    fn one_search(game: &AnySearch, request: &SearchOptions) -> Option<Value> {
+        crate::search::run::run(game, request, &crate::search::run::Quiet)
+            .unwrap()
+            .results[0]
+            .value()
+    }
 
     /// The value of a search spread over jobs of a few nodes each (so the
     /// master's tree does the work) against one search, on games with and
@@ -1071,10 +1081,7 @@ mod tests {
             threads: 1,
             ..SearchOptions::default()
         };
-        let one = crate::search::run::run(&game, &request, &crate::search::run::Quiet)
-            .unwrap()
-            .results[0]
-            .value();
+        let one = one_search(&game, &request);
         let budget = JobBudget {
             nodes: Some(nodes),
             time: None,
@@ -1234,10 +1241,7 @@ mod tests {
                 threads: 1,
                 ..SearchOptions::default()
             };
-            let one = crate::search::run::run(&game, &request, &crate::search::run::Quiet)
-                .unwrap()
-                .results[0]
-                .value();
+            let one = one_search(&game, &request);
             crate::with_search!(&game, g => {
                 let budget = JobBudget { nodes: Some(nodes), time: None };
                 let kit = JobKit::new(g, &request, budget).unwrap();

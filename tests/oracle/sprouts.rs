@@ -1299,6 +1299,19 @@ impl Rng {
         self.0 ^= self.0 << 17;
         (self.0 % n as u64) as usize
     }
+
+    /// `p` after random moves, until at most `stop` lives are left or no
+    /// move is.
+    fn walk(&mut self, mut p: Raw, stop: u32) -> Raw {
+        while p.lives() > stop {
+            let kids = p.children();
+            if kids.is_empty() {
+                break;
+            }
+            p = kids[self.below(kids.len())].clone();
+        }
+        p
+    }
 }
 
 impl Raw {
@@ -1331,14 +1344,7 @@ fn random_positions_on_surfaces_agree_with_the_oracle_by_lands() {
         for n in 5..=8 {
             for _ in 0..20 {
                 let stop = 5 + rng.below(6) as u32;
-                let mut p = Raw::spots(n, g).tidy();
-                while p.lives() > stop {
-                    let kids = p.children();
-                    if kids.is_empty() {
-                        break;
-                    }
-                    p = kids[rng.below(kids.len())].clone();
-                }
+                let p = rng.walk(Raw::spots(n, g).tidy(), stop);
                 let text = p.glop();
                 let q = Position::parse(&text).unwrap_or_else(|err| panic!("{text}: {err}"));
                 let split = Split::of(&p);
@@ -1429,14 +1435,7 @@ fn couples_agree_with_the_oracle_by_lands() {
         for n in 5..=8 {
             for _ in 0..5 {
                 let stop = 5 + rng.below(5) as u32;
-                let mut p = Raw::spots(n, g).tidy();
-                while p.lives() > stop {
-                    let kids = p.children();
-                    if kids.is_empty() {
-                        break;
-                    }
-                    p = kids[rng.below(kids.len())].clone();
-                }
+                let p = rng.walk(Raw::spots(n, g).tidy(), stop);
                 positions.push(p);
             }
         }
