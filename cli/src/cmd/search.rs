@@ -41,8 +41,9 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Memory the transposition table (or the nimber memo) may grow to,
-    /// e.g. 2G (default: 1G, or half the available memory if less; at least
-    /// 1M). The table starts at 1M and doubles as it fills, so an easy
+    /// e.g. 2G (default: 1G, or half the available memory if less;
+    /// normal-play Sprouts 10M up to 18 spots, twice that for every two
+    /// spots more; at least 1M). The table starts at 1M and doubles as it fills, so an easy
     /// position takes a few megabytes whatever the cap.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,

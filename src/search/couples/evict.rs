@@ -5,7 +5,8 @@
 //! each class most recently used first. A land forgotten is met again as a
 //! new land and its couples proved again: only time is lost, never a value.
 
-use super::{Couples, LandInfo, Lands, EVICT_MARGIN};
+use super::{Couples, LandInfo, Lands, EVICT_MARGIN, NONE};
+use std::cell::Cell;
 
 impl<L: Lands> Couples<'_, L> {
     /// Lands short of the cap at which to evict.
@@ -34,7 +35,7 @@ impl<L: Lands> Couples<'_, L> {
         }
         for (l, kids) in &self.frames {
             pinned[*l as usize] = true;
-            for &i in kids.lands.iter() {
+            for i in kids.ids.iter().map(Cell::get).filter(|&i| i != NONE) {
                 pinned[i as usize] = true;
             }
         }
@@ -88,10 +89,19 @@ impl<L: Lands> Couples<'_, L> {
         }
         let lands = &self.lands;
         self.tt.retain(|&key, _| lands[(key >> 32) as usize].live);
-        // Children kept name lands by number: only those all of whose
-        // lands stay are kept.
+        // Children kept are kept by their land's number, and name their
+        // lands by number: those of a land forgotten go, the others forget
+        // the numbers of lands forgotten (the lists the frames hold name
+        // only pinned lands).
         self.kids.retain(
-            |&l, kids| lands[l as usize].live && kids.lands.iter().all(|&i| lands[i as usize].live),
+            |&l, kids| {
+                for id in kids.ids.iter() {
+                    if id.get() != NONE && !lands[id.get() as usize].live {
+                        id.set(NONE);
+                    }
+                }
+                lands[l as usize].live
+            },
             |kids| kids.bytes(),
         );
     }

@@ -6,8 +6,9 @@
 //! with the land.
 
 use super::sums::Lite;
-use super::{Couples, KidList, Kids, Lands, Pick, INF};
+use super::{Couples, KidList, Kids, Lands, Pick, INF, NONE};
 use crate::search::RESULTS_PER_NODE;
+use std::cell::Cell;
 use std::rc::Rc;
 
 impl<L: Lands> Couples<'_, L> {
@@ -31,11 +32,18 @@ impl<L: Lands> Couples<'_, L> {
         }
     }
 
-    /// The children of land number `l`, as land numbers (`None` if the
-    /// search's limits stopped their making).
-    pub fn children(&mut self, l: u32) -> Option<Kids> {
+    /// The children of land number `l` (`None` if the search's limits
+    /// stopped their making), their lands' numbers looked up: those
+    /// interned since the list was made are found.
+    pub fn children(&mut self, l: u32) -> Option<Kids<L::Land>> {
         if let Some(k) = self.kids.get(&l) {
-            return Some(k.clone());
+            let k = k.clone();
+            for (land, id) in k.lands.iter().zip(k.ids.iter()) {
+                if id.get() == NONE {
+                    id.set(self.look_up(land));
+                }
+            }
+            return Some(k);
         }
         let mut found = std::mem::take(&mut self.found);
         let mut ends = Vec::new();
@@ -58,14 +66,45 @@ impl<L: Lands> Couples<'_, L> {
         }
         // Work past a node's worth counts against the node budget.
         self.nodes += made / RESULTS_PER_NODE;
-        let lands: Box<[u32]> = found.iter().map(|land| self.id(land)).collect();
-        self.found = found;
+        let eager = self.game.intern_children();
+        let ids: Box<[Cell<u32>]> = found
+            .iter()
+            .map(|land| {
+                Cell::new(match eager {
+                    true => self.id(land),
+                    false => self.look_up(land),
+                })
+            })
+            .collect();
         let kids = Rc::new(KidList {
-            lands,
+            lands: found.drain(..).collect(),
+            ids,
             ends: ends.into_boxed_slice(),
         });
+        self.found = found;
         self.kids.insert(l, kids.clone(), kids.bytes());
         Some(kids)
+    }
+
+    /// The land's number if it is interned ([`NONE`] if not), marked used.
+    fn look_up(&mut self, land: &L::Land) -> u32 {
+        match self.ids.get(&self.lands, land) {
+            Some(i) => {
+                self.lands[i as usize].used = self.clock;
+                i
+            }
+            None => NONE,
+        }
+    }
+
+    /// Interns child `c`'s lands (the search goes into it): their numbers,
+    /// kept in the list, which the frame holding it pins.
+    fn intern_child(&mut self, kids: &KidList<L::Land>, c: usize) {
+        for (land, id) in kids.child(c).iter().zip(kids.child_ids(c)) {
+            if id.get() == NONE {
+                id.set(self.id(land));
+            }
+        }
     }
 
     /// When watched: records the level (`land + *k`, which chose child
@@ -111,11 +150,7 @@ impl<L: Lands> Couples<'_, L> {
                     return Some(game.text(land, i as u32));
                 }
                 let (_, kids) = frames.iter().rev().find(|(fl, _)| *fl == l)?;
-                let child = kids.child(i - k as usize);
-                let parts: Vec<&L::Land> = child
-                    .iter()
-                    .map(|&c| lands.get(c as usize).map(|info| &info.land))
-                    .collect::<Option<_>>()?;
+                let parts: Vec<&L::Land> = kids.child(i - k as usize).iter().collect();
                 Some(game.sum_text(&parts, k))
             },
         );
@@ -211,7 +246,7 @@ impl<L: Lands> Couples<'_, L> {
 
     /// The body of [`Couples::mid`]: the children's numbers, the best
     /// child searched, until proved or past a threshold.
-    fn expand(&mut self, l: u32, k: u32, th_pn: u32, th_dn: u32, kids: &KidList) {
+    fn expand(&mut self, l: u32, k: u32, th_pn: u32, th_dn: u32, kids: &KidList<L::Land>) {
         // Each child: a smaller heap (couple l, j) or a move in the land.
         let n = k as usize + kids.len();
         loop {
@@ -227,10 +262,11 @@ impl<L: Lands> Couples<'_, L> {
                 let (pn, dn) = if c < k as usize {
                     self.numbers(l, c as u32)
                 } else {
-                    match self.fold_lite(kids.child(c - k as usize), k) {
+                    match self.fold_lite(kids, c - k as usize, k) {
                         Lite::Heap(0) => (INF, 0),
                         Lite::Heap(_) => (0, INF),
                         Lite::Couple(l2, k2) => self.numbers(l2, k2),
+                        Lite::Fresh(size) => (1, self.game.fresh_dn(size)),
                         Lite::Sum(numbers) => numbers,
                     }
                 };
@@ -262,13 +298,17 @@ impl<L: Lands> Couples<'_, L> {
             if c < k as usize {
                 self.mid(l, c as u32, c_th_pn, c_th_dn);
             } else {
-                match self.fold_lite(kids.child(c - k as usize), k) {
+                self.intern_child(kids, c - k as usize);
+                match self.fold_lite(kids, c - k as usize, k) {
                     Lite::Couple(l2, k2) => self.mid(l2, k2, c_th_pn, c_th_dn),
                     Lite::Sum(_) => {
                         // Settle it to one land, within a budget.
-                        if self
-                            .settle_in_search(kids.child(c - k as usize), k)
-                            .is_none()
+                        let ids: Vec<u32> = kids
+                            .child_ids(c - k as usize)
+                            .iter()
+                            .map(Cell::get)
+                            .collect();
+                        if self.settle_in_search(&ids, k).is_none()
                             && (self.limits.stop().is_some() || self.over_budget())
                         {
                             self.store(l, k, pn, dn);
@@ -277,7 +317,10 @@ impl<L: Lands> Couples<'_, L> {
                         // Settled, or its numbers now carry the effort
                         // spent: choose again.
                     }
-                    Lite::Heap(_) => unreachable!("a heap child is proved"),
+                    // A land interned since the list was fetched, whose
+                    // nimber is known (it looked fresh): choose again.
+                    Lite::Heap(_) => {}
+                    Lite::Fresh(_) => unreachable!("its lands were interned"),
                 }
             }
         }

@@ -12,13 +12,16 @@
 //! hours with its root's numbers unchanged; bounded, it is proved in about
 //! a minute.
 
-use super::{Couples, Folded, Lands, EFFORT_SCALE, INF};
+use super::{Couples, Folded, KidList, Lands, EFFORT_SCALE, INF, NONE};
 
 /// A child in the search's loop: [`Folded`], with a sum not yet settled
 /// reduced to the numbers it starts with.
 pub(super) enum Lite {
     Heap(u32),
     Couple(u32, u32),
+    /// One land of unknown nimber, not interned (of this size): a couple
+    /// never expanded.
+    Fresh(u32),
     Sum((u32, u32)),
 }
 
@@ -104,43 +107,55 @@ impl<L: Lands> Couples<'_, L> {
         }
     }
 
-    /// [`Couples::fold`] for the search's loop, with no allocation (but
-    /// for sums of more than 8 distinct lands of unknown nimber, which
-    /// [`Couples::fold`] takes): a sum of several lands of unknown nimber
-    /// comes back as the numbers it starts with ([`Couples::sum_numbers`]).
-    pub(super) fn fold_lite(&self, ids: &[u32], k: u32) -> Lite {
-        const KEEP: usize = 8;
+    /// [`Couples::fold`] of child `c` of `kids`, for the search's loop,
+    /// with no allocation: a sum of several lands of unknown nimber comes
+    /// back as the numbers it starts with ([`Couples::sum_numbers`]). A land
+    /// not interned has no nimber known; equal lands cancel in pairs,
+    /// interned or not.
+    pub(super) fn fold_lite(&mut self, kids: &KidList<L::Land>, c: usize, k: u32) -> Lite {
+        let (lands, ids) = (kids.child(c), kids.child_ids(c));
         let mut x = k;
-        let mut left = [0u32; KEEP];
-        let mut n = 0;
-        for &i in ids {
-            match self.lands[i as usize].nimber {
-                Some(v) => x ^= v,
-                None => match left[..n].iter().position(|&j| j == i) {
-                    Some(at) => {
-                        // A pair cancels.
-                        left[at] = left[n - 1];
-                        n -= 1;
-                    }
-                    None if n < KEEP => {
-                        left[n] = i;
-                        n += 1;
-                    }
-                    None => {
-                        return match self.fold(ids, k) {
-                            Folded::Sum(left, _) => Lite::Sum(self.sum_numbers(&left)),
-                            Folded::Heap(x) => Lite::Heap(x),
-                            Folded::Couple(l, x) => Lite::Couple(l, x),
-                        }
-                    }
-                },
+        let mut left = std::mem::take(&mut self.unknown);
+        left.clear();
+        for (j, id) in ids.iter().enumerate() {
+            let i = id.get();
+            if i != NONE {
+                if let Some(v) = self.lands[i as usize].nimber {
+                    x ^= v;
+                    continue;
+                }
+            }
+            let same = |&a: &usize| {
+                let h = ids[a].get();
+                match i != NONE && h != NONE {
+                    true => h == i,
+                    false => lands[a] == lands[j],
+                }
+            };
+            match left.iter().position(same) {
+                // A pair cancels.
+                Some(at) => {
+                    left.swap_remove(at);
+                }
+                None => left.push(j),
             }
         }
-        match n {
-            0 => Lite::Heap(x),
-            1 => Lite::Couple(left[0], x),
-            _ => Lite::Sum(self.sum_numbers(&left[..n])),
-        }
+        let lite = match left[..] {
+            [] => Lite::Heap(x),
+            [j] => match ids[j].get() {
+                NONE => Lite::Fresh(self.game.size(&lands[j])),
+                i => Lite::Couple(i, x),
+            },
+            _ => Lite::Sum(self.sum_numbers(left.iter().map(|&j| match ids[j].get() {
+                NONE => (self.game.size(&lands[j]), 0),
+                i => {
+                    let info = &self.lands[i as usize];
+                    (info.size, info.effort)
+                }
+            }))),
+        };
+        self.unknown = left;
+        lite
     }
 
     /// The numbers of a sum not yet settled, whose lands of unknown
@@ -149,14 +164,17 @@ impl<L: Lands> Couples<'_, L> {
     /// with to both numbers, and the couple left is one of the largest.
     /// Were a sum as cheap as one move (1, 1), a couple with one would look
     /// a move from proved, and the search would settle every sum first.
-    fn sum_numbers(&self, unknown: &[u32]) -> (u32, u32) {
-        let size = |i: u32| self.lands[i as usize].size;
-        let big = unknown.iter().map(|&i| size(i)).max().unwrap_or(0);
-        let all: u32 = unknown.iter().map(|&i| self.game.fresh_dn(size(i))).sum();
+    /// Each land is given by its size and the effort spent on its nimber
+    /// (none for a land not interned).
+    fn sum_numbers(&self, unknown: impl Iterator<Item = (u32, u32)> + Clone) -> (u32, u32) {
+        let big = unknown.clone().map(|(size, _)| size).max().unwrap_or(0);
+        let all: u32 = unknown
+            .clone()
+            .map(|(size, _)| self.game.fresh_dn(size))
+            .sum();
         let big_dn = self.game.fresh_dn(big);
         let effort: u32 = unknown
-            .iter()
-            .map(|&i| self.lands[i as usize].effort / EFFORT_SCALE)
+            .map(|(_, effort)| effort / EFFORT_SCALE)
             .fold(0u32, |a, b| a.saturating_add(b));
         let cost = (all - big_dn).saturating_add(effort).min(INF / 4);
         (1 + cost, big_dn + cost)

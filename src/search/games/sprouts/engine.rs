@@ -114,7 +114,17 @@ impl Engines for SproutsSearch {
             }
         }
         let progress = setup.progress;
-        let o: &Options = setup.options;
+        let sized;
+        let o: &Options = match setup.request.memory {
+            None if !self.misere() => {
+                sized = Options {
+                    memory: normal_memory(self.game().spots()).min(setup.options.memory),
+                    ..setup.options.clone()
+                };
+                &sized
+            }
+            _ => setup.options,
+        };
         let own = if self.misere() {
             let mut m = Misere::new(o).with_progress(progress);
             if let Some((every, mut save)) = setup.snapshots {
@@ -138,6 +148,19 @@ impl Engines for SproutsSearch {
             nimber: setup.request.nimber,
         }))
     }
+}
+
+/// Normal play's budget when `--memory` is not given, sized to the start
+/// of `spots` spots: 10 MiB up to 18 spots, twice as much for every two
+/// more. What the couples engine keeps is proofs and lists of children,
+/// both cheap to make again for small games; side by side with SPOTS'
+/// df-pn (docs/SPROUTS-MEMORY.md) this keeps 8 to 18 spots within its
+/// peak at 0.21–0.52× its CPU, where 1 GiB took up to 9× its memory for a
+/// quarter less CPU. (20 MiB from 17 spots on took 1.03× and 1.19× its
+/// peak on 17 and 18 for no less CPU.)
+fn normal_memory(spots: u32) -> u64 {
+    let doublings = spots.saturating_sub(17) / 2;
+    (10u64 << 20) << doublings.min(10)
 }
 
 /// Either engine.

@@ -149,13 +149,18 @@ impl Extract<'_, '_> {
         }
     }
 
+    /// The children of land `l` whose lands are all interned, as land
+    /// numbers. A land the engine never went into has no number and
+    /// nothing proved of it, so a child holding one settles nothing here;
+    /// dropping only that land would make the child a smaller sum than it
+    /// is (an empty one reads as a loss).
     fn kids(&self, l: u32) -> Vec<Vec<u32>> {
         self.e
             .info(l)
             .land
             .children()
             .iter()
-            .map(|c| c.iter().filter_map(|land| self.e.find(land)).collect())
+            .filter_map(|c| c.iter().map(|land| self.e.find(land)).collect())
             .collect()
     }
 
