@@ -104,6 +104,14 @@ impl<G: Engines> JobKit<G> {
             time: budget.time,
         })
     }
+
+    /// The kit whose engines stop at once when `cancel` is cancelled
+    /// (their job then answers with what it proved so far): for a job
+    /// still running once the root is proven, which nothing needs.
+    pub fn cancelled_by(mut self, cancel: super::Cancel) -> Self {
+        self.engine.cancel = cancel;
+        self
+    }
 }
 
 fn quiet_progress(_: &Stats) {}
@@ -357,6 +365,11 @@ struct Node<G: SearchGame> {
     /// earlier ones (that engine goes on where it stopped while the others
     /// prove its children).
     busy: bool,
+    /// Busy, and the other workers help below its engine's child (see
+    /// [`Master::shadow`]) rather than beside it: set when its numbers
+    /// say a proof is nearer than a disproof, so that the engine is
+    /// taken to be proving it through that one child.
+    into: bool,
 }
 
 /// The master's proof-number tree.
@@ -393,6 +406,13 @@ pub struct Master<'a, G: Engines> {
 /// unit of a leaf (see `Node::est`): a job of the default budget makes its
 /// leaf look about a hundred times as hard as one never tried.
 const NODES_PER_UNIT: u64 = 1024;
+
+/// What [`Master::select`] found: a leaf to send, or a busy node's
+/// engine's child to expand first (its engine is on it).
+enum Pick {
+    Send(usize),
+    Expand(usize),
+}
 
 /// A job the master hands out: its number (the tree's node), position,
 /// and the budget's scale (the budget times `2^scale`).
@@ -472,6 +492,7 @@ impl<'a, G: Engines> Master<'a, G> {
             est: (1, 1),
             spent: 0,
             busy: false,
+            into: false,
         });
         self.renumber(i);
         i
@@ -551,7 +572,13 @@ impl<'a, G: Engines> Master<'a, G> {
                 self.jobs += 1;
                 return Some((x, &self.nodes[x].pos, scale));
             }
-            let leaf = self.select()?;
+            let leaf = match self.select()? {
+                Pick::Send(leaf) => leaf,
+                Pick::Expand(s) => {
+                    self.expand(s);
+                    continue;
+                }
+            };
             let n = &self.nodes[leaf];
             let scale = match self.answers.contains_key(&n.key) {
                 false => 0,
@@ -709,25 +736,34 @@ impl<'a, G: Engines> Master<'a, G> {
             }
         }
         let t = self.question(i);
-        let (pn, dn, free) = if bounds.lo >= t {
-            (0, INFINITE, false)
+        let (pn, dn, free, into) = if bounds.lo >= t {
+            (0, INFINITE, false, false)
         } else if bounds.hi < t {
-            (INFINITE, 0, false)
+            (INFINITE, 0, false, false)
         } else {
             match n.state {
-                State::Leaf => (n.est.0, n.est.1, true),
-                State::Sent => (n.est.0, n.est.1, false),
+                State::Leaf => (n.est.0, n.est.1, true, false),
+                State::Sent => (n.est.0, n.est.1, false, false),
                 State::Expanded => {
                     let (mut pn, mut dn, mut free) = (INFINITE, 0u64, false);
                     let shadow = self.shadow(i);
+                    // A node nearer its proof is proved by one child, the
+                    // one its engine is in (the engines' move order is best
+                    // first), and that child's disproof needs every one of
+                    // its children: work there is never wasted if the
+                    // engine is right. Nearer its disproof, every child is
+                    // needed and the engine's own is the one left to it.
+                    // (The numbers of the last renumbering: `select` reads
+                    // the same `into` as `free` was made with.)
+                    let into = shadow.is_some() && n.pn <= n.dn;
                     for &c in &n.children {
                         let taken = Some(c) == shadow;
                         let c = &self.nodes[c];
                         pn = pn.min(c.dn);
                         dn = dn.saturating_add(c.pn).min(INFINITE);
-                        free |= c.free && !taken;
+                        free |= c.free && (!taken || into);
                     }
-                    (pn, dn, free)
+                    (pn, dn, free, into)
                 }
             }
         };
@@ -736,7 +772,7 @@ impl<'a, G: Engines> Master<'a, G> {
             self.facts.push((n.key, bounds));
         }
         let changed = (n.bounds, n.pn, n.dn, n.free) != (bounds, pn, dn, free);
-        (n.bounds, n.pn, n.dn, n.free) = (bounds, pn, dn, free);
+        (n.bounds, n.pn, n.dn, n.free, n.into) = (bounds, pn, dn, free, into);
         changed
     }
 
@@ -766,21 +802,37 @@ impl<'a, G: Engines> Master<'a, G> {
 
     /// The most-proving leaf no job is proving: from the root, at each node
     /// the child whose disproof proves it soonest among those with such a
-    /// leaf below.
-    fn select(&self) -> Option<usize> {
+    /// leaf below. Below a busy node helped from within (`Node::into`), the
+    /// way goes through its engine's child, which is expanded rather than
+    /// sent (its engine is on it), and there takes the last child in move
+    /// order with a free leaf below: the engine takes them first to last,
+    /// so the helpers start where it arrives last.
+    fn select(&self) -> Option<Pick> {
         let mut i = 0usize;
+        let mut from_last = false;
         loop {
             let n = &self.nodes[i];
             if !n.free {
                 return None;
             }
             match n.state {
-                State::Leaf => return Some(i),
+                State::Leaf if from_last => return Some(Pick::Expand(i)),
+                State::Leaf => return Some(Pick::Send(i)),
                 State::Sent => return None,
                 State::Expanded => {}
             }
-            let mut best: Option<(u64, usize)> = None;
+            if from_last {
+                from_last = false;
+                i = *n.children.iter().rev().find(|&&c| self.nodes[c].free)?;
+                continue;
+            }
             let shadow = self.shadow(i);
+            if let Some(s) = shadow.filter(|&s| n.into && self.nodes[s].free) {
+                from_last = true;
+                i = s;
+                continue;
+            }
+            let mut best: Option<(u64, usize)> = None;
             for &c in &n.children {
                 let c_node = &self.nodes[c];
                 if c_node.free && Some(c) != shadow && best.is_none_or(|(d, _)| c_node.dn < d) {
@@ -1272,6 +1324,48 @@ mod tests {
                 assert!(master.jobs > 2, "{spec}: the tree did nothing");
             });
         }
+    }
+
+    /// With two workers and the root's job undecided, the root's engine
+    /// goes on with it and the other worker is sent below the root's first
+    /// child (the one that engine searches first), to that child's last
+    /// child in move order, not to the root's second child.
+    #[test]
+    #[allow(clippy::clone_on_copy)]
+    fn the_other_worker_helps_below_the_busy_engines_child() {
+        let game = AnySearch::parse("connect:4x4").unwrap();
+        crate::with_search!(&game, g => {
+            let root = g.start();
+            let mut master = Master::new(g, root.clone()).with_workers(2);
+            let (id, p, scale) = master.next_job(1, false).unwrap();
+            assert_eq!((id, scale, g.key(p)), (0, 0, g.key(&root)));
+            let undecided = JobAnswer {
+                bounds: Bounds::UNKNOWN,
+                best_move: None,
+                nodes: 10,
+                numbers: None,
+            };
+            master.answer(0, &undecided).unwrap();
+            // The same engine goes on with the root, now expanded.
+            let (id, _, scale) = master.next_job(1, false).unwrap();
+            assert_eq!((id, scale), (0, 1));
+            // The children as the master makes them: one per position.
+            let children = |p| {
+                let mut seen = std::collections::HashSet::new();
+                let mut never = |_: u64, _: u64| false;
+                let mut out = g.move_list(p, &mut never).unwrap();
+                out.retain(|(_, c)| seen.insert(g.key(c)));
+                out.into_iter().map(|(_, c)| c).collect::<Vec<_>>()
+            };
+            let below = children(&children(&root)[0]);
+            assert!(below.len() > 2);
+            let (_, p, scale) = master.next_job(0, true).unwrap();
+            assert_eq!(scale, 0);
+            assert_eq!(g.key(p), g.key(below.last().unwrap()));
+            // And the next helper's job is the one before it.
+            let (_, p, _) = master.next_job(0, true).unwrap();
+            assert_eq!(g.key(p), g.key(&below[below.len() - 2]));
+        });
     }
 
     #[test]

@@ -146,11 +146,12 @@ pub fn master_works(ranks: usize) -> bool {
 /// The most ranks with which rank 0 also proves jobs.
 const MASTER_WORKS_UP_TO: usize = 8;
 
-/// Rank 0's own engine as the master's loop reaches it: its jobs' channel
-/// and its answers'.
+/// Rank 0's own engine as the master's loop reaches it: its jobs' channel,
+/// its answers' and the token that stops its job.
 type LocalLink<'c, P, K> = (
     &'c std::sync::mpsc::Sender<LocalJob<P, K>>,
     &'c std::sync::mpsc::Receiver<Local>,
+    &'c super::Cancel,
 );
 
 /// A job for rank 0's own engine (its number, position, scale and what
@@ -178,12 +179,19 @@ fn lead<G: Engines>(
     world: &SimpleCommunicator,
 ) -> Result<(u64, Vec<Vec<u8>>)> {
     let keep = request.save.is_some();
+    // Stops rank 0's own engine in the middle of a job once the root is
+    // proven: its answer is not needed then, and the end would otherwise
+    // wait for the job's whole budget (a Sprouts job of 32,000 nodes takes
+    // tens of seconds). The other ranks' jobs run to their end, since a
+    // worker's one thread is in its engine.
+    let cancel = super::Cancel::new();
     std::thread::scope(|s| {
         let (to_local, jobs_in) = std::sync::mpsc::channel::<LocalJob<G::Pos, G::Key>>();
         let (local_out, from_local) = std::sync::mpsc::channel::<Local>();
+        let stop = cancel.clone();
         let local = works.then(|| {
             s.spawn(move || {
-                let kit = match JobKit::new(g, request, budget) {
+                let kit = match JobKit::new(g, request, budget).map(|k| k.cancelled_by(stop)) {
                     Ok(kit) => kit,
                     Err(e) => {
                         let _ = local_out.send(Local::Answer(Err(e)));
@@ -208,7 +216,7 @@ fn lead<G: Engines>(
             g,
             master,
             world,
-            local.is_some().then_some((&to_local, &from_local)),
+            local.is_some().then_some((&to_local, &from_local, &cancel)),
         );
         // The end, or a failure: rank 0's engine stops after its job.
         let _ = to_local.send(None);
@@ -263,7 +271,7 @@ fn lead_with<G: Engines>(
             let p = p.clone();
             let facts = master.news(r).to_vec();
             if r == 0 {
-                let (to, _) = local.expect("rank 0 is idle only when it works");
+                let (to, _, _) = local.expect("rank 0 is idle only when it works");
                 to.send(Some((id, p, scale, facts)))
                     .map_err(|_| Error::GameInvariant("rank 0's own engine ended early".into()))?;
             } else {
@@ -289,7 +297,10 @@ fn lead_with<G: Engines>(
         if busy.iter().all(Option::is_none) {
             break;
         }
-        let (r, id, answer) = next_answer(world, local.map(|(_, from)| from))?;
+        if let Some((_, _, cancel)) = local.filter(|_| master.done() && busy[0].is_some()) {
+            cancel.cancel();
+        }
+        let (r, id, answer) = next_answer(world, local.map(|(_, from, _)| from))?;
         if busy.get(r).copied().flatten() != Some(id) {
             return Err(Error::GameInvariant(format!(
                 "rank {r} answered job {id}, which it was not given"
