@@ -44,6 +44,7 @@
 use super::Lands;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::path::Path;
 
 /// One entry: a land, a heap, and whether `land + *heap` wins.
 pub type Entry<T> = (T, u32, bool);
@@ -483,6 +484,14 @@ pub fn shrink_pools<L: Lands>(
     for l in lands {
         m.expand(l);
     }
+    // A diagnostic: the model written out, for an exact solver to find
+    // its true minimum (`tools/shrink-ilp.py`); the shrinking is the same
+    // with it or without.
+    if let Some(path) = std::env::var_os(MODEL_DUMP) {
+        if let Err(e) = write_model(&m, &sets, &root, heap, Path::new(&path)) {
+            eprintln!("{MODEL_DUMP}: {e}");
+        }
+    }
     let mut smallest: Option<Vec<(u32, u32, bool)>> = None;
     for set in sets {
         if let Some(s) = shrink_in(&mut m, set, &root, heap) {
@@ -497,6 +506,47 @@ pub fn shrink_pools<L: Lands>(
             .map(|(l, x, w)| (m.lands[l as usize].clone(), x, w))
             .collect(),
     )
+}
+
+/// The environment variable naming the file [`write_model`] writes.
+pub const MODEL_DUMP: &str = "RETROGRADE_SHRINK_MODEL";
+
+/// Writes model `m` as text, one line each: `R heap lands` (the root's
+/// odd lands, by number), `P pool land heap wins` (each pool's entries),
+/// `L land size fixed kids` (every land numbered: its size, the nimber the
+/// game gives it or -1, its children's odd lands, `,` within a child and
+/// `;` between children, an empty child for one with no land left, `-` if
+/// its children were not made).
+fn write_model<L: Lands>(
+    m: &Model<'_, L>,
+    sets: &[Vec<(u32, u32, bool)>],
+    root: &[u32],
+    heap: u32,
+    path: &Path,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let join = |v: &[u32]| {
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(f, "R {heap} {}", join(root))?;
+    for (p, set) in sets.iter().enumerate() {
+        for &(l, x, w) in set {
+            writeln!(f, "P {p} {l} {x} {}", u8::from(w))?;
+        }
+    }
+    for l in 0..m.lands.len() {
+        let kids = match &m.kids[l] {
+            None => "-".to_string(),
+            Some(k) => k.iter().map(|c| join(c)).collect::<Vec<_>>().join(";"),
+        };
+        let fixed = m.fixed[l].map_or(-1, i64::from);
+        writeln!(f, "L {l} {} {fixed} {kids}", m.size[l])?;
+    }
+    f.flush()
 }
 
 /// The shrinking of `set` in model `m` (its lands expanded).

@@ -570,7 +570,7 @@ fn enrich(mut pool: Vec<Entry<Land>>, root: &Position) -> Vec<Entry<Land>> {
     let mut level: Vec<Land> = lands.iter().cloned().collect();
     level.sort_by_cached_key(|l| (l.lives(), l.to_string()));
     level.truncate(ENRICH_LANDS);
-    for _ in 0..ENRICH_DEPTH {
+    for _ in 0..overridden("RETROGRADE_ENRICH_DEPTH", ENRICH_DEPTH) {
         let mut next = Vec::new();
         for l in &level {
             for c in l.children() {
@@ -585,7 +585,8 @@ fn enrich(mut pool: Vec<Entry<Land>>, root: &Position) -> Vec<Entry<Land>> {
     }
     let mut wanted: Vec<Land> = wanted.into_iter().collect();
     wanted.sort_by_key(|l| (l.lives(), l.to_string()));
-    let budget = ENRICH_NODES + ENRICH_NODES_PER_ENTRY * pool.len().min(ENRICH_ENTRIES) as u64;
+    let budget = overridden("RETROGRADE_ENRICH_NODES", ENRICH_NODES)
+        + ENRICH_NODES_PER_ENTRY * pool.len().min(ENRICH_ENTRIES) as u64;
     let mut e = Normal::new(&crate::search::engine::Options {
         node_limit: Some(budget),
         ..Default::default()
@@ -603,6 +604,16 @@ fn enrich(mut pool: Vec<Entry<Land>>, root: &Position) -> Vec<Entry<Land>> {
         }
     }
     pool
+}
+
+/// `default`, or the number in environment variable `name`: a diagnostic
+/// (docs/CHECKING.md, "The model's floor") to see what a richer pool
+/// would give, at the cost of time the default bounds.
+fn overridden<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// How many levels of children [`enrich`] looks for nimbers in.
