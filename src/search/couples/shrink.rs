@@ -531,7 +531,13 @@ fn write_model<L: Lands>(
             .collect::<Vec<_>>()
             .join(",")
     };
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    // A new file only: an existing path (a file, a device, the input) is
+    // refused rather than written over.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    let mut f = std::io::BufWriter::new(file);
     writeln!(f, "R {heap} {}", join(root))?;
     for (p, set) in sets.iter().enumerate() {
         for &(l, x, w) in set {

@@ -610,10 +610,15 @@ fn enrich(mut pool: Vec<Entry<Land>>, root: &Position) -> Vec<Entry<Land>> {
 /// (docs/CHECKING.md, "The model's floor") to see what a richer pool
 /// would give, at the cost of time the default bounds.
 fn overridden<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    let Ok(v) = std::env::var(name) else {
+        return default;
+    };
+    v.parse().unwrap_or_else(|_| {
+        // Said, not silently dropped: the figures a user measures with it
+        // would otherwise be the default's.
+        eprintln!("{name}: {v:?} is not a number; the default is used");
+        default
+    })
 }
 
 /// How many levels of children [`enrich`] looks for nimbers in.
