@@ -876,7 +876,13 @@ impl Raw {
                 _ => 3,
             }
         };
-        let seq = |w: &[usize]| -> Vec<u8> { w.iter().map(|&v| class(v)).collect() };
+        let classes: Vec<u8> = (0..self.deg.len()).map(class).collect();
+        // The writings tried are those least by refined colours (each
+        // spot's class refined by what surrounds it), not by classes
+        // alone: fewer ties, so far fewer writings to compare.
+        let col = self.colours(&classes);
+        let seq = |w: &[usize]| -> Vec<u64> { w.iter().map(|&v| col[v]).collect() };
+        let lettered = |w: &[usize]| w.iter().any(|&v| classes[v] == 3);
         // Every least writing of one walk: its classes, and each rotation
         // (and reversal, when allowed) that gives them.
         let walk = |w: &Vec<usize>, both_ways: bool| -> WalkC {
@@ -884,7 +890,7 @@ impl Raw {
             if both_ways {
                 ways.push(w.iter().rev().copied().collect());
             }
-            let mut best: Option<Vec<u8>> = None;
+            let mut best: Option<Vec<u64>> = None;
             let mut rots: Vec<Vec<usize>> = Vec::new();
             for x in &ways {
                 for s in 0..x.len() {
@@ -894,17 +900,19 @@ impl Raw {
                 }
             }
             let sig = best.unwrap_or_default();
-            // With no letter, every least writing encodes the same.
-            if !sig.contains(&3) {
+            // With no letter, every least writing encodes the same (a
+            // colour determines the class).
+            let letters = lettered(w);
+            if !letters {
                 rots.truncate(1);
             }
-            WalkC { sig, rots }
+            WalkC { sig, rots, letters }
         };
         let mut regions = Vec::new();
         for (r, s) in self.regions.iter().zip(&self.surf) {
             let surf = u8::from(s.cross) << 7 | s.n as u8;
             let mut variants: Vec<Vec<WalkC>> = Vec::new();
-            let mut sig: Option<Vec<Vec<u8>>> = None;
+            let mut sig: Option<Vec<Vec<u64>>> = None;
             let mirrors: Vec<Vec<Vec<usize>>> = if s.cross {
                 vec![r.clone()]
             } else {
@@ -918,16 +926,18 @@ impl Raw {
             for m in &mirrors {
                 let mut ws: Vec<WalkC> = m.iter().map(|w| walk(w, s.cross)).collect();
                 ws.sort_by(|a, b| a.sig.cmp(&b.sig));
-                let g: Vec<Vec<u8>> = ws.iter().map(|w| w.sig.clone()).collect();
+                let g: Vec<Vec<u64>> = ws.iter().map(|w| w.sig.clone()).collect();
                 keep_least(&mut sig, &mut variants, g, ws);
             }
             let sig = sig.unwrap_or_default();
-            if !sig.iter().any(|w| w.contains(&3)) {
+            let letters = r.iter().any(|w| lettered(w));
+            if !letters {
                 variants.truncate(1);
             }
             regions.push(RegionC {
                 sig: (surf, sig),
                 variants,
+                letters,
             });
         }
         regions.sort_by(|a, b| a.sig.cmp(&b.sig));
@@ -937,10 +947,90 @@ impl Raw {
             cur: Vec::new(),
             best: None,
             used: vec![false; regions.len()],
-            class: (0..self.deg.len()).map(class).collect(),
+            class: classes,
         };
         c.region(&regions, 0, false);
         c.best.expect("a land has a writing").into()
+    }
+}
+
+/// Mixes `x` into the hash `h` (splitmix64's finaliser): a fixed
+/// function, so that colours, and the order they give, are the same in
+/// every run.
+fn mix(h: u64, x: u64) -> u64 {
+    let mut z = h ^ x.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_add(h << 6);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Raw {
+    /// Each spot's class refined by what surrounds its corners (colour
+    /// refinement): a corner's context is its region's surface and
+    /// multiset of walks, its walk's multiset of corners, and its two
+    /// neighbours along the walk as an unordered pair, all in the colours
+    /// of the round before. Each is unchanged by every rewriting the land
+    /// key allows (regions and walks reordered, walks rotated, reversed
+    /// or mirrored), so equal lands give their spots equal colours, and
+    /// the writings least by colours are the same set for both; the
+    /// colours are only compared, never written, so a collision of the
+    /// hash only merges two colours (fewer ties broken), never two lands.
+    /// A colour determines the class (its first ingredient).
+    fn colours(&self, class: &[u8]) -> Vec<u64> {
+        let n = self.deg.len();
+        let mut col: Vec<u64> = class.iter().map(|&c| u64::from(c)).collect();
+        let mut ctx: Vec<Vec<u64>> = vec![Vec::new(); n];
+        let mut corners: Vec<u64> = Vec::new();
+        let mut walks: Vec<u64> = Vec::new();
+        let mut groups = 0;
+        for _ in 0..4 {
+            for c in &mut ctx {
+                c.clear();
+            }
+            for (r, s) in self.regions.iter().zip(&self.surf) {
+                walks.clear();
+                for w in r {
+                    corners.clear();
+                    let len = w.len();
+                    for i in 0..len {
+                        let (p, q) = (col[w[(i + len - 1) % len]], col[w[(i + 1) % len]]);
+                        corners.push(mix(mix(col[w[i]], p.min(q)), p.max(q)));
+                    }
+                    corners.sort_unstable();
+                    walks.push(corners.iter().fold(len as u64, |h, &c| mix(h, c)));
+                }
+                let whash: Vec<u64> = walks.clone();
+                walks.sort_unstable();
+                let rh = walks
+                    .iter()
+                    .fold(u64::from(s.cross) << 32 | u64::from(s.n), |h, &x| mix(h, x));
+                for (w, &wh) in r.iter().zip(&whash) {
+                    let len = w.len();
+                    for i in 0..len {
+                        let (p, q) = (col[w[(i + len - 1) % len]], col[w[(i + 1) % len]]);
+                        ctx[w[i]].push(mix(mix(mix(rh, wh), p.min(q)), p.max(q)));
+                    }
+                }
+            }
+            let mut next: Vec<u64> = Vec::with_capacity(n);
+            for v in 0..n {
+                ctx[v].sort_unstable();
+                next.push(
+                    ctx[v]
+                        .iter()
+                        .fold(mix(u64::from(class[v]), col[v]), |h, &x| mix(h, x)),
+                );
+            }
+            col = next;
+            let mut distinct = col.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if distinct.len() == groups {
+                break;
+            }
+            groups = distinct.len();
+        }
+        col
     }
 }
 
@@ -960,15 +1050,19 @@ fn keep_least<K: Ord, T>(least: &mut Option<K>, all: &mut Vec<T>, key: K, t: T) 
 /// One walk's least writings: its classes and every corner (and way) to
 /// start it from that gives them.
 struct WalkC {
-    sig: Vec<u8>,
+    sig: Vec<u64>,
     rots: Vec<Vec<usize>>,
+    /// Whether a spot of the walk is written by a letter.
+    letters: bool,
 }
 
 /// One region's least writings: its surface and walks' classes, and its
 /// walks as they are and mirrored, when both give those.
 struct RegionC {
-    sig: (u8, Vec<Vec<u8>>),
+    sig: (u8, Vec<Vec<u64>>),
     variants: Vec<Vec<WalkC>>,
+    /// Whether a spot of the region is written by a letter.
+    letters: bool,
 }
 
 /// The search for a land's least encoding.
@@ -1022,8 +1116,7 @@ impl Canon {
             if self.used[r] || regions[r].sig != regions[i].sig {
                 continue;
             }
-            let plain = |x: &RegionC| !x.sig.1.iter().any(|w| w.contains(&3));
-            if plain(&regions[r])
+            if !regions[r].letters
                 && (0..r).any(|x| !self.used[x] && regions[x].sig == regions[r].sig)
             {
                 continue;
@@ -1067,7 +1160,7 @@ impl Canon {
             }
             // Walks with no letter and the same classes encode the same
             // in any order: the first one free stands for all.
-            if !v[w].sig.contains(&3) && (0..w).any(|x| !taken[x] && v[x].sig == v[w].sig) {
+            if !v[w].letters && (0..w).any(|x| !taken[x] && v[x].sig == v[w].sig) {
                 continue;
             }
             taken[w] = true;
