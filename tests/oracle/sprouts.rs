@@ -168,6 +168,12 @@ fn turned(walks: Vec<Vec<usize>>, fixed: usize, twisted: bool, s: Surf) -> Vec<V
         .collect()
 }
 
+/// Two walks compared by their spots' degrees, as the vectors of them
+/// would be (lexicographically, a prefix first).
+fn by_degrees(deg: &[u8], a: &[usize], b: &[usize]) -> std::cmp::Ordering {
+    a.iter().map(|&v| deg[v]).cmp(b.iter().map(|&v| deg[v]))
+}
+
 impl Raw {
     fn spots(n: usize, g: i32) -> Raw {
         Raw {
@@ -186,47 +192,46 @@ impl Raw {
         for r in &mut self.regions {
             for w in r.iter_mut() {
                 w.retain(|&v| deg[v] < 3);
-                let degs: Vec<u8> = w.iter().map(|&v| deg[v]).collect();
-                let best = (0..w.len())
-                    .min_by_key(|&s| {
-                        degs[s..]
-                            .iter()
-                            .chain(&degs[..s])
-                            .copied()
-                            .collect::<Vec<u8>>()
-                    })
-                    .unwrap_or(0);
+                // Rotations compared in place (no copy of each).
+                let n = w.len();
+                let best = {
+                    let ws: &[usize] = w;
+                    let rot = |s: usize| (0..n).map(move |k| deg[ws[(s + k) % n]]);
+                    (0..n).min_by(|&a, &b| rot(a).cmp(rot(b))).unwrap_or(0)
+                };
                 w.rotate_left(best);
             }
             r.retain(|w| !w.is_empty());
-            r.sort_by_key(|w| w.iter().map(|&v| deg[v]).collect::<Vec<u8>>());
+            r.sort_by(|a, b| by_degrees(deg, a, b));
         }
         let mut both: Vec<(Vec<Vec<usize>>, Surf)> = std::mem::take(&mut self.regions)
             .into_iter()
             .zip(self.surf.iter().copied())
             .filter(|(r, _)| !r.is_empty())
             .collect();
-        both.sort_by_key(|(r, s)| {
-            (
-                *s,
-                r.iter()
-                    .map(|w| w.iter().map(|&v| deg[v]).collect::<Vec<u8>>())
-                    .collect::<Vec<_>>(),
-            )
+        both.sort_by(|(ra, sa), (rb, sb)| {
+            sa.cmp(sb).then_with(|| {
+                for (wa, wb) in ra.iter().zip(rb) {
+                    let o = by_degrees(deg, wa, wb);
+                    if o.is_ne() {
+                        return o;
+                    }
+                }
+                ra.len().cmp(&rb.len())
+            })
         });
         self.surf = both.iter().map(|(_, s)| *s).collect();
         self.regions = both.into_iter().map(|(r, _)| r).collect();
-        let mut number: HashMap<usize, usize> = HashMap::new();
+        let mut number: Vec<usize> = vec![usize::MAX; self.deg.len()];
         let mut deg = Vec::new();
         for r in &mut self.regions {
             for w in r.iter_mut() {
                 for v in w.iter_mut() {
-                    let k = number.len();
-                    let k = *number.entry(*v).or_insert(k);
-                    if k == deg.len() {
+                    if number[*v] == usize::MAX {
+                        number[*v] = deg.len();
                         deg.push(self.deg[*v]);
                     }
-                    *v = k;
+                    *v = number[*v];
                 }
             }
         }
@@ -809,15 +814,16 @@ impl Raw {
             }
             x
         }
-        let mut region_of_spot: HashMap<usize, usize> = HashMap::new();
+        let mut region_of_spot: Vec<usize> = vec![usize::MAX; self.deg.len()];
         for (i, &r) in alive.iter().enumerate() {
             for w in &self.regions[r] {
                 for &v in w {
-                    if let Some(&j) = region_of_spot.get(&v) {
+                    let j = region_of_spot[v];
+                    if j != usize::MAX {
                         let (a, b) = (root(&mut parent, i), root(&mut parent, j));
                         parent[a] = b;
                     } else {
-                        region_of_spot.insert(v, i);
+                        region_of_spot[v] = i;
                     }
                 }
             }
@@ -948,6 +954,7 @@ impl Raw {
             best: None,
             used: vec![false; regions.len()],
             class: classes,
+            steps: 0,
         };
         c.region(&regions, 0, false);
         c.best.expect("a land has a writing").into()
@@ -1074,9 +1081,20 @@ struct Canon {
     best: Option<Vec<u8>>,
     used: Vec<bool>,
     class: Vec<u8>,
+    /// Steps of the search so far: past `Canon::STEPS`, once a writing is
+    /// found, no other is tried.
+    steps: u32,
 }
 
 impl Canon {
+    /// The search's bound. Writings tied by colours are almost always the
+    /// same land's symmetries (equal encodings, every one of them walked
+    /// to its end); past this many steps the least writing found so far
+    /// is the key. Any writing of the land is a sound key (it rebuilds
+    /// the land), so a land whose search is cut may get a second key
+    /// (met again, searched again), never a wrong one.
+    const STEPS: u32 = 4096;
+
     /// Writes byte `b`; false when the encoding so far is past the best
     /// (`less`: already below it, updated).
     fn push(&mut self, b: u8, less: &mut bool) -> bool {
@@ -1154,6 +1172,10 @@ impl Canon {
             self.cur.truncate(len);
             return;
         }
+        self.steps += 1;
+        if self.steps > Canon::STEPS && self.best.is_some() {
+            return;
+        }
         for w in 0..v.len() {
             if taken[w] || v[w].sig != v[j].sig {
                 continue;
@@ -1167,7 +1189,6 @@ impl Canon {
             for rot in &v[w].rots {
                 let len = self.cur.len();
                 let next = self.next;
-                let mut named = Vec::new();
                 let mut l = less;
                 let mut ok = true;
                 for &x in rot {
@@ -1178,7 +1199,6 @@ impl Canon {
                             assert!(self.next < LAND_END, "too many letters");
                             self.label[x] = self.next;
                             self.next += 1;
-                            named.push(x);
                         }
                         self.label[x]
                     };
@@ -1190,8 +1210,11 @@ impl Canon {
                 if ok && self.push(WALK_END, &mut l) {
                     self.walks(regions, i, v, taken, j + 1, l);
                 }
-                for x in named {
-                    self.label[x] = 0;
+                // The letters named by this walk are those from `next` on.
+                for &x in rot {
+                    if self.label[x] >= next {
+                        self.label[x] = 0;
+                    }
                 }
                 self.next = next;
                 self.cur.truncate(len);
@@ -1411,13 +1434,19 @@ impl Raw {
     /// Lives left in the drawing: 3 less the lines, over spots still on a
     /// walk.
     fn lives(&self) -> u32 {
-        let mut seen = BTreeSet::new();
+        let mut seen = vec![false; self.deg.len()];
+        let mut lives = 0;
         for r in &self.regions {
             for w in r {
-                seen.extend(w.iter().copied());
+                for &v in w {
+                    if !seen[v] {
+                        seen[v] = true;
+                        lives += 3 - u32::from(self.deg[v]);
+                    }
+                }
             }
         }
-        seen.iter().map(|&v| 3 - u32::from(self.deg[v])).sum()
+        lives
     }
 }
 
