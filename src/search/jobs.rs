@@ -139,7 +139,7 @@ pub struct JobRunner<'a, G: Engines> {
     /// With a save: what each dropped engine proved.
     parts: Vec<(PathBuf, Records<G>)>,
     /// Bounds learnt before the engine was made, for it.
-    pending: Vec<(G::Key, Bounds)>,
+    pending: Vec<Learnt<G>>,
     /// Jobs run.
     pub jobs: u64,
     /// Nodes their engines expanded.
@@ -191,13 +191,13 @@ impl<'a, G: Engines> JobRunner<'a, G> {
 
     /// Takes bounds the master learnt from other jobs (the other ranks'
     /// proofs): the kept engine uses them as settled from now on.
-    pub fn learn(&mut self, facts: &[(G::Key, Bounds)]) {
+    pub fn learn(&mut self, facts: &[Learnt<G>]) {
         if let Some(e) = self.prover.as_mut() {
-            for &(key, bounds) in facts {
-                e.learn(key, bounds);
+            for (key, pos, bounds) in facts {
+                e.learn(*key, pos, *bounds);
             }
         } else {
-            self.pending.extend_from_slice(facts);
+            self.pending.extend(facts.iter().cloned());
         }
     }
 
@@ -230,8 +230,8 @@ impl<'a, G: Engines> JobRunner<'a, G> {
                 e
             }
         };
-        for (key, bounds) in self.pending.drain(..) {
-            prover.learn(key, bounds);
+        for (key, pos, bounds) in self.pending.drain(..) {
+            prover.learn(key, &pos, bounds);
         }
         let before = prover.stats().nodes;
         let answer = prover.prove(p);
@@ -397,8 +397,9 @@ pub struct Master<'a, G: Engines> {
     /// Each worker's last job, while it is undecided.
     last: Vec<Option<usize>>,
     /// Bounds the tree learnt (from jobs and from backing up), in order,
-    /// and how far each worker has been told of them.
-    facts: Vec<(G::Key, Bounds)>,
+    /// as the node and its bounds then, and how far each worker has been
+    /// told of them.
+    facts: Vec<(usize, Bounds)>,
     told: Vec<usize>,
 }
 
@@ -413,6 +414,12 @@ enum Pick {
     Send(usize),
     Expand(usize),
 }
+
+/// A position the tree settled or bounded (a job's proof, or bounds
+/// backed up from its children), told to the workers' engines: its key,
+/// the position (an engine that keys positions its own way, as Sprouts'
+/// does by lands, takes it from there) and the bounds.
+pub type Learnt<G> = (<G as SearchGame>::Key, <G as SearchGame>::Pos, Bounds);
 
 /// A job the master hands out: its number (the tree's node), position,
 /// and the budget's scale (the budget times `2^scale`).
@@ -453,10 +460,13 @@ impl<'a, G: Engines> Master<'a, G> {
 
     /// What the tree learnt since `worker` was last told: the bounds of its
     /// nodes that jobs and backing up proved, for the worker's engine.
-    pub fn news(&mut self, worker: usize) -> &[(G::Key, Bounds)] {
+    pub fn news(&mut self, worker: usize) -> Vec<Learnt<G>> {
         let from = self.told[worker];
         self.told[worker] = self.facts.len();
-        &self.facts[from..]
+        self.facts[from..]
+            .iter()
+            .map(|&(i, b)| (self.nodes[i].key, self.nodes[i].pos.clone(), b))
+            .collect()
     }
 
     /// A new leaf below `parent` (the root: below itself).
@@ -654,7 +664,7 @@ impl<'a, G: Engines> Master<'a, G> {
         let worker = node.ran_on;
         let key = node.key;
         if learnt {
-            self.facts.push((key, met));
+            self.facts.push((id, met));
         }
         let e = self.answers.entry(key).or_insert(Bounds::UNKNOWN);
         *e = e.meet(answer.bounds);
@@ -769,7 +779,7 @@ impl<'a, G: Engines> Master<'a, G> {
         };
         let n = &mut self.nodes[i];
         if n.bounds != bounds {
-            self.facts.push((n.key, bounds));
+            self.facts.push((i, bounds));
         }
         let changed = (n.bounds, n.pn, n.dn, n.free) != (bounds, pn, dn, free);
         (n.bounds, n.pn, n.dn, n.free, n.into) = (bounds, pn, dn, free, into);
@@ -1233,6 +1243,43 @@ mod tests {
         }
     }
 
+    /// A value another rank proved, told to an engine through
+    /// [`JobRunner::learn`], is used as settled: the position then takes no
+    /// search: Sprouts' and Cram's couples keep it by lands, misère Sprouts
+    /// by position. (Df-pn keeps it by key, but searches a tie's children
+    /// for its move.)
+    #[test]
+    fn a_learnt_value_is_not_searched_again() {
+        use crate::search::engine::Engine;
+        let cases: &[(&str, Engine)] = &[
+            ("sprouts:9", Engine::Auto),
+            ("sprouts:7", Engine::Auto),
+            ("sprouts:6:misere", Engine::Auto),
+            ("cram:3x4", Engine::Couples),
+        ];
+        for &(spec, engine) in cases {
+            let game = AnySearch::parse(spec).unwrap();
+            let request = SearchOptions {
+                memory: Some(16 << 20),
+                threads: 1,
+                engine,
+                ..SearchOptions::default()
+            };
+            crate::with_search!(&game, g => {
+                let budget = JobBudget { nodes: None, time: None };
+                let kit = JobKit::new(g, &request, budget).unwrap();
+                let root = g.start();
+                let proved = JobRunner::new(g, &request, &kit, false).run(&root, 0).unwrap();
+                assert!(proved.bounds.value().is_some() && proved.nodes > 0, "{spec}");
+                let mut told = JobRunner::new(g, &request, &kit, false);
+                told.learn(&[(g.key(&root), root.clone(), proved.bounds)]);
+                let again = told.run(&root, 0).unwrap();
+                assert_eq!(again.bounds, proved.bounds, "{spec}");
+                assert_eq!(again.nodes, 0, "{spec}: searched what it was told");
+            });
+        }
+    }
+
     /// Each call's budget is its own: a kept engine spends at most the
     /// budget (times the scale) on every job, and a job after a stopped
     /// one searches again (its nodes are not zero); a time budget ends
@@ -1311,7 +1358,7 @@ mod tests {
                             break;
                         };
                         let p = p.clone();
-                        let news = master.news(w).to_vec();
+                        let news = master.news(w);
                         runners[w].learn(&news);
                         running.push_back((w, id, runners[w].run(&p, scale).unwrap()));
                         idle.pop();

@@ -91,10 +91,11 @@ pub trait Prover<G: SearchGame> {
     fn known(&mut self, _p: &G::Pos) -> Option<Fact> {
         None
     }
-    /// Takes bounds another engine proved (a search over ranks: what the
-    /// other ranks' jobs settled), used from then on as settled. An engine
-    /// that cannot take them ignores them: they only save work.
-    fn learn(&mut self, _key: G::Key, _bounds: Bounds) {}
+    /// Takes bounds another engine proved on `pos` (key `key`; a search
+    /// over ranks: what the other ranks' jobs settled), used from then on
+    /// as settled. An engine that cannot take them ignores them: they only
+    /// save work.
+    fn learn(&mut self, _key: G::Key, _pos: &G::Pos, _bounds: Bounds) {}
     /// What the user should know at the end.
     fn notices(&self) -> Vec<Notice> {
         Vec::new()
@@ -383,7 +384,7 @@ impl<G: SearchGame> Prover<G> for Dfpn<'_, G> {
         Dfpn::renew(self, nodes, time);
         true
     }
-    fn learn(&mut self, key: G::Key, bounds: Bounds) {
+    fn learn(&mut self, key: G::Key, _: &G::Pos, bounds: Bounds) {
         self.add_known(key, bounds);
     }
     fn load(
@@ -431,7 +432,7 @@ impl<G: SearchGame> Prover<G> for AlphaBeta<'_, G> {
         AlphaBeta::renew(self, nodes, time);
         true
     }
-    fn learn(&mut self, key: G::Key, bounds: Bounds) {
+    fn learn(&mut self, key: G::Key, _: &G::Pos, bounds: Bounds) {
         self.add_known(key, bounds);
     }
     fn load(

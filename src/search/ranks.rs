@@ -16,11 +16,13 @@
 //!
 //! - master to worker: `J` a job (its number, its budget's scale, its
 //!   position's key, the bounds the tree learnt since the worker's last
-//!   job — other ranks' proofs, which its engine takes as settled — and
-//!   the position in the game's notation: the worker parses it and checks
-//!   the key, so a position that does not survive its notation is an
-//!   error, never a wrong job); `S` stop (answer with `D`); `A` abort (a
-//!   rank failed: stop without answering);
+//!   job — other ranks' proofs, which its engine takes as settled, each
+//!   as a key, the bounds and the position in the game's notation — and
+//!   the job's position in the game's notation: the worker parses each
+//!   position and checks its key, so a position that does not survive
+//!   its notation is an error, never a wrong job or fact); `S` stop
+//!   (answer with `D`); `A` abort (a rank failed: stop without
+//!   answering);
 //! - worker to master: `R` a job's answer (number, bounds, nodes, the
 //!   engine's root proof and disproof numbers when undecided, its best
 //!   move); `E` a failure (one line); `D` at the end, the
@@ -37,7 +39,7 @@
 //! written only after every rank's database has come in.
 
 use super::engine::SearchOptions;
-use super::jobs::{self, JobAnswer, JobBudget, JobKit, JobRunner, JobsReport, Master};
+use super::jobs::{self, JobAnswer, JobBudget, JobKit, JobRunner, JobsReport, Learnt, Master};
 use super::prover::Engines;
 use super::{Bounds, Key, SearchGame};
 use crate::error::{Error, Result};
@@ -148,15 +150,15 @@ const MASTER_WORKS_UP_TO: usize = 8;
 
 /// Rank 0's own engine as the master's loop reaches it: its jobs' channel,
 /// its answers' and the token that stops its job.
-type LocalLink<'c, P, K> = (
-    &'c std::sync::mpsc::Sender<LocalJob<P, K>>,
+type LocalLink<'c, G> = (
+    &'c std::sync::mpsc::Sender<LocalJob<G>>,
     &'c std::sync::mpsc::Receiver<Local>,
     &'c super::Cancel,
 );
 
 /// A job for rank 0's own engine (its number, position, scale and what
 /// the tree learnt since its last), or the end (`None`).
-type LocalJob<P, K> = Option<(usize, P, u32, Vec<(K, Bounds)>)>;
+type LocalJob<G> = Option<(usize, <G as SearchGame>::Pos, u32, Vec<Learnt<G>>)>;
 
 /// What rank 0's own engine sends back: an answer, or at the end its
 /// nodes and database.
@@ -186,7 +188,7 @@ fn lead<G: Engines>(
     // worker's one thread is in its engine.
     let cancel = super::Cancel::new();
     std::thread::scope(|s| {
-        let (to_local, jobs_in) = std::sync::mpsc::channel::<LocalJob<G::Pos, G::Key>>();
+        let (to_local, jobs_in) = std::sync::mpsc::channel::<LocalJob<G>>();
         let (local_out, from_local) = std::sync::mpsc::channel::<Local>();
         let stop = cancel.clone();
         let local = works.then(|| {
@@ -251,7 +253,7 @@ fn lead_with<G: Engines>(
     g: &G,
     master: &mut Master<'_, G>,
     world: &SimpleCommunicator,
-    local: Option<LocalLink<'_, G::Pos, G::Key>>,
+    local: Option<LocalLink<'_, G>>,
 ) -> Result<(u64, Vec<Vec<u8>>)> {
     let k = world.size() as usize;
     let mut idle: Vec<usize> = (1..k).rev().collect();
@@ -269,7 +271,7 @@ fn lead_with<G: Engines>(
                 break;
             };
             let p = p.clone();
-            let facts = master.news(r).to_vec();
+            let facts = master.news(r);
             if r == 0 {
                 let (to, _, _) = local.expect("rank 0 is idle only when it works");
                 to.send(Some((id, p, scale, facts)))
@@ -284,9 +286,12 @@ fn lead_with<G: Engines>(
                 message.extend_from_slice(&(key.len() as u32).to_le_bytes());
                 message.extend_from_slice(&key);
                 message.extend_from_slice(&(facts.len() as u32).to_le_bytes());
-                for (key, b) in &facts {
+                for (key, pos, b) in &facts {
                     key.write(&mut message);
                     message.extend_from_slice(&[b.lo as u8, b.hi as u8]);
+                    let text = g.format_position(pos);
+                    message.extend_from_slice(&(text.len() as u32).to_le_bytes());
+                    message.extend_from_slice(text.as_bytes());
                 }
                 message.extend_from_slice(g.format_position(&p).as_bytes());
                 world.process_at_rank(r as i32).send(&message[..]);
@@ -484,23 +489,38 @@ fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(us
     let mut at = 14 + key_len;
     let count = m.get(at..at + 4).map(LE::read_u32).ok_or_else(bad)? as usize;
     at += 4;
-    let size = G::Key::BYTES + 2;
-    let block = m.get(at..at + count * size).ok_or_else(bad)?;
-    let facts: Vec<(G::Key, Bounds)> = block
-        .chunks_exact(size)
-        .map(|f| {
-            let (k, b) = f.split_at(G::Key::BYTES);
-            (
-                G::Key::read(k),
-                Bounds {
-                    lo: b[0] as i8,
-                    hi: b[1] as i8,
-                },
-            )
-        })
-        .collect();
-    at += count * size;
-    let text = std::str::from_utf8(&m[at..]).map_err(|_| bad())?;
+    // A count no message could hold is refused before anything is kept.
+    if count > m.len() {
+        return Err(bad());
+    }
+    let mut facts: Vec<Learnt<G>> = Vec::with_capacity(count);
+    for _ in 0..count {
+        let k = m.get(at..at + G::Key::BYTES).ok_or_else(bad)?;
+        let b = m
+            .get(at + G::Key::BYTES..at + G::Key::BYTES + 6)
+            .ok_or_else(bad)?;
+        at += G::Key::BYTES + 6;
+        let len = LE::read_u32(&b[2..6]) as usize;
+        let text = m.get(at..at + len).ok_or_else(bad)?;
+        at += len;
+        let pos = read_position(g, text, k)?;
+        let bounds = Bounds {
+            lo: b[0] as i8,
+            hi: b[1] as i8,
+        };
+        facts.push((G::Key::read(k), pos, bounds));
+    }
+    let p = read_position(g, m.get(at..).ok_or_else(bad)?, key)?;
+    runner.learn(&facts);
+    Ok((id, runner.run(&p, scale)?))
+}
+
+/// The position written as `text` in the master's message, which must
+/// have the key `key` there: a position that does not survive its
+/// notation is an error, never a wrong job or fact.
+fn read_position<G: SearchGame>(g: &G, text: &[u8], key: &[u8]) -> Result<G::Pos> {
+    let text = std::str::from_utf8(text)
+        .map_err(|_| Error::GameInvariant("a job message the worker cannot read".into()))?;
     let p = g
         .parse_position(text)
         .map_err(|reason| Error::BadPosition {
@@ -515,8 +535,7 @@ fn job<G: Engines>(g: &G, runner: &mut JobRunner<'_, G>, m: &[u8]) -> Result<(us
             g.spec()
         )));
     }
-    runner.learn(&facts);
-    Ok((id, runner.run(&p, scale)?))
+    Ok(p)
 }
 
 /// The terms the ranks agree on before a search: the game, the position,

@@ -703,6 +703,22 @@ impl<'a, L: Lands> Couples<'a, L> {
         self.lands[i as usize].set_win(k);
     }
 
+    /// Records that the sum of `lands` and `*k` wins (or loses), as another
+    /// engine proved it: kept when the nimbers known fold it to one land of
+    /// unknown nimber beside a heap, the couple this engine keeps (a sum of
+    /// several unknown lands has no entry of its own).
+    pub fn learn(&mut self, lands: &[L::Land], k: u32, wins: bool) {
+        self.evict_outside();
+        let ids: Vec<u32> = lands.iter().map(|l| self.id(l)).collect();
+        if let Folded::Couple(l, x) = self.fold(&ids, k) {
+            let info = &mut self.lands[l as usize];
+            match wins {
+                true => info.set_win(x),
+                false => info.nimber = Some(x),
+            }
+        }
+    }
+
     /// The counters, as a df-pn search's.
     pub fn stats(&self) -> Stats {
         Stats {

@@ -442,6 +442,15 @@ impl Prover<CramSearch> for CramCouples<'_> {
         true
     }
 
+    /// A win or a loss another rank proved, kept as its couple (see
+    /// [`Couples::learn`]).
+    fn learn(&mut self, _: u128, p: &u64, bounds: Bounds) {
+        if let Some(v) = bounds.value() {
+            let lands = CramLands::lands_of(self.g, *p);
+            self.e.learn(&lands, 0, v == Value::Win);
+        }
+    }
+
     /// Region nimbers re-proved by couples from their children (or
     /// trusted), handed to the engine.
     fn load(

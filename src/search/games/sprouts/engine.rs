@@ -270,6 +270,18 @@ impl Prover<SproutsSearch> for SproutsProver<'_> {
         true
     }
 
+    /// A win or a loss another rank proved: the misère engine keeps the
+    /// position, the normal one its couple (see
+    /// [`crate::search::couples::Couples::learn`]).
+    fn learn(&mut self, _: u128, p: &Position, bounds: Bounds) {
+        let Some(v) = bounds.value() else { return };
+        let wins = v == Value::Win;
+        match &mut self.own {
+            Own::Normal(e) => e.learn(p.lands(), p.heap(), wins),
+            Own::Misere(e) => e.add(p.clone(), wins),
+        }
+    }
+
     fn load(
         &mut self,
         db: &Merged<SproutsSearch>,
