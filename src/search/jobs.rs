@@ -392,6 +392,10 @@ pub struct Master<'a, G: Engines> {
     pub expanded: u64,
     /// The most nodes one job expanded.
     pub largest_job: u64,
+    /// Jobs whose answer came after the root was proven: those still
+    /// running then, which the end stops (or which ended on their own just
+    /// before their stop came).
+    pub stopped: u64,
     /// Workers the jobs are shared among.
     workers: usize,
     /// Each worker's last job, while it is undecided.
@@ -431,6 +435,7 @@ impl<'a, G: Engines> Master<'a, G> {
             unknown: 0,
             expanded: 0,
             largest_job: 0,
+            stopped: 0,
             workers: 1,
             last: vec![None],
             facts: Vec::new(),
@@ -624,8 +629,11 @@ impl<'a, G: Engines> Master<'a, G> {
         Some(x)
     }
 
-    /// Takes the answer of job `id`.
+    /// Takes the answer of job `id`: also after the root is proven (a job
+    /// stopped at the end answers with what it proved until then, bounds
+    /// that are true, however partial).
     pub fn answer(&mut self, id: usize, answer: &JobAnswer) -> Result<()> {
+        let late = self.done();
         let node = self
             .nodes
             .get_mut(id)
@@ -658,11 +666,14 @@ impl<'a, G: Engines> Master<'a, G> {
         }
         let e = self.answers.entry(key).or_insert(Bounds::UNKNOWN);
         *e = e.meet(answer.bounds);
-        if id == 0 {
+        // A stopped job on the root names no move: keep the one known.
+        if id == 0 && answer.best_move.is_some() {
             self.root_move = answer.best_move.clone();
         }
+        self.stopped += u64::from(late);
         if answer.bounds.value().is_none() {
-            self.unknown += 1;
+            // A stopped job is counted as stopped, not as a budget run out.
+            self.unknown += u64::from(!late);
             let n = &mut self.nodes[id];
             n.fails += 1;
             n.est = match answer.numbers {
@@ -874,6 +885,8 @@ pub struct JobsReport {
     pub jobs: u64,
     /// Jobs whose budget ran out first.
     pub unknown: u64,
+    /// Jobs still running when the root was proven, stopped there.
+    pub stopped: u64,
     /// Leaves the master expanded.
     pub expanded: u64,
     /// Nodes of the master's tree.
@@ -898,9 +911,15 @@ impl std::fmt::Display for JobsReport {
             writeln!(f, "best move   {m}")?;
         }
         let secs = self.elapsed.as_secs_f64();
+        // Only with jobs running when the root was proven (never with one
+        // rank): those the end stopped.
+        let stopped = match self.stopped {
+            0 => String::new(),
+            n => format!("{} stopped at the end, ", thousands(n)),
+        };
         writeln!(
             f,
-            "jobs        {} on {} rank{} ({} undecided within the budget, {} leaves expanded, tree of {} nodes)",
+            "jobs        {} on {} rank{} ({} undecided within the budget, {stopped}{} leaves expanded, tree of {} nodes)",
             thousands(self.jobs),
             self.ranks,
             if self.ranks == 1 { "" } else { "s" },
@@ -1098,6 +1117,7 @@ pub fn report<G: Engines>(
         ranks,
         jobs: master.jobs,
         unknown: master.unknown,
+        stopped: master.stopped,
         expanded: master.expanded,
         tree_nodes: master.tree_nodes(),
         nodes,
