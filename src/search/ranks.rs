@@ -554,10 +554,14 @@ fn worker<G: Engines>(
                     master.send(&reply[..]);
                     continue;
                 }
+                // The thread ended: after a failure (its `E` went out, the
+                // master aborts), or in the middle of a job, which then
+                // fails here rather than leave the master waiting.
                 Ok(Reply::Done(_)) | Err(TryRecvError::Disconnected) => {
-                    // The thread failed (its `E` went out) or ended early:
-                    // the master aborts, or stops with this rank named.
-                    busy = false;
+                    if busy {
+                        busy = false;
+                        master.send(&ended()[..]);
+                    }
                 }
                 Err(TryRecvError::Empty) => {}
             }
