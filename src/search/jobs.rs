@@ -1388,6 +1388,45 @@ mod tests {
         });
     }
 
+    /// A job still running when the root is proven answers after the end
+    /// (`search --mpi` stops it and takes what it proved): the answer is
+    /// taken without error, counted as stopped and not as undecided, and
+    /// changes neither the value nor the best move.
+    #[test]
+    #[allow(clippy::clone_on_copy)]
+    fn a_job_stopped_after_the_root_is_proven_answers_harmlessly() {
+        let game = AnySearch::parse("connect:4x4").unwrap();
+        crate::with_search!(&game, g => {
+            let mut master = Master::new(g, g.start()).with_workers(2);
+            let undecided = JobAnswer {
+                bounds: Bounds::UNKNOWN,
+                best_move: None,
+                nodes: 10,
+                numbers: None,
+            };
+            let (id, _, _) = master.next_job(1, false).unwrap();
+            master.answer(id, &undecided).unwrap();
+            // Worker 1 goes on with the root, worker 0 takes a leaf below.
+            let (root, _, _) = master.next_job(1, false).unwrap();
+            let (leaf, _, _) = master.next_job(0, true).unwrap();
+            assert_ne!(root, leaf);
+            let tie = JobAnswer {
+                bounds: Bounds { lo: 0, hi: 0 },
+                best_move: Some("2".into()),
+                nodes: 10,
+                numbers: None,
+            };
+            master.answer(root, &tie).unwrap();
+            assert!(master.done());
+            let unknown = master.unknown;
+            master.answer(leaf, &undecided).unwrap();
+            assert_eq!((master.stopped, master.unknown), (1, unknown));
+            assert_eq!(master.root(), Bounds { lo: 0, hi: 0 });
+            assert_eq!(master.best_move().as_deref(), Some("2"));
+            assert!(master.next_job(0, true).is_none());
+        });
+    }
+
     #[test]
     fn jobs_of_few_nodes_prove_the_one_search_values() {
         agrees("connect:4x4", None, 50);
