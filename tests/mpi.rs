@@ -776,6 +776,54 @@ fn small_jobs_give_a_checking_database_within_glops_size() {
     assert!(kept <= 113, "{kept} entries: {text}");
 }
 
+/// Once the root is proven, a worker in the middle of a job stops it and
+/// answers, rather than run to the end of its budget: rank 2's jobs are
+/// held until stopped (the test hook `RETROGRADE_TEST_HOLD_AT`: a job that
+/// cannot end before the root is proven; held a minute, it fails the
+/// search). Rank 1 gets the root first, comes back undecided (jobs of a few
+/// dozen nodes) and goes on with it while rank 2 takes a child, so rank 2
+/// is certainly mid-job at the end, whichever rank proves the root. The
+/// report counts the stopped jobs, the value is the one process's and the
+/// save still re-proves it.
+#[test]
+fn a_worker_in_the_middle_of_a_job_is_stopped_at_the_end() {
+    if mpirun(1).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.proof");
+    for (game, nodes) in [("connect:4x4", "30"), ("sprouts:7", "100")] {
+        let want = one_search(game, None, &[]);
+        let mut c = mpirun(3).unwrap();
+        c.args(["search", game, "--mpi", "--threads", "1", "--memory", "16M"])
+            .args(["--job-nodes", nodes, "--save"])
+            .arg(&db)
+            .env("RETROGRADE_TEST_HOLD_AT", "search-job-rank-2");
+        let o = c.output().unwrap();
+        assert!(ok(&o), "{game}");
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(value_of(&text), want, "{game}: {text}");
+        let stopped: u64 = text
+            .split(" stopped at the end")
+            .next()
+            .filter(|before| before.len() < text.len())
+            .and_then(|before| before.rsplit(' ').next())
+            .and_then(|n| n.replace(',', "").parse().ok())
+            .unwrap_or_else(|| panic!("{game}: no job stopped at the end: {text}"));
+        assert!(stopped >= 1, "{game}: {text}");
+        let o = bin()
+            .args(["search", game, "--memory", "16M", "--check"])
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(ok(&o), "{game}: the check failed");
+        let checked = String::from_utf8_lossy(&o.stdout).to_lowercase();
+        assert!(checked.contains("re-proven"), "{game}: {checked}");
+        assert!(checked.contains(&want), "{game}: {checked}");
+        std::fs::remove_file(&db).unwrap();
+    }
+}
+
 /// The lines of `o`'s stderr that are the command's errors.
 fn error_lines(o: &Output) -> Vec<String> {
     String::from_utf8_lossy(&o.stderr)

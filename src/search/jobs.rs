@@ -392,6 +392,10 @@ pub struct Master<'a, G: Engines> {
     pub expanded: u64,
     /// The most nodes one job expanded.
     pub largest_job: u64,
+    /// Jobs whose answer came after the root was proven: those still
+    /// running then, which the end stops (or which ended on their own just
+    /// before their stop came).
+    pub stopped: u64,
     /// Workers the jobs are shared among.
     workers: usize,
     /// Each worker's last job, while it is undecided.
@@ -438,6 +442,7 @@ impl<'a, G: Engines> Master<'a, G> {
             unknown: 0,
             expanded: 0,
             largest_job: 0,
+            stopped: 0,
             workers: 1,
             last: vec![None],
             facts: Vec::new(),
@@ -634,8 +639,11 @@ impl<'a, G: Engines> Master<'a, G> {
         Some(x)
     }
 
-    /// Takes the answer of job `id`.
+    /// Takes the answer of job `id`: also after the root is proven (a job
+    /// stopped at the end answers with what it proved until then, bounds
+    /// that are true, however partial).
     pub fn answer(&mut self, id: usize, answer: &JobAnswer) -> Result<()> {
+        let late = self.done();
         let node = self
             .nodes
             .get_mut(id)
@@ -668,11 +676,14 @@ impl<'a, G: Engines> Master<'a, G> {
         }
         let e = self.answers.entry(key).or_insert(Bounds::UNKNOWN);
         *e = e.meet(answer.bounds);
-        if id == 0 {
+        // A stopped job on the root names no move: keep the one known.
+        if id == 0 && answer.best_move.is_some() {
             self.root_move = answer.best_move.clone();
         }
+        self.stopped += u64::from(late);
         if answer.bounds.value().is_none() {
-            self.unknown += 1;
+            // A stopped job is counted as stopped, not as a budget run out.
+            self.unknown += u64::from(!late);
             let n = &mut self.nodes[id];
             n.fails += 1;
             n.est = match answer.numbers {
@@ -884,6 +895,8 @@ pub struct JobsReport {
     pub jobs: u64,
     /// Jobs whose budget ran out first.
     pub unknown: u64,
+    /// Jobs still running when the root was proven, stopped there.
+    pub stopped: u64,
     /// Leaves the master expanded.
     pub expanded: u64,
     /// Nodes of the master's tree.
@@ -908,9 +921,15 @@ impl std::fmt::Display for JobsReport {
             writeln!(f, "best move   {m}")?;
         }
         let secs = self.elapsed.as_secs_f64();
+        // Only with jobs running when the root was proven (never with one
+        // rank): those the end stopped.
+        let stopped = match self.stopped {
+            0 => String::new(),
+            n => format!("{} stopped at the end, ", thousands(n)),
+        };
         writeln!(
             f,
-            "jobs        {} on {} rank{} ({} undecided within the budget, {} leaves expanded, tree of {} nodes)",
+            "jobs        {} on {} rank{} ({} undecided within the budget, {stopped}{} leaves expanded, tree of {} nodes)",
             thousands(self.jobs),
             self.ranks,
             if self.ranks == 1 { "" } else { "s" },
@@ -1108,6 +1127,7 @@ pub fn report<G: Engines>(
         ranks,
         jobs: master.jobs,
         unknown: master.unknown,
+        stopped: master.stopped,
         expanded: master.expanded,
         tree_nodes: master.tree_nodes(),
         nodes,
@@ -1412,6 +1432,45 @@ mod tests {
             // And the next helper's job is the one before it.
             let (_, p, _) = master.next_job(0, true).unwrap();
             assert_eq!(g.key(p), g.key(&below[below.len() - 2]));
+        });
+    }
+
+    /// A job still running when the root is proven answers after the end
+    /// (`search --mpi` stops it and takes what it proved): the answer is
+    /// taken without error, counted as stopped and not as undecided, and
+    /// changes neither the value nor the best move.
+    #[test]
+    #[allow(clippy::clone_on_copy)]
+    fn a_job_stopped_after_the_root_is_proven_answers_harmlessly() {
+        let game = AnySearch::parse("connect:4x4").unwrap();
+        crate::with_search!(&game, g => {
+            let mut master = Master::new(g, g.start()).with_workers(2);
+            let undecided = JobAnswer {
+                bounds: Bounds::UNKNOWN,
+                best_move: None,
+                nodes: 10,
+                numbers: None,
+            };
+            let (id, _, _) = master.next_job(1, false).unwrap();
+            master.answer(id, &undecided).unwrap();
+            // Worker 1 goes on with the root, worker 0 takes a leaf below.
+            let (root, _, _) = master.next_job(1, false).unwrap();
+            let (leaf, _, _) = master.next_job(0, true).unwrap();
+            assert_ne!(root, leaf);
+            let tie = JobAnswer {
+                bounds: Bounds { lo: 0, hi: 0 },
+                best_move: Some("2".into()),
+                nodes: 10,
+                numbers: None,
+            };
+            master.answer(root, &tie).unwrap();
+            assert!(master.done());
+            let unknown = master.unknown;
+            master.answer(leaf, &undecided).unwrap();
+            assert_eq!((master.stopped, master.unknown), (1, unknown));
+            assert_eq!(master.root(), Bounds { lo: 0, hi: 0 });
+            assert_eq!(master.best_move().as_deref(), Some("2"));
+            assert!(master.next_job(0, true).is_none());
         });
     }
 

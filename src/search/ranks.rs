@@ -11,8 +11,8 @@
 //! value is the tree's, backed up by negamax from what the jobs proved: it
 //! does not depend on K, nor on the order the answers come in.
 //!
-//! The protocol is small messages, blocking sends and receives, one byte
-//! saying what each is:
+//! The protocol is small messages, blocking sends and polled receives,
+//! one byte saying what each is:
 //!
 //! - master to worker: `J` a job (its number, its budget's scale, its
 //!   position's key, the bounds the tree learnt since the worker's last
@@ -20,22 +20,34 @@
 //!   as a key, the bounds and the position in the game's notation — and
 //!   the job's position in the game's notation: the worker parses each
 //!   position and checks its key, so a position that does not survive
-//!   its notation is an error, never a wrong job or fact); `S` stop
-//!   (answer with `D`); `A` abort (a rank failed: stop without
+//!   its notation is an error, never a wrong job or fact); `S` stop (a
+//!   running job stops at once and answers with `R`, then the worker
+//!   sends `D`); `A` abort (a rank failed: stop the running job, without
 //!   answering);
 //! - worker to master: `R` a job's answer (number, bounds, nodes, the
 //!   engine's root proof and disproof numbers when undecided, its best
-//!   move); `E` a failure (one line); `D` at the end, the
-//!   worker's nodes, jobs, busy time and, with `--save`, every entry its
-//!   jobs proved as one proof database's bytes.
+//!   move); `E` a failure (one line); `D` at the end, the worker's nodes
+//!   and, with `--save`, every entry its jobs proved (a stopped job's as
+//!   one whose budget ran out) as one proof database's bytes.
 //!
-//! Messages between two ranks keep their order, so after `S` the master
-//! reads each worker's remaining answer (a job it gave before the root was
-//! proven) and then its `D`. A worker that fails sends `E`; the master then
-//! sends `A` to every worker and returns the failure, which the command
-//! prints as the job's one line; the others return [`Error::PeerFailed`],
-//! which it does not print. A rank killed outright ends the job through
-//! `mpirun`; nothing is under the `--save` name then, since the save is
+//! A worker proves its jobs on a thread of its own (as rank 0's own engine
+//! runs beside the master's loop), its engine's cancel token held by its
+//! main thread, the only one that calls MPI: that thread polls the master,
+//! hands each job to the job thread and sends each answer back as it
+//! comes, so a worker in the middle of a job still reads `S` and `A`.
+//! Once the root is proven the master stops every job still running at
+//! once, its own engine's by the token and the workers' by `S` to every
+//! worker, busy or not, rather than wait for the rest of their budgets (a
+//! Sprouts job of 32,000 couples takes seconds). Messages between two
+//! ranks keep their order, so after `S` the master reads each busy
+//! worker's answer to the job it gave before the root was proven (what
+//! the job proved until it stopped: true, so kept in the tree and the
+//! save, though the value no longer needs it; the report counts these
+//! jobs as stopped at the end) and then its `D`. A worker that fails sends
+//! `E`; the master then sends `A` to every worker and returns the failure,
+//! which the command prints as the job's one line; the others return
+//! [`Error::PeerFailed`], which it does not print. A rank killed outright
+//! ends the job through `mpirun`; nothing is under the `--save` name then, since the save is
 //! written only after every rank's database has come in.
 
 use super::engine::SearchOptions;
@@ -76,18 +88,18 @@ pub fn search_mpi<G: Engines>(
     let ready = jobs::refuse(request)
         .and_then(|()| jobs::root(g, request))
         .and_then(|root| {
-            // Rank 0's engine is made on its own thread later: checked here.
-            let kit = (rank != 0 || works)
-                .then(|| JobKit::new(g, request, budget))
-                .transpose()?;
+            // Every engine is made on its job thread later: checked here.
+            if rank != 0 || works {
+                JobKit::new(g, request, budget)?;
+            }
             if rank == 0 {
                 jobs::check_save(request)?;
             }
-            Ok((root, kit))
+            Ok(root)
         });
     let mut flags = vec![0u8; k];
     world.all_gather_into(&[u8::from(ready.is_ok())][..], &mut flags[..]);
-    let (root, kit) = match ready {
+    let root = match ready {
         Err(e) => {
             // The lowest failing rank speaks.
             return match flags.iter().position(|&f| f == 0) {
@@ -102,11 +114,8 @@ pub fn search_mpi<G: Engines>(
         Ok(r) => r,
     };
     if rank != 0 {
-        let kit = kit.expect("every worker has a kit");
-        let runner = JobRunner::new(g, request, &kit, keep);
-        return worker(g, runner, world).map(|()| None);
+        return worker(g, request, budget, world).map(|()| None);
     }
-    drop(kit);
     let mut master = Master::new(g, root.clone()).with_workers(k);
     let (nodes, parts) = if k == 1 {
         let kit = JobKit::new(g, request, budget)?;
@@ -182,10 +191,9 @@ fn lead<G: Engines>(
 ) -> Result<(u64, Vec<Vec<u8>>)> {
     let keep = request.save.is_some();
     // Stops rank 0's own engine in the middle of a job once the root is
-    // proven: its answer is not needed then, and the end would otherwise
-    // wait for the job's whole budget (a Sprouts job of 32,000 nodes takes
-    // tens of seconds). The other ranks' jobs run to their end, since a
-    // worker's one thread is in its engine.
+    // proven (as `S` stops the workers'): the rest of its job is not
+    // needed then, and the end would otherwise wait for the job's whole
+    // budget (a Sprouts job of 32,000 nodes takes tens of seconds).
     let cancel = super::Cancel::new();
     std::thread::scope(|s| {
         let (to_local, jobs_in) = std::sync::mpsc::channel::<LocalJob<G>>();
@@ -201,7 +209,13 @@ fn lead<G: Engines>(
                     }
                 };
                 let mut runner = JobRunner::new(g, request, &kit, keep);
-                while let Ok(Some((id, p, scale, facts))) = jobs_in.recv() {
+                loop {
+                    let (id, p, scale, facts) = match jobs_in.recv() {
+                        Ok(Some(job)) => job,
+                        Ok(None) => break,
+                        // A failure: no database.
+                        Err(_) => return,
+                    };
                     runner.learn(&facts);
                     let a = runner.run(&p, scale).map(|a| (id, a));
                     let failed = a.is_err();
@@ -220,9 +234,18 @@ fn lead<G: Engines>(
             world,
             local.is_some().then_some((&to_local, &from_local, &cancel)),
         );
-        // The end, or a failure: rank 0's engine stops after its job.
+        let (mut nodes, mut parts) = match result {
+            Ok(done) => done,
+            Err(e) => {
+                // Its job stopped, and the thread ends without its database
+                // once `to_local` is dropped.
+                cancel.cancel();
+                return Err(e);
+            }
+        };
+        // The end: rank 0's engine (its last answer taken) sends its
+        // database.
         let _ = to_local.send(None);
-        let (mut nodes, mut parts) = result?;
         if local.is_some() {
             loop {
                 match from_local.recv() {
@@ -299,18 +322,11 @@ fn lead_with<G: Engines>(
             busy[r] = Some(id);
             idle.pop();
         }
-        if busy.iter().all(Option::is_none) {
+        if master.done() || busy.iter().all(Option::is_none) {
             break;
         }
-        if let Some((_, _, cancel)) = local.filter(|_| master.done() && busy[0].is_some()) {
-            cancel.cancel();
-        }
         let (r, id, answer) = next_answer(world, local.map(|(_, from, _)| from))?;
-        if busy.get(r).copied().flatten() != Some(id) {
-            return Err(Error::GameInvariant(format!(
-                "rank {r} answered job {id}, which it was not given"
-            )));
-        }
+        expected(&busy, r, id)?;
         busy[r] = None;
         // Rank 0 idle goes last again (see above).
         if r == 0 {
@@ -320,14 +336,39 @@ fn lead_with<G: Engines>(
         }
         master.answer(id, &answer)?;
     }
-    // Every worker idle: stop them and gather what they proved.
-    let mut nodes = 0u64;
-    let mut parts = Vec::new();
+    // The root proven (or no job left: `unproven` says so): stop every
+    // job still running at once, rank 0's own by its token and the
+    // workers' by `S`, rather than wait for the rest of their budgets;
+    // then take each one's answer (what it proved until it stopped: true,
+    // so kept, though the value no longer needs it) and gather what every
+    // worker proved.
+    if let Some((_, _, cancel)) = local {
+        cancel.cancel();
+    }
     for r in 1..k {
         world.process_at_rank(r as i32).send(&[STOP][..]);
     }
+    if let (Some(id), Some((_, from, _))) = (busy[0], local) {
+        let (got, answer) = match from.recv() {
+            Ok(Local::Answer(a)) => a?,
+            _ => {
+                return Err(Error::GameInvariant(
+                    "rank 0's own engine ended early".into(),
+                ))
+            }
+        };
+        expected(&busy, 0, got)?;
+        master.answer(id, &answer)?;
+    }
+    let mut nodes = 0u64;
+    let mut parts = Vec::new();
     for r in 1..k {
-        let (m, _) = world.process_at_rank(r as i32).receive_vec::<u8>();
+        if let Some(id) = busy[r] {
+            let (got, answer) = answer_of(&receive(world, r), r)?;
+            expected(&busy, r, got)?;
+            master.answer(id, &answer)?;
+        }
+        let m = receive(world, r);
         match m.first() {
             Some(&DATABASE) if m.len() >= 9 => {
                 nodes += LE::read_u64(&m[1..9]);
@@ -377,6 +418,26 @@ fn next_answer(
     }
 }
 
+/// Rank `r`'s next message, waited for by polling (see `next_answer`).
+fn receive(world: &SimpleCommunicator, r: usize) -> Vec<u8> {
+    let from = world.process_at_rank(r as i32);
+    while from.immediate_probe().is_none() {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    from.receive_vec::<u8>().0
+}
+
+/// An answer from rank `r` to job `id`: an error unless that is the job
+/// it proves.
+fn expected(busy: &[Option<usize>], r: usize, id: usize) -> Result<()> {
+    match busy.get(r).copied().flatten() == Some(id) {
+        true => Ok(()),
+        false => Err(Error::GameInvariant(format!(
+            "rank {r} answered job {id}, which it was not given"
+        ))),
+    }
+}
+
 fn garbled(r: usize) -> Error {
     Error::GameInvariant(format!("rank {r} sent a message the master cannot read"))
 }
@@ -408,65 +469,190 @@ fn answer_of(m: &[u8], r: usize) -> Result<(usize, JobAnswer)> {
     }
 }
 
-/// A worker's loop: proves each job it is given and answers, until told
-/// to stop (then sends its database) or to abort.
+/// What a worker's job thread sends its MPI thread: a job's reply (`R`,
+/// or `E` when it failed), or at the end its `D` (or `E`).
+enum Reply {
+    Answer(Vec<u8>),
+    Done(Vec<u8>),
+}
+
+/// A worker: its main thread (the only one that calls MPI) polls the
+/// master and relays each job to the job thread, which proves it with the
+/// rank's engine and replies; the answers go back to the master as they
+/// come. `S` while a job runs stops it (its engine's cancel token: the
+/// root is proven, nothing needs the rest of that job), sends what it
+/// proved, then the rank's `D`; `A` stops it and ends without a word.
+/// Before, the worker's one thread was in its engine, and the end waited
+/// for every running job's whole budget.
 fn worker<G: Engines>(
     g: &G,
-    mut runner: JobRunner<'_, G>,
+    request: &SearchOptions,
+    budget: JobBudget,
     world: &SimpleCommunicator,
 ) -> Result<()> {
+    use std::sync::mpsc::{channel, TryRecvError};
     let rank = world.rank();
     let master = world.process_at_rank(0);
-    loop {
-        // Polled, as the master's answers are (see `next_message`).
-        while master.immediate_probe().is_none() {
-            std::thread::sleep(Duration::from_micros(200));
-        }
-        let (m, _) = master.receive_vec::<u8>();
-        match m.first() {
-            Some(&JOB) => {
-                crate::format::kill_point(&format!("search-job-rank-{rank}"));
-                let reply = match job(g, &mut runner, &m) {
-                    Ok((id, a)) => {
-                        let mut reply = vec![ANSWER];
-                        reply.extend_from_slice(&(id as u64).to_le_bytes());
-                        reply.extend_from_slice(&[a.bounds.lo as u8, a.bounds.hi as u8]);
-                        reply.extend_from_slice(&a.nodes.to_le_bytes());
-                        let (pn, dn, q) = a.numbers.unwrap_or((0, 0, 0));
-                        reply.extend_from_slice(&pn.to_le_bytes());
-                        reply.extend_from_slice(&dn.to_le_bytes());
-                        reply.push(q as u8);
-                        if let Some(mv) = &a.best_move {
-                            reply.extend_from_slice(mv.as_bytes());
+    let keep = request.save.is_some();
+    let cancel = super::Cancel::new();
+    std::thread::scope(|s| {
+        // `Some`: a job message; `None`: the end, send the database.
+        let (to_jobs, jobs_in) = channel::<Option<Vec<u8>>>();
+        let (replies, from_jobs) = channel::<Reply>();
+        let stop = cancel.clone();
+        s.spawn(move || {
+            // Made here, since an engine stays on the thread that made it
+            // (checked once already, with every rank, before any job).
+            let kit = match JobKit::new(g, request, budget) {
+                Ok(kit) => kit.cancelled_by(stop.clone()),
+                Err(e) => {
+                    let _ = replies.send(Reply::Answer(failure(&e)));
+                    return;
+                }
+            };
+            let mut runner = JobRunner::new(g, request, &kit, keep);
+            loop {
+                match jobs_in.recv() {
+                    Ok(Some(m)) => {
+                        let reply = hold_point(&format!("search-job-rank-{rank}"), &stop)
+                            .and_then(|()| job(g, &mut runner, &m));
+                        let (reply, failed) = match reply {
+                            Ok((id, a)) => (answer_message(id, &a), false),
+                            Err(e) => (failure(&e), true),
+                        };
+                        if replies.send(Reply::Answer(reply)).is_err() || failed {
+                            return;
                         }
-                        reply
                     }
-                    Err(e) => failure(&e),
-                };
-                master.send(&reply[..]);
+                    Ok(None) => break,
+                    // Aborted: nothing more is sent.
+                    Err(_) => return,
+                }
             }
-            Some(&STOP) => {
-                let nodes = runner.nodes;
-                let reply = match runner.database() {
-                    Ok(db) => {
-                        let mut reply = vec![DATABASE];
-                        reply.extend_from_slice(&nodes.to_le_bytes());
-                        reply.extend_from_slice(&db.unwrap_or_default());
-                        reply
+            let nodes = runner.nodes;
+            let reply = match runner.database() {
+                Ok(db) => {
+                    let mut reply = vec![DATABASE];
+                    reply.extend_from_slice(&nodes.to_le_bytes());
+                    reply.extend_from_slice(&db.unwrap_or_default());
+                    reply
+                }
+                Err(e) => failure(&e),
+            };
+            let _ = replies.send(Reply::Done(reply));
+        });
+        let ended = || {
+            failure(&Error::GameInvariant(
+                "the worker's job thread ended".into(),
+            ))
+        };
+        // Waits for the job thread's reply to the running job.
+        let answer = || match from_jobs.recv() {
+            Ok(Reply::Answer(reply)) => reply,
+            _ => ended(),
+        };
+        let mut busy = false;
+        loop {
+            match from_jobs.try_recv() {
+                Ok(Reply::Answer(reply)) => {
+                    busy = false;
+                    master.send(&reply[..]);
+                    continue;
+                }
+                // The thread ended: after a failure (its `E` went out, the
+                // master aborts), or in the middle of a job, which then
+                // fails here rather than leave the master waiting.
+                Ok(Reply::Done(_)) | Err(TryRecvError::Disconnected) => {
+                    if busy {
+                        busy = false;
+                        master.send(&ended()[..]);
                     }
-                    Err(e) => failure(&e),
-                };
-                let failed = reply[0] == FAILED;
-                master.send(&reply[..]);
-                return match failed {
-                    // The master names this rank's failure.
-                    true => Err(Error::PeerFailed { rank: 0 }),
-                    false => Ok(()),
-                };
+                }
+                Err(TryRecvError::Empty) => {}
             }
-            _ => return Err(Error::PeerFailed { rank: 0 }),
+            // Polled, as the master's answers are (see `next_answer`).
+            if master.immediate_probe().is_none() {
+                std::thread::sleep(Duration::from_micros(200));
+                continue;
+            }
+            let (m, _) = master.receive_vec::<u8>();
+            match m.first() {
+                Some(&JOB) if !busy => {
+                    crate::format::kill_point(&format!("search-job-rank-{rank}"));
+                    busy = true;
+                    if to_jobs.send(Some(m)).is_err() {
+                        busy = false;
+                        master.send(&ended()[..]);
+                    }
+                }
+                Some(&STOP) => {
+                    if busy {
+                        cancel.cancel();
+                        master.send(&answer()[..]);
+                    }
+                    let reply = match to_jobs.send(None).map(|()| from_jobs.recv()) {
+                        Ok(Ok(Reply::Done(reply))) => reply,
+                        _ => ended(),
+                    };
+                    master.send(&reply[..]);
+                    // A failure is the master's to name.
+                    return match reply[0] {
+                        FAILED => Err(Error::PeerFailed { rank: 0 }),
+                        _ => Ok(()),
+                    };
+                }
+                // `A`, or a message out of turn: stop the job; dropping
+                // the job channel ends the thread without its database.
+                _ => {
+                    cancel.cancel();
+                    return Err(Error::PeerFailed { rank: 0 });
+                }
+            }
         }
+    })
+}
+
+/// A job's answer as the message `R` that carries it.
+fn answer_message(id: usize, a: &JobAnswer) -> Vec<u8> {
+    let mut reply = vec![ANSWER];
+    reply.extend_from_slice(&(id as u64).to_le_bytes());
+    reply.extend_from_slice(&[a.bounds.lo as u8, a.bounds.hi as u8]);
+    reply.extend_from_slice(&a.nodes.to_le_bytes());
+    let (pn, dn, q) = a.numbers.unwrap_or((0, 0, 0));
+    reply.extend_from_slice(&pn.to_le_bytes());
+    reply.extend_from_slice(&dn.to_le_bytes());
+    reply.push(q as u8);
+    if let Some(mv) = &a.best_move {
+        reply.extend_from_slice(mv.as_bytes());
     }
+    reply
+}
+
+/// A test hook: when the environment variable `RETROGRADE_TEST_HOLD_AT`
+/// equals `point`, the job there waits until `cancel` is cancelled before
+/// its engine starts (which then stops at once), as a job far too long to
+/// end before the root is proven would: the tests' way to have a worker
+/// certainly in the middle of a job at the end. A job held a minute fails
+/// (nothing stopped it). Unset (always, in use), one cached lookup.
+fn hold_point(point: &str, cancel: &super::Cancel) -> Result<()> {
+    static AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    if AT
+        .get_or_init(|| std::env::var("RETROGRADE_TEST_HOLD_AT").ok())
+        .as_deref()
+        != Some(point)
+    {
+        return Ok(());
+    }
+    let held = Instant::now();
+    while !cancel.is_cancelled() {
+        if held.elapsed() > Duration::from_secs(60) {
+            return Err(Error::GameInvariant(format!(
+                "the job held at {point} was never stopped"
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Ok(())
 }
 
 /// A failure as the message that carries it.

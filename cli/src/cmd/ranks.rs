@@ -28,10 +28,20 @@ use retrograde::with_game;
 use std::process::ExitCode;
 use std::time::Instant;
 
-pub fn solve(args: Args) -> Result<ExitCode> {
-    let Some(universe) = mpi::initialize() else {
+/// MPI, at the funnelled level: every rank has threads beside the one
+/// that calls MPI (a solve's workers, a search's engine).
+fn initialize() -> Result<mpi::environment::Universe> {
+    let Some((universe, level)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
         anyhow::bail!("--mpi: MPI was initialised already");
     };
+    if level < mpi::Threading::Funneled {
+        anyhow::bail!("--mpi: this MPI library allows no threads beside the one that calls it");
+    }
+    Ok(universe)
+}
+
+pub fn solve(args: Args) -> Result<ExitCode> {
+    let universe = initialize()?;
     let world = universe.world();
     let rank = world.rank();
     let dry = args.dry_run_flag();
@@ -273,9 +283,7 @@ pub fn search(args: super::search::Args) -> Result<ExitCode> {
             args.spec()
         );
     }
-    let Some(universe) = mpi::initialize() else {
-        anyhow::bail!("--mpi: MPI was initialised already");
-    };
+    let universe = initialize()?;
     let world = universe.world();
     let rank = world.rank();
     let prepared = (|| -> Result<_> {
