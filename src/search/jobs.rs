@@ -1269,6 +1269,8 @@ mod tests {
     /// by position. (Df-pn keeps it by key, but searches a tie's children
     /// for its move.)
     #[test]
+    // `with_search!` makes the body for every game's position, some `Copy`.
+    #[allow(clippy::clone_on_copy)]
     fn a_learnt_value_is_not_searched_again() {
         use crate::search::engine::Engine;
         let cases: &[(&str, Engine)] = &[
