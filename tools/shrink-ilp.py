@@ -145,6 +145,17 @@ def main():
                 one_out[key] = v
         return one_out[key]
 
+    def rest_xor(c, m, x):
+        """x with the nimbers of c's lands other than m folded in, or None
+        when one of them is not known."""
+        for o in c:
+            if o != m:
+                v = value(o)
+                if v is None:
+                    return None
+                x ^= v
+        return x
+
     def sum_wins(c, x):
         """The ways of showing c + *x won (x not its nim-sum)."""
         a = all_known(c)
@@ -154,12 +165,9 @@ def main():
         for m in c:
             if fixed[m] is not None:
                 continue
-            rest = [value(o) for o in c if o != m]
-            if None in rest:
+            y = rest_xor(c, m, x)
+            if y is None:
                 continue
-            y = x
-            for v in rest:
-                y ^= v
             t = but_one(c, m, y)
             if t is not None:
                 opts.append(t)
@@ -189,12 +197,9 @@ def main():
         if a is not None:
             opts.append(a)
         for m in root:
-            rest = [value(o) for o in root if o != m]
-            if fixed[m] is not None or None in rest:
+            y = rest_xor(root, m, heap)
+            if fixed[m] is not None or y is None:
                 continue
-            y = heap
-            for v in rest:
-                y ^= v
             t = but_one(root, m, y)
             if t is not None:
                 w = var(1.0)  # the root's own win entry
