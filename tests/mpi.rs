@@ -715,18 +715,24 @@ fn the_ranks_save_one_database_that_check_reproves() {
             assert_eq!(value_of(&text), want, "{game} K={k}");
             assert!(text.contains("saved "), "{text}");
             assert_eq!(names(dir.path()), ["p.proof"], "{game} K={k}");
-            let o = bin()
-                .args(["search", game, "--memory", "16M", "--check"])
-                .arg(&db)
-                .output()
-                .unwrap();
-            assert!(ok(&o), "{game} K={k}: the check failed");
-            let checked = String::from_utf8_lossy(&o.stdout).to_lowercase();
-            assert!(checked.contains("re-proven"), "{game} K={k}: {checked}");
-            assert!(checked.contains(&want), "{game} K={k}: {checked}");
+            check_reproves(game, &db, &want, &format!("{game} K={k}"));
             std::fs::remove_file(&db).unwrap();
         }
     }
+}
+
+/// `search GAME --check DB` re-proves the database and prints the value
+/// `want` (`what` names the case in a failure).
+fn check_reproves(game: &str, db: &Path, want: &str, what: &str) {
+    let o = bin()
+        .args(["search", game, "--memory", "16M", "--check"])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(ok(&o), "{what}: the check failed");
+    let checked = String::from_utf8_lossy(&o.stdout).to_lowercase();
+    assert!(checked.contains("re-proven"), "{what}: {checked}");
+    assert!(checked.contains(want), "{what}: {checked}");
 }
 
 /// A proof built from many small jobs settles more couples than one
@@ -811,15 +817,7 @@ fn a_worker_in_the_middle_of_a_job_is_stopped_at_the_end() {
             .and_then(|n| n.replace(',', "").parse().ok())
             .unwrap_or_else(|| panic!("{game}: no job stopped at the end: {text}"));
         assert!(stopped >= 1, "{game}: {text}");
-        let o = bin()
-            .args(["search", game, "--memory", "16M", "--check"])
-            .arg(&db)
-            .output()
-            .unwrap();
-        assert!(ok(&o), "{game}: the check failed");
-        let checked = String::from_utf8_lossy(&o.stdout).to_lowercase();
-        assert!(checked.contains("re-proven"), "{game}: {checked}");
-        assert!(checked.contains(&want), "{game}: {checked}");
+        check_reproves(game, &db, &want, game);
         std::fs::remove_file(&db).unwrap();
     }
 }

@@ -1145,6 +1145,16 @@ mod tests {
 
     /// The value one search in one process proves: what every search
     /// over jobs must give.
+    /// A search of one thread in 16 MiB with `engine`: the tests' jobs.
+    fn small_request(engine: crate::search::engine::Engine) -> SearchOptions {
+        SearchOptions {
+            memory: Some(16 << 20),
+            threads: 1,
+            engine,
+            ..SearchOptions::default()
+        }
+    }
+
     fn one_search(game: &AnySearch, request: &SearchOptions) -> Option<Value> {
         crate::search::run::run(game, request, &crate::search::run::Quiet)
             .unwrap()
@@ -1252,12 +1262,7 @@ mod tests {
         ];
         for &(spec, engine, nodes) in cases {
             let game = AnySearch::parse(spec).unwrap();
-            let request = SearchOptions {
-                memory: Some(16 << 20),
-                threads: 1,
-                engine,
-                ..SearchOptions::default()
-            };
+            let request = small_request(engine);
             let renewed = crate::with_search!(&game, g => kept_engine_agrees(g, &request, nodes));
             assert!(renewed > 0, "{spec} {engine:?}: no job ran out of budget");
         }
@@ -1281,12 +1286,7 @@ mod tests {
         ];
         for &(spec, engine) in cases {
             let game = AnySearch::parse(spec).unwrap();
-            let request = SearchOptions {
-                memory: Some(16 << 20),
-                threads: 1,
-                engine,
-                ..SearchOptions::default()
-            };
+            let request = small_request(engine);
             crate::with_search!(&game, g => {
                 let budget = JobBudget { nodes: None, time: None };
                 let kit = JobKit::new(g, &request, budget).unwrap();
@@ -1313,12 +1313,7 @@ mod tests {
             crate::search::engine::Engine::Dfpn,
             crate::search::engine::Engine::AlphaBeta,
         ] {
-            let request = SearchOptions {
-                memory: Some(16 << 20),
-                threads: 1,
-                engine,
-                ..SearchOptions::default()
-            };
+            let request = small_request(engine);
             crate::with_search!(&game, g => {
                 let budget = JobBudget { nodes: Some(500), time: None };
                 let kit = JobKit::new(g, &request, budget).unwrap();
