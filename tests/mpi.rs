@@ -549,12 +549,19 @@ fn three_ranks_divide_the_memory() {
 /// `mpirun -np K retrograde search GAME [POSITION] --mpi --threads 1
 /// --memory 16M EXTRA…`.
 fn search_mpi(k: usize, game: &str, position: Option<&str>, extra: &[&str]) -> Output {
+    search_mpi_command(k, game, position, extra)
+        .output()
+        .unwrap()
+}
+
+/// The command [`search_mpi`] runs, for a test that sets more on it.
+fn search_mpi_command(k: usize, game: &str, position: Option<&str>, extra: &[&str]) -> Command {
     let mut c = mpirun(k).expect("checked by the caller");
     c.args(["search", game])
         .args(position)
         .args(["--mpi", "--threads", "1", "--memory", "16M"])
         .args(extra);
-    c.output().unwrap()
+    c
 }
 
 /// The `value` line's value of a search's text (`win`, `tie`, `loss`).
@@ -800,12 +807,11 @@ fn a_worker_in_the_middle_of_a_job_is_stopped_at_the_end() {
     let db = dir.path().join("p.proof");
     for (game, nodes) in [("connect:4x4", "30"), ("sprouts:7", "100")] {
         let want = one_search(game, None, &[]);
-        let mut c = mpirun(3).unwrap();
-        c.args(["search", game, "--mpi", "--threads", "1", "--memory", "16M"])
-            .args(["--job-nodes", nodes, "--save"])
-            .arg(&db)
-            .env("RETROGRADE_TEST_HOLD_AT", "search-job-rank-2");
-        let o = c.output().unwrap();
+        let save = ["--job-nodes", nodes, "--save", db.to_str().unwrap()];
+        let o = search_mpi_command(3, game, None, &save)
+            .env("RETROGRADE_TEST_HOLD_AT", "search-job-rank-2")
+            .output()
+            .unwrap();
         assert!(ok(&o), "{game}");
         let text = String::from_utf8_lossy(&o.stdout);
         assert_eq!(value_of(&text), want, "{game}: {text}");
